@@ -1,0 +1,146 @@
+package core
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"strings"
+	"time"
+)
+
+// KeyKind tells the two kinds of key apart: API keys for /api/v1 and
+// ingest keys for the helper endpoints. Neither works where the other does.
+type KeyKind string
+
+const (
+	APIKey    KeyKind = "api"
+	IngestKey KeyKind = "ingest"
+)
+
+// Prefix is the fixed start of every secret of the kind.
+func (k KeyKind) Prefix() string {
+	if k == IngestKey {
+		return "svc_ingest_"
+	}
+	return "svc_api_"
+}
+
+// MaxAPIKeys is how many live API keys an owner may hold.
+const MaxAPIKeys = 5
+
+// keyBytes is the number of random bytes in a secret.
+const keyBytes = 32
+
+// keyBodyLen is the length of keyBytes in unpadded base64url.
+var keyBodyLen = base64.RawURLEncoding.EncodedLen(keyBytes)
+
+// Scope is a permission of an API key.
+type Scope string
+
+const (
+	ScopeRead         Scope = "read"
+	ScopeWritePhrases Scope = "write:phrases"
+	ScopeWebhooks     Scope = "webhooks"
+)
+
+// AllScopes lists every scope, in the order they are shown.
+var AllScopes = []Scope{ScopeRead, ScopeWritePhrases, ScopeWebhooks}
+
+// ParseScopes reads a comma-separated scope list such as
+// "read,write:phrases". Blank items are ignored; an unknown one is a
+// KindInvalid error.
+func ParseScopes(s string) ([]Scope, error) {
+	var out []Scope
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		sc := Scope(part)
+		if !sc.Valid() {
+			return nil, Errorf(KindInvalid, "unknown scope %q: scopes are read, write:phrases, webhooks", part)
+		}
+		if !containsScope(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+// Valid reports whether s is a known scope.
+func (s Scope) Valid() bool {
+	return s == ScopeRead || s == ScopeWritePhrases || s == ScopeWebhooks
+}
+
+func containsScope(list []Scope, s Scope) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Key is a stored key. Only the SHA-256 hash of its secret is kept.
+type Key struct {
+	ID        string
+	OwnerID   string
+	Kind      KeyKind
+	Name      string
+	Hash      string
+	Scopes    []Scope // empty means read only: keys made before scopes existed
+	CreatedAt time.Time
+	RevokedAt time.Time // zero while the key is live
+}
+
+// Revoked reports whether the key was revoked.
+func (k Key) Revoked() bool { return !k.RevokedAt.IsZero() }
+
+// Has reports whether the key grants scope s. Every key can read.
+func (k Key) Has(s Scope) bool {
+	return s == ScopeRead || containsScope(k.Scopes, s)
+}
+
+// Allow returns a KindForbidden error naming s when the key lacks it.
+func (k Key) Allow(s Scope) error {
+	if !k.Has(s) {
+		return Errorf(KindForbidden, "this key lacks the %s scope", s)
+	}
+	return nil
+}
+
+// NewSecret makes a new secret of the kind and returns it with its hash.
+// The secret is shown once and never stored.
+func NewSecret(kind KeyKind) (secret, hash string, err error) {
+	b := make([]byte, keyBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", err
+	}
+	secret = kind.Prefix() + base64.RawURLEncoding.EncodeToString(b)
+	return secret, HashSecret(secret), nil
+}
+
+// HashSecret returns the hex SHA-256 of a secret: the form a key is stored
+// and looked up by.
+func HashSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// CheckSecret checks that secret has the form of a key of the kind and
+// returns its hash. A malformed secret, or one of the other kind, is a
+// KindUnauthorized error whose message never repeats the secret.
+func CheckSecret(kind KeyKind, secret string) (string, error) {
+	body, ok := strings.CutPrefix(secret, kind.Prefix())
+	if !ok || len(body) < keyBodyLen || len(body) > 2*keyBodyLen {
+		return "", Errorf(KindUnauthorized, "missing or malformed %s key", kind)
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return "", Errorf(KindUnauthorized, "missing or malformed %s key", kind)
+		}
+	}
+	return HashSecret(secret), nil
+}

@@ -1,0 +1,161 @@
+package core
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// PhraseStatus says whether a phrase is matched against new posts.
+type PhraseStatus string
+
+const (
+	Listening PhraseStatus = "listening"
+	Paused    PhraseStatus = "paused"
+)
+
+// Valid reports whether s is a known status.
+func (s PhraseStatus) Valid() bool { return s == Listening || s == Paused }
+
+// Source says where a phrase's posts were last read from.
+type Source string
+
+const (
+	SourceReddit Source = "reddit"
+	SourceMirror Source = "mirror"
+	SourceHelper Source = "helper"
+)
+
+// MaxPhraseLen is the longest phrase accepted, in characters.
+const MaxPhraseLen = 100
+
+// Phrase is a tracked phrase (a "keyword" on the wire) of one owner.
+type Phrase struct {
+	ID            string
+	OwnerID       string
+	Phrase        string
+	Platform      Platform
+	Community     string // subreddit name for reddit phrases, empty otherwise
+	Status        PhraseStatus
+	Matches       int
+	LastCheckedAt time.Time
+	LastSource    Source
+	CreatedAt     time.Time
+}
+
+// NewPhrase validates and normalises the parts of a phrase as a caller sent
+// them and returns it listening. It applies the rules every entry point
+// shares: the API, the admin console and anything embedding core.
+func NewPhrase(ownerID, phrase, platform, community string) (Phrase, error) {
+	p, err := ParsePlatform("platform", platform)
+	if err != nil {
+		return Phrase{}, err
+	}
+	text, err := NormalizePhrase(phrase)
+	if err != nil {
+		return Phrase{}, err
+	}
+	var comm string
+	switch {
+	case p == Reddit && strings.TrimSpace(community) == "":
+		return Phrase{}, Errorf(KindInvalid, "community is required for reddit phrases")
+	case p == Reddit:
+		if comm, err = NormalizeCommunity(community); err != nil {
+			return Phrase{}, err
+		}
+	case community != "":
+		return Phrase{}, Errorf(KindInvalid, "community is only allowed for reddit phrases")
+	}
+	src := SourceHelper
+	if p == Reddit {
+		src = SourceReddit
+	}
+	return Phrase{OwnerID: ownerID, Phrase: text, Platform: p, Community: comm, Status: Listening, LastSource: src}, nil
+}
+
+// NormalizePhrase trims s, folds every run of white space into one space and
+// checks the length (1 to 100 characters) and that no control character is
+// left.
+func NormalizePhrase(s string) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", Errorf(KindInvalid, "phrase must be valid UTF-8")
+	}
+	var b strings.Builder
+	space := false
+	n := 0
+	for _, r := range strings.TrimSpace(s) {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return "", Errorf(KindInvalid, "phrase must not contain control characters")
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		b.WriteRune(r)
+		n++
+	}
+	switch {
+	case n == 0:
+		return "", Errorf(KindInvalid, "phrase must not be empty")
+	case n > MaxPhraseLen:
+		return "", Errorf(KindInvalid, "phrase must be at most %d characters", MaxPhraseLen)
+	}
+	return b.String(), nil
+}
+
+// NormalizeCommunity accepts a subreddit as `name`, `r/name` or `/r/name`
+// (a trailing slash allowed) and returns the bare name in lower case, as
+// reddit treats names without regard to case.
+func NormalizeCommunity(s string) (string, error) {
+	name := strings.TrimSuffix(strings.TrimSpace(s), "/")
+	name = strings.TrimPrefix(name, "/")
+	if len(name) > 2 && (name[0] == 'r' || name[0] == 'R') && name[1] == '/' {
+		name = name[2:]
+	}
+	if len(name) < 3 || len(name) > 21 {
+		return "", Errorf(KindInvalid, "community must be a subreddit name of 3 to 21 letters, digits or underscores")
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return "", Errorf(KindInvalid, "community must be a subreddit name of 3 to 21 letters, digits or underscores")
+		}
+	}
+	return strings.ToLower(name), nil
+}
+
+// FoldRune maps r to one representative of its Unicode simple case-folding
+// orbit, so two runes fold equal exactly when they are equal under simple
+// folding. The representative is the lower-case ASCII letter where the
+// orbit holds one (so K, k and the Kelvin sign all give k), otherwise the
+// smallest rune of the orbit.
+func FoldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
+	min := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f < min {
+			min = f
+		}
+	}
+	if min < utf8.RuneSelf {
+		return FoldRune(min)
+	}
+	return min
+}
+
+// FoldKey returns s with every rune folded by FoldRune: the form in which
+// two phrases are compared for duplicates.
+func FoldKey(s string) string {
+	return strings.Map(FoldRune, s)
+}

@@ -1,0 +1,109 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// OwnerStore keeps owners.
+type OwnerStore interface {
+	// CreateOwner stores o, setting its ID and CreatedAt.
+	// KindConflict when the email is taken.
+	CreateOwner(ctx context.Context, o *core.Owner) error
+	// Owner returns the owner with id. KindNotFound when there is none.
+	Owner(ctx context.Context, id string) (core.Owner, error)
+	// CountOwners returns how many owners exist.
+	CountOwners(ctx context.Context) (int, error)
+}
+
+// KeyStore keeps API and ingest keys by the hash of their secret.
+type KeyStore interface {
+	// CreateKey stores k, setting its ID and CreatedAt. When k is an API key
+	// and the owner already holds max live API keys, nothing is stored and
+	// the error is KindPlanLimit. KindNotFound when the owner does not exist.
+	CreateKey(ctx context.Context, k *core.Key, max int) error
+	// KeyByHash returns the key whose secret hashes to hash, revoked or not.
+	// KindNotFound when there is none.
+	KeyByHash(ctx context.Context, hash string) (core.Key, error)
+	// Keys lists the owner's keys of the kind, oldest first, revoked ones
+	// included.
+	Keys(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error)
+	// RevokeKey marks the owner's key id revoked at at. Revoking a revoked
+	// key changes nothing. KindNotFound when id is not the owner's.
+	RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error
+}
+
+// Idempotency names a create request the caller may repeat.
+type Idempotency struct {
+	Key   string    // empty: the request is not idempotent
+	Since time.Time // earlier records of the key have expired
+}
+
+// PhraseFilter narrows a phrase listing. Zero fields match everything.
+type PhraseFilter struct {
+	Platform core.Platform
+	Status   core.PhraseStatus
+}
+
+// PhraseStore keeps phrases. Every method is scoped to one owner: another
+// owner's phrase is KindNotFound.
+type PhraseStore interface {
+	// CreatePhrase stores p, setting its ID, CreatedAt and LastCheckedAt,
+	// after checking limits.CheckNewPhrase against the owner's usage in the
+	// same transaction, so concurrent creates cannot pass the limit.
+	// With an idempotency key seen since idem.Since, nothing is created: p
+	// is replaced by the phrase first created with that key and replayed is
+	// true. KindConflict when the owner has the phrase already (same
+	// platform, community and folded text); KindPlanLimit past the limit.
+	CreatePhrase(ctx context.Context, p *core.Phrase, limits core.Limits, idem Idempotency) (replayed bool, err error)
+	// Phrase returns one phrase. KindNotFound.
+	Phrase(ctx context.Context, ownerID, id string) (core.Phrase, error)
+	// Phrases lists the owner's phrases, oldest first.
+	Phrases(ctx context.Context, ownerID string, f PhraseFilter) ([]core.Phrase, error)
+	// SetPhraseStatus sets the status and returns the phrase. KindNotFound.
+	SetPhraseStatus(ctx context.Context, ownerID, id string, s core.PhraseStatus) (core.Phrase, error)
+	// DeletePhrase removes the phrase and its matches. KindNotFound.
+	DeletePhrase(ctx context.Context, ownerID, id string) error
+	// Usage counts the owner's phrases, accounts and webhooks.
+	Usage(ctx context.Context, ownerID string) (core.Usage, error)
+}
+
+// PostMatches is one post of a batch with the ids of the owner's phrases
+// it matched (possibly none: the post is still recorded as seen).
+type PostMatches struct {
+	Post      core.Post
+	PhraseIDs []string
+}
+
+// SaveResult tells what a batch did.
+type SaveResult struct {
+	Saved   int          // posts new to the owner
+	Known   int          // posts the owner had already: skipped
+	Matches []core.Match // the matches created, in CreatedAt order
+}
+
+// MatchFilter narrows a match listing.
+type MatchFilter struct {
+	Platform core.Platform // zero: every platform
+	MinScore int           // -1: no minimum, unscored included; else scored at or above
+	Before   time.Time     // zero: from the newest
+	Limit    int
+}
+
+// MatchStore keeps posts and the matches they made. Every method is scoped
+// to one owner.
+type MatchStore interface {
+	// SaveMatches stores a batch of posts of one platform for the owner in
+	// one transaction. A post whose ExternalID the owner already has on
+	// that platform is skipped whole. Each new post gets a match per phrase
+	// id, with CreatedAt strictly increasing per owner, and each phrase's
+	// match count grows.
+	SaveMatches(ctx context.Context, ownerID string, platform core.Platform, batch []PostMatches) (SaveResult, error)
+	// Match returns one match. KindNotFound.
+	Match(ctx context.Context, ownerID, id string) (core.Match, error)
+	// Matches lists matches newest first, at most f.Limit of them, and
+	// reports whether older ones exist.
+	Matches(ctx context.Context, ownerID string, f MatchFilter) (ms []core.Match, more bool, err error)
+}
