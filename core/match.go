@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Intent is what a post's author wants, as the scorer reads it.
 type Intent string
@@ -78,4 +81,24 @@ func Cut(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// Millis is t in milliseconds since 1970 with a microsecond fraction: the
+// form of every ...At field of the public API, and of the paging cursor.
+func Millis(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixMicro()) / 1000
+}
+
+// CursorTime turns a cursor (milliseconds, maybe fractional) back into the
+// exact microsecond it came from. KindInvalid names `before`.
+func CursorTime(ms float64) (time.Time, error) {
+	// 1e15 ms is year 33658: far past any real cursor, well inside float64's
+	// exact integers once scaled to microseconds.
+	if !(ms > 0 && ms < 1e15) {
+		return time.Time{}, Errorf(KindInvalid, "before must be a positive number: the nextCursor of the previous page")
+	}
+	return time.UnixMicro(int64(math.Round(ms * 1000))).UTC(), nil
 }

@@ -159,3 +159,18 @@ func FoldRune(r rune) rune {
 func FoldKey(s string) string {
 	return strings.Map(FoldRune, s)
 }
+
+// CheckIdempotencyKey checks an Idempotency-Key: 1 to 64 characters of
+// letters, digits and _ . : -.
+func CheckIdempotencyKey(k string) error {
+	if len(k) < 1 || len(k) > 64 {
+		return Errorf(KindInvalid, "Idempotency-Key must be 1 to 64 characters")
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
+			return Errorf(KindInvalid, "Idempotency-Key may hold only letters, digits and _ . : -")
+		}
+	}
+	return nil
+}

@@ -106,4 +106,24 @@ type MatchStore interface {
 	// Matches lists matches newest first, at most f.Limit of them, and
 	// reports whether older ones exist.
 	Matches(ctx context.Context, ownerID string, f MatchFilter) (ms []core.Match, more bool, err error)
+	// SetScore stores the verdict on a match and returns the match; a
+	// match scored already keeps its first score and scored is false.
+	// KindNotFound.
+	SetScore(ctx context.Context, ownerID, id string, s core.Score) (m core.Match, scored bool, err error)
+}
+
+// MatchQuery is a page request for an owner's matches, as the public API
+// takes it.
+type MatchQuery struct {
+	Limit    int           // 1 to 100; 0 means the default 25
+	Platform core.Platform // zero: all
+	MinScore *int          // nil: no minimum; else 0 to 100, unscored left out
+	Before   float64       // cursor: createdAt in ms of the last match seen; 0: newest
+}
+
+// MatchPage is one page, newest first. Next is the cursor of the next page,
+// nil when nothing older exists.
+type MatchPage struct {
+	Matches []core.Match
+	Next    *float64
 }

@@ -1,0 +1,163 @@
+package gormstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/driver/postgres"
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// DB is an open database. Stores of every role share one.
+type DB struct {
+	gorm     *gorm.DB
+	postgres bool
+}
+
+// Open connects to url: `sqlite://PATH`, `sqlite://:memory:` or
+// `postgres://...` (`postgresql://` too). It does not migrate.
+func Open(rawURL string) (*DB, error) {
+	var dial gorm.Dialector
+	pg := false
+	memory := false
+	switch {
+	case strings.HasPrefix(rawURL, "sqlite://"):
+		path := strings.TrimPrefix(rawURL, "sqlite://")
+		if path == "" {
+			return nil, errors.New("sqlite:// needs a path, for example sqlite://earshot.db")
+		}
+		dsn, mem := sqliteDSN(path)
+		memory = mem
+		dial = sqlite.Open(dsn)
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		if _, err := url.Parse(rawURL); err != nil {
+			return nil, errors.New("postgres URL does not parse")
+		}
+		dial = postgres.Open(rawURL)
+		pg = true
+	default:
+		return nil, errors.New("database URL must start with sqlite:// or postgres://")
+	}
+	g, err := gorm.Open(dial, &gorm.Config{
+		Logger:                 logger.Discard,
+		TranslateError:         true,
+		SkipDefaultTransaction: true,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	sqlDB, err := g.DB()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case memory:
+		// Every connection to an in-memory database would be a new, empty
+		// database; one connection keeps them one.
+		sqlDB.SetMaxOpenConns(1)
+		sqlDB.SetMaxIdleConns(1)
+	case !pg:
+		// SQLite has one writer at a time; a few connections let reads run
+		// beside it in WAL mode without queueing behind the busy timeout.
+		sqlDB.SetMaxOpenConns(4)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	default:
+		sqlDB.SetMaxOpenConns(20)
+		sqlDB.SetMaxIdleConns(10)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	return &DB{gorm: g, postgres: pg}, nil
+}
+
+// sqliteDSN turns a path into a mattn/go-sqlite3 DSN with the settings the
+// service depends on: WAL so readers never wait for the writer, a busy
+// timeout so a second process waits instead of failing, foreign keys for
+// cascading deletes, and IMMEDIATE transactions so a transaction that
+// reads then writes never fails to upgrade its lock.
+func sqliteDSN(path string) (dsn string, memory bool) {
+	const opts = "_busy_timeout=10000&_foreign_keys=1&_txlock=immediate"
+	if path == ":memory:" {
+		return "file:mem" + randomHex(8) + "?mode=memory&cache=shared&" + opts, true
+	}
+	return "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&" + opts, false
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Postgres reports whether the database is Postgres.
+func (db *DB) Postgres() bool { return db.postgres }
+
+// Ping checks the connection.
+func (db *DB) Ping(ctx context.Context) error {
+	sqlDB, err := db.gorm.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.PingContext(ctx)
+}
+
+// Close closes the connections.
+func (db *DB) Close() error {
+	sqlDB, err := db.gorm.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// newID returns a time-ordered UUID (version 7), so ids sort roughly by
+// creation and index inserts stay local.
+func newID() string {
+	return uuid.Must(uuid.NewV7()).String()
+}
+
+// micros converts a time to stored microseconds; the zero time is 0.
+func micros(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+// fromMicros converts stored microseconds back; 0 is the zero time.
+func fromMicros(us int64) time.Time {
+	if us == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(us).UTC()
+}
+
+// translate maps driver errors to core kinds at the boundary.
+func translate(err error, what string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return core.Errorf(core.KindNotFound, "%s not found", what)
+	case errors.Is(err, gorm.ErrDuplicatedKey):
+		return core.Errorf(core.KindConflict, "%s already exists", what)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	return core.Wrap(core.KindInternal, err, "database error")
+}

@@ -1,0 +1,121 @@
+package gormstore
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+type keyRow struct {
+	ID        string `gorm:"primaryKey"`
+	OwnerID   string
+	Kind      string
+	Name      string
+	Hash      string
+	Scopes    string
+	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	RevokedAt int64
+}
+
+func (keyRow) TableName() string { return "api_keys" }
+
+func (r keyRow) key() core.Key {
+	k := core.Key{
+		ID: r.ID, OwnerID: r.OwnerID, Kind: core.KeyKind(r.Kind), Name: r.Name, Hash: r.Hash,
+		CreatedAt: fromMicros(r.CreatedAt), RevokedAt: fromMicros(r.RevokedAt),
+	}
+	for _, s := range strings.Split(r.Scopes, ",") {
+		if s != "" {
+			k.Scopes = append(k.Scopes, core.Scope(s))
+		}
+	}
+	return k
+}
+
+// KeyStore keeps keys by the hash of their secret.
+type KeyStore struct{ db *DB }
+
+var _ ports.KeyStore = (*KeyStore)(nil)
+
+// NewKeyStore returns the key store of db.
+func NewKeyStore(db *DB) *KeyStore { return &KeyStore{db: db} }
+
+// CreateKey implements ports.KeyStore.
+func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
+	return translate(s.db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if _, err := lockOwner(tx, k.OwnerID); err != nil {
+			return err
+		}
+		if k.Kind == core.APIKey {
+			var live int64
+			if err := tx.Model(&keyRow{}).Where("owner_id = ? AND kind = ? AND revoked_at = 0", k.OwnerID, core.APIKey).
+				Count(&live).Error; err != nil {
+				return err
+			}
+			if int(live) >= max {
+				return core.Errorf(core.KindPlanLimit, "an owner may hold at most %d API keys: revoke one first", max)
+			}
+		}
+		k.ID = newID()
+		k.CreatedAt = tx.NowFunc().Truncate(1000)
+		scopes := make([]string, len(k.Scopes))
+		for i, sc := range k.Scopes {
+			scopes[i] = string(sc)
+		}
+		return tx.Create(&keyRow{
+			ID: k.ID, OwnerID: k.OwnerID, Kind: string(k.Kind), Name: k.Name, Hash: k.Hash,
+			Scopes: strings.Join(scopes, ","), CreatedAt: micros(k.CreatedAt),
+		}).Error
+	}), "key")
+}
+
+// KeyByHash implements ports.KeyStore.
+func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error) {
+	var row keyRow
+	if err := s.db.gorm.WithContext(ctx).Take(&row, "hash = ?", hash).Error; err != nil {
+		return core.Key{}, translate(err, "key")
+	}
+	return row.key(), nil
+}
+
+// Keys implements ports.KeyStore.
+func (s *KeyStore) Keys(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error) {
+	var rows []keyRow
+	if err := s.db.gorm.WithContext(ctx).Where("owner_id = ? AND kind = ?", ownerID, kind).
+		Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, translate(err, "key")
+	}
+	out := make([]core.Key, len(rows))
+	for i, r := range rows {
+		out[i] = r.key()
+	}
+	return out, nil
+}
+
+// RevokeKey implements ports.KeyStore.
+func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
+	return translate(s.db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var row keyRow
+		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+			return err
+		}
+		if row.RevokedAt != 0 {
+			return nil
+		}
+		return tx.Model(&keyRow{}).Where("id = ?", id).Update("revoked_at", micros(at)).Error
+	}), "key")
+}
+
+// lockOwner reads the owner row, locking it on Postgres until the
+// transaction ends (SQLite's IMMEDIATE transactions already hold the write
+// lock). Work that checks a limit and then inserts serializes per owner.
+func lockOwner(tx *gorm.DB, ownerID string) (ownerRow, error) {
+	var row ownerRow
+	err := tx.Clauses(lockForUpdate).Take(&row, "id = ?", ownerID).Error
+	return row, err
+}

@@ -1,0 +1,240 @@
+package gormstore
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+type postRow struct {
+	OwnerID    string `gorm:"primaryKey"`
+	Platform   string `gorm:"primaryKey"`
+	ExternalID string `gorm:"primaryKey"`
+	CreatedAt  int64  `gorm:"autoCreateTime:false"`
+}
+
+func (postRow) TableName() string { return "posts" }
+
+type matchRow struct {
+	ID         string `gorm:"primaryKey"`
+	OwnerID    string
+	PhraseID   string
+	Phrase     string
+	Platform   string
+	CreatedUs  int64
+	Score      *int
+	Intent     *string
+	Reason     *string
+	ScoredAt   int64
+	ExternalID string
+	Author     string
+	Title      *string
+	Body       string
+	URL        string `gorm:"column:url"`
+	Likes      int64
+	Comments   int64
+	PostedAt   int64
+}
+
+func (matchRow) TableName() string { return "matches" }
+
+func (r matchRow) match() core.Match {
+	m := core.Match{
+		ID: r.ID, OwnerID: r.OwnerID, PhraseID: r.PhraseID, Phrase: r.Phrase,
+		Platform: core.Platform(r.Platform), CreatedAt: fromMicros(r.CreatedUs),
+		Post: core.Post{
+			ExternalID: r.ExternalID, Author: r.Author, Text: r.Body, URL: r.URL,
+			Likes: int(r.Likes), Comments: int(r.Comments), PostedAt: fromMicros(r.PostedAt),
+		},
+	}
+	if r.Title != nil {
+		m.Post.Title = *r.Title
+	}
+	if r.Score != nil {
+		m.Score = &core.Score{Value: *r.Score}
+		if r.Intent != nil {
+			m.Score.Intent = core.Intent(*r.Intent)
+		}
+		if r.Reason != nil {
+			m.Score.Reason = *r.Reason
+		}
+	}
+	return m
+}
+
+// MatchStore keeps posts and matches.
+type MatchStore struct{ db *DB }
+
+var _ ports.MatchStore = (*MatchStore)(nil)
+
+// NewMatchStore returns the match store of db.
+func NewMatchStore(db *DB) *MatchStore { return &MatchStore{db: db} }
+
+// SaveMatches implements ports.MatchStore.
+func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform core.Platform, batch []ports.PostMatches) (ports.SaveResult, error) {
+	var res ports.SaveResult
+	err := s.db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		owner, err := lockOwner(tx, ownerID)
+		if err != nil {
+			return err
+		}
+		ids := make([]string, 0, len(batch))
+		for _, pm := range batch {
+			ids = append(ids, pm.Post.ExternalID)
+		}
+		var known []string
+		if err := tx.Model(&postRow{}).Where("owner_id = ? AND platform = ? AND external_id IN ?", ownerID, platform, ids).
+			Pluck("external_id", &known).Error; err != nil {
+			return err
+		}
+		seen := make(map[string]bool, len(batch))
+		for _, id := range known {
+			seen[id] = true
+		}
+		now := tx.NowFunc().UnixMicro()
+		next := max(now, owner.LastMatchUs+1)
+		posts := make([]postRow, 0, len(batch))
+		var matches []matchRow
+		counts := map[string]int64{}
+		var phrases map[string]phraseRow
+		for _, pm := range batch {
+			if seen[pm.Post.ExternalID] {
+				res.Known++
+				continue
+			}
+			seen[pm.Post.ExternalID] = true
+			res.Saved++
+			posts = append(posts, postRow{OwnerID: ownerID, Platform: string(platform), ExternalID: pm.Post.ExternalID, CreatedAt: now})
+			if len(pm.PhraseIDs) > 0 && phrases == nil {
+				if phrases, err = ownerPhrases(tx, ownerID); err != nil {
+					return err
+				}
+			}
+			for _, pid := range pm.PhraseIDs {
+				ph, ok := phrases[pid]
+				if !ok || ph.Platform != string(platform) {
+					continue // deleted meanwhile, or another platform's
+				}
+				matches = append(matches, newMatchRow(ownerID, ph, pm.Post, next))
+				counts[pid]++
+				next++
+			}
+		}
+		if len(posts) > 0 {
+			if err := tx.CreateInBatches(posts, 500).Error; err != nil {
+				return err
+			}
+		}
+		if len(matches) == 0 {
+			return nil
+		}
+		if err := tx.CreateInBatches(matches, 200).Error; err != nil {
+			return err
+		}
+		for pid, n := range counts {
+			if err := tx.Model(&phraseRow{}).Where("id = ?", pid).
+				Update("matches", gorm.Expr("matches + ?", n)).Error; err != nil {
+				return err
+			}
+		}
+		if err := tx.Model(&ownerRow{}).Where("id = ?", ownerID).Update("last_match_us", next-1).Error; err != nil {
+			return err
+		}
+		res.Matches = make([]core.Match, len(matches))
+		for i, r := range matches {
+			res.Matches[i] = r.match()
+		}
+		return nil
+	})
+	if err != nil {
+		return ports.SaveResult{}, translate(err, "match")
+	}
+	return res, nil
+}
+
+func ownerPhrases(tx *gorm.DB, ownerID string) (map[string]phraseRow, error) {
+	var rows []phraseRow
+	if err := tx.Where("owner_id = ?", ownerID).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := make(map[string]phraseRow, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r
+	}
+	return out, nil
+}
+
+func newMatchRow(ownerID string, ph phraseRow, p core.Post, createdUs int64) matchRow {
+	r := matchRow{
+		ID: newID(), OwnerID: ownerID, PhraseID: ph.ID, Phrase: ph.Phrase, Platform: ph.Platform,
+		CreatedUs: createdUs, ExternalID: p.ExternalID, Author: p.Author,
+		Body: core.Cut(p.Text, core.MaxPostText), URL: p.URL, Likes: int64(p.Likes), Comments: int64(p.Comments),
+		PostedAt: micros(p.PostedAt),
+	}
+	if p.Title != "" {
+		t := p.Title
+		r.Title = &t
+	}
+	return r
+}
+
+// Match implements ports.MatchStore.
+func (s *MatchStore) Match(ctx context.Context, ownerID, id string) (core.Match, error) {
+	var row matchRow
+	if err := s.db.gorm.WithContext(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+		return core.Match{}, translate(err, "match")
+	}
+	return row.match(), nil
+}
+
+// Matches implements ports.MatchStore.
+func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchFilter) ([]core.Match, bool, error) {
+	q := s.db.gorm.WithContext(ctx).Where("owner_id = ?", ownerID)
+	if f.Platform != "" {
+		q = q.Where("platform = ?", f.Platform)
+	}
+	if f.MinScore >= 0 {
+		q = q.Where("score >= ?", f.MinScore)
+	}
+	if !f.Before.IsZero() {
+		q = q.Where("created_us < ?", micros(f.Before))
+	}
+	var rows []matchRow
+	if err := q.Order("created_us DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
+		return nil, false, translate(err, "match")
+	}
+	more := len(rows) > f.Limit
+	if more {
+		rows = rows[:f.Limit]
+	}
+	out := make([]core.Match, len(rows))
+	for i, r := range rows {
+		out[i] = r.match()
+	}
+	return out, more, nil
+}
+
+// SetScore implements ports.MatchStore.
+func (s *MatchStore) SetScore(ctx context.Context, ownerID, id string, sc core.Score) (core.Match, bool, error) {
+	var out core.Match
+	scored := false
+	err := s.db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		intent, reason := string(sc.Intent), sc.Reason
+		res := tx.Model(&matchRow{}).Where("id = ? AND owner_id = ? AND score IS NULL", id, ownerID).
+			Updates(map[string]any{"score": sc.Value, "intent": intent, "reason": reason, "scored_at": tx.NowFunc().UnixMicro()})
+		if res.Error != nil {
+			return res.Error
+		}
+		scored = res.RowsAffected == 1
+		var row matchRow
+		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+			return err
+		}
+		out = row.match()
+		return nil
+	})
+	return out, scored, translate(err, "match")
+}

@@ -1,0 +1,180 @@
+package gormstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"gorm.io/gorm"
+)
+
+// migration is one step of the schema. Steps are only ever appended; a
+// step that has run never changes. The SQL is written once for both
+// databases; {{bytes}} stands for the binary column type, which differs.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+var migrations = []migration{
+	{1, "owners, keys, phrases, posts, matches", `
+CREATE TABLE owners (
+	id            TEXT PRIMARY KEY,
+	email         TEXT NOT NULL UNIQUE,
+	name          TEXT NOT NULL DEFAULT '',
+	last_match_us BIGINT NOT NULL DEFAULT 0,
+	created_at    BIGINT NOT NULL
+);
+CREATE TABLE api_keys (
+	id         TEXT PRIMARY KEY,
+	owner_id   TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+	kind       TEXT NOT NULL,
+	name       TEXT NOT NULL DEFAULT '',
+	hash       TEXT NOT NULL UNIQUE,
+	scopes     TEXT NOT NULL DEFAULT '',
+	created_at BIGINT NOT NULL,
+	revoked_at BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX api_keys_owner ON api_keys(owner_id, kind);
+CREATE TABLE phrases (
+	id              TEXT PRIMARY KEY,
+	owner_id        TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+	phrase          TEXT NOT NULL,
+	fold            TEXT NOT NULL,
+	platform        TEXT NOT NULL,
+	community       TEXT NOT NULL DEFAULT '',
+	status          TEXT NOT NULL,
+	matches         BIGINT NOT NULL DEFAULT 0,
+	last_checked_at BIGINT NOT NULL,
+	last_source     TEXT NOT NULL,
+	created_at      BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX phrases_unique ON phrases(owner_id, platform, community, fold);
+CREATE INDEX phrases_listening ON phrases(platform, status, community);
+CREATE TABLE idempotency_keys (
+	owner_id   TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+	key        TEXT NOT NULL,
+	phrase_id  TEXT NOT NULL REFERENCES phrases(id) ON DELETE CASCADE,
+	created_at BIGINT NOT NULL,
+	PRIMARY KEY (owner_id, key)
+);
+CREATE TABLE posts (
+	owner_id    TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+	platform    TEXT NOT NULL,
+	external_id TEXT NOT NULL,
+	created_at  BIGINT NOT NULL,
+	PRIMARY KEY (owner_id, platform, external_id)
+);
+CREATE TABLE matches (
+	id          TEXT PRIMARY KEY,
+	owner_id    TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+	phrase_id   TEXT NOT NULL REFERENCES phrases(id) ON DELETE CASCADE,
+	phrase      TEXT NOT NULL,
+	platform    TEXT NOT NULL,
+	created_us  BIGINT NOT NULL,
+	score       INTEGER,
+	intent      TEXT,
+	reason      TEXT,
+	scored_at   BIGINT NOT NULL DEFAULT 0,
+	external_id TEXT NOT NULL,
+	author      TEXT NOT NULL DEFAULT '',
+	title       TEXT,
+	body        TEXT NOT NULL DEFAULT '',
+	url         TEXT NOT NULL DEFAULT '',
+	likes       BIGINT NOT NULL DEFAULT 0,
+	comments    BIGINT NOT NULL DEFAULT 0,
+	posted_at   BIGINT NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX matches_owner_created ON matches(owner_id, created_us);
+CREATE INDEX matches_owner_platform_created ON matches(owner_id, platform, created_us);
+CREATE UNIQUE INDEX matches_post ON matches(owner_id, phrase_id, platform, external_id);
+CREATE INDEX matches_phrase ON matches(phrase_id);
+CREATE TABLE accounts (
+	id         TEXT PRIMARY KEY,
+	owner_id   TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+	platform   TEXT NOT NULL,
+	label      TEXT NOT NULL DEFAULT '',
+	session    {{bytes}},
+	created_at BIGINT NOT NULL
+);
+CREATE INDEX accounts_owner ON accounts(owner_id, platform);
+`},
+}
+
+// Latest is the schema version this build expects.
+func Latest() int { return migrations[len(migrations)-1].version }
+
+// Migrate brings the schema to the latest version. It runs every pending
+// step in one transaction under a lock (an advisory lock on Postgres, the
+// write lock on SQLite), so running it twice, or from two processes at
+// once, applies each step exactly once.
+func (db *DB) Migrate(ctx context.Context) error {
+	return db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if db.postgres {
+			// The key is arbitrary but fixed: every earshot process agrees.
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(8442201)").Error; err != nil {
+				return err
+			}
+		}
+		if err := tx.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    INTEGER PRIMARY KEY,
+			name       TEXT NOT NULL,
+			applied_at BIGINT NOT NULL
+		)`).Error; err != nil {
+			return err
+		}
+		var current int
+		if err := tx.Raw("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&current).Error; err != nil {
+			return err
+		}
+		if current > Latest() {
+			return fmt.Errorf("database schema is version %d, newer than this build (%d): upgrade earshot", current, Latest())
+		}
+		for _, m := range migrations {
+			if m.version <= current {
+				continue
+			}
+			for _, stmt := range splitSQL(db.render(m.sql)) {
+				if err := tx.Exec(stmt).Error; err != nil {
+					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+				}
+			}
+			if err := tx.Exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+				m.version, m.name, tx.NowFunc().UnixMicro()).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Version returns the schema version the database is at (0 when new).
+func (db *DB) Version(ctx context.Context) (int, error) {
+	var v int
+	err := db.gorm.WithContext(ctx).Raw("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&v).Error
+	if err != nil && !db.gorm.Migrator().HasTable("schema_migrations") {
+		return 0, nil
+	}
+	return v, err
+}
+
+func (db *DB) render(sql string) string {
+	bytes := "BLOB"
+	if db.postgres {
+		bytes = "BYTEA"
+	}
+	return strings.ReplaceAll(sql, "{{bytes}}", bytes)
+}
+
+// splitSQL splits a migration into statements. Migrations hold no
+// semicolons inside literals, so a plain split is enough.
+func splitSQL(sql string) []string {
+	var out []string
+	for _, s := range strings.Split(sql, ";") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,97 @@
+package gormstore_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/testkit/pgtest"
+	"github.com/earshothq/earshot/testkit/storetest"
+)
+
+func stores(db *gormstore.DB) storetest.Stores {
+	return storetest.Stores{
+		Owners:  gormstore.NewOwnerStore(db),
+		Keys:    gormstore.NewKeyStore(db),
+		Phrases: gormstore.NewPhraseStore(db),
+		Matches: gormstore.NewMatchStore(db),
+	}
+}
+
+func open(t *testing.T, url string) *gormstore.DB {
+	t.Helper()
+	db, err := gormstore.Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestSQLiteMemory(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(open(t, "sqlite://:memory:")) })
+}
+
+func TestSQLiteFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "earshot.db")
+	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(open(t, "sqlite://"+path)) })
+}
+
+func TestPostgres(t *testing.T) {
+	url := PostgresURL(t)
+	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(open(t, url)) })
+}
+
+// PostgresURL returns a fresh schema's URL or skips the test.
+func PostgresURL(t *testing.T) string { return pgtest.URL(t) }
+
+func TestMigrateTwiceAndConcurrently(t *testing.T) {
+	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "m.db")}
+	if os.Getenv("EARSHOT_TEST_POSTGRES_URL") != "" {
+		urls["postgres"] = PostgresURL(t)
+	}
+	for name, url := range urls {
+		t.Run(name, func(t *testing.T) {
+			var wg sync.WaitGroup
+			errs := make([]error, 4)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					db, err := gormstore.Open(url) // separate pools, as two processes would have
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					defer db.Close()
+					errs[i] = db.Migrate(context.Background())
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatalf("concurrent migrate: %v", err)
+				}
+			}
+			db := open(t, url) // and once more
+			v, err := db.Version(context.Background())
+			if err != nil || v != gormstore.Latest() {
+				t.Fatalf("Version = %d, %v; want %d", v, err, gormstore.Latest())
+			}
+		})
+	}
+}
+
+func TestOpenRefusesUnknownScheme(t *testing.T) {
+	for _, url := range []string{"mysql://x", "sqlite://", "", "postgres//x"} {
+		if _, err := gormstore.Open(url); err == nil {
+			t.Errorf("Open(%q) succeeded", url)
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-kit/kit/endpoint"
+	httptransport "github.com/go-kit/kit/transport/http"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// Authenticator checks a key's secret. app.Keys is one.
+type Authenticator interface {
+	Authenticate(ctx context.Context, kind core.KeyKind, secret string) (core.Key, error)
+}
+
+// PhraseService is what the API asks of phrases. app.Phrases is one.
+type PhraseService interface {
+	Add(ctx context.Context, ownerID, phrase, platform, community, idemKey string) (core.Phrase, bool, error)
+	Get(ctx context.Context, ownerID, id string) (core.Phrase, error)
+	List(ctx context.Context, ownerID string, f ports.PhraseFilter) ([]core.Phrase, error)
+	SetStatus(ctx context.Context, ownerID, id, status string) (core.Phrase, error)
+	Delete(ctx context.Context, ownerID, id string) error
+	Plan(ctx context.Context, ownerID string) (core.Plan, error)
+}
+
+// MatchService is what the API asks of matches.
+type MatchService interface {
+	List(ctx context.Context, ownerID string, q ports.MatchQuery) (ports.MatchPage, error)
+	Get(ctx context.Context, ownerID, id string) (core.Match, error)
+}
+
+// Config is the API's part of the settings.
+type Config struct {
+	RateLimit int // requests per key per minute
+	Logger    *slog.Logger
+}
+
+// Deps are the services behind the API.
+type Deps struct {
+	Keys    Authenticator
+	Phrases PhraseService
+	Matches MatchService
+	Limiter ports.RateLimiter
+}
+
+// route is one row of the API: the OpenAPI test checks every row is
+// documented and every documented operation is a row.
+type route struct {
+	method, path string
+	scope        core.Scope // "" for routes without a key
+	endpoint     endpoint.Endpoint
+	decode       httptransport.DecodeRequestFunc
+}
+
+// API serves /api/v1.
+type API struct {
+	cfg  Config
+	deps Deps
+	mux  *http.ServeMux
+}
+
+// New returns the API handler. It serves paths under /api/v1 only.
+func New(cfg Config, deps Deps) *API {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.RateLimit <= 0 {
+		cfg.RateLimit = 60
+	}
+	a := &API{cfg: cfg, deps: deps, mux: http.NewServeMux()}
+	opts := []httptransport.ServerOption{
+		httptransport.ServerErrorEncoder(a.encodeError),
+	}
+	paths := map[string]bool{}
+	for _, r := range a.routes() {
+		e := r.endpoint
+		if r.scope != "" {
+			e = requireScope(r.scope)(e)
+		}
+		a.mux.Handle(r.method+" "+r.path, httptransport.NewServer(e, r.decode, encodeResponse, opts...))
+		paths[r.path] = true
+	}
+	// A known path with another method, and any unknown path, answer in
+	// the documented error body rather than the mux's plain text.
+	for p := range paths {
+		a.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			a.encodeError(r.Context(), core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", r.Method, p), w)
+		})
+	}
+	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		a.encodeError(r.Context(), core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path), w)
+	})
+	return a
+}
+
+func (a *API) routes() []route {
+	return []route{
+		{"GET", "/api/v1/openapi.json", "", a.openAPI, noRequest},
+		{"GET", "/api/v1/me", core.ScopeRead, a.me, noRequest},
+		{"GET", "/api/v1/keywords", core.ScopeRead, a.listPhrases, noRequest},
+		{"POST", "/api/v1/keywords", core.ScopeWritePhrases, a.addPhrase, decodeAddPhrase},
+		{"GET", "/api/v1/keywords/{id}", core.ScopeRead, a.getPhrase, decodeID},
+		{"PATCH", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.patchPhrase, decodePatchPhrase},
+		{"DELETE", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.deletePhrase, decodeID},
+		{"GET", "/api/v1/matches", core.ScopeRead, a.listMatches, decodeListMatches},
+		{"GET", "/api/v1/matches/{id}", core.ScopeRead, a.getMatch, decodeID},
+	}
+}
+
+// ServeHTTP runs the edge checks every route shares, in order: no key
+// needed for the OpenAPI document; the key; the rate limit (its headers go
+// on every answer); the body limit; then the route.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	public := r.URL.Path == "/api/v1/openapi.json"
+	limitKey := "ip:" + clientIP(r)
+	if !public {
+		k, err := a.authenticate(ctx, r)
+		if err != nil {
+			a.takeQuota(ctx, w, limitKey) // failed keys count against the caller's address
+			a.encodeError(ctx, err, w)
+			return
+		}
+		ctx = withKey(ctx, k)
+		limitKey = "key:" + k.ID
+	}
+	if !a.takeQuota(ctx, w, limitKey) {
+		a.encodeError(ctx, core.Errorf(core.KindRateLimited, "rate limit of %d requests a minute reached: retry after %s seconds", a.cfg.RateLimit, w.Header().Get("Retry-After")), w)
+		return
+	}
+	if r.ContentLength > maxBody {
+		a.encodeError(ctx, core.Errorf(core.KindPayloadTooLarge, "request body is over %d bytes", maxBody), w)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	a.mux.ServeHTTP(w, r.WithContext(ctx))
+}

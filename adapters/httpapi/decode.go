@@ -1,0 +1,170 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+func noRequest(context.Context, *http.Request) (any, error) { return nil, nil }
+
+type idRequest struct{ id string }
+
+func decodeID(_ context.Context, r *http.Request) (any, error) {
+	return idRequest{id: r.PathValue("id")}, nil
+}
+
+type addPhraseRequest struct {
+	Phrase    *string `json:"phrase"`
+	Platform  *string `json:"platform"`
+	Community *string `json:"community"`
+
+	idemKey string
+}
+
+func decodeAddPhrase(_ context.Context, r *http.Request) (any, error) {
+	var req addPhraseRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return nil, err
+	}
+	switch {
+	case req.Phrase == nil:
+		return nil, core.Errorf(core.KindInvalid, "phrase is required")
+	case req.Platform == nil:
+		return nil, core.Errorf(core.KindInvalid, "platform is required")
+	}
+	if v := r.Header.Values("Idempotency-Key"); len(v) > 0 {
+		if v[0] == "" {
+			return nil, core.Errorf(core.KindInvalid, "Idempotency-Key must be 1 to 64 characters")
+		}
+		req.idemKey = v[0]
+	}
+	return req, nil
+}
+
+type patchPhraseRequest struct {
+	Status *string `json:"status"`
+
+	id string
+}
+
+func decodePatchPhrase(_ context.Context, r *http.Request) (any, error) {
+	var req patchPhraseRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return nil, err
+	}
+	if req.Status == nil {
+		return nil, core.Errorf(core.KindInvalid, "status is required: listening or paused")
+	}
+	req.id = r.PathValue("id")
+	return req, nil
+}
+
+func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	var mq ports.MatchQuery
+	if v, ok := single(q["limit"]); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return nil, core.Errorf(core.KindInvalid, "limit must be a whole number from 1 to 100")
+		}
+		mq.Limit = n
+	}
+	if v, ok := single(q["platform"]); ok {
+		p, err := core.ParsePlatform("platform", v)
+		if err != nil {
+			return nil, err
+		}
+		mq.Platform = p
+	}
+	if v, ok := single(q["min_score"]); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 100 {
+			return nil, core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
+		}
+		mq.MinScore = &n
+	}
+	if v, ok := single(q["before"]); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || f <= 0 {
+			return nil, core.Errorf(core.KindInvalid, "before must be a positive number: the nextCursor of the previous page")
+		}
+		mq.Before = f
+	}
+	return mq, nil
+}
+
+// single returns the one value of a query parameter; an empty value counts
+// as given, so `limit=` is refused rather than read as the default.
+func single(vs []string) (string, bool) {
+	if len(vs) == 0 {
+		return "", false
+	}
+	return vs[0], true
+}
+
+// decodeJSON reads one JSON object into v: malformed JSON is
+// invalid_json; a field of the wrong type or an unknown field is
+// invalid_parameter naming the field; a body over the limit is
+// payload_too_large.
+func decodeJSON(r *http.Request, v any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return core.Errorf(core.KindPayloadTooLarge, "request body is over %d bytes", maxBody)
+		}
+		return core.Wrap(core.KindInvalidRequest, err, "could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
+	}
+	if !json.Valid(body) {
+		return core.Errorf(core.KindInvalidJSON, "request body is not valid JSON")
+	}
+	if t := bytes.TrimSpace(body); t[0] != '{' {
+		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return core.Errorf(core.KindInvalid, "%s must be of type %s", te.Field, jsonType(te.Type.String()))
+		}
+		if field, ok := unknownField(err); ok {
+			return core.Errorf(core.KindInvalid, "unknown field %s", field)
+		}
+		return core.Errorf(core.KindInvalidJSON, "request body is not valid JSON")
+	}
+	return nil
+}
+
+func jsonType(goType string) string {
+	switch goType {
+	case "string", "*string":
+		return "string"
+	case "int", "*int", "float64":
+		return "number"
+	case "bool", "*bool":
+		return "boolean"
+	}
+	return goType
+}
+
+func unknownField(err error) (string, bool) {
+	var field string
+	if _, scanErr := fmt.Sscanf(err.Error(), "json: unknown field %q", &field); scanErr == nil {
+		return field, true
+	}
+	return "", false
+}

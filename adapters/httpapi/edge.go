@@ -1,0 +1,164 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-kit/kit/endpoint"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// maxBody is the largest request body the public API reads.
+const maxBody = 4 << 10
+
+type keyContext struct{}
+
+func withKey(ctx context.Context, k core.Key) context.Context {
+	return context.WithValue(ctx, keyContext{}, k)
+}
+
+// keyFrom returns the key that authenticated the request.
+func keyFrom(ctx context.Context) core.Key {
+	k, _ := ctx.Value(keyContext{}).(core.Key)
+	return k
+}
+
+func (a *API) authenticate(ctx context.Context, r *http.Request) (core.Key, error) {
+	h := r.Header.Get("Authorization")
+	scheme, secret, ok := strings.Cut(h, " ")
+	if h == "" {
+		return core.Key{}, core.Errorf(core.KindUnauthorized, "missing API key: send Authorization: Bearer <API_KEY>")
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return core.Key{}, core.Errorf(core.KindUnauthorized, "malformed Authorization header: send Authorization: Bearer <API_KEY>")
+	}
+	return a.deps.Keys.Authenticate(ctx, core.APIKey, strings.TrimSpace(secret))
+}
+
+// takeQuota counts the request and sets the rate headers; false means
+// the caller is over the limit (Retry-After is set then). A limiter that
+// fails lets the request through: better a lost count than a down API.
+func (a *API) takeQuota(ctx context.Context, w http.ResponseWriter, key string) bool {
+	q, err := a.deps.Limiter.Take(ctx, key, a.cfg.RateLimit)
+	if err != nil {
+		a.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
+		return true
+	}
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(q.Remaining))
+	if !q.Allowed {
+		secs := int(q.Reset.Seconds() + 0.999)
+		h.Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	}
+	return q.Allowed
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// requireScope refuses keys that lack s with KindForbidden.
+func requireScope(s core.Scope) endpoint.Middleware {
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req any) (any, error) {
+			if err := keyFrom(ctx).Allow(s); err != nil {
+				return nil, err
+			}
+			return next(ctx, req)
+		}
+	}
+}
+
+// statuses is the one table from error kind to HTTP status.
+var statuses = map[core.Kind]int{
+	core.KindInvalid:         http.StatusBadRequest,
+	core.KindInvalidRequest:  http.StatusBadRequest,
+	core.KindInvalidJSON:     http.StatusBadRequest,
+	core.KindUnauthorized:    http.StatusUnauthorized,
+	core.KindForbidden:       http.StatusForbidden,
+	core.KindPlanLimit:       http.StatusForbidden,
+	core.KindNotFound:        http.StatusNotFound,
+	core.KindConflict:        http.StatusConflict,
+	core.KindPayloadTooLarge: http.StatusRequestEntityTooLarge,
+	core.KindRateLimited:     http.StatusTooManyRequests,
+	core.KindUnavailable:     http.StatusServiceUnavailable,
+	core.KindInternal:        http.StatusInternalServerError,
+}
+
+// Status returns the HTTP status of err's kind.
+func Status(err error) int {
+	if s, ok := statuses[core.KindOf(err)]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// encodeError writes {error: {code, message}}. Internal errors are logged
+// with their cause and shown only as server_error.
+func (a *API) encodeError(ctx context.Context, err error, w http.ResponseWriter) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		err = core.Errorf(core.KindPayloadTooLarge, "request body is over %d bytes", maxBody)
+	}
+	kind := core.KindOf(err)
+	if kind == core.KindInternal {
+		a.cfg.Logger.ErrorContext(ctx, "request failed", "err", err)
+	}
+	WriteError(w, err)
+}
+
+// WriteError writes err in the documented error body with its status.
+func WriteError(w http.ResponseWriter, err error) {
+	kind := core.KindOf(err)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(Status(err))
+	_ = json.NewEncoder(w).Encode(errorBody{Error: errorDetail{Code: kind.Code(), Message: core.Message(err)}})
+}
+
+// response is what an endpoint returns: a payload under `data`, extra
+// fields beside it, a status and headers.
+type response struct {
+	status  int
+	headers map[string]string
+	body    any
+}
+
+func encodeResponse(_ context.Context, w http.ResponseWriter, resp any) error {
+	r := resp.(response)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	for k, v := range r.headers {
+		h.Set(k, v)
+	}
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	w.WriteHeader(r.status)
+	return json.NewEncoder(w).Encode(r.body)
+}
+
+type data struct {
+	Data any `json:"data"`
+}
+
+func ok(v any) response { return response{body: data{Data: v}} }

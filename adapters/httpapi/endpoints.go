@@ -1,0 +1,214 @@
+package httpapi
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"net/http"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+//go:embed openapi.json
+var openAPIDoc json.RawMessage
+
+func (a *API) openAPI(context.Context, any) (any, error) {
+	return response{body: openAPIDoc}, nil
+}
+
+func (a *API) me(ctx context.Context, _ any) (any, error) {
+	p, err := a.deps.Phrases.Plan(ctx, keyFrom(ctx).OwnerID)
+	if err != nil {
+		return nil, err
+	}
+	return ok(planRecord(p)), nil
+}
+
+func (a *API) listPhrases(ctx context.Context, _ any) (any, error) {
+	ps, err := a.deps.Phrases.List(ctx, keyFrom(ctx).OwnerID, ports.PhraseFilter{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]phraseJSON, len(ps))
+	for i, p := range ps {
+		out[i] = phraseRecord(p)
+	}
+	return ok(out), nil
+}
+
+func (a *API) addPhrase(ctx context.Context, req any) (any, error) {
+	r := req.(addPhraseRequest)
+	community := ""
+	if r.Community != nil {
+		community = *r.Community
+	}
+	p, replayed, err := a.deps.Phrases.Add(ctx, keyFrom(ctx).OwnerID, *r.Phrase, *r.Platform, community, r.idemKey)
+	if err != nil {
+		return nil, err
+	}
+	resp := ok(phraseRecord(p))
+	resp.status = http.StatusCreated
+	if replayed {
+		resp.status = http.StatusOK
+		resp.headers = map[string]string{"Idempotent-Replayed": "true"}
+	}
+	return resp, nil
+}
+
+func (a *API) getPhrase(ctx context.Context, req any) (any, error) {
+	p, err := a.deps.Phrases.Get(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id)
+	if err != nil {
+		return nil, err
+	}
+	return ok(phraseRecord(p)), nil
+}
+
+func (a *API) patchPhrase(ctx context.Context, req any) (any, error) {
+	r := req.(patchPhraseRequest)
+	p, err := a.deps.Phrases.SetStatus(ctx, keyFrom(ctx).OwnerID, r.id, *r.Status)
+	if err != nil {
+		return nil, err
+	}
+	return ok(phraseRecord(p)), nil
+}
+
+func (a *API) deletePhrase(ctx context.Context, req any) (any, error) {
+	id := req.(idRequest).id
+	if err := a.deps.Phrases.Delete(ctx, keyFrom(ctx).OwnerID, id); err != nil {
+		return nil, err
+	}
+	return ok(struct {
+		ID      string `json:"id"`
+		Deleted bool   `json:"deleted"`
+	}{id, true}), nil
+}
+
+func (a *API) listMatches(ctx context.Context, req any) (any, error) {
+	page, err := a.deps.Matches.List(ctx, keyFrom(ctx).OwnerID, req.(ports.MatchQuery))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]MatchJSON, len(page.Matches))
+	for i, m := range page.Matches {
+		out[i] = MatchRecord(m)
+	}
+	return response{body: struct {
+		Data       []MatchJSON `json:"data"`
+		NextCursor *float64    `json:"nextCursor"`
+	}{out, page.Next}}, nil
+}
+
+func (a *API) getMatch(ctx context.Context, req any) (any, error) {
+	m, err := a.deps.Matches.Get(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id)
+	if err != nil {
+		return nil, err
+	}
+	return ok(MatchRecord(m)), nil
+}
+
+type planJSON struct {
+	Plan   string `json:"plan"`
+	Name   string `json:"name"`
+	Limits struct {
+		PhrasesPerPlatform  int `json:"phrasesPerPlatform"`
+		AccountsPerPlatform int `json:"accountsPerPlatform"`
+		WebhooksPerPerson   int `json:"webhooksPerPerson"`
+	} `json:"limits"`
+	Usage struct {
+		Phrases  map[core.Platform]int `json:"phrases"`
+		Accounts map[core.Platform]int `json:"accounts"`
+		Webhooks int                   `json:"webhooks"`
+	} `json:"usage"`
+}
+
+func planRecord(p core.Plan) planJSON {
+	var out planJSON
+	out.Plan, out.Name = p.ID, p.Name
+	out.Limits.PhrasesPerPlatform = p.Limits.PhrasesPerPlatform
+	out.Limits.AccountsPerPlatform = p.Limits.AccountsPerPlatform
+	out.Limits.WebhooksPerPerson = p.Limits.WebhooksPerPerson
+	out.Usage.Phrases = counts(p.Usage.Phrases)
+	out.Usage.Accounts = counts(p.Usage.Accounts)
+	out.Usage.Webhooks = p.Usage.Webhooks
+	return out
+}
+
+// counts has a key for every platform, zero included.
+func counts(m map[core.Platform]int) map[core.Platform]int {
+	out := make(map[core.Platform]int, len(core.Platforms))
+	for _, p := range core.Platforms {
+		out[p] = m[p]
+	}
+	return out
+}
+
+type phraseJSON struct {
+	ID            string  `json:"id"`
+	Phrase        string  `json:"phrase"`
+	Platform      string  `json:"platform"`
+	Community     *string `json:"community"`
+	Status        string  `json:"status"`
+	Matches       int     `json:"matches"`
+	LastCheckedAt float64 `json:"lastCheckedAt"`
+	LastSource    string  `json:"lastSource"`
+}
+
+func phraseRecord(p core.Phrase) phraseJSON {
+	return phraseJSON{
+		ID: p.ID, Phrase: p.Phrase, Platform: string(p.Platform), Community: nullable(p.Community),
+		Status: string(p.Status), Matches: p.Matches, LastCheckedAt: core.Millis(p.LastCheckedAt),
+		LastSource: string(p.LastSource),
+	}
+}
+
+// MatchJSON is the match record of the public API; webhook messages carry
+// the same record.
+type MatchJSON struct {
+	ID        string   `json:"id"`
+	CreatedAt float64  `json:"createdAt"`
+	Phrase    string   `json:"phrase"`
+	Platform  string   `json:"platform"`
+	Score     *int     `json:"score"`
+	Intent    *string  `json:"intent"`
+	Reason    *string  `json:"reason"`
+	Post      PostJSON `json:"post"`
+}
+
+// PostJSON is the post object of a match record.
+type PostJSON struct {
+	Author   string   `json:"author"`
+	Title    *string  `json:"title"`
+	Text     string   `json:"text"`
+	URL      string   `json:"url"`
+	Likes    int      `json:"likes"`
+	Comments int      `json:"comments"`
+	PostedAt *float64 `json:"postedAt"`
+}
+
+// MatchRecord renders a match as GET /matches/{id} returns it.
+func MatchRecord(m core.Match) MatchJSON {
+	out := MatchJSON{
+		ID: m.ID, CreatedAt: core.Millis(m.CreatedAt), Phrase: m.Phrase, Platform: string(m.Platform),
+		Post: PostJSON{
+			Author: m.Post.Author, Title: nullable(m.Post.Title), Text: m.Post.Text, URL: m.Post.URL,
+			Likes: m.Post.Likes, Comments: m.Post.Comments,
+		},
+	}
+	if !m.Post.PostedAt.IsZero() {
+		t := core.Millis(m.Post.PostedAt)
+		out.Post.PostedAt = &t
+	}
+	if m.Score != nil {
+		v, intent, reason := m.Score.Value, string(m.Score.Intent), m.Score.Reason
+		out.Score, out.Intent, out.Reason = &v, &intent, &reason
+	}
+	return out
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

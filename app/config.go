@@ -1,0 +1,309 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// Version is the program version, shown in the default reddit User-Agent.
+var Version = "0.1.0"
+
+// Config holds every setting of the operator contract. Each is an
+// environment variable with a flag of the same name in kebab case
+// (EARSHOT_DATABASE_URL and --database-url); a flag wins over the variable.
+type Config struct {
+	Addr        string
+	SiteURL     string
+	DatabaseURL string
+	BusURL      string
+	SecretKey   string
+	Limits      core.Limits
+	RateLimit   int
+
+	ScoringInterval time.Duration
+
+	RedditInterval     time.Duration
+	RedditBaseURL      string
+	RedditClientID     string
+	RedditClientSecret string
+	RedditUserAgent    string
+	RedditMirrorURL    string
+	RedditMirrorAPI    string
+
+	WebhookRetrySchedule []time.Duration
+	WebhookTimeout       time.Duration
+	WebhookAllowPrivate  bool
+
+	AlertInterval time.Duration
+	AlertMinScore int
+	SMTPURL       string
+	MailFrom      string
+
+	ProxyURL      string
+	ProxyRequired bool
+
+	LLMURL    string
+	LLMModel  string
+	LLMAPIKey string
+
+	LogFormat string
+	Bootstrap bool
+	MockState string
+}
+
+// setting is one row of the contract: its variable, default and parser.
+type setting struct {
+	env, def, usage string
+	set             func(c *Config, v string) error
+}
+
+func (s setting) flagName() string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(s.env, "EARSHOT_")), "_", "-")
+}
+
+var settings = []setting{
+	{"EARSHOT_ADDR", "127.0.0.1:8080", "listen address, host:port", func(c *Config, v string) error {
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return errors.New("accepts host:port, for example 127.0.0.1:8080")
+		}
+		c.Addr = v
+		return nil
+	}},
+	{"EARSHOT_SITE_URL", "", "public address used in links (default http:// + addr)", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errors.New("accepts an http or https URL, for example https://listen.example.com")
+		}
+		c.SiteURL = strings.TrimSuffix(v, "/")
+		return nil
+	}},
+	{"EARSHOT_DATABASE_URL", "sqlite://earshot.db", "sqlite://PATH, sqlite://:memory: or postgres://...", func(c *Config, v string) error {
+		switch {
+		case strings.HasPrefix(v, "sqlite://") && len(v) > len("sqlite://"):
+		case strings.HasPrefix(v, "postgres://"), strings.HasPrefix(v, "postgresql://"):
+			if _, err := url.Parse(v); err != nil {
+				return errors.New("accepts sqlite://PATH, sqlite://:memory: or postgres://...; this postgres URL does not parse")
+			}
+		default:
+			return errors.New("accepts sqlite://PATH, sqlite://:memory: or postgres://...")
+		}
+		c.DatabaseURL = v
+		return nil
+	}},
+	{"EARSHOT_BUS_URL", "memory://", "memory:// or amqp://user:pass@host:5672/", func(c *Config, v string) error {
+		if v != "memory://" && !strings.HasPrefix(v, "amqp://") && !strings.HasPrefix(v, "amqps://") {
+			return errors.New("accepts memory:// or amqp://user:pass@host:5672/")
+		}
+		c.BusURL = v
+		return nil
+	}},
+	{"EARSHOT_SECRET_KEY", "", "key that encrypts cookie jars and webhook secrets at rest (at least 32 characters; generated into the data dir when empty)", func(c *Config, v string) error {
+		if v != "" && len(v) < 32 {
+			return errors.New("accepts a secret of at least 32 characters, for example the output of: openssl rand -hex 32")
+		}
+		c.SecretKey = v
+		return nil
+	}},
+	{"EARSHOT_PLAN_PHRASES_PER_PLATFORM", "1", "plan limit: phrases per platform", intSetting(0, 100000, func(c *Config, n int) { c.Limits.PhrasesPerPlatform = n })},
+	{"EARSHOT_PLAN_ACCOUNTS_PER_PLATFORM", "1", "plan limit: accounts per platform", intSetting(0, 100000, func(c *Config, n int) { c.Limits.AccountsPerPlatform = n })},
+	{"EARSHOT_PLAN_WEBHOOKS_PER_PERSON", "0", "plan limit: webhooks per owner (0: webhooks answer 403 plan_limit)", intSetting(0, 100000, func(c *Config, n int) { c.Limits.WebhooksPerPerson = n })},
+	{"EARSHOT_RATE_LIMIT_PER_MINUTE", "60", "requests per key per minute on /api/v1", intSetting(1, 1000000, func(c *Config, n int) { c.RateLimit = n })},
+	{"EARSHOT_SCORING_INTERVAL", "10m", "backstop sweep for unscored matches", durationSetting(func(c *Config, d time.Duration) { c.ScoringInterval = d })},
+	{"EARSHOT_REDDIT_INTERVAL", "10m", "reddit polling period", durationSetting(func(c *Config, d time.Duration) { c.RedditInterval = d })},
+	{"EARSHOT_REDDIT_BASE_URL", "https://www.reddit.com", "reddit JSON endpoints", urlSetting(false, func(c *Config, v string) { c.RedditBaseURL = v })},
+	{"EARSHOT_REDDIT_CLIENT_ID", "", "reddit app client id (reads go through OAuth)", func(c *Config, v string) error { c.RedditClientID = v; return nil }},
+	{"EARSHOT_REDDIT_CLIENT_SECRET", "", "reddit app client secret", func(c *Config, v string) error { c.RedditClientSecret = v; return nil }},
+	{"EARSHOT_REDDIT_USER_AGENT", "server:earshot:" + Version, "User-Agent sent to reddit; add (by /u/NAME)", func(c *Config, v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("accepts a non-empty User-Agent such as server:earshot:1.0 (by /u/NAME)")
+		}
+		c.RedditUserAgent = v
+		return nil
+	}},
+	{"EARSHOT_REDDIT_MIRROR_URL", "", "fallback archive base address (empty: no mirror)", urlSetting(true, func(c *Config, v string) { c.RedditMirrorURL = v })},
+	{"EARSHOT_REDDIT_MIRROR_API", "arcticshift", "arcticshift or pullpush", func(c *Config, v string) error {
+		if v != "arcticshift" && v != "pullpush" {
+			return errors.New("accepts arcticshift or pullpush")
+		}
+		c.RedditMirrorAPI = v
+		return nil
+	}},
+	{"EARSHOT_WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m", "waits between webhook tries", func(c *Config, v string) error {
+		var out []time.Duration
+		for _, part := range strings.Split(v, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(part))
+			if err != nil || d <= 0 {
+				return errors.New("accepts a comma-separated list of positive durations, for example 1m,5m,30m")
+			}
+			out = append(out, d)
+		}
+		c.WebhookRetrySchedule = out
+		return nil
+	}},
+	{"EARSHOT_WEBHOOK_TIMEOUT", "5s", "webhook answer wait", durationSetting(func(c *Config, d time.Duration) { c.WebhookTimeout = d })},
+	{"EARSHOT_WEBHOOK_ALLOW_PRIVATE", "false", "development only: allow http, IP, loopback and private webhook targets", boolSetting(func(c *Config, b bool) { c.WebhookAllowPrivate = b })},
+	{"EARSHOT_ALERT_INTERVAL", "1h", "email alert sweep period", durationSetting(func(c *Config, d time.Duration) { c.AlertInterval = d })},
+	{"EARSHOT_ALERT_MIN_SCORE", "70", "alerts carry matches at or above this score", intSetting(0, 100, func(c *Config, n int) { c.AlertMinScore = n })},
+	{"EARSHOT_SMTP_URL", "", "smtp://user:pass@host:port (empty: alerts are logged)", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+			return errors.New("accepts smtp://user:pass@host:port or smtps://user:pass@host:port")
+		}
+		c.SMTPURL = v
+		return nil
+	}},
+	{"EARSHOT_MAIL_FROM", "earshot@localhost", "sender address of alerts", func(c *Config, v string) error {
+		if !strings.Contains(v, "@") {
+			return errors.New("accepts an email address such as alerts@example.com")
+		}
+		c.MailFrom = v
+		return nil
+	}},
+	{"EARSHOT_PROXY_URL", "", "http://user:pass@host:port handed to helpers (empty: GET /proxy answers 503)", urlSetting(true, func(c *Config, v string) { c.ProxyURL = v })},
+	{"EARSHOT_PROXY_REQUIRED", "true", "the required flag of GET /proxy", boolSetting(func(c *Config, b bool) { c.ProxyRequired = b })},
+	{"EARSHOT_LLM_URL", "", "OpenAI-compatible API base (empty: rule-based scorer)", urlSetting(true, func(c *Config, v string) { c.LLMURL = v })},
+	{"EARSHOT_LLM_MODEL", "", "model name for the LLM scorer", func(c *Config, v string) error { c.LLMModel = v; return nil }},
+	{"EARSHOT_LLM_API_KEY", "", "API key for the LLM scorer", func(c *Config, v string) error { c.LLMAPIKey = v; return nil }},
+	{"EARSHOT_LOG_FORMAT", "text", "text or json", func(c *Config, v string) error {
+		if v != "text" && v != "json" {
+			return errors.New("accepts text or json")
+		}
+		c.LogFormat = v
+		return nil
+	}},
+	{"EARSHOT_BOOTSTRAP", "true", "create an owner and keys on first start with an empty database", boolSetting(func(c *Config, b bool) { c.Bootstrap = b })},
+	{"EARSHOT_MOCK_STATE", "", "state file of the legacy mock (empty: in memory)", func(c *Config, v string) error { c.MockState = v; return nil }},
+}
+
+func intSetting(lo, hi int, set func(*Config, int)) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf("accepts a whole number from %d to %d", lo, hi)
+		}
+		set(c, n)
+		return nil
+	}
+}
+
+func durationSetting(set func(*Config, time.Duration)) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d <= 0 {
+			return errors.New("accepts a positive duration such as 30s, 10m or 1h")
+		}
+		set(c, d)
+		return nil
+	}
+}
+
+func boolSetting(set func(*Config, bool)) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return errors.New("accepts true or false")
+		}
+		set(c, b)
+		return nil
+	}
+}
+
+func urlSetting(optional bool, set func(*Config, string)) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v == "" && optional {
+			return nil
+		}
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errors.New("accepts an http or https URL")
+		}
+		set(c, strings.TrimSuffix(v, "/"))
+		return nil
+	}
+}
+
+// ConfigError is a setting with a value it does not accept. Programs stop
+// with exit status 2 on it.
+type ConfigError struct {
+	Name, Value, Accepts string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("%s=%s: %s", e.Name, e.Value, e.Accepts)
+}
+
+// ConfigFlags registers a flag for every setting on fs and returns a
+// function that, after fs.Parse, reads the settings: defaults, then the
+// environment (getenv), then flags given on the command line.
+func ConfigFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, error) {
+	values := make([]*string, len(settings))
+	for i, s := range settings {
+		values[i] = fs.String(s.flagName(), "", fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def))
+	}
+	return func() (Config, error) {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		var c Config
+		for i, s := range settings {
+			v, name := s.def, s.env
+			if e, ok := lookup(getenv, s.env); ok {
+				v = e
+			}
+			if given[s.flagName()] {
+				v, name = *values[i], "--"+s.flagName()
+			}
+			if err := s.set(&c, v); err != nil {
+				return Config{}, &ConfigError{Name: name, Value: redact(s.env, v), Accepts: err.Error()}
+			}
+		}
+		if c.SiteURL == "" {
+			c.SiteURL = "http://" + c.Addr
+		}
+		return c, nil
+	}
+}
+
+// lookup treats an empty variable as unset, as shells make it easy to
+// export one by accident.
+func lookup(getenv func(string) string, name string) (string, bool) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	v := getenv(name)
+	return v, v != ""
+}
+
+// secretSettings never have their value repeated in an error.
+var secretSettings = map[string]bool{
+	"EARSHOT_SECRET_KEY": true, "EARSHOT_REDDIT_CLIENT_SECRET": true, "EARSHOT_LLM_API_KEY": true,
+}
+
+// redact hides what an error message must not show: secret settings whole,
+// and the password of any URL.
+func redact(env, v string) string {
+	if secretSettings[env] {
+		return "(hidden)"
+	}
+	if u, err := url.Parse(v); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	if strings.Contains(v, "@") && strings.Contains(v, "://") {
+		return "(hidden: the value holds credentials)"
+	}
+	return v
+}

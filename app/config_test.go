@@ -1,0 +1,71 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	cfg := testConfig(t, nil)
+	if cfg.Addr != "127.0.0.1:8080" || cfg.SiteURL != "http://127.0.0.1:8080" || cfg.DatabaseURL != "sqlite://earshot.db" ||
+		cfg.BusURL != "memory://" || cfg.Limits.PhrasesPerPlatform != 1 || cfg.Limits.AccountsPerPlatform != 1 ||
+		cfg.Limits.WebhooksPerPerson != 0 || cfg.RateLimit != 60 || cfg.ScoringInterval != 10*time.Minute ||
+		cfg.RedditInterval != 10*time.Minute || cfg.RedditBaseURL != "https://www.reddit.com" ||
+		cfg.RedditUserAgent != "server:earshot:"+Version || cfg.RedditMirrorAPI != "arcticshift" ||
+		len(cfg.WebhookRetrySchedule) != 3 || cfg.WebhookRetrySchedule[2] != 30*time.Minute ||
+		cfg.WebhookTimeout != 5*time.Second || cfg.WebhookAllowPrivate || cfg.AlertInterval != time.Hour ||
+		cfg.AlertMinScore != 70 || cfg.MailFrom != "earshot@localhost" || !cfg.ProxyRequired ||
+		cfg.LogFormat != "text" || !cfg.Bootstrap {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	read := ConfigFlags(fs, func(k string) string {
+		return map[string]string{"EARSHOT_ADDR": "127.0.0.1:9000", "EARSHOT_RATE_LIMIT_PER_MINUTE": "5"}[k]
+	})
+	if err := fs.Parse([]string{"--rate-limit-per-minute", "7", "--site-url", "https://listen.example.com/"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != "127.0.0.1:9000" || cfg.RateLimit != 7 || cfg.SiteURL != "https://listen.example.com" {
+		t.Fatalf("precedence: %+v", cfg)
+	}
+}
+
+func TestConfigErrorsNameTheSetting(t *testing.T) {
+	for _, tc := range []struct{ env, value, want string }{
+		{"EARSHOT_DATABASE_URL", "mysql://x", "EARSHOT_DATABASE_URL=mysql://x: accepts sqlite://PATH, sqlite://:memory: or postgres://..."},
+		{"EARSHOT_PLAN_PHRASES_PER_PLATFORM", "-1", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=-1: accepts a whole number from 0 to 100000"},
+		{"EARSHOT_ALERT_MIN_SCORE", "101", "EARSHOT_ALERT_MIN_SCORE=101: accepts a whole number from 0 to 100"},
+		{"EARSHOT_WEBHOOK_RETRY_SCHEDULE", "1m,,5m", "accepts a comma-separated list of positive durations"},
+		{"EARSHOT_REDDIT_MIRROR_API", "pushshift", "accepts arcticshift or pullpush"},
+		{"EARSHOT_SMTP_URL", "http://user:hunter2@mail", "EARSHOT_SMTP_URL=http://user:xxxxx@mail: accepts smtp://"},
+		{"EARSHOT_SECRET_KEY", "tooshort", "EARSHOT_SECRET_KEY=(hidden)"},
+		{"EARSHOT_SITE_URL", "ftp://x", "accepts an http or https URL"},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		read := ConfigFlags(fs, func(k string) string {
+			if k == tc.env {
+				return tc.value
+			}
+			return ""
+		})
+		_ = fs.Parse(nil)
+		_, err := read()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s=%s: %v, want %q", tc.env, tc.value, err, tc.want)
+		}
+		if strings.Contains(err.Error(), "hunter2") || (tc.env == "EARSHOT_SECRET_KEY" && strings.Contains(err.Error(), tc.value)) {
+			t.Errorf("%s: the error shows a secret: %v", tc.env, err)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// Keys creates, lists, revokes and checks API and ingest keys.
+type Keys struct {
+	keys   ports.KeyStore
+	owners ports.OwnerStore
+	clock  ports.Clock
+}
+
+// NewKeys returns the key service.
+func NewKeys(keys ports.KeyStore, owners ports.OwnerStore, clock ports.Clock) *Keys {
+	return &Keys{keys: keys, owners: owners, clock: clock}
+}
+
+// CreateAPIKey makes an API key for the owner and returns its secret,
+// which is never available again. KindNotFound for an unknown owner,
+// KindPlanLimit past five live keys, KindInvalid for a bad name.
+func (s *Keys) CreateAPIKey(ctx context.Context, ownerID, name string, scopes []core.Scope) (string, core.Key, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 {
+		return "", core.Key{}, core.Errorf(core.KindInvalid, "key name must be 1 to 100 characters")
+	}
+	return s.create(ctx, core.Key{OwnerID: ownerID, Kind: core.APIKey, Name: name, Scopes: scopes})
+}
+
+// CreateIngestKey makes an ingest key for the owner's helpers and returns
+// its secret. KindNotFound for an unknown owner.
+func (s *Keys) CreateIngestKey(ctx context.Context, ownerID, name string) (string, core.Key, error) {
+	return s.create(ctx, core.Key{OwnerID: ownerID, Kind: core.IngestKey, Name: strings.TrimSpace(name)})
+}
+
+func (s *Keys) create(ctx context.Context, k core.Key) (string, core.Key, error) {
+	if _, err := s.owners.Owner(ctx, k.OwnerID); err != nil {
+		return "", core.Key{}, err
+	}
+	secret, hash, err := core.NewSecret(k.Kind)
+	if err != nil {
+		return "", core.Key{}, err
+	}
+	k.Hash = hash
+	if err := s.keys.CreateKey(ctx, &k, core.MaxAPIKeys); err != nil {
+		return "", core.Key{}, err
+	}
+	return secret, k, nil
+}
+
+// List returns the owner's keys of the kind, revoked ones included.
+func (s *Keys) List(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error) {
+	if _, err := s.owners.Owner(ctx, ownerID); err != nil {
+		return nil, err
+	}
+	return s.keys.Keys(ctx, ownerID, kind)
+}
+
+// Revoke stops the owner's key id from working, from the next request on.
+func (s *Keys) Revoke(ctx context.Context, ownerID, id string) error {
+	return s.keys.RevokeKey(ctx, ownerID, id, s.clock.Now())
+}
+
+// Authenticate returns the live key of the kind whose secret was sent.
+// Every failure is KindUnauthorized: missing, malformed, unknown, revoked,
+// or a key of the other kind.
+func (s *Keys) Authenticate(ctx context.Context, kind core.KeyKind, secret string) (core.Key, error) {
+	hash, err := core.CheckSecret(kind, secret)
+	if err != nil {
+		return core.Key{}, err
+	}
+	k, err := s.keys.KeyByHash(ctx, hash)
+	switch {
+	case core.IsKind(err, core.KindNotFound):
+		return core.Key{}, core.Errorf(core.KindUnauthorized, "unknown %s key", kind)
+	case err != nil:
+		return core.Key{}, err
+	case k.Kind != kind:
+		return core.Key{}, core.Errorf(core.KindUnauthorized, "unknown %s key", kind)
+	case k.Revoked():
+		return core.Key{}, core.Errorf(core.KindUnauthorized, "this key was revoked")
+	}
+	return k, nil
+}

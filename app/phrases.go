@@ -1,0 +1,99 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// IdempotencyWindow is how long an Idempotency-Key replays its phrase.
+const IdempotencyWindow = 24 * time.Hour
+
+// Phrases manages an owner's phrases with the same validation and plan
+// limits wherever the request comes from: the API or the admin console.
+type Phrases struct {
+	store  ports.PhraseStore
+	limits core.Limits
+	clock  ports.Clock
+	// changed is told about every phrase set that changed, so compiled
+	// matchers are rebuilt.
+	changed func(ownerID string)
+}
+
+// NewPhrases returns the phrase service.
+func NewPhrases(store ports.PhraseStore, limits core.Limits, clock ports.Clock) *Phrases {
+	return &Phrases{store: store, limits: limits, clock: clock, changed: func(string) {}}
+}
+
+// OnChange registers f to be called after an owner's phrases change.
+func (s *Phrases) OnChange(f func(ownerID string)) {
+	prev := s.changed
+	s.changed = func(id string) { prev(id); f(id) }
+}
+
+// Add validates and creates a phrase. With an idempotency key seen in the
+// last day it returns the phrase first created with it and replayed true.
+// KindInvalid, KindConflict, KindPlanLimit.
+func (s *Phrases) Add(ctx context.Context, ownerID, phrase, platform, community, idemKey string) (core.Phrase, bool, error) {
+	if idemKey != "" {
+		if err := core.CheckIdempotencyKey(idemKey); err != nil {
+			return core.Phrase{}, false, err
+		}
+	}
+	p, err := core.NewPhrase(ownerID, phrase, platform, community)
+	if err != nil {
+		return core.Phrase{}, false, err
+	}
+	idem := ports.Idempotency{Key: idemKey, Since: s.clock.Now().Add(-IdempotencyWindow)}
+	replayed, err := s.store.CreatePhrase(ctx, &p, s.limits, idem)
+	if err != nil {
+		return core.Phrase{}, false, err
+	}
+	if !replayed {
+		s.changed(ownerID)
+	}
+	return p, replayed, nil
+}
+
+// Get returns one of the owner's phrases. KindNotFound.
+func (s *Phrases) Get(ctx context.Context, ownerID, id string) (core.Phrase, error) {
+	return s.store.Phrase(ctx, ownerID, id)
+}
+
+// List returns the owner's phrases, oldest first.
+func (s *Phrases) List(ctx context.Context, ownerID string, f ports.PhraseFilter) ([]core.Phrase, error) {
+	return s.store.Phrases(ctx, ownerID, f)
+}
+
+// SetStatus pauses or resumes a phrase. KindInvalid, KindNotFound.
+func (s *Phrases) SetStatus(ctx context.Context, ownerID, id, status string) (core.Phrase, error) {
+	st := core.PhraseStatus(status)
+	if !st.Valid() {
+		return core.Phrase{}, core.Errorf(core.KindInvalid, "status must be listening or paused")
+	}
+	p, err := s.store.SetPhraseStatus(ctx, ownerID, id, st)
+	if err == nil {
+		s.changed(ownerID)
+	}
+	return p, err
+}
+
+// Delete removes a phrase and its matches. KindNotFound.
+func (s *Phrases) Delete(ctx context.Context, ownerID, id string) error {
+	err := s.store.DeletePhrase(ctx, ownerID, id)
+	if err == nil {
+		s.changed(ownerID)
+	}
+	return err
+}
+
+// Plan returns the owner's plan with limits and usage.
+func (s *Phrases) Plan(ctx context.Context, ownerID string) (core.Plan, error) {
+	u, err := s.store.Usage(ctx, ownerID)
+	if err != nil {
+		return core.Plan{}, err
+	}
+	return core.FreePlan(s.limits, u), nil
+}

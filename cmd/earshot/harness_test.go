@@ -1,0 +1,309 @@
+package main
+
+// The end-to-end harness: TestMain builds the real binary once (with the
+// race detector when the tests run with -race), and each test starts it
+// as a user would, on port 0, and talks to it over HTTP.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	binary      string
+	raceEnabled bool
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "earshot-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "earshot")
+	args := []string{"build", "-o", binary}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building earshot:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// lockedBuffer collects a process's output for the test to read while it
+// is still being written.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// baseEnv is the environment of every process the tests start: the
+// test's own, less any EARSHOT_ setting, so a developer's shell cannot
+// change what a test sees.
+func baseEnv(dir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "EARSHOT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"EARSHOT_ADDR=127.0.0.1:0",
+		"EARSHOT_LOG_FORMAT=json",
+		"EARSHOT_DATABASE_URL=sqlite://"+filepath.Join(dir, "earshot.db"),
+	)
+}
+
+type server struct {
+	t         *testing.T
+	URL       string
+	env       []string
+	cmd       *exec.Cmd
+	stdout    *lockedBuffer
+	logs      *lockedBuffer
+	APIKey    string
+	IngestKey string
+	OwnerID   string
+	done      chan error
+}
+
+var listenLine = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+
+// start runs `earshot serve` with env added to the base environment and
+// waits until it listens. When the database is new it also waits for the
+// bootstrap keys.
+func start(t *testing.T, env ...string) *server {
+	t.Helper()
+	s := &server{t: t, env: append(baseEnv(t.TempDir()), env...)}
+	s.launch()
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *server) launch() {
+	t := s.t
+	t.Helper()
+	s.stdout, s.logs = &lockedBuffer{}, &lockedBuffer{}
+	s.cmd = exec.Command(binary, "serve")
+	s.cmd.Env = s.env
+	s.cmd.Stdout = s.stdout
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			s.logs.Write([]byte(line + "\n"))
+			if m := listenLine.FindStringSubmatch(line); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	s.done = make(chan error, 1)
+	go func() { s.done <- s.cmd.Wait() }()
+	select {
+	case a := <-addr:
+		s.URL = "http://" + a
+	case err := <-s.done:
+		t.Fatalf("earshot serve exited before listening: %v\nlogs:\n%s", err, s.logs)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("earshot serve did not listen within 60s; logs:\n%s", s.logs)
+	}
+	// The bootstrap hook runs right after the listener opens.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		out := s.stdout.String()
+		if m := regexp.MustCompile(`API key \(every scope\): (svc_api_\S+)`).FindStringSubmatch(out); m != nil {
+			s.APIKey = m[1]
+			s.IngestKey = regexp.MustCompile(`ingest key:\s+(svc_ingest_\S+)`).FindStringSubmatch(out)[1]
+			s.OwnerID = regexp.MustCompile(`created owner (\S+)`).FindStringSubmatch(out)[1]
+			break
+		}
+		if strings.Contains(s.logs.String(), `"msg":"bootstrap skipped"`) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (s *server) stop() {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		if err != nil {
+			s.t.Errorf("earshot serve exited with %v; logs:\n%s", err, s.logs)
+		}
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		s.t.Errorf("earshot serve did not stop within 30s of SIGTERM")
+	}
+}
+
+// restart stops the server and starts it again on the same database.
+func (s *server) restart() {
+	s.stop()
+	s.launch()
+}
+
+// admin runs `earshot admin args...` on the server's database.
+func (s *server) admin(args ...string) (string, error) {
+	return runEarshot(s.env, append([]string{"admin"}, args...)...)
+}
+
+// mustAdmin is admin that fails the test on error, returning stdout
+// without its final newline.
+func (s *server) mustAdmin(args ...string) string {
+	s.t.Helper()
+	out, err := s.admin(args...)
+	if err != nil {
+		s.t.Fatalf("earshot admin %v: %v", args, err)
+	}
+	return strings.TrimSuffix(out, "\n")
+}
+
+type runError struct {
+	code   int
+	stderr string
+}
+
+func (e *runError) Error() string { return fmt.Sprintf("exit status %d: %s", e.code, e.stderr) }
+
+func runEarshot(env []string, args ...string) (string, error) {
+	cmd := exec.Command(binary, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return stdout.String(), &runError{code: ee.ExitCode(), stderr: stderr.String()}
+	}
+	return stdout.String(), err
+}
+
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic value.
+func (r response) JSON(t *testing.T) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		t.Fatalf("body is not a JSON object: %v\n%s", err, r.Body)
+	}
+	return v
+}
+
+// errorCode returns error.code of a failure body, checking its shape.
+func (r response) errorCode(t *testing.T) (code, message string) {
+	t.Helper()
+	v := r.JSON(t)
+	e, ok := v["error"].(map[string]any)
+	if !ok || len(v) != 1 || len(e) != 2 {
+		t.Fatalf("not the documented error body: %s", r.Body)
+	}
+	return e["code"].(string), e["message"].(string)
+}
+
+var client = &http.Client{Timeout: 30 * time.Second}
+
+// call sends a request with key as the bearer (none when empty); body is
+// sent as is when it is a string or []byte, else as JSON.
+func (s *server) call(method, path, key string, body any, headers ...string) response {
+	s.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// want checks the status and, for failures, the documented error code.
+func (r response) want(t *testing.T, status int, code string) response {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)
+	}
+	if code != "" {
+		if got, _ := r.errorCode(t); got != code {
+			t.Fatalf("error code %q, want %q; body %s", got, code, r.Body)
+		}
+	}
+	return r
+}

@@ -1,0 +1,336 @@
+// Command earshot runs the listening service (serve), the legacy mock API
+// (mock), schema migrations (migrate) and the admin console (admin).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/earshothq/earshot/app"
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+const usage = `usage: earshot <command> [flags]
+
+commands:
+  serve      run the live service
+  mock       run the legacy mock management API
+  migrate    create or upgrade the schema and exit
+  admin      owner, key, ingest-key, session and phrase commands
+
+Every setting is an environment variable with a flag of the same name:
+EARSHOT_DATABASE_URL and --database-url. Run 'earshot serve -h' for all.
+`
+
+// exitError carries an exit status: 2 for bad usage or settings.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{2, fmt.Errorf(format, args...)}
+}
+
+func main() {
+	err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if err == nil {
+		return
+	}
+	code := 1
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "earshot:", err)
+	} else {
+		code = 0
+	}
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageErr("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], getenv, stdout, stderr)
+	case "mock":
+		return mock(args[1:], getenv, stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stdout, stderr)
+	case "admin":
+		return admin(ctx, args[1:], getenv, stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usageErr("unknown command %q", args[0])
+}
+
+// parse parses args with the settings' flags plus the command's own, and
+// returns the settings.
+func parse(fs *flag.FlagSet, args []string, getenv func(string) string) (app.Config, error) {
+	read := app.ConfigFlags(fs, getenv)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return app.Config{}, err
+		}
+		return app.Config{}, &exitError{2, err}
+	}
+	if fs.NArg() > 0 {
+		return app.Config{}, usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	cfg, err := read()
+	if err != nil {
+		return app.Config{}, &exitError{2, err}
+	}
+	return cfg, nil
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func newLogger(cfg app.Config, w io.Writer) *slog.Logger {
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parse(newFlagSet("earshot serve", stderr), args, getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+	a := app.Serve(cfg, log, stdout)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	return runUntilSignal(a, log)
+}
+
+// runUntilSignal starts a, waits for SIGINT or SIGTERM and stops it,
+// letting requests in flight finish. The signals are caught before the
+// start, so one that arrives while starting still stops cleanly.
+func runUntilSignal(a *fx.App, log *slog.Logger) error {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	startCtx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := a.Start(startCtx); err != nil {
+		return err
+	}
+	sig := <-sigs
+	log.Info("stopping", "signal", sig.String())
+	stopCtx, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel2()
+	return a.Stop(stopCtx)
+}
+
+func mock(args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := newFlagSet("earshot mock", stderr)
+	state := fs.String("state", "", "state file (same as EARSHOT_MOCK_STATE)")
+	cfg, err := parse(fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	if *state != "" {
+		cfg.MockState = *state
+	}
+	log := newLogger(cfg, stderr)
+	a := app.Mock(cfg, log)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	return runUntilSignal(a, log)
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parse(newFlagSet("earshot migrate", stderr), args, getenv)
+	if err != nil {
+		return err
+	}
+	v, err := app.Migrate(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "schema at version %d\n", v)
+	return nil
+}
+
+func admin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	const adminUsage = `usage:
+  earshot admin owner create --email E [--name N]
+  earshot admin key create --owner ID --name N [--scopes read,write:phrases,webhooks]
+  earshot admin key list --owner ID
+  earshot admin key revoke --owner ID --id KEY_ID
+  earshot admin ingest-key create --owner ID
+  earshot admin session set --owner ID --platform P --file JAR.json
+  earshot admin phrase add --owner ID --platform P --phrase S [--community C]
+  earshot admin phrase list --owner ID
+`
+	if len(args) < 2 {
+		fmt.Fprint(stderr, adminUsage)
+		return usageErr("admin needs a subject and a verb")
+	}
+	cmd := args[0] + " " + args[1]
+	fs := newFlagSet("earshot admin "+cmd, stderr)
+	owner := fs.String("owner", "", "owner id")
+	var email, name, scopes, id, platform, file, phrase, community *string
+	switch cmd {
+	case "owner create":
+		email = fs.String("email", "", "email address (required)")
+		name = fs.String("name", "", "display name")
+	case "key create":
+		name = fs.String("name", "", "key name (required)")
+		scopes = fs.String("scopes", "read", "comma-separated scopes: read, write:phrases, webhooks")
+	case "key list", "ingest-key create", "phrase list":
+	case "key revoke":
+		id = fs.String("id", "", "key id (required)")
+	case "session set":
+		platform = fs.String("platform", "", "reddit, x or facebook (required)")
+		file = fs.String("file", "", "cookie jar JSON file (required)")
+	case "phrase add":
+		platform = fs.String("platform", "", "reddit, x or facebook (required)")
+		phrase = fs.String("phrase", "", "the phrase (required)")
+		community = fs.String("community", "", "subreddit, for reddit phrases")
+	default:
+		fmt.Fprint(stderr, adminUsage)
+		return usageErr("unknown admin command %q", cmd)
+	}
+	cfg, err := parse(fs, args[2:], getenv)
+	if err != nil {
+		return err
+	}
+	need := func(flagName string, v *string) error {
+		if v != nil && strings.TrimSpace(*v) == "" {
+			return usageErr("--%s is required", flagName)
+		}
+		return nil
+	}
+	if cmd != "owner create" {
+		if err := need("owner", owner); err != nil {
+			return err
+		}
+	}
+	for _, req := range []struct {
+		name string
+		v    *string
+	}{{"email", email}, {"id", id}, {"platform", platform}, {"file", file}, {"phrase", phrase}} {
+		if err := need(req.name, req.v); err != nil {
+			return err
+		}
+	}
+	if cmd == "key create" {
+		if err := need("name", name); err != nil {
+			return err
+		}
+	}
+	con, err := app.OpenConsole(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer con.Close()
+
+	switch cmd {
+	case "owner create":
+		o, err := con.Owners.Create(ctx, *email, *name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, o.ID)
+	case "key create":
+		sc, err := core.ParseScopes(*scopes)
+		if err != nil {
+			return &exitError{2, err}
+		}
+		secret, _, err := con.Keys.CreateAPIKey(ctx, *owner, *name, sc)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, secret)
+	case "key list":
+		keys, err := con.Keys.List(ctx, *owner, core.APIKey)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tCREATED\tSTATUS")
+		for _, k := range keys {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, scopeList(k), k.CreatedAt.Format(time.RFC3339), keyStatus(k))
+		}
+		return tw.Flush()
+	case "key revoke":
+		return con.Keys.Revoke(ctx, *owner, *id)
+	case "ingest-key create":
+		secret, _, err := con.Keys.CreateIngestKey(ctx, *owner, "admin")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, secret)
+	case "session set":
+		return errors.New("session set: accounts and cookie jars are not available in this build yet")
+	case "phrase add":
+		p, _, err := con.Phrases.Add(ctx, *owner, *phrase, *platform, *community, "")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, p.ID)
+	case "phrase list":
+		ps, err := con.Phrases.List(ctx, *owner, ports.PhraseFilter{})
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			comm := "-"
+			if p.Community != "" {
+				comm = "r/" + p.Community
+			}
+			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Platform, comm, p.Status, p.Phrase)
+		}
+	}
+	return nil
+}
+
+func scopeList(k core.Key) string {
+	if len(k.Scopes) == 0 {
+		return "read"
+	}
+	s := make([]string, len(k.Scopes))
+	for i, sc := range k.Scopes {
+		s[i] = string(sc)
+	}
+	return strings.Join(s, ",")
+}
+
+func keyStatus(k core.Key) string {
+	if k.Revoked() {
+		return "revoked " + k.RevokedAt.Format(time.RFC3339)
+	}
+	return "live"
+}

@@ -1,0 +1,22 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// Quota is a rate limiter's answer for one request.
+type Quota struct {
+	Allowed   bool
+	Limit     int
+	Remaining int           // requests left in the current window
+	Reset     time.Duration // until the window ends; Retry-After when refused
+}
+
+// RateLimiter counts requests per key in fixed windows of one minute.
+type RateLimiter interface {
+	// Take counts one request of key against limit and says whether it
+	// may go ahead. It is safe for concurrent use; with a shared backend
+	// the count holds across replicas.
+	Take(ctx context.Context, key string, limit int) (Quota, error)
+}
