@@ -70,6 +70,9 @@ type Match struct {
 
 // Cut returns s cut to at most n characters.
 func Cut(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
 	if len(s) <= n {
 		return s
 	}

@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Owner is a person or team whose phrases, matches and keys are theirs
@@ -23,7 +24,7 @@ func NewOwner(email, name string) (Owner, error) {
 		return Owner{}, Errorf(KindInvalid, "email must be a plain address such as ada@example.com")
 	}
 	name = strings.TrimSpace(name)
-	if len(name) > 200 {
+	if utf8.RuneCountInString(name) > 200 {
 		return Owner{}, Errorf(KindInvalid, "name must be at most 200 characters")
 	}
 	return Owner{Email: strings.ToLower(email), Name: name}, nil

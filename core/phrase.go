@@ -64,7 +64,7 @@ func NewPhrase(ownerID, phrase, platform, community string) (Phrase, error) {
 		if comm, err = NormalizeCommunity(community); err != nil {
 			return Phrase{}, err
 		}
-	case community != "":
+	case strings.TrimSpace(community) != "":
 		return Phrase{}, Errorf(KindInvalid, "community is only allowed for reddit phrases")
 	}
 	src := SourceHelper
@@ -89,7 +89,7 @@ func NormalizePhrase(s string) (string, error) {
 			space = true
 			continue
 		}
-		if unicode.IsControl(r) || r == utf8.RuneError {
+		if unicode.IsControl(r) {
 			return "", Errorf(KindInvalid, "phrase must not contain control characters")
 		}
 		if space {

@@ -1,0 +1,381 @@
+// Package bus is the event bus on watermill: an in-process bus for a
+// single replica (memory://) and RabbitMQ for several (amqp://).
+//
+// Both backends keep the same semantics, so the application can be tested
+// on the first and run on the second: every consumer group gets every
+// event of a topic, subscribers in one group share the work, a handler
+// error means the event comes back after a growing pause, and delivery is
+// at least once and unordered. The database is the truth; the bus only
+// makes work start sooner, which is why nothing here tries to be exactly
+// once.
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// Config tunes a Bus. The zero value works.
+type Config struct {
+	// Logger receives the bus's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Group is the consumer group of Subscribe: replicas with one Group
+	// share the work, each event handled once by one of them. Empty means
+	// DefaultGroup.
+	Group string
+	// QueuePrefix is prepended to every topic, hence to AMQP exchange and
+	// queue names, so that tests and deployments sharing a broker never see
+	// each other's messages.
+	QueuePrefix string
+}
+
+// DefaultGroup is the consumer group when Config.Group is empty.
+const DefaultGroup = "earshot"
+
+// Retry pauses after a handler error: the first failure waits retryMin,
+// each further consecutive failure of the subscription doubles it up to
+// retryMax. Without a pause a failing handler (say, the database is down)
+// would spin on the same event as fast as the broker redelivers it.
+const (
+	retryMin = 100 * time.Millisecond
+	retryMax = 5 * time.Second
+)
+
+// keyMetadata carries Event.Key in the watermill metadata (an AMQP header).
+const keyMetadata = "event_key"
+
+// topicPattern is what AMQP accepts in exchange and queue names; memory://
+// checks it too so that a topic working in tests works in production.
+var topicPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,200}$`)
+
+// transport is what a backend provides; Bus adds validation, the handler
+// loop, retries and lifecycle on top.
+type transport interface {
+	// publish sends msgs to topic (already prefixed).
+	publish(ctx context.Context, topic string, msgs []*message.Message) error
+	// subscribe starts consuming topic for group. The channel closes when
+	// the transport stops; stop releases the consumer (nacking what it
+	// holds) and is called exactly once, after the last read.
+	subscribe(ctx context.Context, topic, group string) (msgs <-chan *message.Message, stop func(), err error)
+	ping(ctx context.Context) error
+	close() error
+}
+
+// Bus publishes and delivers events. Create it with Open; it is safe for
+// concurrent use.
+type Bus struct {
+	cfg Config
+	log *slog.Logger
+	tr  transport
+
+	// root ends every subscription when the bus closes.
+	root   context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closed   bool
+	handlers sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ ports.Publisher  = (*Bus)(nil)
+	_ ports.Subscriber = (*Bus)(nil)
+	_ ports.Subscriber = (*Group)(nil)
+)
+
+// Open connects to the bus at rawURL: "memory://" for an in-process bus
+// (events never leave the process and are lost when it stops) or
+// "amqp://user:pass@host:5672/vhost" (also amqps://) for RabbitMQ.
+// KindInvalid for an unsupported or malformed URL; KindUnavailable when the
+// broker cannot be reached. Errors never contain the password.
+func Open(rawURL string, cfg Config) (*Bus, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Group == "" {
+		cfg.Group = DefaultGroup
+	}
+	if !topicPattern.MatchString(cfg.Group) {
+		return nil, core.Errorf(core.KindInvalid, "bus group %q: use letters, digits and . _ : -", cfg.Group)
+	}
+	if cfg.QueuePrefix != "" && !topicPattern.MatchString(cfg.QueuePrefix) {
+		return nil, core.Errorf(core.KindInvalid, "bus queue prefix %q: use letters, digits and . _ : -", cfg.QueuePrefix)
+	}
+	log := cfg.Logger.With("component", "bus")
+	wlog := watermillLogger(log)
+
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		// url.Parse quotes the whole input, password included.
+		return nil, core.Errorf(core.KindInvalid, "bus URL is malformed")
+	}
+	var tr transport
+	switch u.Scheme {
+	case "memory":
+		tr = newMemory(wlog)
+	case "amqp", "amqps":
+		tr, err = newAMQP(rawURL, u, cfg.Group, wlog)
+		if err != nil {
+			return nil, err
+		}
+	default:
+		return nil, core.Errorf(core.KindInvalid, "bus URL %s: scheme must be memory or amqp", u.Redacted())
+	}
+
+	root, cancel := context.WithCancel(context.Background())
+	return &Bus{cfg: cfg, log: log, tr: tr, root: root, cancel: cancel}, nil
+}
+
+// watermillLogger maps watermill's levels one step down: its Info lines
+// are per subscription or per message ("no subscribers to send message"),
+// which belong to debugging, while its errors (lost connection, failed
+// reconnect) stay errors.
+func watermillLogger(log *slog.Logger) watermill.LoggerAdapter {
+	return plainErrors{watermill.NewSlogLoggerWithLevelMapping(log, map[slog.Level]slog.Level{
+		slog.LevelInfo:  slog.LevelDebug,
+		slog.LevelDebug: watermill.LevelTrace,
+	})}
+}
+
+// plainErrors logs errors by their message. watermill-amqp wraps errors
+// with github.com/pkg/errors, and slog formats values with %+v, which would
+// print a stack trace into every reconnect attempt's log line.
+type plainErrors struct{ watermill.LoggerAdapter }
+
+func (l plainErrors) Error(msg string, err error, fields watermill.LogFields) {
+	if err != nil {
+		err = errors.New(err.Error())
+	}
+	l.LoggerAdapter.Error(msg, err, fields)
+}
+
+func (l plainErrors) With(fields watermill.LogFields) watermill.LoggerAdapter {
+	return plainErrors{l.LoggerAdapter.With(fields)}
+}
+
+// Publish sends events to their topics; see ports.Publisher. Events of one
+// topic in one call go to the broker together, in order, each confirmed.
+func (b *Bus) Publish(ctx context.Context, events ...ports.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	if b.isClosed() {
+		return core.Errorf(core.KindUnavailable, "bus is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var topics []string
+	byTopic := make(map[string][]*message.Message)
+	for _, e := range events {
+		if !topicPattern.MatchString(e.Topic) {
+			return core.Errorf(core.KindInvalid, "event topic %q: use 1 to 200 letters, digits and . _ : -", e.Topic)
+		}
+		msg := message.NewMessage(watermill.NewUUID(), e.Payload)
+		if e.Key != "" {
+			msg.Metadata.Set(keyMetadata, e.Key)
+		}
+		msg.SetContext(ctx)
+		if _, ok := byTopic[e.Topic]; !ok {
+			topics = append(topics, e.Topic)
+		}
+		byTopic[e.Topic] = append(byTopic[e.Topic], msg)
+	}
+	for _, topic := range topics {
+		if err := b.tr.publish(ctx, b.cfg.QueuePrefix+topic, byTopic[topic]); err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+				return err
+			}
+			return core.Wrap(core.KindUnavailable, err, "publish to "+topic)
+		}
+	}
+	return nil
+}
+
+// Subscribe delivers events of topic to h in the group of Config.Group;
+// see ports.Subscriber.
+func (b *Bus) Subscribe(ctx context.Context, topic string, h ports.Handler) error {
+	return b.subscribe(ctx, topic, b.cfg.Group, h)
+}
+
+// Group returns a subscriber in consumer group name on this bus's
+// connection. Two services of one process that both need every event of a
+// topic subscribe through two groups; subscribing both through Subscribe
+// would make them share (split) the events.
+func (b *Bus) Group(name string) *Group {
+	return &Group{bus: b, name: name}
+}
+
+// Group is a consumer group on a Bus; see Bus.Group.
+type Group struct {
+	bus  *Bus
+	name string
+}
+
+// Subscribe delivers events of topic to h in this group; see
+// ports.Subscriber.
+func (g *Group) Subscribe(ctx context.Context, topic string, h ports.Handler) error {
+	return g.bus.subscribe(ctx, topic, g.name, h)
+}
+
+func (b *Bus) subscribe(ctx context.Context, topic, group string, h ports.Handler) error {
+	if !topicPattern.MatchString(topic) {
+		return core.Errorf(core.KindInvalid, "topic %q: use 1 to 200 letters, digits and . _ : -", topic)
+	}
+	if !topicPattern.MatchString(group) {
+		return core.Errorf(core.KindInvalid, "group %q: use letters, digits and . _ : -", group)
+	}
+	if h == nil {
+		return core.Errorf(core.KindInvalid, "nil handler")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Registering under the lock orders Subscribe against Close: either
+	// Close waits for this subscription or Subscribe sees the bus closed.
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return core.Errorf(core.KindUnavailable, "bus is closed")
+	}
+	b.handlers.Add(1)
+	b.mu.Unlock()
+
+	// The subscription ends with the caller's ctx or with the bus.
+	sctx, cancel := context.WithCancel(ctx)
+	unlink := context.AfterFunc(b.root, cancel)
+	msgs, stop, err := b.tr.subscribe(sctx, b.cfg.QueuePrefix+topic, group)
+	if err != nil {
+		unlink()
+		cancel()
+		b.handlers.Done()
+		return core.Wrap(core.KindUnavailable, err, "subscribe to "+topic)
+	}
+	go func() {
+		defer b.handlers.Done()
+		defer cancel()
+		defer unlink()
+		defer stop()
+		b.consume(sctx, topic, group, msgs, h)
+	}()
+	return nil
+}
+
+// consume runs h on each message until ctx ends or msgs closes.
+func (b *Bus) consume(ctx context.Context, topic, group string, msgs <-chan *message.Message, h ports.Handler) {
+	log := b.log.With("topic", topic, "group", group)
+	failures := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case msg, ok := <-msgs:
+			if !ok {
+				return
+			}
+			// Both cases may be ready at once and select picks at random;
+			// once ctx has ended no handler may start.
+			if ctx.Err() != nil {
+				msg.Nack()
+				return
+			}
+			e := ports.Event{Topic: topic, Key: msg.Metadata.Get(keyMetadata), Payload: msg.Payload}
+			err := callHandler(ctx, log, h, e)
+			if err == nil {
+				failures = 0
+				msg.Ack()
+				continue
+			}
+			if ctx.Err() != nil {
+				// Stopping: the handler most likely failed because its ctx
+				// ended; the event goes back for whoever runs next.
+				log.Debug("event returned on stop", "key", e.Key, "error", err)
+				msg.Nack()
+				return
+			}
+			failures++
+			wait := retryDelay(failures)
+			log.Warn("event handler failed; the event will be delivered again",
+				"key", e.Key, "consecutive_failures", failures, "retry_in", wait, "error", err)
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+			msg.Nack()
+		}
+	}
+}
+
+// callHandler runs h, turning a panic into an error so one bad event cannot
+// take the process down; the event is then retried like any failure.
+func callHandler(ctx context.Context, log *slog.Logger, h ports.Handler, e ports.Event) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("event handler panicked", "key", e.Key, "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("handler panic: %v", r)
+		}
+	}()
+	return h(ctx, e)
+}
+
+func retryDelay(failures int) time.Duration {
+	d := retryMin
+	for i := 1; i < failures && d < retryMax; i++ {
+		d *= 2
+	}
+	return min(d, retryMax)
+}
+
+// Ping reports whether the bus can carry events: for AMQP, whether the
+// connections to the broker are up (they come back by themselves after a
+// broker restart). KindUnavailable otherwise. It is meant for a readiness
+// check and does not block.
+func (b *Bus) Ping(ctx context.Context) error {
+	if b.isClosed() {
+		return core.Errorf(core.KindUnavailable, "bus is closed")
+	}
+	if err := b.tr.ping(ctx); err != nil {
+		return core.Wrap(core.KindUnavailable, err, "bus unavailable")
+	}
+	return nil
+}
+
+// Close stops every subscription, waits for running handlers to return
+// (their ctx ends first) and disconnects. Events a handler had not
+// acknowledged go back to the broker. Close is idempotent; later calls
+// return the first result.
+func (b *Bus) Close() error {
+	b.closeOnce.Do(func() {
+		b.mu.Lock()
+		b.closed = true
+		b.mu.Unlock()
+		b.cancel()
+		b.handlers.Wait()
+		b.closeErr = b.tr.close()
+	})
+	return b.closeErr
+}
+
+func (b *Bus) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}

@@ -1,0 +1,64 @@
+package legacymock
+
+import (
+	"context"
+	"net/http"
+	"strings"
+)
+
+// feedItem is a post the workspace's keywords picked up. Sentiment is one
+// of positive, neutral, negative or mixed.
+type feedItem struct {
+	ID          string `json:"id"`
+	Platform    string `json:"platform"`
+	Author      string `json:"author"`
+	Handle      string `json:"handle"`
+	Community   string `json:"community"`
+	Title       string `json:"title"`
+	Body        string `json:"body"`
+	Sentiment   string `json:"sentiment"`
+	Keyword     string `json:"keyword"`
+	URL         string `json:"url"`
+	PublishedAt string `json:"publishedAt"`
+}
+
+// sentiments are the values a feed item's sentiment takes.
+var sentiments = []string{"positive", "neutral", "negative", "mixed"}
+
+type listFeedRequest struct {
+	platform string
+	search   string
+}
+
+func decodeListFeed(_ context.Context, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	return listFeedRequest{platform: q.Get("platform"), search: q.Get("search")}, nil
+}
+
+func decodeListFeedByPlatform(_ context.Context, r *http.Request) (any, error) {
+	return listFeedRequest{platform: r.PathValue("platform"), search: r.URL.Query().Get("search")}, nil
+}
+
+// listFeed filters the static feed by platform and by a case-insensitive
+// substring over author, handle, community, title and body. The feed is
+// newest first.
+func (s *Server) listFeed(_ context.Context, request any) (any, error) {
+	req := request.(listFeedRequest)
+	if req.platform != "" {
+		if _, err := parsePlatform(req.platform); err != nil {
+			return nil, err
+		}
+	}
+	needle := strings.ToLower(strings.TrimSpace(req.search))
+	items := []feedItem{}
+	for _, it := range s.feed {
+		if req.platform != "" && it.Platform != req.platform {
+			continue
+		}
+		if needle != "" && !strings.Contains(strings.ToLower(it.Author+"\n"+it.Handle+"\n"+it.Community+"\n"+it.Title+"\n"+it.Body), needle) {
+			continue
+		}
+		items = append(items, it)
+	}
+	return encodeReply(ok(map[string]any{"items": items}))
+}

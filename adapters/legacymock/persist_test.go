@@ -1,0 +1,127 @@
+package legacymock
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestMissingStateFileStartsSeededAndWritesIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mock-state.json")
+	c := newClient(t, Config{StatePath: path})
+	if n := len(c.must(200, "GET", "/accounts", nil).list("accounts")); n != 2 {
+		t.Errorf("seeded accounts: %d", n)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the seeded state was not written: %v", err)
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil || st.Version != stateVersion || len(st.Communities) == 0 {
+		t.Errorf("state file: %v, %+v", err, st.Version)
+	}
+}
+
+func TestStateSurvivesRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	c := newClient(t, Config{StatePath: path})
+	acc := c.must(201, "POST", "/accounts", map[string]any{"platform": "x"}).obj("account")["id"].(string)
+	c.must(200, "PATCH", "/accounts/"+acc, map[string]any{"lastIssue": "captcha_html", "connectedAt": "2024-06-01T00:00:00Z"})
+	lid := c.must(201, "POST", "/listings", newListing()).obj("listing")["listingId"].(string)
+	c.must(200, "PATCH", "/listings/"+lid+"/status", map[string]any{"status": "active"})
+	c.must(201, "POST", "/keywords", map[string]any{"phrase": "chair rental", "platform": "x"})
+	c.must(200, "POST", "/communities/"+fbPending+"/accept", nil)
+	c.must(201, "POST", "/communities/resolve-reddit", map[string]any{"name": "r/barbers"})
+	key := c.must(201, "POST", "/api-keys", map[string]any{"name": "ci", "scopes": validScopes()}).obj("apiKey")
+	c.must(200, "PUT", "/brand", acmeBrand())
+	c.must(200, "DELETE", "/keywords/keyword-1714650300000-schapp", nil)
+
+	before := map[string]string{}
+	for _, p := range []string{"/accounts", "/listings", "/keywords", "/communities", "/api-keys", "/brand"} {
+		before[p] = c.must(200, "GET", p, nil).raw
+	}
+
+	// A second server on the same file sees exactly the same state.
+	c2 := newClient(t, Config{StatePath: path})
+	for p, raw := range before {
+		if got := c2.must(200, "GET", p, nil).raw; got != raw {
+			t.Errorf("%s after restart:\n got %s\nwant %s", p, got, raw)
+		}
+	}
+	if k := c2.must(200, "GET", "/api-keys", nil).list("apiKeys"); len(k) != 1 || k[0]["prefix"] != key["prefix"] {
+		t.Errorf("key after restart %v", k)
+	}
+	c2.must(200, "POST", "/accounts/"+acc+"/resolve", nil)
+}
+
+func TestCorruptStateFileIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Config{StatePath: path}); err == nil {
+		t.Fatal("New accepted a corrupt state file")
+	}
+	if data, _ := os.ReadFile(path); string(data) != "{not json" {
+		t.Error("a corrupt state file must be left alone")
+	}
+}
+
+func TestUnwritableStatePathFailsAtStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no-such-dir", "state.json")
+	if _, err := New(Config{StatePath: path}); err == nil {
+		t.Fatal("New accepted a state path it cannot write")
+	}
+}
+
+func TestStateFileLeavesNoTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	c := newClient(t, Config{StatePath: filepath.Join(dir, "state.json")})
+	for i := 0; i < 5; i++ {
+		c.must(201, "POST", "/accounts", map[string]any{"platform": "reddit"})
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the state file", len(entries))
+	}
+}
+
+func TestParallelWritersKeepStateConsistent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	c := newClient(t, Config{StatePath: path})
+	const writers, each = 6, 10
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				c.must(201, "POST", "/keywords", map[string]any{"phrase": fmt.Sprintf("phrase %d-%d", w, i), "platform": "x"})
+				c.must(201, "POST", "/listings", newListing())
+				c.do("GET", "/communities", nil)
+				c.must(200, "PATCH", "/accounts/"+redditAccount, map[string]any{"label": fmt.Sprintf("writer %d", w)})
+			}
+		}(w)
+	}
+	wg.Wait()
+	kws := c.must(200, "GET", "/keywords?platform=x", nil).list("keywords")
+	lst := c.must(200, "GET", "/listings", nil).list("listings")
+	if len(kws) != 3+writers*each || len(lst) != 2+writers*each {
+		t.Fatalf("lost writes: %d keywords, %d listings", len(kws), len(lst))
+	}
+	ids := map[string]bool{}
+	for _, l := range lst {
+		ids[l["listingId"].(string)] = true
+	}
+	if len(ids) != len(lst) {
+		t.Error("duplicate listing ids")
+	}
+	// The file holds the same state.
+	c2 := newClient(t, Config{StatePath: path})
+	if n := len(c2.must(200, "GET", "/listings", nil).list("listings")); n != len(lst) {
+		t.Errorf("file has %d listings, memory %d", n, len(lst))
+	}
+}

@@ -1,0 +1,234 @@
+package legacymock
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// stateVersion is written into the state file so a later layout can tell
+// an old file apart.
+const stateVersion = 1
+
+// state is everything the mock persists. The feed is static and is not
+// part of it.
+type state struct {
+	Version     int            `json:"version"`
+	Accounts    []account      `json:"accounts"`
+	Communities []community    `json:"communities"`
+	Keywords    []keyword      `json:"keywords"`
+	Listings    []listing      `json:"listings"`
+	APIKeys     []apiKey       `json:"apiKeys"`
+	Brand       map[string]any `json:"brand"`
+}
+
+// result is what a store operation hands back to its endpoint: the HTTP
+// status and the payload, encoded while the lock is still held so no
+// response ever shares memory with the live state.
+type result struct {
+	status int
+	body   any
+}
+
+func ok(body any) result      { return result{status: 200, body: body} }
+func created(body any) result { return result{status: 201, body: body} }
+
+// store owns the state. Every operation, read or write, runs under one
+// mutex; a write is persisted before the lock is released, and a failed
+// write (a rule said no, or the disk did) rolls the state back to the last
+// saved copy, so callers never see half of a mutation.
+type store struct {
+	mu    sync.Mutex
+	st    *state
+	saved []byte // encoding of the last good state
+	path  string // "" keeps the state in memory only
+	now   func() time.Time
+}
+
+func openStore(path string, now func() time.Time) (*store, error) {
+	s := &store{path: path, now: now}
+	st, err := loadState(path)
+	if err != nil {
+		return nil, err
+	}
+	fresh := st == nil
+	if fresh {
+		if st, err = seedState(); err != nil {
+			return nil, err
+		}
+	}
+	s.st = st
+	if s.saved, err = encodeState(st); err != nil {
+		return nil, err
+	}
+	// Writing the seeded state at once makes a bad path fail at start
+	// rather than on the first click, and shows QA where the file lives.
+	if fresh && path != "" {
+		if err := writeAtomic(path, s.saved); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// loadState reads the state file; a missing file (or no path) gives nil,
+// meaning "start from the seed". A file that cannot be parsed is an error
+// rather than a silent reset, so a typo never wipes someone's state.
+func loadState(path string) (*state, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("legacymock: read state: %w", err)
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("legacymock: state file %s is not valid: %w", path, err)
+	}
+	st.fillNils()
+	return &st, nil
+}
+
+func encodeState(st *state) ([]byte, error) {
+	return json.MarshalIndent(st, "", "  ")
+}
+
+// writeAtomic replaces path with data through a temporary file in the same
+// directory and a rename, so a crash leaves either the old or the new file.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("legacymock: write state: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("legacymock: write state: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("legacymock: write state: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("legacymock: write state: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("legacymock: write state: %w", err)
+	}
+	return nil
+}
+
+// read runs fn over the state without saving it.
+func (s *store) read(fn func(st *state) (result, error)) (reply, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.prune()
+	res, err := fn(s.st)
+	if err != nil {
+		return reply{}, err
+	}
+	return encodeReply(res)
+}
+
+// write runs fn over the state and persists the outcome. When fn fails or
+// the state cannot be saved, the state is restored from the last saved
+// copy.
+func (s *store) write(fn func(st *state) (result, error)) (reply, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.prune()
+	res, err := fn(s.st)
+	if err != nil {
+		s.rollback()
+		return reply{}, err
+	}
+	data, err := encodeState(s.st)
+	if err == nil && s.path != "" {
+		err = writeAtomic(s.path, data)
+	}
+	if err != nil {
+		s.rollback()
+		return reply{}, core.Wrap(core.KindInternal, err, "")
+	}
+	s.saved = data
+	return encodeReply(res)
+}
+
+func (s *store) rollback() {
+	var st state
+	if err := json.Unmarshal(s.saved, &st); err != nil {
+		// saved was produced by encodeState; failing to read it back is a
+		// programming error, and keeping the current state is the least bad.
+		return
+	}
+	st.fillNils()
+	s.st = &st
+}
+
+// timestamp formats t the way the mock's clients expect: UTC with
+// milliseconds, as JavaScript's toISOString does.
+func timestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+func (s *store) stamp() string { return timestamp(s.now()) }
+
+// newID returns prefix-<unix ms>-<6 base-36 characters>, the account id
+// format of the spec, used for every generated id of the mock.
+func (s *store) newID(prefix string) string {
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+	b := make([]byte, 6)
+	for i := range b {
+		b[i] = alphabet[rand.IntN(len(alphabet))]
+	}
+	return prefix + "-" + strconv.FormatInt(s.now().UnixMilli(), 10) + "-" + string(b)
+}
+
+// fillNils turns absent lists into empty ones so the API never answers
+// null where a client expects an array.
+func (st *state) fillNils() {
+	if st.Accounts == nil {
+		st.Accounts = []account{}
+	}
+	if st.Communities == nil {
+		st.Communities = []community{}
+	}
+	if st.Keywords == nil {
+		st.Keywords = []keyword{}
+	}
+	if st.Listings == nil {
+		st.Listings = []listing{}
+	}
+	if st.APIKeys == nil {
+		st.APIKeys = []apiKey{}
+	}
+	for i := range st.Communities {
+		st.Communities[i].fillNils()
+	}
+	for i := range st.Listings {
+		if st.Listings[i].Images == nil {
+			st.Listings[i].Images = []string{}
+		}
+	}
+	for i := range st.APIKeys {
+		if st.APIKeys[i].Scopes.GroupIDs == nil {
+			st.APIKeys[i].Scopes.GroupIDs = []string{}
+		}
+	}
+	st.Version = stateVersion
+}

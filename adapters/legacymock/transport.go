@@ -1,0 +1,243 @@
+package legacymock
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/go-kit/kit/endpoint"
+	httptransport "github.com/go-kit/kit/transport/http"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// maxBody caps every request body; the spec names no limit and 1 MB is far
+// above any legitimate payload of this API (listing images are URLs).
+const maxBody = 1 << 20
+
+// reply is an endpoint's response: a status and the already-encoded JSON
+// payload. It implements go-kit's StatusCoder.
+type reply struct {
+	status int
+	body   []byte
+}
+
+func (r reply) StatusCode() int { return r.status }
+
+func encodeReply(res result) (reply, error) {
+	b, err := json.Marshal(res.body)
+	if err != nil {
+		return reply{}, core.Wrap(core.KindInternal, err, "")
+	}
+	return reply{status: res.status, body: b}, nil
+}
+
+// encodeResponse is the one response encoder of every route.
+func encodeResponse(_ context.Context, w http.ResponseWriter, response any) error {
+	r, isReply := response.(reply)
+	if !isReply {
+		return core.Errorf(core.KindInternal, "unexpected response %T", response)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(r.status)
+	_, err := w.Write(append(r.body, '\n'))
+	return err
+}
+
+// statusOf is the one table from error kind to HTTP status.
+var statusOf = map[core.Kind]int{
+	core.KindInvalid:         http.StatusBadRequest,
+	core.KindInvalidRequest:  http.StatusBadRequest,
+	core.KindInvalidJSON:     http.StatusBadRequest,
+	core.KindUnauthorized:    http.StatusUnauthorized,
+	core.KindForbidden:       http.StatusForbidden,
+	core.KindNotFound:        http.StatusNotFound,
+	core.KindConflict:        http.StatusConflict,
+	core.KindPayloadTooLarge: http.StatusRequestEntityTooLarge,
+	core.KindRateLimited:     http.StatusTooManyRequests,
+	core.KindUnavailable:     http.StatusServiceUnavailable,
+}
+
+// errorBody is the failure envelope of the spec.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// encodeError is the one error encoder: {error: message} with the status
+// of the error's kind. Internal errors never show their cause.
+func encodeError(_ context.Context, err error, w http.ResponseWriter) {
+	status, found := statusOf[core.KindOf(err)]
+	if !found {
+		status = http.StatusInternalServerError
+	}
+	writeError(w, status, core.Message(err))
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(errorBody{Error: msg})
+	w.Write(append(b, '\n'))
+}
+
+// logged is the one endpoint middleware: it logs every call with its
+// outcome, internal errors at error level with their cause.
+func logged(log *slog.Logger, route string) endpoint.Middleware {
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req any) (any, error) {
+			start := time.Now()
+			resp, err := next(ctx, req)
+			switch {
+			case err == nil:
+				log.DebugContext(ctx, "mock call", "route", route, "took", time.Since(start))
+			case core.KindOf(err) == core.KindInternal:
+				log.ErrorContext(ctx, "mock call failed", "route", route, "err", err)
+			default:
+				log.DebugContext(ctx, "mock call refused", "route", route, "err", err)
+			}
+			return resp, err
+		}
+	}
+}
+
+// decodeJSON reads the request body into v. A body is required to be a
+// JSON object; an empty body is accepted only when optional is true (v is
+// then left untouched). Errors are caller-safe: bad JSON and wrong types
+// give KindInvalidJSON, an oversized body KindPayloadTooLarge.
+func decodeJSON(r *http.Request, v any, optional bool) error {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return core.Errorf(core.KindPayloadTooLarge, "request body is larger than %d bytes", maxBody)
+		}
+		return core.Wrap(core.KindInvalidRequest, err, "could not read the request body")
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		if optional {
+			return nil
+		}
+		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
+	}
+	if data[0] != '{' {
+		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return jsonError(err)
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return core.Errorf(core.KindInvalidJSON, "%s must be %s", typeErr.Field, describeType(typeErr.Type))
+	case errors.As(err, &typeErr):
+		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
+	case errors.As(err, &syntaxErr):
+		return core.Errorf(core.KindInvalidJSON, "invalid JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
+	default:
+		return core.Errorf(core.KindInvalidJSON, "invalid JSON: %v", err)
+	}
+}
+
+func describeType(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "of another type"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "of another type"
+}
+
+// optional is a JSON field that tells "absent" from "null" from a value,
+// which PATCH routes need.
+type optional[T any] struct {
+	Set   bool
+	Null  bool
+	Value T
+}
+
+func (o *optional[T]) UnmarshalJSON(b []byte) error {
+	o.Set = true
+	if string(b) == "null" {
+		o.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &o.Value)
+}
+
+// route builds the go-kit server of one route.
+func (s *Server) route(name string, e endpoint.Endpoint, dec httptransport.DecodeRequestFunc) http.Handler {
+	return httptransport.NewServer(
+		logged(s.log, name)(e),
+		dec,
+		encodeResponse,
+		httptransport.ServerErrorEncoder(encodeError),
+	)
+}
+
+// decodeNone is the decoder of routes that take no input.
+func decodeNone(context.Context, *http.Request) (any, error) { return nil, nil }
+
+// statusRecorder captures what the mux would answer for a request no
+// pattern matches, so the answer can be rewritten as a JSON envelope.
+type statusRecorder struct {
+	header http.Header
+	status int
+}
+
+func (r *statusRecorder) Header() http.Header         { return r.header }
+func (r *statusRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (r *statusRecorder) WriteHeader(status int)      { r.status = status }
+
+// ServeHTTP caps the body, dispatches through the mux, and answers requests
+// that match no route with the error envelope: 405 (with Allow) when the
+// path exists under another method, 404 otherwise.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	}
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	rec := &statusRecorder{header: http.Header{}, status: http.StatusOK}
+	h.ServeHTTP(rec, r)
+	switch {
+	case rec.status == http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", rec.header.Get("Allow"))
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("Method %s is not allowed on %s", r.Method, r.URL.Path))
+	case rec.status >= 300 && rec.status < 400:
+		h.ServeHTTP(w, r) // the mux's own redirect to a cleaned path
+	default:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("Not found: %s %s", r.Method, r.URL.Path))
+	}
+}

@@ -1,0 +1,290 @@
+// Package smtpmail sends the plain-text alert emails (ports.Mailer) through
+// an SMTP server with github.com/wneessen/go-mail, or writes them to the
+// log when the deployment has no mail server (LogMailer).
+//
+// The server is given as a URL:
+//
+//	smtp://user:pass@host:port   port 25 by default; STARTTLS when the
+//	                             server offers it, plain text otherwise,
+//	                             since a local relay often has no TLS
+//	smtps://user:pass@host:port  TLS from the first byte (port 465 by default)
+//
+// Credentials are optional. Certificates are verified, STARTTLS included.
+// The password is sent only over TLS or to a loopback host; to a plain-text
+// server elsewhere, sending fails rather than expose it. Each Send opens
+// its own connection: alerts are few, and a fresh connection never finds a
+// stale one.
+package smtpmail
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// DefaultTimeout bounds one Send from dial to QUIT, unless ctx ends sooner.
+const DefaultTimeout = 30 * time.Second
+
+// Mailer sends mail through one SMTP server. It is safe for concurrent use.
+type Mailer struct {
+	host        string
+	port        int
+	implicitTLS bool
+	user, pass  string
+	from        *mail.Address
+	fromDomain  string
+	timeout     time.Duration
+	tlsConfig   *tls.Config
+	log         *slog.Logger
+}
+
+var (
+	_ ports.Mailer = (*Mailer)(nil)
+	_ ports.Mailer = (*LogMailer)(nil)
+)
+
+// Option adjusts a Mailer.
+type Option func(*Mailer)
+
+// WithTimeout replaces DefaultTimeout.
+func WithTimeout(d time.Duration) Option {
+	return func(m *Mailer) {
+		if d > 0 {
+			m.timeout = d
+		}
+	}
+}
+
+// WithTLSConfig sets the TLS client configuration, for a server whose
+// certificate a private authority signed. Its ServerName defaults to the
+// URL's host.
+func WithTLSConfig(c *tls.Config) Option {
+	return func(m *Mailer) { m.tlsConfig = c.Clone() }
+}
+
+// New returns a Mailer for the server at rawURL (see the package doc) that
+// sends as from ("earshot@example.com" or "Earshot <earshot@example.com>").
+// KindInvalid for a malformed URL or sender; errors never contain the
+// password. Nothing is dialled until Send.
+func New(rawURL, from string, logger *slog.Logger, opts ...Option) (*Mailer, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		// url.Parse quotes its whole input, password included.
+		return nil, core.Errorf(core.KindInvalid, "SMTP URL is malformed")
+	}
+	m := &Mailer{timeout: DefaultTimeout, log: logger.With("component", "smtpmail")}
+	switch u.Scheme {
+	case "smtp":
+		m.port = 25
+	case "smtps":
+		m.port, m.implicitTLS = 465, true
+	default:
+		return nil, core.Errorf(core.KindInvalid, "SMTP URL %s: scheme must be smtp or smtps", u.Redacted())
+	}
+	m.host = u.Hostname()
+	if m.host == "" {
+		return nil, core.Errorf(core.KindInvalid, "SMTP URL %s: no host", u.Redacted())
+	}
+	if p := u.Port(); p != "" {
+		if m.port, err = strconv.Atoi(p); err != nil || m.port < 1 || m.port > 65535 {
+			return nil, core.Errorf(core.KindInvalid, "SMTP URL %s: bad port", u.Redacted())
+		}
+	}
+	if u.Path != "" && u.Path != "/" {
+		return nil, core.Errorf(core.KindInvalid, "SMTP URL %s: unexpected path", u.Redacted())
+	}
+	if u.User != nil {
+		m.user = u.User.Username()
+		m.pass, _ = u.User.Password()
+	}
+	if m.from, err = mail.ParseAddress(from); err != nil {
+		return nil, core.Errorf(core.KindInvalid, "mail sender %q: %v", from, err)
+	}
+	m.fromDomain = m.from.Address[strings.LastIndexByte(m.from.Address, '@')+1:]
+	for _, o := range opts {
+		o(m)
+	}
+	if m.tlsConfig == nil {
+		m.tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	if m.tlsConfig.ServerName == "" {
+		m.tlsConfig.ServerName = m.host
+	}
+	return m, nil
+}
+
+// Send delivers mail to the server; see ports.Mailer. It takes at most the
+// timeout (30s by default) and stops as soon as ctx ends.
+func (m *Mailer) Send(ctx context.Context, mm ports.Mail) error {
+	to, err := validate(mm)
+	if err != nil {
+		return err
+	}
+	msg, err := m.message(to, mm)
+	if err != nil {
+		return err
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, m.timeout)
+	defer cancel()
+	var stops []func() bool
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
+	// go-mail watches ctx only while dialling and otherwise relies on
+	// per-command deadlines, which a slow server can keep extending. So the
+	// connection is closed when ctx ends, failing whatever step is running.
+	dial := func(dctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		conn, err := d.DialContext(dctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if m.implicitTLS {
+			tc := tls.Client(conn, m.tlsConfig)
+			if err := tc.HandshakeContext(dctx); err != nil {
+				_ = conn.Close()
+				return nil, err
+			}
+			// Returned as *tls.Conn, so go-mail knows the session is
+			// encrypted and allows AUTH PLAIN.
+			conn = tc
+		}
+		stops = append(stops, context.AfterFunc(ctx, func() { _ = conn.Close() }))
+		return conn, nil
+	}
+
+	opts := []gomail.Option{
+		gomail.WithPort(m.port),
+		gomail.WithTimeout(m.timeout),
+		gomail.WithTLSPolicy(gomail.TLSOpportunistic),
+		gomail.WithTLSConfig(m.tlsConfig),
+		gomail.WithDialContextFunc(dial),
+	}
+	if m.user != "" {
+		// PLAIN and LOGIN refuse to run unencrypted unless the host is
+		// loopback; the SCRAM mechanisms never reveal the password.
+		opts = append(opts,
+			gomail.WithUsername(m.user),
+			gomail.WithPassword(m.pass),
+			gomail.WithOpportunisticSMTPAuth(gomail.SMTPAuthSCRAMSHA256, gomail.SMTPAuthSCRAMSHA1,
+				gomail.SMTPAuthPlain, gomail.SMTPAuthLogin))
+	}
+	client, err := gomail.NewClient(m.host, opts...)
+	if err != nil {
+		return core.Wrap(core.KindInternal, m.redact(err), "SMTP client")
+	}
+	start := time.Now()
+	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
+		var cause error = m.redact(err)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			// The real cause; what go-mail saw was a closed connection.
+			cause = &ctxError{ctx: ctxErr, detail: cause}
+		}
+		return core.Wrap(core.KindUnavailable, cause, fmt.Sprintf("send mail via %s", m.addr()))
+	}
+	m.log.DebugContext(ctx, "mail sent", "to", to.Address, "subject", mm.Subject,
+		"message_id", msg.GetMessageID(), "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func (m *Mailer) addr() string { return net.JoinHostPort(m.host, strconv.Itoa(m.port)) }
+
+// message builds the text/plain UTF-8 message (quoted-printable, so any
+// text survives 7-bit relays).
+func (m *Mailer) message(to *mail.Address, mm ports.Mail) (*gomail.Msg, error) {
+	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent())
+	msg.FromMailAddress(m.from)
+	msg.ToMailAddress(to)
+	msg.Subject(mm.Subject)
+	msg.SetDate()
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, core.Wrap(core.KindInternal, err, "message id")
+	}
+	// The sender's domain makes the id globally unique without a hostname.
+	msg.SetMessageIDWithValue(hex.EncodeToString(id[:]) + "@" + m.fromDomain)
+	msg.SetBodyString(gomail.TypeTextPlain, mm.Body)
+	return msg, nil
+}
+
+// redact returns err's message without the password, which no error may
+// carry into a log: go-mail's errors quote server replies, and a server
+// may echo what it was sent.
+func (m *Mailer) redact(err error) error {
+	s := err.Error()
+	if m.pass != "" {
+		s = strings.ReplaceAll(s, m.pass, "xxxxx")
+	}
+	// go-mail joins errors with line breaks; logs want one line.
+	return errors.New(strings.ReplaceAll(s, "\n", "; "))
+}
+
+// ctxError reports the end of ctx as the cause of a failed send, so that
+// errors.Is(err, context.DeadlineExceeded) holds, with what go-mail saw.
+type ctxError struct {
+	ctx    error
+	detail error
+}
+
+func (e *ctxError) Error() string { return e.ctx.Error() + " (" + e.detail.Error() + ")" }
+func (e *ctxError) Unwrap() error { return e.ctx }
+
+// validate checks what the port promises to reject: a recipient that is
+// not one address, and line breaks in the subject, which would let text
+// pass for further headers.
+func validate(mm ports.Mail) (*mail.Address, error) {
+	to, err := mail.ParseAddress(mm.To)
+	if err != nil {
+		return nil, core.Errorf(core.KindInvalid, "mail recipient %q: %v", mm.To, err)
+	}
+	if strings.ContainsAny(mm.Subject, "\r\n") {
+		return nil, core.Errorf(core.KindInvalid, "mail subject contains a line break")
+	}
+	return to, nil
+}
+
+// LogMailer writes each mail to the log instead of sending it, for
+// deployments without EARSHOT_SMTP_URL. Send accepts every valid mail, so
+// alerts count as sent.
+type LogMailer struct {
+	log *slog.Logger
+}
+
+// NewLogMailer returns a LogMailer writing to logger (slog.Default() if nil).
+func NewLogMailer(logger *slog.Logger) *LogMailer {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &LogMailer{log: logger.With("component", "smtpmail")}
+}
+
+// Send logs mm at Info level. KindInvalid for what Mailer would refuse.
+func (l *LogMailer) Send(ctx context.Context, mm ports.Mail) error {
+	if _, err := validate(mm); err != nil {
+		return err
+	}
+	l.log.InfoContext(ctx, "mail not sent, no SMTP server configured (EARSHOT_SMTP_URL); here it is",
+		"to", mm.To, "subject", mm.Subject, "body", mm.Body)
+	return nil
+}

@@ -1,0 +1,260 @@
+package smtpmail
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/mail"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/mailtest"
+)
+
+const password = "pa55-w0rd-s3cret"
+
+var alert = ports.Mail{
+	To:      "ana@example.com",
+	Subject: "3 new matches for “standing desk”",
+	Body:    "Hello Ana,\n\nr/homeoffice: which standing desk lasts? (score 91)\nLong line " + strings.Repeat("é", 100) + "\n",
+}
+
+func newMailer(t *testing.T, url string, opts ...Option) *Mailer {
+	t.Helper()
+	m, err := New(url, "Earshot <alerts@earshot.example>", slog.New(slog.DiscardHandler), opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return m
+}
+
+func TestDelivery(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    []mailtest.Option
+		wantTLS bool
+	}{
+		{"plain", nil, false},
+		{"starttls", []mailtest.Option{mailtest.WithStartTLS()}, true},
+		{"smtps", []mailtest.Option{mailtest.WithImplicitTLS()}, true},
+		{"auth", []mailtest.Option{mailtest.WithAuth("earshot", password)}, false},
+		{"auth-starttls", []mailtest.Option{mailtest.WithAuth("earshot", password), mailtest.WithStartTLS()}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := mailtest.NewServer(t, tt.opts...)
+			var opts []Option
+			if c := srv.TLSConfig(); c != nil {
+				opts = append(opts, WithTLSConfig(c))
+			}
+			m := newMailer(t, srv.URL(), opts...)
+			if err := m.Send(t.Context(), alert); err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+			got := srv.WaitFor(1, 5*time.Second)[0]
+
+			if got.From != "alerts@earshot.example" || len(got.To) != 1 || got.To[0] != alert.To {
+				t.Errorf("envelope from %q to %q", got.From, got.To)
+			}
+			if got.TLS != tt.wantTLS {
+				t.Errorf("TLS = %v, want %v", got.TLS, tt.wantTLS)
+			}
+			if strings.Contains(tt.name, "auth") && got.User != "earshot" {
+				t.Errorf("authenticated as %q, want earshot", got.User)
+			}
+			checkHeader(t, got.Header)
+			if got.Subject != alert.Subject {
+				t.Errorf("Subject = %q, want %q", got.Subject, alert.Subject)
+			}
+			if body := strings.ReplaceAll(got.Body, "\r\n", "\n"); body != alert.Body {
+				t.Errorf("body = %q, want %q", body, alert.Body)
+			}
+		})
+	}
+}
+
+func checkHeader(t *testing.T, h mail.Header) {
+	t.Helper()
+	if from, err := mail.ParseAddress(h.Get("From")); err != nil || from.Address != "alerts@earshot.example" || from.Name != "Earshot" {
+		t.Errorf("From = %q", h.Get("From"))
+	}
+	if to, err := mail.ParseAddress(h.Get("To")); err != nil || to.Address != alert.To {
+		t.Errorf("To = %q", h.Get("To"))
+	}
+	if ct := h.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") || !strings.Contains(strings.ToLower(ct), "charset=utf-8") {
+		t.Errorf("Content-Type = %q, want text/plain; charset=UTF-8", ct)
+	}
+	if date, err := h.Date(); err != nil || time.Since(date) > time.Minute {
+		t.Errorf("Date = %q (%v)", h.Get("Date"), err)
+	}
+	if id := h.Get("Message-ID"); !strings.HasPrefix(id, "<") || !strings.HasSuffix(id, "@earshot.example>") {
+		t.Errorf("Message-ID = %q", id)
+	}
+}
+
+func TestAuthFailureHidesPassword(t *testing.T) {
+	srv := mailtest.NewServer(t, mailtest.WithAuth("earshot", "another-password"))
+	m := newMailer(t, "smtp://earshot:"+password+"@"+srv.Addr())
+	err := m.Send(t.Context(), alert)
+	if !core.IsKind(err, core.KindUnavailable) {
+		t.Fatalf("Send with a wrong password: %v, want kind %v", err, core.KindUnavailable)
+	}
+	if strings.Contains(err.Error(), password) {
+		t.Errorf("error shows the password: %v", err)
+	}
+	if n := len(srv.Messages()); n != 0 {
+		t.Errorf("%d messages accepted", n)
+	}
+}
+
+func TestRefused(t *testing.T) {
+	for _, code := range []int{421, 451, 550, 554} {
+		srv := mailtest.NewServer(t)
+		srv.RejectWith(code, "not today")
+		err := newMailer(t, srv.URL()).Send(t.Context(), alert)
+		if !core.IsKind(err, core.KindUnavailable) {
+			t.Errorf("server answering %d: Send = %v, want kind %v", code, err, core.KindUnavailable)
+			continue
+		}
+		if !strings.Contains(err.Error(), "not today") {
+			t.Errorf("server answering %d: error %q does not carry the server's reply", code, err)
+		}
+	}
+}
+
+func TestHangUp(t *testing.T) {
+	srv := mailtest.NewServer(t)
+	srv.HangUp()
+	start := time.Now()
+	err := newMailer(t, srv.URL()).Send(t.Context(), alert)
+	if !core.IsKind(err, core.KindUnavailable) {
+		t.Fatalf("Send to a server that hangs up: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Send took %v after the hang-up", d)
+	}
+}
+
+func TestServerNeverAnswers(t *testing.T) {
+	srv := mailtest.NewServer(t)
+	srv.Stall()
+	m := newMailer(t, srv.URL(), WithTimeout(500*time.Millisecond))
+	start := time.Now()
+	err := m.Send(t.Context(), alert)
+	took := time.Since(start)
+	if !core.IsKind(err, core.KindUnavailable) {
+		t.Fatalf("Send to a silent server: %v", err)
+	}
+	if took > 3*time.Second {
+		t.Errorf("Send took %v with a 500ms timeout", took)
+	}
+
+	// The caller's ctx ends the wait sooner than the timeout.
+	m = newMailer(t, srv.URL())
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	err = m.Send(ctx, alert)
+	if !errors.Is(err, context.DeadlineExceeded) || !core.IsKind(err, core.KindUnavailable) {
+		t.Errorf("Send with a 300ms ctx: %v, want deadline exceeded of kind %v", err, core.KindUnavailable)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Send took %v with a 300ms ctx", took)
+	}
+}
+
+func TestNothingListening(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	err = newMailer(t, "smtp://u:"+password+"@"+addr).Send(t.Context(), alert)
+	if !core.IsKind(err, core.KindUnavailable) || strings.Contains(err.Error(), password) {
+		t.Fatalf("Send with nothing listening: %v", err)
+	}
+}
+
+func TestInvalidMail(t *testing.T) {
+	srv := mailtest.NewServer(t)
+	m := newMailer(t, srv.URL())
+	logm := NewLogMailer(slog.New(slog.DiscardHandler))
+	for _, mm := range []ports.Mail{
+		{To: "", Subject: "s", Body: "b"},
+		{To: "not an address", Subject: "s", Body: "b"},
+		{To: "a@example.com, b@example.com", Subject: "s", Body: "b"},
+		{To: "a@example.com", Subject: "s\r\nBcc: victim@example.com", Body: "b"},
+	} {
+		for _, sender := range []ports.Mailer{m, logm} {
+			if err := sender.Send(t.Context(), mm); !core.IsKind(err, core.KindInvalid) {
+				t.Errorf("%T.Send(%+v) = %v, want kind %v", sender, mm, err, core.KindInvalid)
+			}
+		}
+	}
+	if n := len(srv.Messages()); n != 0 {
+		t.Errorf("%d invalid messages reached the server", n)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	tests := []struct{ url, from string }{
+		{"http://host:25", "a@example.com"},
+		{"smtp://:25", "a@example.com"},
+		{"smtp://u:" + password + "@host:0", "a@example.com"},
+		{"smtp://u:" + password + "@host:bad", "a@example.com"},
+		{"smtp://u:" + password + "@[::1", "a@example.com"},
+		{"smtp://host:25/path", "a@example.com"},
+		{"smtp://host:25", "not an address"},
+	}
+	for _, tt := range tests {
+		_, err := New(tt.url, tt.from, nil)
+		if !core.IsKind(err, core.KindInvalid) {
+			t.Errorf("New(%q, %q) = %v, want kind %v", tt.url, tt.from, err, core.KindInvalid)
+			continue
+		}
+		if strings.Contains(err.Error(), password) {
+			t.Errorf("New error shows the password: %v", err)
+		}
+	}
+}
+
+func TestDefaultPorts(t *testing.T) {
+	for url, want := range map[string]string{
+		"smtp://relay.example":       "relay.example:25",
+		"smtps://relay.example":      "relay.example:465",
+		"smtp://relay.example:587":   "relay.example:587",
+		"smtps://u:p@[::1]:2465":     "[::1]:2465",
+		"smtp://relay.example:25/":   "relay.example:25",
+		"smtp://user@relay.example/": "relay.example:25",
+	} {
+		m, err := New(url, "a@example.com", nil)
+		if err != nil {
+			t.Errorf("New(%s): %v", url, err)
+			continue
+		}
+		if m.addr() != want {
+			t.Errorf("New(%s) dials %s, want %s", url, m.addr(), want)
+		}
+	}
+}
+
+func TestLogMailer(t *testing.T) {
+	var buf bytes.Buffer
+	l := NewLogMailer(slog.New(slog.NewTextHandler(&buf, nil)))
+	if err := l.Send(t.Context(), alert); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"ana@example.com", "standing desk", "homeoffice"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log %q lacks %q", out, want)
+		}
+	}
+}

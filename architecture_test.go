@@ -1,0 +1,258 @@
+package earshot_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The dependency rule of ARCHITECTURE.md, checked on what the go command
+// reports rather than on what the code is hoped to import.
+
+const module = "github.com/earshothq/earshot"
+
+// standard reports whether path is a standard-library import path: the go
+// command's own rule is that such paths have no dot in the first element.
+func standard(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// within reports whether path is the module package dir or lies under it.
+func within(path, dir string) bool {
+	base := module + "/" + dir
+	return path == base || strings.HasPrefix(path, base+"/")
+}
+
+// layer names the layer of a package of this module: "core", "ports",
+// "app", "adapters/<name>", "cmd", "testkit", or "" for anything else.
+func layer(pkg string) string {
+	rest, ok := strings.CutPrefix(pkg, module+"/")
+	if !ok {
+		return ""
+	}
+	top, sub, _ := strings.Cut(rest, "/")
+	if top == "adapters" {
+		name, _, _ := strings.Cut(sub, "/")
+		if name == "" {
+			return ""
+		}
+		return "adapters/" + name
+	}
+	switch top {
+	case "core", "ports", "app", "cmd", "testkit":
+		return top
+	}
+	return ""
+}
+
+// violations returns the deps that pkg may not reach under the rule of its
+// layer. For app it applies to the files other than the composition root.
+func violations(pkg string, deps []string) []string {
+	var bad []string
+	for _, d := range deps {
+		if !allowed(pkg, d) {
+			bad = append(bad, d)
+		}
+	}
+	return bad
+}
+
+func allowed(pkg, dep string) bool {
+	if standard(dep) {
+		return true
+	}
+	switch l := layer(pkg); {
+	case l == "core":
+		return within(dep, "core")
+	case l == "ports":
+		return within(dep, "core") || within(dep, "ports")
+	case l == "app":
+		// fx is allowed because app hosts the fx modules of its services;
+		// it is not an adapter and does not tie app to one.
+		return within(dep, "core") || within(dep, "ports") || within(dep, "app") ||
+			dep == "go.uber.org/fx" || strings.HasPrefix(dep, "go.uber.org/fx/")
+	case strings.HasPrefix(l, "adapters/"):
+		other := layer(dep)
+		return !strings.HasPrefix(other, "adapters/") || other == l
+	}
+	return true
+}
+
+func TestViolations(t *testing.T) {
+	m := func(p string) string { return module + "/" + p }
+	cases := []struct {
+		name string
+		pkg  string
+		deps []string
+		want []string
+	}{
+		{"core: standard and core", m("core"), []string{"fmt", "unicode/utf8", m("core"), m("core/score")}, nil},
+		{"core: ports", m("core"), []string{"fmt", m("ports")}, []string{m("ports")}},
+		{"core: third party", m("core"), []string{"gorm.io/gorm", "golang.org/x/text/cases"}, []string{"gorm.io/gorm", "golang.org/x/text/cases"}},
+		{"core: look-alike prefix", m("core"), []string{m("corex"), m("core_test")}, []string{m("corex"), m("core_test")}},
+		{"core: module root", m("core"), []string{module}, []string{module}},
+		{"core subpackage: app", m("core/score"), []string{m("core"), m("app")}, []string{m("app")}},
+		{"ports: core", m("ports"), []string{"context", m("core"), m("core/health"), m("ports")}, nil},
+		{"ports: app", m("ports"), []string{m("app")}, []string{m("app")}},
+		{"ports: adapter", m("ports"), []string{m("adapters/gormstore")}, []string{m("adapters/gormstore")}},
+		{"ports: third party", m("ports"), []string{"github.com/google/uuid"}, []string{"github.com/google/uuid"}},
+		{"adapter: own library and own tree", m("adapters/gormstore"), []string{"gorm.io/gorm", m("core"), m("ports"), m("adapters/gormstore/internal/row")}, nil},
+		{"adapter: another adapter", m("adapters/gormstore"), []string{m("adapters/bus")}, []string{m("adapters/bus")}},
+		{"adapter subpackage: own root", m("adapters/bus/amqp"), []string{m("adapters/bus")}, nil},
+		{"adapter subpackage: other", m("adapters/bus/amqp"), []string{m("adapters/httpapi/encode")}, []string{m("adapters/httpapi/encode")}},
+		{"adapter: look-alike name", m("adapters/bus"), []string{m("adapters/busx")}, []string{m("adapters/busx")}},
+		{"app: core, ports, fx", m("app"), []string{"net/http", m("core"), m("ports"), "go.uber.org/fx"}, nil},
+		{"app: adapter", m("app"), []string{m("adapters/gormstore")}, []string{m("adapters/gormstore")}},
+		{"app: driver", m("app"), []string{"gorm.io/gorm", "go.uber.org/fxx"}, []string{"gorm.io/gorm", "go.uber.org/fxx"}},
+		{"no rule for cmd", m("cmd/earshot"), []string{m("adapters/bus"), "gorm.io/gorm"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := violations(c.pkg, c.deps); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("violations(%s, %v) = %v, want %v", c.pkg, c.deps, got, c.want)
+			}
+		})
+	}
+}
+
+// goList runs the go command's list with args in the module root and
+// returns the non-empty output lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	out := goCmd(t, append([]string{"list"}, args...)...)
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+func goCmd(t *testing.T, args ...string) []byte {
+	t.Helper()
+	// go test puts its own GOROOT/bin first on PATH for the test binary.
+	bin, err := exec.LookPath("go")
+	if err != nil {
+		if root := os.Getenv("GOROOT"); root != "" {
+			bin = filepath.Join(root, "bin", "go")
+		}
+	}
+	if bin == "" {
+		t.Skip("no go command found to list packages with")
+	}
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+func requireListed(t *testing.T, pkgs []string, want string) {
+	t.Helper()
+	for _, p := range pkgs {
+		if p == want {
+			return
+		}
+	}
+	t.Fatalf("%s missing from the go list output %v: the check would pass on nothing", want, pkgs)
+}
+
+func TestCoreImportsOnlyStandardLibrary(t *testing.T) {
+	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./core/...")
+	requireListed(t, deps, module+"/core")
+	for _, v := range violations(module+"/core", deps) {
+		t.Errorf("core reaches %s; core may use only the standard library", v)
+	}
+}
+
+func TestPortsImportOnlyCore(t *testing.T) {
+	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./ports/...")
+	requireListed(t, deps, module+"/ports")
+	for _, v := range violations(module+"/ports", deps) {
+		t.Errorf("ports reaches %s; ports may use only core", v)
+	}
+}
+
+func TestAdaptersDoNotImportEachOther(t *testing.T) {
+	lines := goList(t, "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./adapters/...")
+	if len(lines) == 0 {
+		t.Fatal("go list found no adapter packages")
+	}
+	trees := map[string]bool{}
+	for _, line := range lines {
+		f := strings.Fields(line)
+		pkg := f[0]
+		l := layer(pkg)
+		if !strings.HasPrefix(l, "adapters/") {
+			t.Fatalf("go list returned %s for ./adapters/...", pkg)
+		}
+		trees[l] = true
+		for _, v := range violations(pkg, f[1:]) {
+			t.Errorf("%s imports %s; adapters never import each other", pkg, v)
+		}
+	}
+	t.Logf("checked %d adapter trees in %d packages", len(trees), len(lines))
+}
+
+// listedPackage is the part of go list -json output this test reads.
+type listedPackage struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+}
+
+func TestAppImportsOnlyCoreAndPorts(t *testing.T) {
+	out := goCmd(t, "list", "-json", "./app/...")
+	dec := json.NewDecoder(bytes.NewReader(out))
+	files := 0
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("reading go list -json: %v", err)
+		}
+		fset := token.NewFileSet()
+		for _, name := range p.GoFiles {
+			// The composition root is the one app file that may name
+			// adapters: it picks them from the config.
+			if p.ImportPath == module+"/app" && name == "wire.go" {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatalf("parse %s: %v", name, err)
+			}
+			var imports []string
+			for _, s := range f.Imports {
+				path, err := strconv.Unquote(s.Path.Value)
+				if err != nil {
+					t.Fatalf("%s: bad import %s", name, s.Path.Value)
+				}
+				imports = append(imports, path)
+			}
+			for _, v := range violations(p.ImportPath, imports) {
+				t.Errorf("%s/%s imports %s; only wire.go may reach adapters, and app otherwise uses core and ports", p.ImportPath, name, v)
+			}
+			files++
+		}
+	}
+	if files == 0 {
+		t.Fatal("no app files checked: the check would pass on nothing")
+	}
+}

@@ -1,0 +1,106 @@
+package core_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/earshothq/earshot/core"
+)
+
+func TestNewOwnerEmail(t *testing.T) {
+	cases := []struct {
+		in   string
+		want string // empty: refused with KindInvalid
+	}{
+		{"ada@example.com", "ada@example.com"},
+		{"  Ada@Example.COM ", "ada@example.com"},
+		{"ada.lovelace+earshot@mail.example.co.uk", "ada.lovelace+earshot@mail.example.co.uk"},
+		{"ada@localhost", "ada@localhost"},
+
+		{"", ""},
+		{"   ", ""},
+		{"ada", ""},
+		{"ada@", ""},
+		{"@example.com", ""},
+		{"ada@@example.com", ""},
+		{"ada @example.com", ""},
+		{"Ada <ada@example.com>", ""},
+		{"<ada@example.com>", ""},
+		{"ada@example.com (Ada)", ""},
+		{"ada@example.com, bob@example.com", ""},
+		{"ada@example.com\nBcc: eve@example.com", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			o, err := core.NewOwner(c.in, "Ada")
+			if c.want == "" {
+				requireKind(t, err, core.KindInvalid)
+				if !strings.Contains(core.Message(err), "email") {
+					t.Errorf("message %q does not name the field", core.Message(err))
+				}
+				return
+			}
+			if err != nil || o.Email != c.want {
+				t.Fatalf("NewOwner(%q) = %+v, %v; want email %q", c.in, o, err, c.want)
+			}
+			if o.Name != "Ada" {
+				t.Errorf("Name = %q", o.Name)
+			}
+		})
+	}
+}
+
+func TestNewOwnerName(t *testing.T) {
+	cases := []struct {
+		name string
+		in   string
+		want string
+		ok   bool
+	}{
+		{"empty", "", "", true},
+		{"trimmed", "  Ada Lovelace \n", "Ada Lovelace", true},
+		{"200 ASCII", strings.Repeat("a", 200), strings.Repeat("a", 200), true},
+		{"201 ASCII", strings.Repeat("a", 201), "", false},
+		{"200 after trimming", " " + strings.Repeat("a", 200) + " ", strings.Repeat("a", 200), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o, err := core.NewOwner("ada@example.com", c.in)
+			if !c.ok {
+				requireKind(t, err, core.KindInvalid)
+				if !strings.Contains(core.Message(err), "name") {
+					t.Errorf("message %q does not name the field", core.Message(err))
+				}
+				return
+			}
+			if err != nil || o.Name != c.want {
+				t.Fatalf("NewOwner name %q = %q, %v; want %q", c.in, o.Name, err, c.want)
+			}
+		})
+	}
+}
+
+// The limit is stated in characters, as for phrases, so a name in a
+// script of multi-byte letters gets the same 200 as a Latin one.
+func TestNewOwnerNameCountsCharacters(t *testing.T) {
+	cases := []struct {
+		name string
+		in   string
+		ok   bool
+	}{
+		{"200 two-byte", strings.Repeat("é", 200), true},
+		{"200 three-byte", strings.Repeat("李", 200), true},
+		{"201 two-byte", strings.Repeat("é", 201), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := core.NewOwner("ada@example.com", c.in)
+			if c.ok && err != nil {
+				t.Errorf("refused a name of 200 characters: %v", err)
+			}
+			if !c.ok {
+				requireKind(t, err, core.KindInvalid)
+			}
+		})
+	}
+}

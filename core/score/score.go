@@ -1,0 +1,233 @@
+// Package score rates a match without a model: a table of weighted cues
+// (phrases such as "looking for", "alternative to", "cancel my
+// subscription", "we're hiring") decides the intent, and the intent's band
+// and the strength of the evidence decide the score.
+//
+// The scale is a seller's: someone about to buy or asking what to use
+// scores highest, a complaint (often about a competitor) next, then
+// questions, praise and plain discussion, and promotion, spam and job posts
+// lowest. The rules are pure and instant, so they also serve as the
+// fallback when a remote model fails.
+package score
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// Rules is the rule-based scorer. Its method set matches ports.Scorer.
+type Rules struct{}
+
+// Score rates m with Rate. It never fails and does not wait on ctx:
+// rating is pure computation, which is also why it is safe to call as a
+// fallback after a remote scorer's deadline has passed.
+func (Rules) Score(_ context.Context, m core.Match) (core.Score, error) {
+	return Rate(m.Phrase, m.Post), nil
+}
+
+// band is the score range of an intent. Stronger evidence moves the score
+// from lo towards hi, except for promotion, where stronger evidence means
+// more certain spam and moves it down.
+type band struct{ lo, hi int }
+
+var bands = map[core.Intent]band{
+	core.IntentBuying:         {72, 90},
+	core.IntentRecommendation: {72, 90},
+	core.IntentComplaint:      {50, 74},
+	core.IntentQuestion:       {38, 58},
+	core.IntentPraise:         {24, 44},
+	core.IntentDiscussion:     {15, 32},
+	core.IntentPromotion:      {2, 16},
+}
+
+// saturation is the evidence (sum of cue weights) at which a score reaches
+// the far end of its band; it takes three firm cues to get there, so one
+// clear ask lands mid-band.
+const saturation = 15
+
+// nearBonus is added when the deciding cue sits close to the tracked
+// phrase: "alternatives to mailchimp" says more about mailchimp than a
+// cue three sentences away.
+const (
+	nearBonus = 3
+	nearBytes = 60
+)
+
+// maxScan caps the text the cues run over. Stored posts are cut at
+// core.MaxPostText characters already; the cap bounds the cost of an
+// oversized input handed to Rate directly.
+const maxScan = 4 * core.MaxPostText
+
+// Lengths the reason quotes at most, so that it always fits
+// core.MaxReasonLen.
+const (
+	maxQuotedCue    = 60
+	maxQuotedPhrase = 40
+)
+
+// preference breaks ties between intents with equal evidence: a spam cue
+// outweighs a lead cue of the same weight, and a lead outweighs chatter.
+var preference = []core.Intent{
+	core.IntentPromotion,
+	core.IntentRecommendation,
+	core.IntentBuying,
+	core.IntentComplaint,
+	core.IntentPraise,
+	core.IntentQuestion,
+	core.IntentDiscussion,
+}
+
+// Rate scores a post that matched phrase. The verdict's value is within
+// 0 to 100, its intent is one of core.Intents and its reason is a single
+// line of at most core.MaxReasonLen characters naming the deciding cue.
+func Rate(phrase string, post core.Post) core.Score {
+	text := normalise(post.Title + "\n" + post.Text)
+	text = cutBytes(text, maxScan)
+	phrase = normalise(phrase)
+
+	evidence := map[core.Intent]int{}
+	top := map[core.Intent]hit{}
+	for _, c := range cues {
+		loc := c.find(text)
+		if loc == nil {
+			continue
+		}
+		evidence[c.intent] += c.weight
+		if h, ok := top[c.intent]; !ok || c.weight > h.cue.weight {
+			top[c.intent] = hit{cue: c, start: loc[0], end: loc[1]}
+		}
+	}
+
+	intent := core.IntentDiscussion
+	best := 0
+	for _, i := range preference {
+		if evidence[i] > best {
+			intent, best = i, evidence[i]
+		}
+	}
+	if best == 0 {
+		b := bands[core.IntentDiscussion]
+		return core.Score{
+			Value:  b.lo,
+			Intent: core.IntentDiscussion,
+			Reason: reason("mentions "+quote(phrase, maxQuotedPhrase)+" with no buying, support or sales cue", "", ""),
+		}
+	}
+
+	b := bands[intent]
+	strength := min(best, saturation)
+	value := b.lo + (b.hi-b.lo)*strength/saturation
+	if intent == core.IntentPromotion {
+		value = b.hi - (b.hi-b.lo)*strength/saturation
+	}
+	h := top[intent]
+	near := ""
+	if intent != core.IntentPromotion && nearPhrase(text, phrase, h.start, h.end) {
+		value = min(value+nearBonus, b.hi)
+		near = phrase
+	}
+	return core.Score{
+		Value:  max(0, min(100, value)),
+		Intent: intent,
+		Reason: reason(h.cue.why, text[h.start:h.end], near),
+	}
+}
+
+// hit is where a cue matched in the normalised text.
+type hit struct {
+	cue        cue
+	start, end int
+}
+
+// reason builds `why: "cue"` with ` near "phrase"` when proximity counted,
+// and guarantees the one-line, length-limited form.
+func reason(why, matched, near string) string {
+	r := why
+	if matched != "" {
+		r += ": " + quote(matched, maxQuotedCue)
+	}
+	if near != "" {
+		r += " near " + quote(near, maxQuotedPhrase)
+	}
+	return core.Cut(singleLine(r), core.MaxReasonLen)
+}
+
+func quote(s string, n int) string {
+	s = singleLine(s)
+	if utf8.RuneCountInString(s) > n {
+		s = core.Cut(s, n-1) + "…"
+	}
+	return `"` + s + `"`
+}
+
+// singleLine replaces every control or space character by a plain space,
+// so nothing in a reason can break a line (U+2028 included).
+func singleLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// normalise lower-cases s, folds typographic quotes to ASCII ones (posts
+// pasted from phones write "don’t") and collapses runs of white space and
+// control characters into one space, as the matcher does. Invalid UTF-8
+// becomes U+FFFD.
+func normalise(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := true // drops leading space
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r) || unicode.IsControl(r):
+			if !space {
+				b.WriteByte(' ')
+				space = true
+			}
+			continue
+		case r == '’' || r == '‘' || r == 'ʼ':
+			r = '\''
+		case r == '“' || r == '”':
+			r = '"'
+		default:
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+		space = false
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// cutBytes cuts s to at most n bytes on a rune boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// nearPhrase reports whether an occurrence of phrase lies within nearBytes
+// of the span [start, end).
+func nearPhrase(text, phrase string, start, end int) bool {
+	if phrase == "" {
+		return false
+	}
+	from := max(0, start-nearBytes-len(phrase))
+	to := min(len(text), end+nearBytes+len(phrase))
+	for from < to && !utf8.RuneStart(text[from]) {
+		from++
+	}
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	return strings.Contains(text[from:to], phrase)
+}
