@@ -8,7 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/adapters/httpapi"
@@ -91,16 +94,28 @@ func BenchmarkMatchesPage(b *testing.B) {
 	}))
 	defer bareSrv.Close()
 
+	// Each side runs for the same fixed time with the same number of
+	// concurrent clients; b.N is ignored (run with -benchtime 1x).
 	rate := func(url string) float64 {
-		r := testing.Benchmark(func(b *testing.B) {
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
+		const clients = 16
+		var n atomic.Int64
+		deadline := time.Now().Add(3 * time.Second)
+		var wg sync.WaitGroup
+		for range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(deadline) {
 					get(url)
+					n.Add(1)
 				}
-			})
-		})
-		return float64(r.N) / r.T.Seconds()
+			}()
+		}
+		start := time.Now()
+		wg.Wait()
+		return float64(n.Load()) / time.Since(start).Seconds()
 	}
+	get(bareSrv.URL) // warm both connections pools
 	bare := rate(bareSrv.URL + "/api/v1/matches?limit=25")
 	full := rate(apiSrv.URL + "/api/v1/matches?limit=25")
 	b.ReportMetric(bare, "bare-req/s")

@@ -25,6 +25,7 @@ type Config struct {
 	SiteURL     string
 	DatabaseURL string
 	BusURL      string
+	BusPrefix   string
 	SecretKey   string
 	Limits      core.Limits
 	RateLimit   int
@@ -107,6 +108,15 @@ var settings = []setting{
 			return errors.New("accepts memory:// or amqp://user:pass@host:5672/")
 		}
 		c.BusURL = v
+		return nil
+	}},
+	{"EARSHOT_BUS_PREFIX", "earshot", "prefix of queue and exchange names, so deployments can share a broker", func(c *Config, v string) error {
+		for _, r := range v {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+				return errors.New("accepts letters, digits and _ - .")
+			}
+		}
+		c.BusPrefix = v
 		return nil
 	}},
 	{"EARSHOT_SECRET_KEY", "", "key that encrypts cookie jars and webhook secrets at rest (at least 32 characters; generated into the data dir when empty)", func(c *Config, v string) error {

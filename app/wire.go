@@ -16,10 +16,14 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
+	"github.com/earshothq/earshot/adapters/bus"
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/adapters/httpapi"
 	"github.com/earshothq/earshot/adapters/legacymock"
+	"github.com/earshothq/earshot/adapters/llmscorer"
 	"github.com/earshothq/earshot/adapters/ratelimit"
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/score"
 	"github.com/earshothq/earshot/ports"
 )
 
@@ -31,8 +35,28 @@ var StoreModule = fx.Module("store",
 		fx.Annotate(gormstore.NewKeyStore, fx.As(new(ports.KeyStore))),
 		fx.Annotate(gormstore.NewPhraseStore, fx.As(new(ports.PhraseStore))),
 		fx.Annotate(gormstore.NewMatchStore, fx.As(new(ports.MatchStore))),
+		fx.Annotate(gormstore.NewAccountStore, fx.As(new(ports.AccountStore))),
 	),
 )
+
+// BusModule opens the event bus the settings name and binds it as
+// publisher and subscriber.
+var BusModule = fx.Module("bus",
+	fx.Provide(
+		openBus,
+		func(b *bus.Bus) ports.Publisher { return b },
+		func(b *bus.Bus) ports.Subscriber { return b },
+	),
+)
+
+func openBus(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*bus.Bus, error) {
+	b, err := bus.Open(cfg.BusURL, bus.Config{Logger: log, Group: bus.DefaultGroup, QueuePrefix: cfg.BusPrefix})
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(b.Close))
+	return b, nil
+}
 
 // ServiceModule provides the use cases.
 var ServiceModule = fx.Module("services",
@@ -42,14 +66,54 @@ var ServiceModule = fx.Module("services",
 		NewOwners,
 		func(s ports.PhraseStore, cfg Config, c ports.Clock) *Phrases { return NewPhrases(s, cfg.Limits, c) },
 		NewMatches,
+		newSealer,
+		func(s ports.AccountStore, sealer *core.Sealer, cfg Config) *Accounts {
+			return NewAccounts(s, sealer, cfg.Limits)
+		},
+		NewMatchers,
+		func(m ports.MatchStore, a ports.AccountStore, mm *Matchers, pub ports.Publisher, cfg Config, log *slog.Logger) *Ingest {
+			return NewIngest(m, a, mm, pub, cfg.Limits, log)
+		},
+		newScorer,
+		NewScoring,
 	),
+	fx.Invoke(runScoring),
 )
+
+func newSealer(cfg Config, log *slog.Logger) (*core.Sealer, error) {
+	key, err := SecretKey(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	return core.NewSealer(key)
+}
+
+// newScorer is the rule-based scorer, or an OpenAI-compatible model in
+// front of it when EARSHOT_LLM_URL is set.
+func newScorer(cfg Config, log *slog.Logger) (ports.Scorer, error) {
+	rules := score.Rules{}
+	if cfg.LLMURL == "" {
+		return rules, nil
+	}
+	return llmscorer.New(llmscorer.Config{URL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Fallback: rules, Logger: log})
+}
+
+// runScoring subscribes the scorer to new matches and runs its sweep for
+// the life of the app.
+func runScoring(lc fx.Lifecycle, s *Scoring, sub ports.Subscriber, cfg Config) {
+	ctx, cancel := context.WithCancel(context.Background())
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error { return s.Run(ctx, sub, cfg.ScoringInterval) },
+		OnStop:  func(context.Context) error { cancel(); return nil },
+	})
+}
 
 // HTTPModule serves the public API and the operational endpoints.
 var HTTPModule = fx.Module("http",
 	fx.Provide(
 		func() ports.RateLimiter { return ratelimit.NewMemory(nil) },
 		newAPI,
+		newHelper,
 		newRootHandler,
 		func(cfg Config) *Site { return &Site{URL: cfg.SiteURL} },
 	),
@@ -77,9 +141,17 @@ func newAPI(cfg Config, log *slog.Logger, keys *Keys, phrases *Phrases, matches 
 	})
 }
 
-func newRootHandler(api *httpapi.API, db *gormstore.DB, log *slog.Logger) http.Handler {
+func newHelper(cfg Config, log *slog.Logger, keys *Keys, ingest *Ingest, accounts *Accounts) *httpapi.Helper {
+	return httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: cfg.ProxyURL, ProxyRequired: cfg.ProxyRequired, Logger: log},
+		keys, ingest, accounts)
+}
+
+func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, b *bus.Bus, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", api)
+	for _, p := range helper.Paths() {
+		mux.Handle(p, helper)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusOK, "ok")
 	})
@@ -89,6 +161,11 @@ func newRootHandler(api *httpapi.API, db *gormstore.DB, log *slog.Logger) http.H
 		if err := db.Ping(ctx); err != nil {
 			log.WarnContext(ctx, "not ready: database", "err", err)
 			writeStatus(w, http.StatusServiceUnavailable, "database unreachable")
+			return
+		}
+		if err := b.Ping(ctx); err != nil {
+			log.WarnContext(ctx, "not ready: bus", "err", err)
+			writeStatus(w, http.StatusServiceUnavailable, "bus unreachable")
 			return
 		}
 		writeStatus(w, http.StatusOK, "ready")
@@ -173,6 +250,7 @@ func Serve(cfg Config, log *slog.Logger, out io.Writer, extra ...fx.Option) *fx.
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
 		fx.StopTimeout(30 * time.Second),
 		StoreModule,
+		BusModule,
 		ServiceModule,
 		HTTPModule,
 		fx.Invoke(printBootstrap),
@@ -182,10 +260,11 @@ func Serve(cfg Config, log *slog.Logger, out io.Writer, extra ...fx.Option) *fx.
 
 // Console is the admin console's set of services over an open database.
 type Console struct {
-	Owners  *Owners
-	Keys    *Keys
-	Phrases *Phrases
-	db      *gormstore.DB
+	Owners   *Owners
+	Keys     *Keys
+	Phrases  *Phrases
+	Accounts *Accounts
+	db       *gormstore.DB
 }
 
 // OpenConsole opens and migrates the database for the admin commands.
@@ -202,11 +281,17 @@ func OpenConsole(ctx context.Context, cfg Config) (*Console, error) {
 	}
 	clock := ports.SystemClock{}
 	keys := NewKeys(gormstore.NewKeyStore(db), gormstore.NewOwnerStore(db), clock)
+	sealer, err := newSealer(cfg, slog.Default())
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	return &Console{
-		Owners:  NewOwners(gormstore.NewOwnerStore(db), keys),
-		Keys:    keys,
-		Phrases: NewPhrases(gormstore.NewPhraseStore(db), cfg.Limits, clock),
-		db:      db,
+		Accounts: NewAccounts(gormstore.NewAccountStore(db), sealer, cfg.Limits),
+		Owners:   NewOwners(gormstore.NewOwnerStore(db), keys),
+		Keys:     keys,
+		Phrases:  NewPhrases(gormstore.NewPhraseStore(db), cfg.Limits, clock),
+		db:       db,
 	}, nil
 }
 

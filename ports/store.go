@@ -68,6 +68,30 @@ type PhraseStore interface {
 	DeletePhrase(ctx context.Context, ownerID, id string) error
 	// Usage counts the owner's phrases, accounts and webhooks.
 	Usage(ctx context.Context, ownerID string) (core.Usage, error)
+	// PhraseVersion returns a number that changes whenever the owner's
+	// phrases change (create, status, delete), from any process, so a
+	// compiled matcher can tell it is stale with one cheap read.
+	PhraseVersion(ctx context.Context, ownerID string) (int64, error)
+	// ListeningPhrases returns every listening phrase of the platform,
+	// of every owner, oldest first: the reddit poller's work list.
+	ListeningPhrases(ctx context.Context, p core.Platform) ([]core.Phrase, error)
+	// MarkChecked records that the phrases were read at at from src.
+	MarkChecked(ctx context.Context, ids []string, src core.Source, at time.Time) error
+}
+
+// AccountStore keeps owners' connected accounts and their sealed cookie
+// jars.
+type AccountStore interface {
+	// EnsureAccount returns the owner's account on p, connecting one when
+	// there is none yet and limits.CheckNewAccount allows it, in one
+	// transaction. KindPlanLimit, KindNotFound for an unknown owner.
+	EnsureAccount(ctx context.Context, ownerID string, p core.Platform, limits core.Limits) (core.Account, error)
+	// SetSession stores a sealed cookie jar on the owner's account.
+	// KindNotFound.
+	SetSession(ctx context.Context, ownerID, accountID string, sealed []byte) error
+	// Session returns the owner's account on p and its sealed jar.
+	// KindNotFound when there is no account or no jar.
+	Session(ctx context.Context, ownerID string, p core.Platform) (core.Account, []byte, error)
 }
 
 // PostMatches is one post of a batch with the ids of the owner's phrases
@@ -110,6 +134,13 @@ type MatchStore interface {
 	// match scored already keeps its first score and scored is false.
 	// KindNotFound.
 	SetScore(ctx context.Context, ownerID, id string, s core.Score) (m core.Match, scored bool, err error)
+	// ClaimMatch leases one unscored match for lease, so that of several
+	// replicas only one scores it. claimed is false when it is scored or
+	// leased already. KindNotFound.
+	ClaimMatch(ctx context.Context, ownerID, id string, lease time.Duration) (m core.Match, claimed bool, err error)
+	// ClaimUnscored leases up to limit unscored matches of any owner whose
+	// lease has run out, oldest first: the scoring sweep's work.
+	ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error)
 }
 
 // MatchQuery is a page request for an owner's matches, as the public API

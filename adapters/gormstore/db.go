@@ -3,11 +3,14 @@ package gormstore
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,7 +25,9 @@ import (
 // DB is an open database. Stores of every role share one.
 type DB struct {
 	gorm     *gorm.DB
+	sql      *sql.DB
 	postgres bool
+	stmts    sync.Map // query text -> *sql.Stmt, for the hot reads
 }
 
 // Open connects to url: `sqlite://PATH`, `sqlite://:memory:` or
@@ -78,7 +83,7 @@ func Open(rawURL string) (*DB, error) {
 		sqlDB.SetMaxIdleConns(10)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	return &DB{gorm: g, postgres: pg}, nil
+	return &DB{gorm: g, sql: sqlDB, postgres: pg}, nil
 }
 
 // sqliteDSN turns a path into a mattn/go-sqlite3 DSN with the settings the
@@ -100,6 +105,65 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
+// with returns the gorm handle for a call under ctx. On SQLite the
+// context's cancellation is dropped: the driver watches a cancellable
+// context from a goroutine per row step, which costs more than most of
+// our queries take; the busy timeout still bounds every call.
+func (db *DB) with(ctx context.Context) *gorm.DB {
+	if !db.postgres {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return db.gorm.WithContext(ctx)
+}
+
+// query runs a hot read through a cached prepared statement, skipping
+// gorm's callbacks: the reads every API request makes are worth it.
+// Placeholders are written as ? and rebound for Postgres.
+func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := db.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if !db.postgres {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := db.stmts.Load(q); ok {
+		return st.(*sql.Stmt), nil
+	}
+	text := q
+	if db.postgres {
+		text = rebind(q)
+	}
+	st, err := db.sql.PrepareContext(context.WithoutCancel(ctx), text)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := db.stmts.LoadOrStore(q, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// rebind turns ? placeholders into Postgres's $1, $2, ...
+func rebind(q string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
 // Postgres reports whether the database is Postgres.
 func (db *DB) Postgres() bool { return db.postgres }
 
@@ -114,11 +178,11 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes the connections.
 func (db *DB) Close() error {
-	sqlDB, err := db.gorm.DB()
-	if err != nil {
-		return err
-	}
-	return sqlDB.Close()
+	db.stmts.Range(func(_, st any) bool {
+		st.(*sql.Stmt).Close()
+		return true
+	})
+	return db.sql.Close()
 }
 
 // newID returns a time-ordered UUID (version 7), so ids sort roughly by

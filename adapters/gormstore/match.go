@@ -2,6 +2,8 @@ package gormstore
 
 import (
 	"context"
+	"database/sql"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -76,7 +78,7 @@ func NewMatchStore(db *DB) *MatchStore { return &MatchStore{db: db} }
 // SaveMatches implements ports.MatchStore.
 func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform core.Platform, batch []ports.PostMatches) (ports.SaveResult, error) {
 	var res ports.SaveResult
-	err := s.db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		owner, err := lockOwner(tx, ownerID)
 		if err != nil {
 			return err
@@ -184,35 +186,62 @@ func newMatchRow(ownerID string, ph phraseRow, p core.Post, createdUs int64) mat
 // Match implements ports.MatchStore.
 func (s *MatchStore) Match(ctx context.Context, ownerID, id string) (core.Match, error) {
 	var row matchRow
-	if err := s.db.gorm.WithContext(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+	if err := s.db.with(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
 		return core.Match{}, translate(err, "match")
 	}
 	return row.match(), nil
 }
 
+// matchColumns lists the columns scanRow reads, in its order.
+const matchColumns = `id, owner_id, phrase_id, phrase, platform, created_us, score, intent, reason,
+	external_id, author, title, body, url, likes, comments, posted_at`
+
+// scanRow reads one row of matchColumns. Listing is the hottest read of
+// the API, so it scans by hand rather than through gorm's reflection.
+func scanRow(rows *sql.Rows) (matchRow, error) {
+	var r matchRow
+	err := rows.Scan(&r.ID, &r.OwnerID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,
+		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt)
+	return r, err
+}
+
 // Matches implements ports.MatchStore.
 func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchFilter) ([]core.Match, bool, error) {
-	q := s.db.gorm.WithContext(ctx).Where("owner_id = ?", ownerID)
+	q := "SELECT " + matchColumns + " FROM matches WHERE owner_id = ?"
+	args := []any{ownerID}
 	if f.Platform != "" {
-		q = q.Where("platform = ?", f.Platform)
+		q += " AND platform = ?"
+		args = append(args, string(f.Platform))
 	}
 	if f.MinScore >= 0 {
-		q = q.Where("score >= ?", f.MinScore)
+		q += " AND score >= ?"
+		args = append(args, f.MinScore)
 	}
 	if !f.Before.IsZero() {
-		q = q.Where("created_us < ?", micros(f.Before))
+		q += " AND created_us < ?"
+		args = append(args, micros(f.Before))
 	}
-	var rows []matchRow
-	if err := q.Order("created_us DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
+	q += " ORDER BY created_us DESC LIMIT ?"
+	args = append(args, f.Limit+1)
+	rows, err := s.db.query(ctx, q, args...)
+	if err != nil {
 		return nil, false, translate(err, "match")
 	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
+	defer rows.Close()
+	out := make([]core.Match, 0, f.Limit+1)
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return nil, false, translate(err, "match")
+		}
+		out = append(out, r.match())
 	}
-	out := make([]core.Match, len(rows))
-	for i, r := range rows {
-		out[i] = r.match()
+	if err := rows.Err(); err != nil {
+		return nil, false, translate(err, "match")
+	}
+	more := len(out) > f.Limit
+	if more {
+		out = out[:f.Limit]
 	}
 	return out, more, nil
 }
@@ -221,7 +250,7 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 func (s *MatchStore) SetScore(ctx context.Context, ownerID, id string, sc core.Score) (core.Match, bool, error) {
 	var out core.Match
 	scored := false
-	err := s.db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		intent, reason := string(sc.Intent), sc.Reason
 		res := tx.Model(&matchRow{}).Where("id = ? AND owner_id = ? AND score IS NULL", id, ownerID).
 			Updates(map[string]any{"score": sc.Value, "intent": intent, "reason": reason, "scored_at": tx.NowFunc().UnixMicro()})
@@ -237,4 +266,50 @@ func (s *MatchStore) SetScore(ctx context.Context, ownerID, id string, sc core.S
 		return nil
 	})
 	return out, scored, translate(err, "match")
+}
+
+// ClaimMatch implements ports.MatchStore.
+func (s *MatchStore) ClaimMatch(ctx context.Context, ownerID, id string, lease time.Duration) (core.Match, bool, error) {
+	now := s.db.gorm.NowFunc()
+	ms, err := s.claim(ctx, "UPDATE matches SET lease_until = ? WHERE id = ? AND owner_id = ? AND score IS NULL AND lease_until < ? RETURNING "+matchColumns,
+		micros(now.Add(lease)), id, ownerID, micros(now))
+	if err != nil {
+		return core.Match{}, false, err
+	}
+	if len(ms) == 1 {
+		return ms[0], true, nil
+	}
+	m, err := s.Match(ctx, ownerID, id)
+	return m, false, err
+}
+
+// ClaimUnscored implements ports.MatchStore.
+func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error) {
+	now := s.db.gorm.NowFunc()
+	// SKIP LOCKED lets replicas on Postgres claim disjoint rows at once;
+	// SQLite has one writer, so the plain form is already exclusive.
+	lock := ""
+	if s.db.postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	return s.claim(ctx, `UPDATE matches SET lease_until = ? WHERE id IN (
+		SELECT id FROM matches WHERE score IS NULL AND lease_until < ? ORDER BY created_us LIMIT ?`+lock+`)
+		RETURNING `+matchColumns, micros(now.Add(lease)), micros(now), limit)
+}
+
+func (s *MatchStore) claim(ctx context.Context, q string, args ...any) ([]core.Match, error) {
+	rows, err := s.db.with(ctx).Raw(q, args...).Rows()
+	if err != nil {
+		return nil, translate(err, "match")
+	}
+	defer rows.Close()
+	var out []core.Match
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return nil, translate(err, "match")
+		}
+		out = append(out, r.match())
+	}
+	return out, translate(rows.Err(), "match")
 }

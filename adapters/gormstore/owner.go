@@ -30,13 +30,13 @@ func (s *OwnerStore) CreateOwner(ctx context.Context, o *core.Owner) error {
 	o.ID = newID()
 	o.CreatedAt = s.db.gorm.NowFunc().Truncate(1000)
 	row := ownerRow{ID: o.ID, Email: o.Email, Name: o.Name, CreatedAt: micros(o.CreatedAt)}
-	return translate(s.db.gorm.WithContext(ctx).Create(&row).Error, "owner")
+	return translate(s.db.with(ctx).Create(&row).Error, "owner")
 }
 
 // Owner implements ports.OwnerStore.
 func (s *OwnerStore) Owner(ctx context.Context, id string) (core.Owner, error) {
 	var row ownerRow
-	if err := s.db.gorm.WithContext(ctx).Take(&row, "id = ?", id).Error; err != nil {
+	if err := s.db.with(ctx).Take(&row, "id = ?", id).Error; err != nil {
 		return core.Owner{}, translate(err, "owner")
 	}
 	return core.Owner{ID: row.ID, Email: row.Email, Name: row.Name, CreatedAt: fromMicros(row.CreatedAt)}, nil
@@ -45,6 +45,6 @@ func (s *OwnerStore) Owner(ctx context.Context, id string) (core.Owner, error) {
 // CountOwners implements ports.OwnerStore.
 func (s *OwnerStore) CountOwners(ctx context.Context) (int, error) {
 	var n int64
-	err := s.db.gorm.WithContext(ctx).Model(&ownerRow{}).Count(&n).Error
+	err := s.db.with(ctx).Model(&ownerRow{}).Count(&n).Error
 	return int(n), translate(err, "owner")
 }

@@ -3,6 +3,7 @@ package gormstore
 import (
 	"context"
 	"errors"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -57,7 +58,7 @@ func NewPhraseStore(db *DB) *PhraseStore { return &PhraseStore{db: db} }
 
 // CreatePhrase implements ports.PhraseStore.
 func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits core.Limits, idem ports.Idempotency) (replayed bool, err error) {
-	err = s.db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		// The owner lock orders concurrent creates of one owner, so the
 		// idempotency record, the duplicate check and the limit all see
 		// the work of the create before.
@@ -108,6 +109,9 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 		}).Error; err != nil {
 			return err
 		}
+		if err := bumpPhraseVersion(tx, p.OwnerID); err != nil {
+			return err
+		}
 		if idem.Key != "" {
 			return tx.Create(&idempotencyRow{OwnerID: p.OwnerID, Key: idem.Key, PhraseID: p.ID, CreatedAt: micros(now)}).Error
 		}
@@ -119,7 +123,7 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 // Phrase implements ports.PhraseStore.
 func (s *PhraseStore) Phrase(ctx context.Context, ownerID, id string) (core.Phrase, error) {
 	var row phraseRow
-	if err := s.db.gorm.WithContext(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+	if err := s.db.with(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
 		return core.Phrase{}, translate(err, "phrase")
 	}
 	return row.phrase(), nil
@@ -127,7 +131,7 @@ func (s *PhraseStore) Phrase(ctx context.Context, ownerID, id string) (core.Phra
 
 // Phrases implements ports.PhraseStore.
 func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.PhraseFilter) ([]core.Phrase, error) {
-	q := s.db.gorm.WithContext(ctx).Where("owner_id = ?", ownerID)
+	q := s.db.with(ctx).Where("owner_id = ?", ownerID)
 	if f.Platform != "" {
 		q = q.Where("platform = ?", f.Platform)
 	}
@@ -148,13 +152,16 @@ func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.Phras
 // SetPhraseStatus implements ports.PhraseStore.
 func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, st core.PhraseStatus) (core.Phrase, error) {
 	var out core.Phrase
-	err := s.db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", id, ownerID).Update("status", string(st))
 		if res.Error != nil {
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
 			return gorm.ErrRecordNotFound
+		}
+		if err := bumpPhraseVersion(tx, ownerID); err != nil {
+			return err
 		}
 		var row phraseRow
 		if err := tx.Take(&row, "id = ?", id).Error; err != nil {
@@ -168,7 +175,7 @@ func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, s
 
 // DeletePhrase implements ports.PhraseStore.
 func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) error {
-	return translate(s.db.gorm.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		// Foreign keys cascade too; deleting the matches first keeps the
 		// rule true on databases where they are switched off.
 		if err := tx.Where("phrase_id = ? AND owner_id = ?", id, ownerID).Delete(&matchRow{}).Error; err != nil {
@@ -184,13 +191,13 @@ func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) erro
 		if res.RowsAffected == 0 {
 			return gorm.ErrRecordNotFound
 		}
-		return nil
+		return bumpPhraseVersion(tx, ownerID)
 	}), "phrase")
 }
 
 // Usage implements ports.PhraseStore.
 func (s *PhraseStore) Usage(ctx context.Context, ownerID string) (core.Usage, error) {
-	u, err := usage(s.db.gorm.WithContext(ctx), ownerID)
+	u, err := usage(s.db.with(ctx), ownerID)
 	return u, translate(err, "usage")
 }
 
@@ -220,4 +227,49 @@ func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 		u.Accounts[core.Platform(c.Platform)] = c.N
 	}
 	return u, nil
+}
+
+func bumpPhraseVersion(tx *gorm.DB, ownerID string) error {
+	return tx.Exec("UPDATE owners SET phrase_version = phrase_version + 1 WHERE id = ?", ownerID).Error
+}
+
+// PhraseVersion implements ports.PhraseStore.
+func (s *PhraseStore) PhraseVersion(ctx context.Context, ownerID string) (int64, error) {
+	rows, err := s.db.query(ctx, "SELECT phrase_version FROM owners WHERE id = ?", ownerID)
+	if err != nil {
+		return 0, translate(err, "owner")
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, translate(err, "owner")
+		}
+		return 0, translate(gorm.ErrRecordNotFound, "owner")
+	}
+	var v int64
+	return v, translate(rows.Scan(&v), "owner")
+}
+
+// ListeningPhrases implements ports.PhraseStore.
+func (s *PhraseStore) ListeningPhrases(ctx context.Context, p core.Platform) ([]core.Phrase, error) {
+	var rows []phraseRow
+	if err := s.db.with(ctx).Where("platform = ? AND status = ?", p, core.Listening).
+		Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, translate(err, "phrase")
+	}
+	out := make([]core.Phrase, len(rows))
+	for i, r := range rows {
+		out[i] = r.phrase()
+	}
+	return out, nil
+}
+
+// MarkChecked implements ports.PhraseStore.
+func (s *PhraseStore) MarkChecked(ctx context.Context, ids []string, src core.Source, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.db.with(ctx).Model(&phraseRow{}).Where("id IN ?", ids).
+		Updates(map[string]any{"last_checked_at": micros(at), "last_source": string(src)}).Error
+	return translate(err, "phrase")
 }

@@ -14,10 +14,11 @@ import (
 
 func stores(db *gormstore.DB) storetest.Stores {
 	return storetest.Stores{
-		Owners:  gormstore.NewOwnerStore(db),
-		Keys:    gormstore.NewKeyStore(db),
-		Phrases: gormstore.NewPhraseStore(db),
-		Matches: gormstore.NewMatchStore(db),
+		Owners:   gormstore.NewOwnerStore(db),
+		Keys:     gormstore.NewKeyStore(db),
+		Phrases:  gormstore.NewPhraseStore(db),
+		Matches:  gormstore.NewMatchStore(db),
+		Accounts: gormstore.NewAccountStore(db),
 	}
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-kit/kit/endpoint"
 
@@ -143,10 +145,26 @@ type response struct {
 	body    any
 }
 
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// encodeResponse renders the whole body before writing, so the answer
+// goes out with a Content-Length in one write, and an encoding failure
+// can still become a clean server_error.
 func encodeResponse(_ context.Context, w http.ResponseWriter, resp any) error {
 	r := resp.(response)
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			buf.Reset()
+			buffers.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(r.body); err != nil {
+		return err
+	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	for k, v := range r.headers {
 		h.Set(k, v)
 	}
@@ -154,7 +172,8 @@ func encodeResponse(_ context.Context, w http.ResponseWriter, resp any) error {
 		r.status = http.StatusOK
 	}
 	w.WriteHeader(r.status)
-	return json.NewEncoder(w).Encode(r.body)
+	_, err := w.Write(buf.Bytes())
+	return err
 }
 
 type data struct {

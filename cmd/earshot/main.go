@@ -294,7 +294,13 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		fmt.Fprintln(stdout, secret)
 	case "session set":
-		return errors.New("session set: accounts and cookie jars are not available in this build yet")
+		jar, err := os.ReadFile(*file)
+		if err != nil {
+			return fmt.Errorf("reading the cookie jar: %w", err)
+		}
+		if _, err := con.Accounts.SetSession(ctx, *owner, *platform, jar); err != nil {
+			return err
+		}
 	case "phrase add":
 		p, _, err := con.Phrases.Add(ctx, *owner, *phrase, *platform, *community, "")
 		if err != nil {

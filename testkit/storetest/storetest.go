@@ -20,10 +20,11 @@ import (
 
 // Stores is one backend's set of stores, sharing a database.
 type Stores struct {
-	Owners  ports.OwnerStore
-	Keys    ports.KeyStore
-	Phrases ports.PhraseStore
-	Matches ports.MatchStore
+	Owners   ports.OwnerStore
+	Keys     ports.KeyStore
+	Phrases  ports.PhraseStore
+	Matches  ports.MatchStore
+	Accounts ports.AccountStore
 }
 
 // Factory opens a migrated, possibly shared, database for the test.
@@ -50,6 +51,9 @@ func Run(t *testing.T, f Factory) {
 		{"MatchPaging", testMatchPaging},
 		{"MatchFilters", testMatchFilters},
 		{"Isolation", testIsolation},
+		{"Accounts", testAccounts},
+		{"PhraseVersionAndListening", testPhraseVersionAndListening},
+		{"Claims", testClaims},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -600,4 +604,166 @@ func testIsolation(t *testing.T, s Stores) {
 	if u, _ := s.Phrases.Usage(ctx, b.ID); u.Phrases[core.X] != 0 {
 		t.Fatalf("B's usage counts A's phrase: %+v", u)
 	}
+}
+
+func testAccounts(t *testing.T, s Stores) {
+	o, other := newOwner(t, s), newOwner(t, s)
+	limits := core.Limits{AccountsPerPlatform: 1}
+	a, err := s.Accounts.EnsureAccount(ctx, o.ID, core.X, limits)
+	if err != nil || a.ID == "" || a.Platform != core.X || a.HasSession || a.Label != "X" {
+		t.Fatalf("EnsureAccount = %+v, %v", a, err)
+	}
+	again, err := s.Accounts.EnsureAccount(ctx, o.ID, core.X, core.Limits{AccountsPerPlatform: 0})
+	if err != nil || again.ID != a.ID {
+		t.Fatalf("an existing account stays when the limit drops: %+v, %v", again, err)
+	}
+	_, err = s.Accounts.EnsureAccount(ctx, o.ID, core.Facebook, core.Limits{AccountsPerPlatform: 0})
+	wantKind(t, err, core.KindPlanLimit)
+	if u, _ := s.Phrases.Usage(ctx, o.ID); u.Accounts[core.X] != 1 || u.Accounts[core.Facebook] != 0 {
+		t.Fatalf("usage: %+v", u)
+	}
+	_, _, err = s.Accounts.Session(ctx, o.ID, core.X)
+	wantKind(t, err, core.KindNotFound)
+	if err := s.Accounts.SetSession(ctx, o.ID, a.ID, []byte("sealed")); err != nil {
+		t.Fatal(err)
+	}
+	acc, jar, err := s.Accounts.Session(ctx, o.ID, core.X)
+	if err != nil || string(jar) != "sealed" || acc.ID != a.ID || !acc.HasSession {
+		t.Fatalf("Session = %+v %q %v", acc, jar, err)
+	}
+	wantKind(t, s.Accounts.SetSession(ctx, other.ID, a.ID, []byte("theirs")), core.KindNotFound)
+	_, _, err = s.Accounts.Session(ctx, other.ID, core.X)
+	wantKind(t, err, core.KindNotFound)
+	// Concurrent first uses connect one account.
+	var wg sync.WaitGroup
+	ids := make([]string, 8)
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, err := s.Accounts.EnsureAccount(ctx, other.ID, core.Reddit, limits)
+			if err != nil {
+				t.Error(err)
+			}
+			ids[i] = a.ID
+		}()
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != ids[0] {
+			t.Fatalf("concurrent EnsureAccount made several accounts: %v", ids)
+		}
+	}
+}
+
+func testPhraseVersionAndListening(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	v0, err := s.Phrases.PhraseVersion(ctx, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPhrase(t, s, o.ID, "versioned "+unique(), "reddit", "versions")
+	v1, _ := s.Phrases.PhraseVersion(ctx, o.ID)
+	s.Phrases.SetPhraseStatus(ctx, o.ID, p.ID, core.Paused)
+	v2, _ := s.Phrases.PhraseVersion(ctx, o.ID)
+	if !(v0 < v1 && v1 < v2) {
+		t.Fatalf("versions %d %d %d do not grow", v0, v1, v2)
+	}
+	_, err = s.Phrases.PhraseVersion(ctx, "no-such-owner")
+	wantKind(t, err, core.KindNotFound)
+
+	q := newPhrase(t, s, o.ID, "listening "+unique(), "reddit", "versions")
+	list, err := s.Phrases.ListeningPhrases(ctx, core.Reddit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, x := range list {
+		found[x.ID] = true
+		if x.Status != core.Listening || x.Platform != core.Reddit {
+			t.Fatalf("ListeningPhrases returned %+v", x)
+		}
+	}
+	if found[p.ID] || !found[q.ID] {
+		t.Fatalf("paused phrase listed or listening one missing")
+	}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	if err := s.Phrases.MarkChecked(ctx, []string{q.ID}, core.SourceMirror, at); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Phrases.Phrase(ctx, o.ID, q.ID)
+	if got.LastSource != core.SourceMirror || !got.LastCheckedAt.Equal(at) {
+		t.Fatalf("MarkChecked: %+v", got)
+	}
+}
+
+func testClaims(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	p := newPhrase(t, s, o.ID, "claims", "x", "")
+	var batch []ports.PostMatches
+	for i := 0; i < 5; i++ {
+		batch = append(batch, ports.PostMatches{Post: post(fmt.Sprintf("claim-%d", i)), PhraseIDs: []string{p.ID}})
+	}
+	res, err := s.Matches.SaveMatches(ctx, o.ID, core.X, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := res.Matches[0]
+	m, claimed, err := s.Matches.ClaimMatch(ctx, o.ID, first.ID, time.Minute)
+	if err != nil || !claimed || m.ID != first.ID {
+		t.Fatalf("ClaimMatch = %v %v", claimed, err)
+	}
+	if _, claimed, _ := s.Matches.ClaimMatch(ctx, o.ID, first.ID, time.Minute); claimed {
+		t.Fatal("a leased match was claimed twice")
+	}
+	_, _, err = s.Matches.ClaimMatch(ctx, "other-owner", first.ID, time.Minute)
+	wantKind(t, err, core.KindNotFound)
+	s.Matches.SetScore(ctx, o.ID, res.Matches[1].ID, core.Score{Value: 50, Intent: core.IntentDiscussion, Reason: "talks about it"})
+	if _, claimed, _ := s.Matches.ClaimMatch(ctx, o.ID, res.Matches[1].ID, time.Minute); claimed {
+		t.Fatal("a scored match was claimed")
+	}
+	// Concurrent sweeps claim disjoint matches: the three left, once each.
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				ms, err := s.Matches.ClaimUnscored(ctx, 2, time.Hour)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mine := 0
+				mu.Lock()
+				for _, m := range ms {
+					if m.OwnerID == o.ID {
+						seen[m.ID]++
+						mine++
+					}
+				}
+				mu.Unlock()
+				if len(ms) == 0 {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) != 3 {
+		t.Fatalf("sweeps claimed %d of the owner's 3 free matches: %v", len(seen), seen)
+	}
+	for id, n := range seen {
+		if n != 1 || id == first.ID || id == res.Matches[1].ID {
+			t.Fatalf("claimed %s %d times", id, n)
+		}
+	}
+	// A lease that ran out is claimed again.
+	m, claimed, err = s.Matches.ClaimMatch(ctx, o.ID, res.Matches[4].ID, -time.Hour)
+	if err != nil || claimed {
+		t.Fatalf("claim of a leased match: %v %v", claimed, err)
+	}
+	_ = m
 }

@@ -1,0 +1,41 @@
+# The everyday commands. `make test` is the README's test command with the
+# race detector; CI runs it through .ci/run with Postgres and RabbitMQ.
+
+GO        ?= go
+FUZZTIME  ?= 30s
+BENCHTIME ?= 1x
+STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1
+GOVULNCHECK = $(GO) run golang.org/x/vuln/cmd/govulncheck@v1.1.4
+
+.PHONY: run test bench lint fuzz build
+
+build:
+	$(GO) build -o bin/earshot ./cmd/earshot
+
+run:
+	$(GO) run ./cmd/earshot serve
+
+test:
+	$(GO) test -race ./...
+
+# Every benchmark, once each (they compare with their baseline inside one
+# run and print the ratio); see README "Performance".
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above are not formatted"; exit 1; }
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+	$(GOVULNCHECK) ./...
+
+# Runs every fuzz target for FUZZTIME each. Targets are found by name, so
+# a new FuzzXxx joins without an edit here.
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' .); do \
+		dir=$$(dirname $$f); \
+		for name in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+			echo "== $$dir $$name"; \
+			$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$dir; \
+		done; \
+	done

@@ -1,0 +1,113 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// TopicMatchCreated carries the id of every new match, for scoring.
+const TopicMatchCreated = "match.created"
+
+// MatchEvent is the payload of TopicMatchCreated.
+type MatchEvent struct {
+	OwnerID string `json:"ownerId"`
+	MatchID string `json:"matchId"`
+}
+
+// Ingest takes posts from helper programs, matches them and stores the
+// matches.
+type Ingest struct {
+	matches  ports.MatchStore
+	accounts ports.AccountStore
+	matchers *Matchers
+	bus      ports.Publisher
+	limits   core.Limits
+	log      *slog.Logger
+}
+
+// NewIngest returns the ingest service.
+func NewIngest(matches ports.MatchStore, accounts ports.AccountStore, matchers *Matchers, bus ports.Publisher, limits core.Limits, log *slog.Logger) *Ingest {
+	return &Ingest{matches: matches, accounts: accounts, matchers: matchers, bus: bus, limits: limits, log: log}
+}
+
+// Ingest validates each post, stores the valid new ones with their matches
+// in one transaction, then announces the new matches. Invalid rows and
+// posts already stored are skipped and counted. A batch over 100 posts is
+// refused whole (KindInvalid); a platform without an account and no room
+// to connect one is KindPlanLimit.
+//
+// It returns the account the posts were read with and the counts of posts
+// stored and skipped.
+func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, posts []core.IngestPost) (accountID string, ingested, skipped int, err error) {
+	p, err := core.ParsePlatform("platform", platform)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	if err := core.CheckIngestBatch(len(posts)); err != nil {
+		return "", 0, 0, err
+	}
+	acc, err := s.accounts.EnsureAccount(ctx, ownerID, p, s.limits)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	m, err := s.matchers.For(ctx, ownerID, p)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	batch := make([]ports.PostMatches, 0, len(posts))
+	for _, ip := range posts {
+		post, err := ip.Post()
+		if err != nil {
+			skipped++
+			continue
+		}
+		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(ip.Parts()...)})
+	}
+	if len(batch) == 0 {
+		return acc.ID, 0, skipped, nil
+	}
+	saved, err := s.matches.SaveMatches(ctx, ownerID, p, batch)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	s.announce(ctx, saved.Matches)
+	return acc.ID, saved.Saved, skipped + saved.Known, nil
+}
+
+// announce publishes the new matches. They are stored already: a failed
+// publish only delays scoring until the sweep finds them.
+func (s *Ingest) announce(ctx context.Context, ms []core.Match) {
+	if len(ms) == 0 || s.bus == nil {
+		return
+	}
+	events := make([]ports.Event, len(ms))
+	for i, m := range ms {
+		payload, _ := json.Marshal(MatchEvent{OwnerID: m.OwnerID, MatchID: m.ID})
+		events[i] = ports.Event{Topic: TopicMatchCreated, Key: m.ID, Payload: payload}
+	}
+	if err := s.bus.Publish(ctx, events...); err != nil {
+		s.log.WarnContext(ctx, "publishing new matches failed; the scoring sweep will find them", "matches", len(ms), "err", err)
+	}
+}
+
+// Phrases returns the owner's listening phrases on the platform, for
+// helper programs.
+func (s *Ingest) Phrases(ctx context.Context, ownerID, platform string) ([]string, error) {
+	p, err := core.ParsePlatform("platform", platform)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.matchers.For(ctx, ownerID, p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(c.phrases))
+	for i, ph := range c.phrases {
+		out[i] = ph.Phrase
+	}
+	return out, nil
+}
