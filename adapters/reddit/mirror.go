@@ -1,0 +1,126 @@
+package reddit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/earshothq/earshot/ports"
+)
+
+// mirror is an archive of reddit that answers when reddit does not.
+type mirror struct {
+	url string // base address, no trailing slash
+	api string // MirrorArcticShift or MirrorPullPush
+}
+
+// endpoint is one of a mirror's search paths and the kind of thing it holds.
+type endpoint struct {
+	path string
+	kind string
+}
+
+func (m *mirror) endpoints() []endpoint {
+	if m.api == MirrorPullPush {
+		return []endpoint{{"/reddit/search/submission/", kindPost}, {"/reddit/search/comment/", kindComment}}
+	}
+	return []endpoint{{"/api/posts/search", kindPost}, {"/api/comments/search", kindComment}}
+}
+
+// query asks for the newest things of community made after since and, when
+// set, before before (unix seconds). No text query is ever sent: the
+// mirrors' search is stemmed and would both miss and invent matches.
+func (m *mirror) query(community string, since time.Time, before int64) url.Values {
+	q := url.Values{"subreddit": {community}, "sort": {"desc"}}
+	if m.api == MirrorPullPush {
+		q.Set("size", strconv.Itoa(pageSize))
+		q.Set("sort_type", "created_utc")
+	} else {
+		q.Set("limit", strconv.Itoa(pageSize))
+	}
+	if !since.IsZero() {
+		q.Set("after", strconv.FormatInt(since.Unix(), 10))
+	}
+	if before > 0 {
+		q.Set("before", strconv.FormatInt(before, 10))
+	}
+	return q
+}
+
+// readMirror reads the posts and comments of community made after since
+// from the mirror. The mirrors have no cursor: a full page is followed by
+// one that ends just after the oldest time seen (before = oldest + 1 s, so
+// things sharing that second are not lost) and repeats are dropped, until
+// a short page, a page with nothing new, or MaxPages.
+func (s *Source) readMirror(ctx context.Context, community string, since time.Time) ([]ports.RedditPost, error) {
+	var out []ports.RedditPost
+	for _, ep := range s.mirror.endpoints() {
+		seen := map[string]bool{}
+		var before int64
+		for range MaxPages {
+			items, err := s.mirrorPage(ctx, ep, s.mirror.query(community, since, before))
+			if err != nil {
+				return nil, err
+			}
+			fresh := 0
+			var oldest time.Time
+			for _, it := range items {
+				created := it.CreatedUTC.time()
+				if created.IsZero() || !since.IsZero() && !created.After(since) {
+					continue
+				}
+				id, ok := fullname(it.kind, it.Name, it.ID)
+				if !ok || seen[id] {
+					continue
+				}
+				seen[id] = true
+				fresh++
+				if oldest.IsZero() || created.Before(oldest) {
+					oldest = created
+				}
+				if rp, ok := it.post(community); ok {
+					out = append(out, rp)
+				}
+			}
+			if since.IsZero() || len(items) < pageSize || fresh == 0 {
+				break
+			}
+			before = oldest.Unix() + 1
+		}
+	}
+	return newestFirst(out), nil
+}
+
+// mirrorPage fetches and decodes one page of a mirror search.
+func (s *Source) mirrorPage(ctx context.Context, ep endpoint, q url.Values) ([]item, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.mirror.url+ep.path+"?"+q.Encode(), nil)
+	if err != nil {
+		return nil, &failure{reason: "request could not be built"}
+	}
+	req.Header.Set("User-Agent", s.ua)
+	req.Header.Set("Accept", "application/json")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, transportFailure("", err)
+	}
+	defer resp.Body.Close()
+	body, err := readBody(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, &failure{reason: fmt.Sprintf("http %d", resp.StatusCode), status: resp.StatusCode}
+	}
+	items, err := decodeMirror(body, ep.kind)
+	if err != nil {
+		if !json.Valid(body) {
+			return nil, &failure{reason: "answer is not JSON", cause: err}
+		}
+		return nil, &failure{reason: "answer is not a search result", cause: err}
+	}
+	return items, nil
+}
