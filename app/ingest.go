@@ -74,14 +74,14 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 	if err != nil {
 		return "", 0, 0, err
 	}
-	s.announce(ctx, saved.Matches)
+	announce(ctx, s.bus, s.log, saved.Matches)
 	return acc.ID, saved.Saved, skipped + saved.Known, nil
 }
 
-// announce publishes the new matches. They are stored already: a failed
+// announce publishes new matches. They are stored already: a failed
 // publish only delays scoring until the sweep finds them.
-func (s *Ingest) announce(ctx context.Context, ms []core.Match) {
-	if len(ms) == 0 || s.bus == nil {
+func announce(ctx context.Context, pub ports.Publisher, log *slog.Logger, ms []core.Match) {
+	if len(ms) == 0 || pub == nil {
 		return
 	}
 	events := make([]ports.Event, len(ms))
@@ -89,8 +89,8 @@ func (s *Ingest) announce(ctx context.Context, ms []core.Match) {
 		payload, _ := json.Marshal(MatchEvent{OwnerID: m.OwnerID, MatchID: m.ID})
 		events[i] = ports.Event{Topic: TopicMatchCreated, Key: m.ID, Payload: payload}
 	}
-	if err := s.bus.Publish(ctx, events...); err != nil {
-		s.log.WarnContext(ctx, "publishing new matches failed; the scoring sweep will find them", "matches", len(ms), "err", err)
+	if err := pub.Publish(ctx, events...); err != nil {
+		log.WarnContext(ctx, "publishing new matches failed; the scoring sweep will find them", "matches", len(ms), "err", err)
 	}
 }
 

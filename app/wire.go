@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"go.uber.org/fx"
@@ -22,6 +23,8 @@ import (
 	"github.com/earshothq/earshot/adapters/legacymock"
 	"github.com/earshothq/earshot/adapters/llmscorer"
 	"github.com/earshothq/earshot/adapters/ratelimit"
+	"github.com/earshothq/earshot/adapters/reddit"
+	"github.com/earshothq/earshot/adapters/smtpmail"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/score"
 	"github.com/earshothq/earshot/ports"
@@ -36,6 +39,8 @@ var StoreModule = fx.Module("store",
 		fx.Annotate(gormstore.NewPhraseStore, fx.As(new(ports.PhraseStore))),
 		fx.Annotate(gormstore.NewMatchStore, fx.As(new(ports.MatchStore))),
 		fx.Annotate(gormstore.NewAccountStore, fx.As(new(ports.AccountStore))),
+		fx.Annotate(gormstore.NewLeaseStore, fx.As(new(ports.LeaseStore))),
+		fx.Annotate(gormstore.NewAlertStore, fx.As(new(ports.AlertStore))),
 	),
 )
 
@@ -76,9 +81,63 @@ var ServiceModule = fx.Module("services",
 		},
 		newScorer,
 		NewScoring,
+		newHolder,
+		newRedditSource,
+		func(ph ports.PhraseStore, m ports.MatchStore, src ports.RedditSource, l ports.LeaseStore, pub ports.Publisher,
+			c ports.Clock, log *slog.Logger, h Holder) *Reddit {
+			return NewReddit(ph, m, src, l, pub, c, log, string(h))
+		},
+		newMailer,
+		func(st ports.AlertStore, l ports.LeaseStore, m ports.Mailer, c ports.Clock, log *slog.Logger, h Holder, cfg Config, site *Site) *Alerts {
+			return NewAlerts(st, l, m, c, log, string(h), cfg.AlertMinScore, site.URL)
+		},
 	),
-	fx.Invoke(runScoring),
+	fx.Invoke(runScoring, runPeriodic),
 )
+
+// Holder names this process in leases.
+type Holder string
+
+func newHolder() Holder {
+	host, _ := os.Hostname()
+	return Holder(fmt.Sprintf("%s:%d:%s", host, os.Getpid(), randomSuffix()))
+}
+
+func randomSuffix() string {
+	k, _ := randomKey()
+	return k[:8]
+}
+
+func newRedditSource(cfg Config, log *slog.Logger) (ports.RedditSource, error) {
+	return reddit.New(reddit.Config{
+		BaseURL: cfg.RedditBaseURL, ClientID: cfg.RedditClientID, ClientSecret: cfg.RedditClientSecret,
+		UserAgent: cfg.RedditUserAgent, MirrorURL: cfg.RedditMirrorURL, MirrorAPI: cfg.RedditMirrorAPI,
+		Interval: cfg.RedditInterval, Logger: log,
+	})
+}
+
+// newMailer sends through EARSHOT_SMTP_URL, or writes alerts to the log
+// when it is unset.
+func newMailer(cfg Config, log *slog.Logger) (ports.Mailer, error) {
+	if cfg.SMTPURL == "" {
+		return smtpmail.NewLogMailer(log), nil
+	}
+	return smtpmail.New(cfg.SMTPURL, cfg.MailFrom, log)
+}
+
+// runPeriodic runs the reddit poller and the alert sweep for the life of
+// the app.
+func runPeriodic(lc fx.Lifecycle, r *Reddit, a *Alerts, cfg Config) {
+	ctx, cancel := context.WithCancel(context.Background())
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go r.Run(ctx, cfg.RedditInterval)
+			go a.Run(ctx, cfg.AlertInterval)
+			return nil
+		},
+		OnStop: func(context.Context) error { cancel(); return nil },
+	})
+}
 
 func newSealer(cfg Config, log *slog.Logger) (*core.Sealer, error) {
 	key, err := SecretKey(cfg, log)

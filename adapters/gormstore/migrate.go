@@ -3,6 +3,7 @@ package gormstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -106,6 +107,20 @@ ALTER TABLE matches ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX matches_unscored ON matches(created_us) WHERE score IS NULL;
 CREATE UNIQUE INDEX accounts_owner_platform_id ON accounts(owner_id, platform, id);
 `},
+	{4, "leases, email alerts", `
+CREATE TABLE leases (
+	name   TEXT PRIMARY KEY,
+	holder TEXT NOT NULL,
+	until  BIGINT NOT NULL
+);
+ALTER TABLE matches ADD COLUMN emailed_at BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX matches_alerts ON matches(owner_id, score) WHERE emailed_at = 0 AND score IS NOT NULL;
+`},
+}
+
+func init() {
+	// Steps run in version order whatever order they are listed in.
+	slices.SortFunc(migrations, func(a, b migration) int { return a.version - b.version })
 }
 
 // Latest is the schema version this build expects.

@@ -35,19 +35,26 @@ func open(t *testing.T, url string) *gormstore.DB {
 	return db
 }
 
+func periodic(db *gormstore.DB) storetest.Periodic {
+	return storetest.Periodic{Leases: gormstore.NewLeaseStore(db), Alerts: gormstore.NewAlertStore(db)}
+}
+
+// run runs every suite of the contract on the database at url.
+func run(t *testing.T, url string) {
+	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(open(t, url)) })
+	db := open(t, url)
+	storetest.RunPeriodic(t, stores(db), periodic(db))
+}
+
 func TestSQLiteMemory(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(open(t, "sqlite://:memory:")) })
+	db := open(t, "sqlite://:memory:")
+	storetest.RunPeriodic(t, stores(db), periodic(db))
 }
 
-func TestSQLiteFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "earshot.db")
-	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(open(t, "sqlite://"+path)) })
-}
+func TestSQLiteFile(t *testing.T) { run(t, "sqlite://"+filepath.Join(t.TempDir(), "earshot.db")) }
 
-func TestPostgres(t *testing.T) {
-	url := PostgresURL(t)
-	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(open(t, url)) })
-}
+func TestPostgres(t *testing.T) { run(t, PostgresURL(t)) }
 
 // PostgresURL returns a fresh schema's URL or skips the test.
 func PostgresURL(t *testing.T) string { return pgtest.URL(t) }

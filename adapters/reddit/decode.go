@@ -222,10 +222,12 @@ func (it item) post(community string) (ports.RedditPost, bool) {
 	p := core.Post{
 		ExternalID: id,
 		Author:     it.Author,
-		Text:       core.Cut(entities.Replace(text), core.MaxPostText),
-		URL:        link(it.kind, id, sub, it.Permalink, it.LinkID),
-		Likes:      it.Score.int(),
-		PostedAt:   created,
+		// The whole text is matched; the store cuts what a match keeps.
+		// 40,000 characters is reddit's own limit on self text.
+		Text:     core.Cut(entities.Replace(text), maxText),
+		URL:      link(it.kind, id, sub, it.Permalink, it.LinkID),
+		Likes:    it.Score.int(),
+		PostedAt: created,
 	}
 	// A comment has no title of its own. Its post's title (link_title) is
 	// left out on purpose: matching it would turn every comment under a
@@ -291,3 +293,6 @@ func link(kind, id, sub, permalink, linkID string) string {
 	}
 	return publicSite + "/r/" + sub + "/"
 }
+
+// maxText bounds the text kept of one post or comment.
+const maxText = 40000

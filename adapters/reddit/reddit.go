@@ -46,8 +46,9 @@
 // fails, two or a few requests per community.
 //
 // Posts whose author or text is [deleted] or [removed], or that have a
-// removed_by_category, are skipped. Text is cut at core.MaxPostText
-// characters. A 404 from reddit (no such community) is reported as
+// removed_by_category, are skipped. The whole text is kept (up to
+// reddit's own 40,000 characters) so a phrase near the end still
+// matches; the store cuts what a match keeps. A 404 from reddit (no such community) is reported as
 // core.KindNotFound without asking the mirror.
 package reddit
 

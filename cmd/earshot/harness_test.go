@@ -82,6 +82,8 @@ func baseEnv(dir string) []string {
 		"EARSHOT_ADDR=127.0.0.1:0",
 		"EARSHOT_LOG_FORMAT=json",
 		"EARSHOT_DATABASE_URL=sqlite://"+filepath.Join(dir, "earshot.db"),
+		// Nothing but loopback is ever a target: reddit reads fail fast.
+		"EARSHOT_REDDIT_BASE_URL=http://127.0.0.1:1",
 	)
 }
 
