@@ -36,8 +36,15 @@ func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 
 // EnsureAccount implements ports.AccountStore.
 func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core.Platform, limits core.Limits) (core.Account, error) {
+	// Every ingest batch asks; nearly always the account exists, and a
+	// plain read answers without a transaction.
+	var found accountRow
+	err := s.db.with(ctx).Where("owner_id = ? AND platform = ?", ownerID, p).Order("created_at, id").Take(&found).Error
+	if err == nil {
+		return found.account(), nil
+	}
 	var out core.Account
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, ownerID); err != nil {
 			return err
 		}

@@ -225,3 +225,7 @@ func translate(err error, what string) error {
 	}
 	return core.Wrap(core.KindInternal, err, "database error")
 }
+
+// SQL returns the underlying connection pool, for tools and benchmarks
+// that compare the store with plain SQL on the same driver.
+func (db *DB) SQL() *sql.DB { return db.sql }

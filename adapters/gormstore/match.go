@@ -3,6 +3,7 @@ package gormstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -75,7 +76,10 @@ var _ ports.MatchStore = (*MatchStore)(nil)
 // NewMatchStore returns the match store of db.
 func NewMatchStore(db *DB) *MatchStore { return &MatchStore{db: db} }
 
-// SaveMatches implements ports.MatchStore.
+// SaveMatches implements ports.MatchStore. A batch is a handful of
+// statements however many posts it holds: posts go in with one
+// multi-row insert that skips known ones and returns the new, and the
+// matches with another.
 func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform core.Platform, batch []ports.PostMatches) (ports.SaveResult, error) {
 	var res ports.SaveResult
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
@@ -83,34 +87,33 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		if err != nil {
 			return err
 		}
-		ids := make([]string, 0, len(batch))
-		for _, pm := range batch {
-			ids = append(ids, pm.Post.ExternalID)
+		now := tx.NowFunc().UnixMicro()
+		// Later copies of a post within the batch are known already.
+		first := make(map[string]int, len(batch))
+		postRows := make([][]any, 0, len(batch))
+		for i, pm := range batch {
+			if _, dup := first[pm.Post.ExternalID]; dup {
+				continue
+			}
+			first[pm.Post.ExternalID] = i
+			postRows = append(postRows, []any{ownerID, string(platform), pm.Post.ExternalID, now})
 		}
-		var known []string
-		if err := tx.Model(&postRow{}).Where("owner_id = ? AND platform = ? AND external_id IN ?", ownerID, platform, ids).
-			Pluck("external_id", &known).Error; err != nil {
+		fresh, err := insertReturning(tx, "posts", []string{"owner_id", "platform", "external_id", "created_at"}, postRows,
+			"ON CONFLICT DO NOTHING RETURNING external_id")
+		if err != nil {
 			return err
 		}
-		seen := make(map[string]bool, len(batch))
-		for _, id := range known {
-			seen[id] = true
-		}
-		now := tx.NowFunc().UnixMicro()
+		res.Saved = len(fresh)
+		res.Known = len(batch) - res.Saved
 		next := max(now, owner.LastMatchUs+1)
-		posts := make([]postRow, 0, len(batch))
 		var matches []matchRow
 		counts := map[string]int64{}
 		var phrases map[string]phraseRow
-		for _, pm := range batch {
-			if seen[pm.Post.ExternalID] {
-				res.Known++
+		for i, pm := range batch {
+			if !fresh[pm.Post.ExternalID] || first[pm.Post.ExternalID] != i || len(pm.PhraseIDs) == 0 {
 				continue
 			}
-			seen[pm.Post.ExternalID] = true
-			res.Saved++
-			posts = append(posts, postRow{OwnerID: ownerID, Platform: string(platform), ExternalID: pm.Post.ExternalID, CreatedAt: now})
-			if len(pm.PhraseIDs) > 0 && phrases == nil {
+			if phrases == nil {
 				if phrases, err = ownerPhrases(tx, ownerID); err != nil {
 					return err
 				}
@@ -118,31 +121,31 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 			for _, pid := range pm.PhraseIDs {
 				ph, ok := phrases[pid]
 				if !ok || ph.Platform != string(platform) {
-					continue // deleted meanwhile, or another platform's
+					continue // deleted meanwhile, another owner's or another platform's
 				}
 				matches = append(matches, newMatchRow(ownerID, ph, pm.Post, next))
 				counts[pid]++
 				next++
 			}
 		}
-		if len(posts) > 0 {
-			if err := tx.CreateInBatches(posts, 500).Error; err != nil {
-				return err
-			}
-		}
 		if len(matches) == 0 {
 			return nil
 		}
-		if err := tx.CreateInBatches(matches, 200).Error; err != nil {
+		rows := make([][]any, len(matches))
+		for i, m := range matches {
+			rows[i] = []any{m.ID, m.OwnerID, m.PhraseID, m.Phrase, m.Platform, m.CreatedUs, m.ExternalID, m.Author,
+				m.Title, m.Body, m.URL, m.Likes, m.Comments, m.PostedAt}
+		}
+		if _, err := insertReturning(tx, "matches", []string{"id", "owner_id", "phrase_id", "phrase", "platform", "created_us",
+			"external_id", "author", "title", "body", "url", "likes", "comments", "posted_at"}, rows, ""); err != nil {
 			return err
 		}
 		for pid, n := range counts {
-			if err := tx.Model(&phraseRow{}).Where("id = ?", pid).
-				Update("matches", gorm.Expr("matches + ?", n)).Error; err != nil {
+			if err := tx.Exec("UPDATE phrases SET matches = matches + ? WHERE id = ?", n, pid).Error; err != nil {
 				return err
 			}
 		}
-		if err := tx.Model(&ownerRow{}).Where("id = ?", ownerID).Update("last_match_us", next-1).Error; err != nil {
+		if err := tx.Exec("UPDATE owners SET last_match_us = ? WHERE id = ?", next-1, ownerID).Error; err != nil {
 			return err
 		}
 		res.Matches = make([]core.Match, len(matches))
@@ -155,6 +158,51 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		return ports.SaveResult{}, translate(err, "match")
 	}
 	return res, nil
+}
+
+// insertReturning inserts rows with multi-row INSERTs (in chunks that stay
+// under both databases' limits on bound values) and, when suffix holds a
+// RETURNING clause of one column, returns the set of values it returned.
+func insertReturning(tx *gorm.DB, table string, cols []string, rows [][]any, suffix string) (map[string]bool, error) {
+	out := map[string]bool{}
+	per := max(1, 30000/len(cols))
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
+	for start := 0; start < len(rows); start += per {
+		chunk := rows[start:min(start+per, len(rows))]
+		var q strings.Builder
+		q.WriteString("INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
+		args := make([]any, 0, len(chunk)*len(cols))
+		for i, r := range chunk {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteString(one)
+			args = append(args, r...)
+		}
+		q.WriteString(" " + suffix)
+		if !strings.Contains(suffix, "RETURNING") {
+			if err := tx.Exec(q.String(), args...).Error; err != nil {
+				return nil, err
+			}
+			continue
+		}
+		rs, err := tx.Raw(q.String(), args...).Rows()
+		if err != nil {
+			return nil, err
+		}
+		for rs.Next() {
+			var v string
+			if err := rs.Scan(&v); err != nil {
+				rs.Close()
+				return nil, err
+			}
+			out[v] = true
+		}
+		if err := rs.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func ownerPhrases(tx *gorm.DB, ownerID string) (map[string]phraseRow, error) {

@@ -122,12 +122,28 @@ func decodeIngest(_ context.Context, r *http.Request) (any, error) {
 		}
 		return nil, core.Wrap(core.KindInvalidRequest, err, "could not read the request body")
 	}
+	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return nil, core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
+	}
+	// Nearly every batch is well formed: decode it in one pass, and go row
+	// by row only when some row has the wrong shape.
+	var whole struct {
+		Platform *string          `json:"platform"`
+		Posts    []ingestPostJSON `json:"posts"`
+	}
+	if json.Unmarshal(body, &whole) == nil && whole.Platform != nil {
+		if err := core.CheckIngestBatch(len(whole.Posts)); err != nil {
+			return nil, err
+		}
+		out := ingestRequest{platform: *whole.Platform, posts: make([]core.IngestPost, len(whole.Posts))}
+		for i, p := range whole.Posts {
+			out.posts[i] = core.IngestPost(p)
+		}
+		return out, nil
+	}
 	var req struct {
 		Platform *string           `json:"platform"`
 		Posts    []json.RawMessage `json:"posts"`
-	}
-	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-		return nil, core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, core.Errorf(core.KindInvalid, "platform must be a string and posts an array")
