@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -294,12 +295,11 @@ func TestAPIIdempotencyConcurrent(t *testing.T) {
 // pgtestURL is a fresh Postgres schema, or "" when no test database is
 // configured.
 func pgtestURL(t *testing.T) string {
-	var u string
-	t.Run("postgres-schema", func(t *testing.T) {
-		u = pgtest.URL(t)
-		t.Cleanup(func() {}) // the schema lives until the parent test ends
-	})
-	return u
+	if os.Getenv(pgtest.Env) == "" {
+		t.Log(pgtest.Env + " is unset: Postgres case skipped")
+		return ""
+	}
+	return pgtest.URL(t)
 }
 
 // seedMatches stores n matches for the owner straight into the server's
