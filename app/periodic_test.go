@@ -20,6 +20,7 @@ import (
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/mailtest"
+	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -32,9 +33,11 @@ type world struct {
 	leases  ports.LeaseStore
 }
 
-func newWorld(t *testing.T) world {
+func newWorld(t *testing.T) world { return newWorldAt(t, "sqlite://:memory:") }
+
+func newWorldAt(t *testing.T, url string) world {
 	t.Helper()
-	db, err := gormstore.Open("sqlite://:memory:")
+	db, err := gormstore.Open(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,9 +121,17 @@ func (rs *redditServer) readsOf(path string) int {
 
 func noSleep(context.Context, time.Duration) error { return nil }
 
-func TestRedditCycle(t *testing.T) {
+// databases runs f on SQLite and, when EARSHOT_TEST_POSTGRES_URL is set,
+// on Postgres, where two pollers stand for two replicas.
+func databases(t *testing.T, f func(t *testing.T, w world)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, newWorld(t)) })
+	t.Run("postgres", func(t *testing.T) { f(t, newWorldAt(t, pgtest.URL(t))) })
+}
+
+func TestRedditCycle(t *testing.T) { databases(t, testRedditCycle) }
+
+func testRedditCycle(t *testing.T, w world) {
 	ctx := context.Background()
-	w := newWorld(t)
 	a, b := w.owner(t, "a@example.com"), w.owner(t, "b@example.com")
 	pa := w.phrase(t, a.ID, "generics", "golang")
 	pb := w.phrase(t, b.ID, "go modules", "r/golang")
@@ -238,9 +249,10 @@ func scoredMatches(t *testing.T, w world, owner core.Owner, scores ...int) []cor
 	return res.Matches
 }
 
-func TestAlertsOverSMTP(t *testing.T) {
+func TestAlertsOverSMTP(t *testing.T) { databases(t, testAlertsOverSMTP) }
+
+func testAlertsOverSMTP(t *testing.T, w world) {
 	ctx := context.Background()
-	w := newWorld(t)
 	a, b := w.owner(t, "a@example.com"), w.owner(t, "b@example.com")
 	scoredMatches(t, w, a, 95, 40, 71, 88, 99, 70, 72, 73, 74, 75, 76, 77) // 11 at or above 70
 	scoredMatches(t, w, b, 10)
@@ -296,4 +308,43 @@ func TestAlertsOverSMTP(t *testing.T) {
 	if m := fresh.WaitFor(1, 5*time.Second); m[0].Subject != "earshot: 2 new matches" {
 		t.Fatalf("after the hang-up: %s", m[0].Subject)
 	}
+}
+
+// Two replicas sweeping at once email each match once.
+func TestAlertsTwoReplicas(t *testing.T) {
+	databases(t, func(t *testing.T, w world) {
+		ctx := context.Background()
+		for i := 0; i < 6; i++ {
+			scoredMatches(t, w, w.owner(t, fmt.Sprintf("o%d@example.com", i)), 90, 91, 92)
+		}
+		srv := mailtest.NewServer(t)
+		var wg sync.WaitGroup
+		for r := 0; r < 2; r++ {
+			mailer, _ := smtpmail.New(srv.URL(), "alerts@earshot.test", quiet)
+			a := NewAlerts(gormstore.NewAlertStore(w.db), w.leases, mailer, ports.SystemClock{}, quiet, fmt.Sprint("replica-", r), 70, "http://x")
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 3; i++ {
+					if _, err := a.Sweep(ctx); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		msgs := srv.Messages()
+		seen := map[string]int{}
+		for _, m := range msgs {
+			seen[m.To[0]]++
+		}
+		if len(msgs) != 6 {
+			t.Fatalf("%d emails for 6 owners: %v", len(msgs), seen)
+		}
+		for to, n := range seen {
+			if n != 1 {
+				t.Fatalf("%s got %d emails", to, n)
+			}
+		}
+	})
 }
