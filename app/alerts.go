@@ -24,12 +24,15 @@ type Alerts struct {
 	holder   string
 	minScore int
 	site     string
+	// Metrics counts emails; NoMetrics until set.
+	Metrics ports.Metrics
 }
 
 // NewAlerts returns the alert sweep.
 func NewAlerts(store ports.AlertStore, leases ports.LeaseStore, mailer ports.Mailer, clock ports.Clock, log *slog.Logger,
 	holder string, minScore int, site string) *Alerts {
-	return &Alerts{store: store, leases: leases, mailer: mailer, clock: clock, log: log, holder: holder, minScore: minScore, site: site}
+	return &Alerts{store: store, leases: leases, mailer: mailer, clock: clock, log: log, holder: holder, minScore: minScore, site: site,
+		Metrics: ports.NoMetrics{}}
 }
 
 // Sweep sends one email per owner with pending matches and returns how
@@ -55,9 +58,11 @@ func (a *Alerts) Sweep(ctx context.Context) (int, error) {
 		err = a.owner(ctx, o)
 		_ = a.leases.Release(ctx, lease, a.holder)
 		if err != nil {
+			a.Metrics.Count(ports.EventAlertsFailed, 1)
 			a.log.WarnContext(ctx, "alert email not sent; the next sweep retries", "owner", o.ID, "err", err)
 			continue
 		}
+		a.Metrics.Count(ports.EventAlertsSent, 1)
 		sent++
 	}
 	return sent, nil

@@ -27,11 +27,13 @@ type Ingest struct {
 	bus      ports.Publisher
 	limits   core.Limits
 	log      *slog.Logger
+	// Metrics counts posts and matches; NoMetrics until set.
+	Metrics ports.Metrics
 }
 
 // NewIngest returns the ingest service.
 func NewIngest(matches ports.MatchStore, accounts ports.AccountStore, matchers *Matchers, bus ports.Publisher, limits core.Limits, log *slog.Logger) *Ingest {
-	return &Ingest{matches: matches, accounts: accounts, matchers: matchers, bus: bus, limits: limits, log: log}
+	return &Ingest{matches: matches, accounts: accounts, matchers: matchers, bus: bus, limits: limits, log: log, Metrics: ports.NoMetrics{}}
 }
 
 // Ingest validates each post, stores the valid new ones with their matches
@@ -68,6 +70,7 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(ip.Parts()...)})
 	}
 	if len(batch) == 0 {
+		s.Metrics.Count(ports.EventPostsSkipped, skipped)
 		return acc.ID, 0, skipped, nil
 	}
 	saved, err := s.matches.SaveMatches(ctx, ownerID, p, batch)
@@ -75,6 +78,9 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 		return "", 0, 0, err
 	}
 	announce(ctx, s.bus, s.log, saved.Matches)
+	s.Metrics.Count(ports.EventPostsIngested, saved.Saved)
+	s.Metrics.Count(ports.EventPostsSkipped, skipped+saved.Known)
+	s.Metrics.Count(ports.EventMatchesCreated, len(saved.Matches))
 	return acc.ID, saved.Saved, skipped + saved.Known, nil
 }
 

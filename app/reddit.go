@@ -25,13 +25,16 @@ type Reddit struct {
 	log     *slog.Logger
 	holder  string
 	clock   ports.Clock
+	// Metrics counts reads; NoMetrics until set.
+	Metrics ports.Metrics
 }
 
 // NewReddit returns the reddit poller. holder names this process in
 // leases, so replicas on one database split the communities of a cycle.
 func NewReddit(phrases ports.PhraseStore, matches ports.MatchStore, source ports.RedditSource, leases ports.LeaseStore,
 	pub ports.Publisher, clock ports.Clock, log *slog.Logger, holder string) *Reddit {
-	return &Reddit{phrases: phrases, matches: matches, source: source, leases: leases, pub: pub, clock: clock, log: log, holder: holder}
+	return &Reddit{phrases: phrases, matches: matches, source: source, leases: leases, pub: pub, clock: clock, log: log, holder: holder,
+		Metrics: ports.NoMetrics{}}
 }
 
 // Cycle reads each watched community once. A community another replica
@@ -84,8 +87,10 @@ func (r *Reddit) community(ctx context.Context, community string, phrases []core
 	since = maxTime(since.Add(-interval), now.Add(-maxLookback))
 	read, err := r.source.Read(ctx, community, since)
 	if err != nil {
+		r.Metrics.Count(ports.EventRedditFailed, 1)
 		return err
 	}
+	r.Metrics.Count(ports.EventRedditReads, 1)
 	set := Compile(phrases)
 	ownerOf := make(map[string]string, len(phrases))
 	for _, p := range phrases {
@@ -107,6 +112,7 @@ func (r *Reddit) community(ctx context.Context, community string, phrases []core
 			return err
 		}
 		announce(ctx, r.pub, r.log, res.Matches)
+		r.Metrics.Count(ports.EventMatchesCreated, len(res.Matches))
 	}
 	ids := make([]string, len(phrases))
 	for i, p := range phrases {

@@ -23,11 +23,14 @@ type Scoring struct {
 	// scored is told about every match this service scored, after the
 	// score is stored (webhook deliveries hang off it).
 	scored func(ctx context.Context, m core.Match) error
+	// Metrics counts scores; NoMetrics until set.
+	Metrics ports.Metrics
 }
 
 // NewScoring returns the scoring service.
 func NewScoring(matches ports.MatchStore, scorer ports.Scorer, log *slog.Logger) *Scoring {
-	return &Scoring{matches: matches, scorer: scorer, log: log, scored: func(context.Context, core.Match) error { return nil }}
+	return &Scoring{matches: matches, scorer: scorer, log: log, scored: func(context.Context, core.Match) error { return nil },
+		Metrics: ports.NoMetrics{}}
 }
 
 // OnScored registers f to run after each score is stored.
@@ -75,12 +78,14 @@ func (s *Scoring) Sweep(ctx context.Context) (int, error) {
 func (s *Scoring) score(ctx context.Context, m core.Match) error {
 	sc, err := s.scorer.Score(ctx, m)
 	if err != nil {
+		s.Metrics.Count(ports.EventScoringFailed, 1)
 		return err
 	}
 	got, stored, err := s.matches.SetScore(ctx, m.OwnerID, m.ID, sc)
 	if err != nil || !stored {
 		return err
 	}
+	s.Metrics.Count(ports.EventMatchesScored, 1)
 	return s.scored(ctx, got)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/earshothq/earshot/adapters/httpapi"
 	"github.com/earshothq/earshot/adapters/legacymock"
 	"github.com/earshothq/earshot/adapters/llmscorer"
+	"github.com/earshothq/earshot/adapters/metrics"
 	"github.com/earshothq/earshot/adapters/ratelimit"
 	"github.com/earshothq/earshot/adapters/reddit"
 	"github.com/earshothq/earshot/adapters/smtpmail"
@@ -92,8 +93,13 @@ var ServiceModule = fx.Module("services",
 			return NewAlerts(st, l, m, c, log, string(h), cfg.AlertMinScore, site.URL)
 		},
 	),
-	fx.Invoke(runScoring, runPeriodic),
+	fx.Invoke(setMetrics, runScoring, runPeriodic),
 )
+
+// setMetrics hands the metrics port to the services that count work.
+func setMetrics(m ports.Metrics, i *Ingest, s *Scoring, a *Alerts, r *Reddit) {
+	i.Metrics, s.Metrics, a.Metrics, r.Metrics = m, m, m, m
+}
 
 // Holder names this process in leases.
 type Holder string
@@ -167,6 +173,32 @@ func runScoring(lc fx.Lifecycle, s *Scoring, sub ports.Subscriber, cfg Config) {
 	})
 }
 
+// NewLogger returns the program's logger: text or JSON on w, each record
+// carrying the id of the request it belongs to.
+func NewLogger(format string, w io.Writer) *slog.Logger {
+	var h slog.Handler = slog.NewTextHandler(w, nil)
+	if format == "json" {
+		h = slog.NewJSONHandler(w, nil)
+	}
+	return slog.New(httpapi.LogHandler(h))
+}
+
+// MetricsModule provides the Prometheus registry as the metrics port,
+// with gauges of the work queues read at scrape time.
+var MetricsModule = fx.Module("metrics",
+	fx.Provide(
+		metrics.New,
+		func(r *metrics.Registry) ports.Metrics { return r },
+	),
+	fx.Invoke(registerGauges),
+)
+
+func registerGauges(r *metrics.Registry, db *gormstore.DB) {
+	r.Gauge("earshot_unscored_matches", "Matches stored and not scored yet: the scoring queue.", func() float64 {
+		return float64(db.Count("SELECT COUNT(*) FROM matches WHERE score IS NULL"))
+	})
+}
+
 // HTTPModule serves the public API and the operational endpoints.
 var HTTPModule = fx.Module("http",
 	fx.Provide(
@@ -205,8 +237,9 @@ func newHelper(cfg Config, log *slog.Logger, keys *Keys, ingest *Ingest, account
 		keys, ingest, accounts)
 }
 
-func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, b *bus.Bus, log *slog.Logger) http.Handler {
+func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, b *bus.Bus, m *metrics.Registry, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
 	mux.Handle("/api/v1/", api)
 	for _, p := range helper.Paths() {
 		mux.Handle(p, helper)
@@ -229,7 +262,10 @@ func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, 
 		}
 		writeStatus(w, http.StatusOK, "ready")
 	})
-	return mux
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteError(w, core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path))
+	})
+	return httpapi.RequestLog(log, m.Middleware(mux))
 }
 
 func writeStatus(w http.ResponseWriter, code int, status string) {
@@ -310,6 +346,7 @@ func Serve(cfg Config, log *slog.Logger, out io.Writer, extra ...fx.Option) *fx.
 		fx.StopTimeout(30 * time.Second),
 		StoreModule,
 		BusModule,
+		MetricsModule,
 		ServiceModule,
 		HTTPModule,
 		fx.Invoke(printBootstrap),

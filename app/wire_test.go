@@ -31,7 +31,7 @@ func TestWiringValidates(t *testing.T) {
 	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": "sqlite://:memory:"})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if err := fx.ValidateApp(fx.Supply(cfg, log), fx.Provide(func() io.Writer { return io.Discard }),
-		StoreModule, BusModule, ServiceModule, HTTPModule, fx.Invoke(printBootstrap)); err != nil {
+		StoreModule, BusModule, MetricsModule, ServiceModule, HTTPModule, fx.Invoke(printBootstrap)); err != nil {
 		t.Fatal(err)
 	}
 	if err := fx.ValidateApp(fx.Supply(cfg, log), fx.Provide(func() http.Handler { return http.NotFoundHandler() }),

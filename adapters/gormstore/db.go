@@ -229,3 +229,13 @@ func translate(err error, what string) error {
 // SQL returns the underlying connection pool, for tools and benchmarks
 // that compare the store with plain SQL on the same driver.
 func (db *DB) SQL() *sql.DB { return db.sql }
+
+// Count runs a COUNT query for a gauge; a failure reads as -1, which a
+// dashboard shows as broken rather than as an empty queue.
+func (db *DB) Count(query string) int64 {
+	var n int64
+	if err := db.gorm.Raw(query).Scan(&n).Error; err != nil {
+		return -1
+	}
+	return n
+}

@@ -113,12 +113,7 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func newLogger(cfg app.Config, w io.Writer) *slog.Logger {
-	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
-	}
-	return slog.New(slog.NewTextHandler(w, nil))
-}
+func newLogger(cfg app.Config, w io.Writer) *slog.Logger { return app.NewLogger(cfg.LogFormat, w) }
 
 func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parse(newFlagSet("earshot serve", stderr), args, getenv)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -188,4 +189,44 @@ func TestGracefulStop(t *testing.T) {
 	if _, err := http.Get(s.URL + "/healthz"); err == nil {
 		t.Fatal("still serving after stop")
 	}
+}
+
+func TestMetricsAndRequestIDs(t *testing.T) {
+	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
+	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
+	s.call("POST", "/ingest", s.IngestKey, map[string]any{"platform": "x", "posts": []any{ingestPost("1", "acme rocks"), ingestPost("2", "")}}).want(t, 200, "")
+	r := s.call("GET", "/api/v1/keywords/nope", s.APIKey, nil, "X-Request-Id", "trace-123").want(t, 404, "not_found")
+	if r.Header.Get("X-Request-Id") != "trace-123" {
+		t.Fatalf("X-Request-Id: %q", r.Header.Get("X-Request-Id"))
+	}
+	if id := s.call("GET", "/healthz", "", nil).Header.Get("X-Request-Id"); len(id) != 16 {
+		t.Fatalf("generated request id %q", id)
+	}
+	if h := s.call("GET", "/healthz", "", nil, "X-Request-Id", "bad id\"with quotes").Header.Get("X-Request-Id"); strings.Contains(h, "bad") {
+		t.Fatal("an unsafe request id was echoed")
+	}
+	time.Sleep(100 * time.Millisecond)
+	m := string(s.call("GET", "/metrics", "", nil).want(t, 200, "").Body)
+	for _, want := range []string{
+		`earshot_http_requests_total{method="GET",route="/api/v1/keywords/{id}",status="404"} 1`,
+		`earshot_http_requests_total{method="POST",route="/ingest",status="200"} 1`,
+		`earshot_events_total{event="posts_ingested"} 1`,
+		`earshot_events_total{event="posts_skipped"} 1`,
+		`earshot_events_total{event="matches_created"} 1`,
+		`earshot_unscored_matches`,
+		`earshot_http_request_duration_seconds_bucket{method="GET",route="/api/v1/keywords/{id}"`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if !strings.Contains(s.logs.String(), `"request_id":"trace-123"`) {
+		t.Fatalf("no log line carries the request id:\n%s", s.logs)
+	}
+	for _, secret := range []string{s.APIKey, s.IngestKey} {
+		if strings.Contains(s.logs.String(), secret) {
+			t.Fatal("a key reached the log")
+		}
+	}
+	s.call("GET", "/no/such/thing", "", nil).want(t, 404, "not_found")
 }
