@@ -1,0 +1,148 @@
+// Command earshot-load drives a running earshot server over HTTP with a
+// fixed-rate mix of match reads, phrase writes and ingest batches for a
+// bounded time, then prints throughput, latency percentiles and errors.
+//
+//	earshot-load -url http://127.0.0.1:8080 -key svc_api_... -ingest-key svc_ingest_... -rate 200 -duration 30s
+//
+// It only ever talks to the address given, and stops by itself.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+type result struct {
+	kind    string
+	latency time.Duration
+	err     bool
+}
+
+func main() {
+	target := flag.String("url", "http://127.0.0.1:8080", "server address (loopback)")
+	key := flag.String("key", os.Getenv("EARSHOT_LOAD_API_KEY"), "API key with read and write:phrases (env EARSHOT_LOAD_API_KEY)")
+	ingestKey := flag.String("ingest-key", os.Getenv("EARSHOT_LOAD_INGEST_KEY"), "ingest key of the same owner (env EARSHOT_LOAD_INGEST_KEY)")
+	rate := flag.Int("rate", 100, "requests per second")
+	duration := flag.Duration("duration", 20*time.Second, "how long to run (at most 10m)")
+	mix := flag.String("mix", "80:5:15", "percent of reads:phrase writes:ingest batches")
+	batch := flag.Int("batch", 100, "posts per ingest batch")
+	flag.Parse()
+	if err := run(*target, *key, *ingestKey, *rate, *duration, *mix, *batch); err != nil {
+		fmt.Fprintln(os.Stderr, "earshot-load:", err)
+		os.Exit(2)
+	}
+}
+
+func run(target, key, ingestKey string, rate int, duration time.Duration, mix string, batch int) error {
+	u, err := url.Parse(target)
+	if err != nil || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" && u.Hostname() != "::1") {
+		return errors.New("-url must be a loopback address")
+	}
+	if key == "" || ingestKey == "" {
+		return errors.New("-key and -ingest-key are required (the first start of serve prints both)")
+	}
+	var reads, writes, ingests int
+	if _, err := fmt.Sscanf(mix, "%d:%d:%d", &reads, &writes, &ingests); err != nil || reads+writes+ingests != 100 {
+		return errors.New("-mix must be three percentages that add up to 100, e.g. 80:5:15")
+	}
+	if rate < 1 || rate > 20000 || duration <= 0 || duration > 10*time.Minute {
+		return errors.New("-rate must be 1 to 20000 and -duration at most 10m")
+	}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	do := func(method, path, secret string, body any) bool {
+		var rd io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		req, _ := http.NewRequest(method, target+path, rd)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		resp, err := client.Do(req)
+		if err != nil {
+			return false
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode < 400 || resp.StatusCode == 409 || resp.StatusCode == 403
+	}
+
+	results := make(chan result, 1024)
+	var collected []result
+	done := make(chan struct{})
+	go func() {
+		for r := range results {
+			collected = append(collected, r)
+		}
+		close(done)
+	}()
+	var wg sync.WaitGroup
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	end := time.Now().Add(duration)
+	n := 0
+	for time.Now().Before(end) {
+		<-tick.C
+		n++
+		i := n
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			var kind string
+			var ok bool
+			switch p := rand.IntN(100); {
+			case p < reads:
+				kind, ok = "read", do("GET", "/api/v1/matches?limit=25", key, nil)
+			case p < reads+writes:
+				kind, ok = "write", do("POST", "/api/v1/keywords", key, map[string]any{"phrase": fmt.Sprintf("load %d", i), "platform": "x"})
+			default:
+				posts := make([]map[string]any, batch)
+				for j := range posts {
+					posts[j] = map[string]any{"externalId": fmt.Sprintf("load-%d-%d-%d", start.UnixNano(), i, j), "authorName": "load",
+						"body": []string{fmt.Sprintf("post %d mentions acme crm and other things", j)}, "url": "https://x.com/load/" + fmt.Sprint(j)}
+				}
+				kind, ok = "ingest", do("POST", "/ingest", ingestKey, map[string]any{"platform": "x", "posts": posts})
+			}
+			results <- result{kind: kind, latency: time.Since(start), err: !ok}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	<-done
+	report(collected, duration)
+	return nil
+}
+
+func report(rs []result, d time.Duration) {
+	byKind := map[string][]time.Duration{}
+	errs := map[string]int{}
+	for _, r := range rs {
+		byKind[r.kind] = append(byKind[r.kind], r.latency)
+		byKind["all"] = append(byKind["all"], r.latency)
+		if r.err {
+			errs[r.kind]++
+			errs["all"]++
+		}
+	}
+	fmt.Printf("%-7s %8s %10s %10s %10s %7s\n", "kind", "requests", "req/s", "p50", "p99", "errors")
+	for _, k := range []string{"read", "write", "ingest", "all"} {
+		ls := byKind[k]
+		if len(ls) == 0 {
+			continue
+		}
+		slices.Sort(ls)
+		fmt.Printf("%-7s %8d %10.1f %10s %10s %7d\n", k, len(ls), float64(len(ls))/d.Seconds(),
+			ls[len(ls)/2].Round(10*time.Microsecond), ls[len(ls)*99/100].Round(10*time.Microsecond), errs[k])
+	}
+}
