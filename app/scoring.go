@@ -37,20 +37,22 @@ func NewScoring(matches ports.MatchStore, scorer ports.Scorer, log *slog.Logger)
 func (s *Scoring) OnScored(f func(ctx context.Context, m core.Match) error) { s.scored = f }
 
 // Handle scores the match an event names. It acknowledges events for
-// matches gone, scored, or leased by another replica.
+// matches gone or scored. It takes no lease: the bus hands each event to
+// one replica, the store keeps only the first score, and a plain read
+// costs the single writer of SQLite nothing.
 func (s *Scoring) Handle(ctx context.Context, e ports.Event) error {
 	var ev MatchEvent
 	if err := json.Unmarshal(e.Payload, &ev); err != nil || ev.MatchID == "" {
 		s.log.WarnContext(ctx, "dropping a malformed match event", "err", err)
 		return nil
 	}
-	m, claimed, err := s.matches.ClaimMatch(ctx, ev.OwnerID, ev.MatchID, scoreLease)
+	m, err := s.matches.Match(ctx, ev.OwnerID, ev.MatchID)
 	switch {
 	case core.IsKind(err, core.KindNotFound):
 		return nil
 	case err != nil:
 		return err
-	case !claimed:
+	case m.Score != nil:
 		return nil
 	}
 	return s.score(ctx, m)
