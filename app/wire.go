@@ -26,6 +26,7 @@ import (
 	"github.com/earshothq/earshot/adapters/ratelimit"
 	"github.com/earshothq/earshot/adapters/reddit"
 	"github.com/earshothq/earshot/adapters/smtpmail"
+	"github.com/earshothq/earshot/adapters/webhooksender"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/score"
 	"github.com/earshothq/earshot/ports"
@@ -40,6 +41,7 @@ var StoreModule = fx.Module("store",
 		fx.Annotate(gormstore.NewPhraseStore, fx.As(new(ports.PhraseStore))),
 		fx.Annotate(gormstore.NewMatchStore, fx.As(new(ports.MatchStore))),
 		fx.Annotate(gormstore.NewAccountStore, fx.As(new(ports.AccountStore))),
+		fx.Annotate(gormstore.NewWebhookStore, fx.As(new(ports.WebhookStore))),
 		fx.Annotate(gormstore.NewLeaseStore, fx.As(new(ports.LeaseStore))),
 		fx.Annotate(gormstore.NewAlertStore, fx.As(new(ports.AlertStore))),
 	),
@@ -82,6 +84,9 @@ var ServiceModule = fx.Module("services",
 		},
 		newScorer,
 		NewScoring,
+		newWebhookSender,
+		func() ports.MatchRenderer { return httpapi.MatchRenderer{} },
+		newWebhooks,
 		newHolder,
 		newRedditSource,
 		func(ph ports.PhraseStore, m ports.MatchStore, src ports.RedditSource, l ports.LeaseStore, pub ports.Publisher,
@@ -93,7 +98,7 @@ var ServiceModule = fx.Module("services",
 			return NewAlerts(st, l, m, c, log, string(h), cfg.AlertMinScore, site.URL)
 		},
 	),
-	fx.Invoke(setMetrics, runScoring, runPeriodic),
+	fx.Invoke(setMetrics, runScoring, runPeriodic, runWebhooks),
 )
 
 // setMetrics hands the metrics port to the services that count work.
@@ -163,6 +168,47 @@ func newScorer(cfg Config, log *slog.Logger) (ports.Scorer, error) {
 	return llmscorer.New(llmscorer.Config{URL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Fallback: rules, Logger: log})
 }
 
+// newWebhookSender is the SSRF-safe sender; letting it reach private
+// addresses is for development only, so it is said loudly.
+func newWebhookSender(cfg Config, log *slog.Logger) ports.WebhookSender {
+	if cfg.WebhookAllowPrivate {
+		log.Warn("EARSHOT_WEBHOOK_ALLOW_PRIVATE is on: webhooks may target http, IP, loopback and private addresses; never use this in production")
+	}
+	return webhooksender.New(webhooksender.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate})
+}
+
+func newWebhooks(st ports.WebhookStore, m ports.MatchStore, sender ports.WebhookSender, r ports.MatchRenderer,
+	sealer *core.Sealer, c ports.Clock, log *slog.Logger, mt ports.Metrics, cfg Config) *Webhooks {
+	return NewWebhooks(
+		WebhookDeps{Store: st, Matches: m, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
+		WebhookConfig{Limits: cfg.Limits, Schedule: cfg.WebhookRetrySchedule, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout})
+}
+
+// runWebhooks runs the delivery worker for the life of the app. Each
+// score stored here wakes it, so a message leaves within milliseconds;
+// its poll finds retries and what other replicas queued. On stop it lets
+// the sends under way finish.
+func runWebhooks(lc fx.Lifecycle, w *Webhooks, s *Scoring) {
+	s.OnScored(func(context.Context, core.Match) error { w.Poke(); return nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() { defer close(done); w.Run(ctx) }()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+				return nil
+			case <-stop.Done():
+				return stop.Err()
+			}
+		},
+	})
+}
+
 // runScoring subscribes the scorer to new matches and runs its sweep for
 // the life of the app.
 func runScoring(lc fx.Lifecycle, s *Scoring, sub ports.Subscriber, cfg Config) {
@@ -202,7 +248,7 @@ func registerGauges(r *metrics.Registry, db *gormstore.DB) {
 // HTTPModule serves the public API and the operational endpoints.
 var HTTPModule = fx.Module("http",
 	fx.Provide(
-		func() ports.RateLimiter { return ratelimit.NewMemory(nil) },
+		newRateLimiter,
 		newAPI,
 		newHelper,
 		newRootHandler,
@@ -226,9 +272,31 @@ func openDB(lc fx.Lifecycle, cfg Config) (*gormstore.DB, error) {
 	return db, nil
 }
 
-func newAPI(cfg Config, log *slog.Logger, keys *Keys, phrases *Phrases, matches *Matches, limiter ports.RateLimiter) *httpapi.API {
+// newRateLimiter counts in memory on SQLite (one process) and in the
+// database on Postgres, where replicas must share one count per key.
+func newRateLimiter(lc fx.Lifecycle, db *gormstore.DB, log *slog.Logger) ports.RateLimiter {
+	if !db.Postgres() {
+		return ratelimit.NewMemory(nil)
+	}
+	l := gormstore.NewRateLimiter(db)
+	ctx, cancel := context.WithCancel(context.Background())
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go every(ctx, time.Minute, func() {
+				if err := l.SweepRateWindows(ctx); err != nil && ctx.Err() == nil {
+					log.Warn("sweeping rate windows failed", "err", err)
+				}
+			})
+			return nil
+		},
+		OnStop: func(context.Context) error { cancel(); return nil },
+	})
+	return l
+}
+
+func newAPI(cfg Config, log *slog.Logger, keys *Keys, phrases *Phrases, matches *Matches, limiter ports.RateLimiter, webhooks *Webhooks) *httpapi.API {
 	return httpapi.New(httpapi.Config{RateLimit: cfg.RateLimit, Logger: log}, httpapi.Deps{
-		Keys: keys, Phrases: phrases, Matches: matches, Limiter: limiter,
+		Keys: keys, Phrases: phrases, Matches: matches, Limiter: limiter, Webhooks: webhooks,
 	})
 }
 
