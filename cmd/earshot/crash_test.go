@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+// SIGKILL in the middle of ingest batches loses nothing acknowledged:
+// after a restart every post a 200 answered for is there as a match, and
+// the scoring sweep finishes every match left unscored.
+func TestCrashDuringIngest(t *testing.T) {
+	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=100000", "EARSHOT_SCORING_INTERVAL=1h")
+	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
+
+	var mu sync.Mutex
+	acked := map[string]bool{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{Timeout: 5 * time.Second}
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var posts []any
+				var urls []string
+				for i := 0; i < 20; i++ {
+					id := fmt.Sprintf("w%d-b%d-p%d", w, n, i)
+					p := ingestPost(id, "acme is great")
+					posts = append(posts, p)
+					urls = append(urls, p["url"].(string))
+				}
+				body, _ := json.Marshal(map[string]any{"platform": "x", "posts": posts})
+				req, _ := http.NewRequest("POST", s.URL+"/ingest", bytes.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+s.IngestKey)
+				resp, err := client.Do(req)
+				if err != nil {
+					return // the server is gone
+				}
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					mu.Lock()
+					for _, u := range urls {
+						acked[u] = true
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	time.Sleep(700 * time.Millisecond)
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
+	close(stop)
+	wg.Wait()
+	if len(acked) == 0 {
+		t.Fatal("no batch was acknowledged before the kill")
+	}
+	s.launch()
+
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		found, unscored := 0, 0
+		before := ""
+		for {
+			q := "/api/v1/matches?limit=100"
+			if before != "" {
+				q += "&before=" + before
+			}
+			body := s.call("GET", q, s.APIKey, nil).want(t, 200, "").JSON(t)
+			for _, d := range body["data"].([]any) {
+				m := d.(map[string]any)
+				if acked[m["post"].(map[string]any)["url"].(string)] {
+					found++
+				}
+				if m["score"] == nil {
+					unscored++
+				}
+			}
+			next, ok := body["nextCursor"].(float64)
+			if !ok {
+				break
+			}
+			before = fmt.Sprint(json.Number(fmt.Sprintf("%f", next)))
+		}
+		if found == len(acked) && unscored == 0 {
+			t.Logf("%d acknowledged posts, all stored and scored after the restart", found)
+			return
+		}
+		if found < len(acked) {
+			t.Fatalf("%d of %d acknowledged posts survived the kill", found, len(acked))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d matches still unscored 15 s after the restart", unscored)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
