@@ -58,3 +58,28 @@ func FuzzDecodeQuery(f *testing.F) {
 		_ = v
 	})
 }
+
+// FuzzDecodeIngest throws arbitrary bodies at the ingest decoder: a body
+// either decodes to at most 100 posts or fails with a 4xx kind.
+func FuzzDecodeIngest(f *testing.F) {
+	for _, s := range []string{
+		`{"platform":"x","posts":[{"externalId":"1","body":["a"],"url":"https://x.com/1"}]}`,
+		`{"platform":"x","posts":[{"externalId":1,"body":"a"},"no",null,{}]}`, `{"platform":null}`, `{"posts":{}}`, `[]`, `{`, ``,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		r := httptest.NewRequest("POST", "/ingest", strings.NewReader(body))
+		r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, maxHelperBody)
+		v, err := decodeIngest(context.Background(), r)
+		if err != nil {
+			if s := Status(err); s < 400 || s >= 500 {
+				t.Fatalf("body %q: status %d for %v", body, s, err)
+			}
+			return
+		}
+		if n := len(v.(ingestRequest).posts); n > core.MaxIngestBatch {
+			t.Fatalf("decoded %d posts", n)
+		}
+	})
+}
