@@ -7,7 +7,7 @@ BENCHTIME ?= 1x
 STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1
 GOVULNCHECK = $(GO) run golang.org/x/vuln/cmd/govulncheck@v1.1.4
 
-.PHONY: run test bench lint vulncheck fuzz build load
+.PHONY: run test bench lint vulncheck fuzz build load e2e-cluster
 
 build:
 	$(GO) build -o bin/earshot ./cmd/earshot
@@ -17,6 +17,14 @@ run:
 
 test:
 	$(GO) test -race ./...
+
+# Two serve processes on the local Postgres and RabbitMQ, 10,000 posts
+# through both (see TestCluster).
+EARSHOT_TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+EARSHOT_TEST_AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672/
+e2e-cluster:
+	EARSHOT_CLUSTER=1 EARSHOT_TEST_POSTGRES_URL='$(EARSHOT_TEST_POSTGRES_URL)' EARSHOT_TEST_AMQP_URL='$(EARSHOT_TEST_AMQP_URL)' \
+		$(GO) test -count=1 -run '^TestCluster$$' -v -timeout 15m ./cmd/earshot
 
 # Every benchmark, once each (they compare with their baseline inside one
 # run and print the ratio); see README "Performance".
