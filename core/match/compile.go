@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/earshothq/earshot/core"
 )
 
 // Compile builds the automaton for phrases. It normalises white space and
@@ -74,7 +76,7 @@ func compile(phrases []string, many int) *Set {
 			}
 		}
 	}
-	s.words = b.arena.String()
+	s.arena = b.arena.String()
 	s.wordAt = b.wordAt
 	b.build(many)
 	return s
@@ -95,7 +97,7 @@ type builder struct {
 	words  map[string]uint32
 	arena  strings.Builder
 	wordAt []uint32
-	keys   []uint64 // key of each word token, by token - tokFirst; 0 for characters
+	keys   [][2]uint64 // key of each word token, by token - tokFirst
 	lens   []uint32
 	nodes  []node
 	kids   map[uint64]uint32 // node<<32 | token to child
@@ -124,7 +126,8 @@ func (b *builder) word(w string) uint32 {
 	for i := 0; i < len(w); i++ {
 		k.addByte(w[i])
 	}
-	b.keys[t-tokFirst], b.lens[t-tokFirst] = k.sum(), uint32(len(w))
+	k0, k1 := k.sum()
+	b.keys[t-tokFirst], b.lens[t-tokFirst] = [2]uint64{k0, k1}, uint32(len(w))
 	b.s.maxWord = max(b.s.maxWord, len(w))
 	return t
 }
@@ -145,7 +148,7 @@ func (b *builder) sym(r rune) uint32 {
 func (b *builder) newToken(w string) uint32 {
 	b.arena.WriteString(w)
 	b.wordAt = append(b.wordAt, uint32(b.arena.Len()))
-	b.keys = append(b.keys, 0)
+	b.keys = append(b.keys, [2]uint64{})
 	b.lens = append(b.lens, 0)
 	return uint32(len(b.wordAt) - 2 + tokFirst)
 }
@@ -168,21 +171,6 @@ func (b *builder) build(manyKids int) {
 	s, nodes := b.s, b.nodes
 	n := len(nodes)
 	ntok := len(b.wordAt) - 1 + tokFirst
-
-	// The word table.
-	dictSize := 4 << bits.Len(uint(len(b.words)))
-	s.dict = make([]slot, dictSize)
-	s.dictBits = uint(64 - bits.TrailingZeros(uint(dictSize)))
-	for t := range b.keys {
-		if b.lens[t] == 0 {
-			continue
-		}
-		h := b.keys[t] * hashMul >> s.dictBits
-		for s.dict[h].key != 0 {
-			h = (h + 1) & uint64(dictSize-1)
-		}
-		s.dict[h] = slot{key: b.keys[t], tok: uint32(t + tokFirst)}
-	}
 
 	// Failure links, breadth first.
 	order := make([]uint32, 0, n)
@@ -211,10 +199,7 @@ func (b *builder) build(manyKids int) {
 	// transitions on white space, which follow the failure links in
 	// advance.
 	s.states = make([]state, n)
-	s.states[0] = state{acc: noAcc, space: 0, tok: tokNone}
-	if k, ok := b.kids[tokSpace]; ok {
-		s.states[0].space = k
-	}
+	s.states[0] = state{acc: noAcc, tok: tokNone} // no phrase starts with white space
 	for _, u := range order {
 		st := &s.states[u]
 		st.fail = fail[u]
@@ -256,6 +241,50 @@ func (b *builder) build(manyKids int) {
 			many = append(many, uint32(u))
 		}
 	}
+	// A state where exactly one phrase ends names it in place.
+	for u := range s.states {
+		st := &s.states[u]
+		if k := st.acc; k != noAcc && s.acc[k].next == noAcc && s.acc[k].hi-s.acc[k].lo == 1 {
+			st.acc = onePhrase | s.entries[s.acc[k].lo]
+		}
+	}
+
+	// From here on a state is named with accBit when it has outputs.
+	id := func(u uint32) uint32 {
+		if u != 0 && s.states[u].acc != noAcc {
+			return u | accBit
+		}
+		return u
+	}
+	for u := range s.states {
+		st := &s.states[u]
+		st.fail, st.space = id(st.fail), id(st.space)
+		if st.tok != tokMany {
+			st.kid = id(st.kid)
+		}
+	}
+	for t, v := range s.root {
+		s.root[t] = id(v)
+	}
+
+	// The word table, at most half full, each word with its first steps.
+	dictSize := 2 << bits.Len(uint(len(b.words)))
+	s.dict = make([]slot, dictSize)
+	s.dictBits = uint(64 - bits.TrailingZeros(uint(dictSize)))
+	for t := range b.keys {
+		if b.lens[t] == 0 {
+			continue
+		}
+		k0, k1 := b.keys[t][0], b.keys[t][1]
+		h := (k0 ^ k1*hashMul2) * hashMul >> s.dictBits
+		for s.dict[h].k0 != 0 {
+			h = (h + 1) & uint64(dictSize-1)
+		}
+		r := s.root[t+tokFirst]
+		s.dict[h] = slot{k0: k0, k1: k1, tok: uint32(t + tokFirst), root: r, rootSpace: s.states[r&^accBit].space}
+	}
+
+	// The edge table, at most half full, and its filter.
 	edges := 0
 	for _, u := range many {
 		for v := nodes[u].first; v >= 0; v = nodes[v].next {
@@ -284,7 +313,30 @@ func (b *builder) build(manyKids int) {
 			for s.edges[i].key != 0 {
 				i = (i + 1) & uint64(edgeSize-1)
 			}
-			s.edges[i] = edge{key: key, to: uint32(v)}
+			s.edges[i] = edge{key: key, to: id(uint32(v))}
 		}
 	}
+}
+
+// fold returns p trimmed, with each run of white space made one space and
+// every rune folded by core.FoldRune, or nil if p is empty after that or
+// not valid UTF-8.
+func fold(p string) []rune {
+	if !utf8.ValidString(p) {
+		return nil
+	}
+	var out []rune
+	space := false
+	for _, r := range p {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && len(out) > 0 {
+			out = append(out, ' ')
+		}
+		space = false
+		out = append(out, core.FoldRune(r))
+	}
+	return out
 }

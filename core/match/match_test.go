@@ -12,6 +12,8 @@ import (
 	"github.com/earshothq/earshot/core"
 )
 
+// TestFind checks the matching rules case by case, against the reference
+// too.
 func TestFind(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -70,6 +72,11 @@ func TestFind(t *testing.T) {
 		{"non-ASCII edge", []string{"über"}, []string{"xüber", "überx"}, nil},
 		{"emoji is not a word char", []string{"go"}, []string{"😀go😀"}, []int{0}},
 		{"emoji phrase", []string{"🚀"}, []string{"to the moon🚀🚀"}, []int{0}},
+		{"long words", []string{"Supercalifragilisticexpialidocious", "internationalisation"}, []string{"SUPERCALIFRAGILISTICEXPIALIDOCIOUS!", "internationalisations"}, []int{0}},
+		{"long non-ASCII word", []string{"übergrößenträgerinnen", "größenträger"}, []string{"ÜBERGRÖẞENTRÄGERINNEN", "GRÖSSENTRÄGER"}, []int{0}},
+		{"word lengths around groups", []string{"abcdefg", "abcdefgh", "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnopq"}, []string{"ABCDEFG abcdefghijklmnop.", "abcdefgh_"}, []int{0, 3}},
+		{"capitals past eight bytes", []string{"abcdefghijk", "abcdefghijklmno"}, []string{"ABCDEFGHIJK ABCDEFGHIJKLMNO"}, []int{0, 1}},
+		{"DEL is not a word char", []string{"go", "_x_"}, []string{"go\x7f \x7f_x_\x7f"}, []int{0, 1}},
 		{"cjk", []string{"東京"}, []string{"東京", "in 東京タワー"}, []int{0}},
 	}
 	for _, tt := range tests {
@@ -134,8 +141,7 @@ func TestConcurrent(t *testing.T) {
 // phrases and texts over a small alphabet. Each round draws a handful of
 // pieces to build from and plants the phrases themselves in the texts,
 // with other white space, so that matches, overlaps and near misses are
-// frequent. Every set is also compiled with almost no dense rows so that
-// the sparse states see the same traffic.
+// frequent. Every variant must agree.
 func TestAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	iterations := 4000
@@ -204,6 +210,8 @@ func randomText(rng *rand.Rand, alpha []string, n int, text bool) string {
 	return b.String()
 }
 
+// FuzzFind compares the variants with refFind on phrases (one a line) and
+// texts (separated by NUL) from the fuzzer.
 func FuzzFind(f *testing.F) {
 	f.Add("go\nc++\n#ai", "I love c++ and #ai, not google")
 	f.Add("new york\nyork city\nyork", "NEW\t YORK  city")
@@ -224,14 +232,40 @@ func FuzzFind(f *testing.F) {
 	})
 }
 
-// variants are the ways of compiling that must agree: as exported, and
-// with every transition looked up in the edge table.
+// variants are the ways of compiling and scanning that must agree: as
+// exported; with every transition looked up in the edge table; and with
+// each text repeated between runs of a character no phrase uses, which
+// changes nothing that is found but makes the texts cross the 64-byte
+// chunks of the fast path of Scan at every offset.
 var variants = []struct {
 	name string
 	find func(phrases []string, texts ...string) []int
 }{
 	{"Find", func(phrases []string, texts ...string) []int { return Compile(phrases).Find(texts...) }},
 	{"edge table", func(phrases []string, texts ...string) []int { return compile(phrases, 1).Find(texts...) }},
+	{"long texts", func(phrases []string, texts ...string) []int {
+		sep := ""
+		for c := byte(1); c < 0x20; c++ {
+			if !unicode.IsSpace(rune(c)) && !slices.ContainsFunc(phrases, func(p string) bool { return strings.IndexByte(p, c) >= 0 }) {
+				sep = string(c)
+				break
+			}
+		}
+		if sep == "" {
+			return refFind(phrases, texts...)
+		}
+		long := make([]string, len(texts))
+		for i, t := range texts {
+			var b strings.Builder
+			for j := range 40 {
+				b.WriteString(strings.Repeat(sep, 1+j%9))
+				b.WriteString(t)
+			}
+			b.WriteString(strings.Repeat(sep, 80))
+			long[i] = b.String()
+		}
+		return Compile(phrases).Find(long...)
+	}},
 }
 
 // refFind is the plain reading of the matching rules: fold and normalise
