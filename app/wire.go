@@ -177,10 +177,10 @@ func newWebhookSender(cfg Config, log *slog.Logger) ports.WebhookSender {
 	return webhooksender.New(webhooksender.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate})
 }
 
-func newWebhooks(st ports.WebhookStore, m ports.MatchStore, sender ports.WebhookSender, r ports.MatchRenderer,
+func newWebhooks(st ports.WebhookStore, sender ports.WebhookSender, r ports.MatchRenderer,
 	sealer *core.Sealer, c ports.Clock, log *slog.Logger, mt ports.Metrics, cfg Config) *Webhooks {
 	return NewWebhooks(
-		WebhookDeps{Store: st, Matches: m, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
+		WebhookDeps{Store: st, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
 		WebhookConfig{Limits: cfg.Limits, Schedule: cfg.WebhookRetrySchedule, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout})
 }
 

@@ -107,6 +107,41 @@ ALTER TABLE matches ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX matches_unscored ON matches(created_us) WHERE score IS NULL;
 CREATE UNIQUE INDEX accounts_owner_platform_id ON accounts(owner_id, platform, id);
 `},
+	{3, "webhooks, deliveries", `
+CREATE TABLE webhooks (
+	id                   TEXT PRIMARY KEY,
+	owner_id             TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+	url                  TEXT NOT NULL,
+	min_score            INTEGER NOT NULL,
+	platforms            TEXT NOT NULL DEFAULT '',
+	active               BOOLEAN NOT NULL,
+	disabled_reason      TEXT NOT NULL DEFAULT '',
+	consecutive_failures INTEGER NOT NULL DEFAULT 0,
+	secret               {{bytes}} NOT NULL,
+	created_at           BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX webhooks_owner_url ON webhooks(owner_id, url);
+CREATE TABLE webhook_deliveries (
+	id              TEXT PRIMARY KEY,
+	webhook_id      TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+	owner_id        TEXT NOT NULL,
+	match_id        TEXT NOT NULL DEFAULT '',
+	event           TEXT NOT NULL,
+	trigger_kind    TEXT NOT NULL,
+	status          TEXT NOT NULL,
+	tries           INTEGER NOT NULL DEFAULT 0,
+	response_status INTEGER NOT NULL DEFAULT 0,
+	last_error      TEXT NOT NULL DEFAULT '',
+	payload         {{bytes}},
+	created_at      BIGINT NOT NULL,
+	last_attempt_at BIGINT NOT NULL DEFAULT 0,
+	next_attempt_at BIGINT NOT NULL DEFAULT 0,
+	lease_until     BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX webhook_deliveries_log ON webhook_deliveries(webhook_id, created_at);
+CREATE INDEX webhook_deliveries_status ON webhook_deliveries(webhook_id, status);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status = 'queued';
+`},
 	{4, "leases, email alerts", `
 CREATE TABLE leases (
 	name   TEXT PRIMARY KEY,
@@ -115,6 +150,13 @@ CREATE TABLE leases (
 );
 ALTER TABLE matches ADD COLUMN emailed_at BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX matches_alerts ON matches(owner_id, score) WHERE emailed_at = 0 AND score IS NOT NULL;
+`},
+	{5, "shared rate limit windows", `
+CREATE TABLE rate_windows (
+	key     TEXT PRIMARY KEY,
+	started BIGINT NOT NULL,
+	count   BIGINT NOT NULL
+);
 `},
 }
 

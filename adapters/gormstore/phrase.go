@@ -226,6 +226,9 @@ func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 	for _, c := range counts {
 		u.Accounts[core.Platform(c.Platform)] = c.N
 	}
+	if err := tx.Raw("SELECT COUNT(*) FROM webhooks WHERE owner_id = ?", ownerID).Scan(&u.Webhooks).Error; err != nil {
+		return u, err
+	}
 	return u, nil
 }
 

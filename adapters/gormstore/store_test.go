@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/testkit/limittest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 	"github.com/earshothq/earshot/testkit/storetest"
 )
@@ -19,6 +20,7 @@ func stores(db *gormstore.DB) storetest.Stores {
 		Phrases:  gormstore.NewPhraseStore(db),
 		Matches:  gormstore.NewMatchStore(db),
 		Accounts: gormstore.NewAccountStore(db),
+		Webhooks: gormstore.NewWebhookStore(db),
 	}
 }
 
@@ -101,5 +103,21 @@ func TestOpenRefusesUnknownScheme(t *testing.T) {
 		if _, err := gormstore.Open(url); err == nil {
 			t.Errorf("Open(%q) succeeded", url)
 		}
+	}
+}
+
+func TestRateLimiter(t *testing.T) {
+	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "rl.db")}
+	if os.Getenv("EARSHOT_TEST_POSTGRES_URL") != "" {
+		urls["postgres"] = PostgresURL(t)
+	}
+	for name, url := range urls {
+		t.Run(name, func(t *testing.T) {
+			db := open(t, url)
+			limittest.Run(t, gormstore.NewRateLimiter(db))
+			if err := gormstore.NewRateLimiter(db).SweepRateWindows(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

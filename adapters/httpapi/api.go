@@ -41,10 +41,11 @@ type Config struct {
 
 // Deps are the services behind the API.
 type Deps struct {
-	Keys    Authenticator
-	Phrases PhraseService
-	Matches MatchService
-	Limiter ports.RateLimiter
+	Keys     Authenticator
+	Phrases  PhraseService
+	Matches  MatchService
+	Limiter  ports.RateLimiter
+	Webhooks WebhookService // nil: every webhook route answers plan_limit
 }
 
 // route is one row of the API: the OpenAPI test checks every row is
@@ -108,6 +109,13 @@ func (a *API) routes() []route {
 		{"DELETE", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.deletePhrase, decodeID},
 		{"GET", "/api/v1/matches", core.ScopeRead, a.listMatches, decodeListMatches},
 		{"GET", "/api/v1/matches/{id}", core.ScopeRead, a.getMatch, decodeID},
+		{"POST", "/api/v1/webhooks", core.ScopeWebhooks, a.addWebhook, decodeAddWebhook},
+		{"GET", "/api/v1/webhooks", core.ScopeWebhooks, a.listWebhooks, noRequest},
+		{"PATCH", "/api/v1/webhooks/{id}", core.ScopeWebhooks, a.patchWebhook, decodePatchWebhook},
+		{"DELETE", "/api/v1/webhooks/{id}", core.ScopeWebhooks, a.deleteWebhook, decodeID},
+		{"POST", "/api/v1/webhooks/{id}/test", core.ScopeWebhooks, a.testWebhook, decodeID},
+		{"GET", "/api/v1/webhooks/{id}/deliveries", core.ScopeWebhooks, a.listDeliveries, decodeID},
+		{"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry", core.ScopeWebhooks, a.retryDelivery, decodeRetry},
 	}
 }
 

@@ -176,4 +176,3 @@ func metric(t *testing.T, s *server, name string) int {
 	}
 	return 0
 }
-

@@ -25,6 +25,7 @@ type Stores struct {
 	Phrases  ports.PhraseStore
 	Matches  ports.MatchStore
 	Accounts ports.AccountStore
+	Webhooks ports.WebhookStore
 }
 
 // Factory opens a migrated, possibly shared, database for the test.
@@ -54,6 +55,7 @@ func Run(t *testing.T, f Factory) {
 		{"Accounts", testAccounts},
 		{"PhraseVersionAndListening", testPhraseVersionAndListening},
 		{"Claims", testClaims},
+		{"Webhooks", testWebhookStore},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

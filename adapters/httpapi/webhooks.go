@@ -1,0 +1,272 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// WebhookService is what the API asks of webhooks. app.Webhooks is one.
+type WebhookService interface {
+	Create(ctx context.Context, ownerID, url string, minScore *int, platforms []string) (core.Webhook, string, error)
+	List(ctx context.Context, ownerID string) ([]core.Webhook, error)
+	Update(ctx context.Context, ownerID, id string, ch ports.WebhookChange) (core.Webhook, error)
+	Delete(ctx context.Context, ownerID, id string) error
+	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
+	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
+	Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error)
+}
+
+// MatchRenderer renders matches for webhook messages exactly as GET
+// /matches/{id} shows them (ports.MatchRenderer).
+type MatchRenderer struct{}
+
+var _ ports.MatchRenderer = MatchRenderer{}
+
+// RenderMatch implements ports.MatchRenderer.
+func (MatchRenderer) RenderMatch(m core.Match) ([]byte, error) { return json.Marshal(MatchRecord(m)) }
+
+// webhooks returns the service, or the plan's refusal when the API was
+// built without one.
+func (a *API) webhooks() (WebhookService, error) {
+	if a.deps.Webhooks == nil {
+		return nil, core.Errorf(core.KindPlanLimit, "webhooks are not part of the plan")
+	}
+	return a.deps.Webhooks, nil
+}
+
+type addWebhookRequest struct {
+	URL       *string   `json:"url"`
+	MinScore  *int      `json:"min_score"`
+	Platforms *[]string `json:"platforms"`
+}
+
+func decodeAddWebhook(_ context.Context, r *http.Request) (any, error) {
+	var req addWebhookRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+type patchWebhookRequest struct {
+	Active    *bool     `json:"active"`
+	MinScore  *int      `json:"min_score"`
+	Platforms *[]string `json:"platforms"`
+
+	id string
+}
+
+func decodePatchWebhook(_ context.Context, r *http.Request) (any, error) {
+	var req patchWebhookRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return nil, err
+	}
+	req.id = r.PathValue("id")
+	return req, nil
+}
+
+type retryRequest struct{ webhookID, deliveryID string }
+
+func decodeRetry(_ context.Context, r *http.Request) (any, error) {
+	return retryRequest{webhookID: r.PathValue("id"), deliveryID: r.PathValue("deliveryId")}, nil
+}
+
+// platformList turns an optional JSON list into the service's form: nil
+// when absent or null, the list (possibly empty) when given.
+func platformList(p *[]string) []string {
+	if p == nil {
+		return nil
+	}
+	if *p == nil {
+		return []string{}
+	}
+	return *p
+}
+
+func (a *API) addWebhook(ctx context.Context, req any) (any, error) {
+	svc, err := a.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	r := req.(addWebhookRequest)
+	url := ""
+	if r.URL != nil {
+		url = *r.URL
+	}
+	w, secret, err := svc.Create(ctx, keyFrom(ctx).OwnerID, url, r.MinScore, platformList(r.Platforms))
+	if err != nil {
+		return nil, err
+	}
+	resp := ok(createdWebhookJSON{webhookRecord(w), secret})
+	resp.status = http.StatusCreated
+	return resp, nil
+}
+
+func (a *API) listWebhooks(ctx context.Context, _ any) (any, error) {
+	svc, err := a.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	ws, err := svc.List(ctx, keyFrom(ctx).OwnerID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]webhookJSON, len(ws))
+	for i, w := range ws {
+		out[i] = webhookRecord(w)
+	}
+	return ok(out), nil
+}
+
+func (a *API) patchWebhook(ctx context.Context, req any) (any, error) {
+	svc, err := a.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	r := req.(patchWebhookRequest)
+	ch := ports.WebhookChange{Active: r.Active, MinScore: r.MinScore}
+	if r.Platforms != nil {
+		ch.Platforms = platformList(r.Platforms)
+	}
+	w, err := svc.Update(ctx, keyFrom(ctx).OwnerID, r.id, ch)
+	if err != nil {
+		return nil, err
+	}
+	return ok(webhookRecord(w)), nil
+}
+
+func (a *API) deleteWebhook(ctx context.Context, req any) (any, error) {
+	svc, err := a.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	id := req.(idRequest).id
+	if err := svc.Delete(ctx, keyFrom(ctx).OwnerID, id); err != nil {
+		return nil, err
+	}
+	return ok(struct {
+		ID      string `json:"id"`
+		Deleted bool   `json:"deleted"`
+	}{id, true}), nil
+}
+
+func (a *API) testWebhook(ctx context.Context, req any) (any, error) {
+	svc, err := a.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Test(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id)
+	if err != nil {
+		return nil, err
+	}
+	return ok(struct {
+		Delivered      bool    `json:"delivered"`
+		ResponseStatus *int    `json:"responseStatus"`
+		Error          *string `json:"error"`
+		DurationMs     float64 `json:"durationMs"`
+	}{res.Delivered(), nonZero(res.Status), nullable(res.Error), float64(res.Duration.Microseconds()) / 1000}), nil
+}
+
+func (a *API) listDeliveries(ctx context.Context, req any) (any, error) {
+	svc, err := a.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	ds, err := svc.Deliveries(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]deliveryJSON, len(ds))
+	for i, d := range ds {
+		out[i] = deliveryRecord(d)
+	}
+	return ok(out), nil
+}
+
+func (a *API) retryDelivery(ctx context.Context, req any) (any, error) {
+	svc, err := a.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	r := req.(retryRequest)
+	d, err := svc.Retry(ctx, keyFrom(ctx).OwnerID, r.webhookID, r.deliveryID)
+	if err != nil {
+		return nil, err
+	}
+	resp := ok(deliveryRecord(d))
+	resp.status = http.StatusAccepted
+	return resp, nil
+}
+
+type webhookJSON struct {
+	ID             string          `json:"id"`
+	URL            string          `json:"url"`
+	MinScore       int             `json:"min_score"`
+	Platforms      []core.Platform `json:"platforms"`
+	Active         bool            `json:"active"`
+	DisabledReason *string         `json:"disabledReason"`
+	CreatedAt      float64         `json:"createdAt"`
+}
+
+// createdWebhookJSON is the create answer: the record and, this once,
+// the signing secret.
+type createdWebhookJSON struct {
+	webhookJSON
+	Secret string `json:"secret"`
+}
+
+func webhookRecord(w core.Webhook) webhookJSON {
+	ps := w.Platforms
+	if len(ps) == 0 {
+		ps = core.Platforms // none stored means every one
+	}
+	return webhookJSON{
+		ID: w.ID, URL: w.URL, MinScore: w.MinScore, Platforms: ps, Active: w.Active,
+		DisabledReason: nullable(w.DisabledReason), CreatedAt: core.Millis(w.CreatedAt),
+	}
+}
+
+type deliveryJSON struct {
+	ID             string   `json:"id"`
+	Event          string   `json:"event"`
+	Trigger        string   `json:"trigger"`
+	Status         string   `json:"status"`
+	Tries          int      `json:"tries"`
+	ResponseStatus *int     `json:"responseStatus"`
+	Error          *string  `json:"error"`
+	CreatedAt      float64  `json:"createdAt"`
+	LastAttemptAt  *float64 `json:"lastAttemptAt"`
+	NextAttemptAt  *float64 `json:"nextAttemptAt"`
+}
+
+func deliveryRecord(d core.Delivery) deliveryJSON {
+	out := deliveryJSON{
+		ID: d.ID, Event: d.Event, Trigger: string(d.Trigger), Status: string(d.Status), Tries: d.Tries,
+		ResponseStatus: nonZero(d.ResponseStatus), Error: nullable(d.Error), CreatedAt: core.Millis(d.CreatedAt),
+		LastAttemptAt: millisOrNull(d.LastAttemptAt),
+	}
+	if d.Status == core.DeliveryQueued {
+		out.NextAttemptAt = millisOrNull(d.NextAttemptAt)
+	}
+	return out
+}
+
+func nonZero(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+func millisOrNull(t time.Time) *float64 {
+	if t.IsZero() {
+		return nil
+	}
+	ms := core.Millis(t)
+	return &ms
+}
