@@ -243,6 +243,16 @@ func registerGauges(r *metrics.Registry, db *gormstore.DB) {
 	r.Gauge("earshot_unscored_matches", "Matches stored and not scored yet: the scoring queue.", func() float64 {
 		return float64(db.Count("SELECT COUNT(*) FROM matches WHERE score IS NULL"))
 	})
+	r.Gauge("earshot_queued_deliveries", "Webhook deliveries waiting for a try: the delivery queue.", func() float64 {
+		return float64(db.Count("SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'queued'"))
+	})
+	r.Gauge("earshot_oldest_queued_delivery_seconds", "Age of the oldest queued webhook delivery; 0 when none.", func() float64 {
+		oldest := db.Count("SELECT COALESCE(MIN(created_at), 0) FROM webhook_deliveries WHERE status = 'queued'")
+		if oldest <= 0 {
+			return 0
+		}
+		return time.Since(time.UnixMicro(oldest)).Seconds()
+	})
 }
 
 // HTTPModule serves the public API and the operational endpoints.

@@ -40,11 +40,15 @@ func TestCluster(t *testing.T) {
 		"EARSHOT_ALERT_INTERVAL=1s",
 		"EARSHOT_ALERT_MIN_SCORE=0",
 		"EARSHOT_SCORING_INTERVAL=2s",
+		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2",
+		"EARSHOT_WEBHOOK_ALLOW_PRIVATE=true",
 	}
 	a := start(t, env...)
 	b := start(t, append(env, "EARSHOT_BOOTSTRAP=false")...)
 	b.APIKey, b.IngestKey = a.APIKey, a.IngestKey
 	a.call("POST", "/api/v1/keywords", a.APIKey, map[string]any{"phrase": "acme crm", "platform": "x"}).want(t, 201, "")
+	_, wants := hook(t, a, a.APIKey, map[string]any{"min_score": 0})
+	_, wantsNone := hook(t, b, a.APIKey, map[string]any{"min_score": 0, "platforms": []string{"facebook"}})
 
 	const batches, per = 100, 100
 	var wg sync.WaitGroup
@@ -97,6 +101,27 @@ func TestCluster(t *testing.T) {
 	scored := metric(t, a, `earshot_events_total{event="matches_scored"}`) + metric(t, b, `earshot_events_total{event="matches_scored"}`)
 	if scored != batches*per {
 		t.Fatalf("the replicas stored %d scores for %d matches", scored, batches*per)
+	}
+
+	// Each match goes once to the webhook that wants it, from whichever
+	// replica sent it, and never to the one that does not.
+	msgs := wants.WaitFor(batches*per, 90*time.Second)
+	byMatch := map[string]int{}
+	for _, m := range msgs {
+		if m.Event == "match.created" {
+			byMatch[m.JSON["data"].(map[string]any)["id"].(string)]++
+		}
+	}
+	if len(byMatch) != batches*per {
+		t.Fatalf("%d distinct matches delivered, want %d", len(byMatch), batches*per)
+	}
+	for id, n := range byMatch {
+		if n != 1 {
+			t.Fatalf("match %s delivered %d times", id, n)
+		}
+	}
+	if n := len(wantsNone.Messages()); n != 0 {
+		t.Fatalf("a webhook for facebook got %d x matches", n)
 	}
 
 	// Alerts: a few sweeps on both replicas; no match goes out twice.
