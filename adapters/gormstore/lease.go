@@ -65,19 +65,7 @@ func (s *AlertStore) PendingAlerts(ctx context.Context, ownerID string, minScore
 	rows, err := s.db.query(ctx, "SELECT "+matchColumns+` FROM matches
 		WHERE owner_id = ? AND emailed_at = 0 AND score IS NOT NULL AND score >= ?
 		ORDER BY score DESC, created_us DESC LIMIT ?`, ownerID, minScore, limit)
-	if err != nil {
-		return nil, translate(err, "match")
-	}
-	defer rows.Close()
-	var out []core.Match
-	for rows.Next() {
-		r, err := scanRow(rows)
-		if err != nil {
-			return nil, translate(err, "match")
-		}
-		out = append(out, r.match())
-	}
-	return out, translate(rows.Err(), "match")
+	return collectMatches(rows, err)
 }
 
 // MarkEmailed implements ports.AlertStore.

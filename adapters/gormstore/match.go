@@ -419,6 +419,11 @@ func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Du
 
 func (s *MatchStore) claim(ctx context.Context, q string, args ...any) ([]core.Match, error) {
 	rows, err := s.db.with(ctx).Raw(q, args...).Rows()
+	return collectMatches(rows, err)
+}
+
+// collectMatches reads every row of matchColumns and closes rows.
+func collectMatches(rows *sql.Rows, err error) ([]core.Match, error) {
 	if err != nil {
 		return nil, translate(err, "match")
 	}
