@@ -108,3 +108,50 @@ func TestCrashDuringIngest(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// A process killed between two tries of a delivery loses nothing: after
+// the restart the queued try is made at its time, with the same delivery
+// id.
+func TestCrashBetweenWebhookTries(t *testing.T) {
+	s := start(t, "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=1", "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true",
+		"EARSHOT_WEBHOOK_RETRY_SCHEDULE=2s,2s,2s", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
+	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
+	created, rcv := hook(t, s, s.APIKey, map[string]any{"min_score": 0})
+	rcv.SetStatus(500)
+	s.call("POST", "/ingest", s.IngestKey, map[string]any{"platform": "x", "posts": []any{ingestPost("1", "acme rocks")}}).want(t, 200, "")
+	first := rcv.WaitFor(1, 10*time.Second)
+	// Kill between tries: once the failed first try is recorded. (A try
+	// cut off in flight waits for its lease, 90 s, before it is made again.)
+	logOf := func() []any {
+		return s.call("GET", "/api/v1/webhooks/"+created["id"].(string)+"/deliveries", s.APIKey, nil).want(t, 200, "").JSON(t)["data"].([]any)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if l := logOf(); len(l) == 1 && l[0].(map[string]any)["tries"] == 1.0 && l[0].(map[string]any)["status"] == "queued" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first try was not recorded: %v", logOf())
+		}
+	}
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-s.done
+	rcv.SetStatus(204)
+	s.launch()
+	got := rcv.WaitFor(2, 15*time.Second)
+	if len(got) < 2 || got[1].DeliveryID != first[0].DeliveryID || !got[1].Timestamp.After(first[0].Timestamp.Add(-time.Second)) {
+		t.Fatalf("after the restart: %d messages", len(got))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		log := logOf()
+		if len(log) == 1 && log[0].(map[string]any)["status"] == "delivered" && log[0].(map[string]any)["tries"] == 2.0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delivery log after the restart: %v", log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
