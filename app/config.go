@@ -95,10 +95,10 @@ var settings = []setting{
 		case strings.HasPrefix(v, "sqlite://") && len(v) > len("sqlite://"):
 		case strings.HasPrefix(v, "postgres://"), strings.HasPrefix(v, "postgresql://"):
 			if _, err := url.Parse(v); err != nil {
-				return errors.New("accepts sqlite://PATH, sqlite://:memory: or postgres://...; this postgres URL does not parse")
+				return errors.New("accepts sqlite://PATH, sqlite://:memory: or a postgres:// URL; this one does not parse")
 			}
 		default:
-			return errors.New("accepts sqlite://PATH, sqlite://:memory: or postgres://...")
+			return errors.New("accepts sqlite://PATH, sqlite://:memory: or a postgres:// URL")
 		}
 		c.DatabaseURL = v
 		return nil
@@ -113,7 +113,7 @@ var settings = []setting{
 	{"EARSHOT_BUS_PREFIX", "earshot", "prefix of queue and exchange names, so deployments can share a broker", func(c *Config, v string) error {
 		for _, r := range v {
 			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-				return errors.New("accepts letters, digits and _ - .")
+				return errors.New("accepts letters, digits, underscores, hyphens and dots")
 			}
 		}
 		c.BusPrefix = v

@@ -42,7 +42,7 @@ func TestConfigPrecedence(t *testing.T) {
 
 func TestConfigErrorsNameTheSetting(t *testing.T) {
 	for _, tc := range []struct{ env, value, want string }{
-		{"EARSHOT_DATABASE_URL", "mysql://x", "EARSHOT_DATABASE_URL=mysql://x: accepts sqlite://PATH, sqlite://:memory: or postgres://..."},
+		{"EARSHOT_DATABASE_URL", "mysql://x", "EARSHOT_DATABASE_URL=mysql://x: accepts sqlite://PATH, sqlite://:memory: or a postgres:// URL"},
 		{"EARSHOT_PLAN_PHRASES_PER_PLATFORM", "-1", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=-1: accepts a whole number from 0 to 100000"},
 		{"EARSHOT_ALERT_MIN_SCORE", "101", "EARSHOT_ALERT_MIN_SCORE=101: accepts a whole number from 0 to 100"},
 		{"EARSHOT_WEBHOOK_RETRY_SCHEDULE", "1m,,5m", "accepts a comma-separated list of positive durations"},

@@ -34,27 +34,20 @@ func SecretKey(cfg Config, log *slog.Logger) (string, error) {
 	file := filepath.Join(dir, KeyFile)
 	b, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		key, err := randomKey()
-		if err != nil {
-			return "", err
-		}
-		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		created, err := createKeyFile(file)
 		switch {
-		case errors.Is(err, fs.ErrExist): // another process made it first
-			b, err = os.ReadFile(file)
 		case err == nil:
-			_, err = f.WriteString(key + "\n")
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err == nil {
-				log.Warn("EARSHOT_SECRET_KEY is unset: generated a key; keep it with your backups and give every replica the same one", "file", file)
-				return key, nil
-			}
+			log.Warn("EARSHOT_SECRET_KEY is unset: generated a key; keep it with your backups and give every replica the same one", "file", file)
+			return created, nil
+		case !errors.Is(err, fs.ErrExist):
+			return "", fmt.Errorf("EARSHOT_SECRET_KEY is unset and %s cannot be written: %w", file, err)
 		}
-	}
-	if err != nil {
-		return "", fmt.Errorf("EARSHOT_SECRET_KEY is unset and %s cannot be used: %w", file, err)
+		b, err = os.ReadFile(file) // another process made it first
+		if err != nil {
+			return "", fmt.Errorf("EARSHOT_SECRET_KEY is unset and %s cannot be read: %w", file, err)
+		}
+	} else if err != nil {
+		return "", fmt.Errorf("EARSHOT_SECRET_KEY is unset and %s cannot be read: %w", file, err)
 	}
 	key := strings.TrimSpace(string(b))
 	if len(key) < 32 {
@@ -62,6 +55,32 @@ func SecretKey(cfg Config, log *slog.Logger) (string, error) {
 	}
 	log.Warn("EARSHOT_SECRET_KEY is unset: using the key kept in the data directory", "file", file)
 	return key, nil
+}
+
+// createKeyFile writes a new random key to file, failing with fs.ErrExist
+// when the file is there already. The key is written to a temporary file
+// and linked into place, so no process ever reads a half-written key.
+func createKeyFile(file string) (string, error) {
+	key, err := randomKey()
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".earshot.key-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(key + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o600)
+	}
+	if err == nil {
+		err = os.Link(tmp.Name(), file)
+	}
+	return key, err
 }
 
 func randomKey() (string, error) {

@@ -14,15 +14,6 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-type postRow struct {
-	OwnerID    string `gorm:"primaryKey"`
-	Platform   string `gorm:"primaryKey"`
-	ExternalID string `gorm:"primaryKey"`
-	CreatedAt  int64  `gorm:"autoCreateTime:false"`
-}
-
-func (postRow) TableName() string { return "posts" }
-
 type matchRow struct {
 	ID         string `gorm:"primaryKey"`
 	OwnerID    string
