@@ -4,7 +4,7 @@
 GO        ?= go
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1x
-STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1
+STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK = $(GO) run golang.org/x/vuln/cmd/govulncheck@v1.1.4
 
 .PHONY: run test bench lint vulncheck fuzz build load e2e-cluster
