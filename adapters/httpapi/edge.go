@@ -159,7 +159,9 @@ func encodeResponse(_ context.Context, w http.ResponseWriter, resp any) error {
 			buffers.Put(buf)
 		}
 	}()
-	if err := json.NewEncoder(buf).Encode(r.body); err != nil {
+	if p, ok := r.body.(matchPage); ok {
+		buf.Write(appendMatchPage(buf.AvailableBuffer(), p.data, p.next))
+	} else if err := json.NewEncoder(buf).Encode(r.body); err != nil {
 		return err
 	}
 	h := w.Header()
@@ -174,6 +176,12 @@ func encodeResponse(_ context.Context, w http.ResponseWriter, resp any) error {
 	w.WriteHeader(r.status)
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// matchPage is the body of GET /matches, which appendMatchPage writes.
+type matchPage struct {
+	data []MatchJSON
+	next *float64
 }
 
 type data struct {

@@ -93,10 +93,7 @@ func (a *API) listMatches(ctx context.Context, req any) (any, error) {
 	for i, m := range page.Matches {
 		out[i] = MatchRecord(m)
 	}
-	return response{body: struct {
-		Data       []MatchJSON `json:"data"`
-		NextCursor *float64    `json:"nextCursor"`
-	}{out, page.Next}}, nil
+	return response{body: matchPage{out, page.Next}}, nil
 }
 
 func (a *API) getMatch(ctx context.Context, req any) (any, error) {

@@ -26,6 +26,9 @@ const (
 // words as it goes. So the work on one word does not wait for the work on
 // the one before, except for the automaton's state. It stops where it
 // needs the general path and returns the state and the index reached.
+//
+// Shift counts are masked with 63 where they are known to be smaller, so
+// that the compiler leaves out its handling of counts of 64 and more.
 func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int) {
 	for i < len(text) {
 		p := i
@@ -38,14 +41,14 @@ func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int
 			alpha := geq(lower, 'a') &^ geq(lower, 'z'+1)
 			under := geq(lower, 0x7f) &^ (x7 << 2 & highs) // '_' but not DEL
 			digit := geq(x7, '0') &^ geq(x7, '9'+1)
-			wm |= movemask((alpha|under|digit)&^hi) << g
-			hm |= movemask(hi) << g
+			wm |= movemask((alpha|under|digit)&^hi) << (g & 63)
+			hm |= movemask(hi) << (g & 63)
 		}
 		// Past the end of text the masks read zero bytes: not word
 		// characters, not non-ASCII.
 		k := 0 // a word starts at text[p+k]
 		for {
-			e := k + bits.TrailingZeros64(^wm>>k)
+			e := k + bits.TrailingZeros64(^wm>>(k&63))
 			if e >= 64 {
 				// The word goes on past the chunk: start the next
 				// chunk with it, unless it fills this one.
@@ -55,16 +58,16 @@ func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int
 				i = p + k
 				break
 			}
-			if hm>>e&1 != 0 || e-k >= 16 {
+			if hm>>(e&63)&1 != 0 || e-k >= 16 {
 				// Non-ASCII letters may follow, or the key is a hash.
 				return st, p + k
 			}
 			sl := &s.unknown
 			if n := e - k; n <= s.maxWord {
-				k0 := fold8(loadAt(text, p+k)) & (1<<(8*min(n, 8)) - 1)
+				k0 := fold8(loadAt(text, p+k)) & (^uint64(0) >> ((64 - 8*min(n, 8)) & 63))
 				var k1 uint64
 				if n > 8 {
-					k1 = fold8(loadAt(text, p+k+8)) & (1<<(8*(n-8)) - 1)
+					k1 = fold8(loadAt(text, p+k+8)) & (1<<((8*(n-8))&63) - 1)
 				}
 				sl = s.find(k0, k1)
 			}
@@ -82,8 +85,8 @@ func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int
 
 			// The characters up to the next word, if they are ASCII
 			// and it starts in the chunk.
-			next := wm >> e
-			if next == 0 || hm>>e&(1<<bits.TrailingZeros64(next)-1) != 0 {
+			next := wm >> (e & 63)
+			if next == 0 || hm>>(e&63)&(1<<(bits.TrailingZeros64(next)&63)-1) != 0 {
 				return st, p + e
 			}
 			n := e + bits.TrailingZeros64(next)
@@ -146,7 +149,7 @@ func fold8(x uint64) uint64 {
 // folded bytes are k0 and k1 (see key), or s.unknown.
 func (s *Set) find(k0, k1 uint64) *slot {
 	mask := uint64(len(s.dict) - 1)
-	for h := (k0 ^ k1*hashMul2) * hashMul >> s.dictBits; ; h = (h + 1) & mask {
+	for h := (k0 ^ k1*hashMul2) * hashMul >> (s.dictBits & 63); ; h = (h + 1) & mask {
 		sl := &s.dict[h]
 		if sl.k0 == k0 && sl.k1 == k1 {
 			return sl
@@ -278,7 +281,7 @@ func (s *Set) lookup(text string, i, j int, k *key) uint32 {
 	}
 	k0, k1 := k.sum()
 	mask := uint64(len(s.dict) - 1)
-	for h := (k0 ^ k1*hashMul2) * hashMul >> s.dictBits; ; h = (h + 1) & mask {
+	for h := (k0 ^ k1*hashMul2) * hashMul >> (s.dictBits & 63); ; h = (h + 1) & mask {
 		sl := &s.dict[h]
 		if sl.k0 == k0 && sl.k1 == k1 && (k0 != longKey || s.same(text[i:j], sl.tok)) {
 			return sl.tok

@@ -1,0 +1,142 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// reference is what the page encoder must write: encoding/json's output.
+func reference(t testing.TB, ms []MatchJSON, next *float64) []byte {
+	var buf bytes.Buffer
+	err := json.NewEncoder(&buf).Encode(struct {
+		Data       []MatchJSON `json:"data"`
+		NextCursor *float64    `json:"nextCursor"`
+	}{ms, next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// pieces are the awkward parts random strings are made of.
+var pieces = []string{
+	"", "a", "acme", " ", `"`, `\`, "<", ">", "&", "\n", "\r", "\t", "\b", "\f",
+	"\x00", "\x1f", "\x7f", "é", "東京", "\u2028", "\u2029", "\xff", "\xe2\x80",
+	"\U0001F600", "\ufffd", "https://x.com/a/status/1?q=<b>&c",
+}
+
+func randomString(rng *rand.Rand) string {
+	var b strings.Builder
+	for range rng.IntN(6) {
+		b.WriteString(pieces[rng.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
+func randomFloat(rng *rand.Rand) float64 {
+	switch rng.IntN(6) {
+	case 0:
+		return 0
+	case 1:
+		return float64(rng.Int64N(2e12)) / 1000 // a time in milliseconds
+	case 2:
+		return math.Float64frombits(rng.Uint64() &^ (0x7ff << 52)) // tiny
+	case 3:
+		return 1e21 * (1 + rng.Float64())
+	case 4:
+		return -rng.Float64() * 1e-7
+	}
+	return rng.NormFloat64() * 1e6
+}
+
+func randomMatch(rng *rand.Rand) MatchJSON {
+	str := func() *string {
+		if rng.IntN(3) == 0 {
+			return nil
+		}
+		s := randomString(rng)
+		return &s
+	}
+	m := MatchJSON{
+		ID: randomString(rng), CreatedAt: randomFloat(rng), Phrase: randomString(rng),
+		Platform: randomString(rng), Intent: str(), Reason: str(),
+		Post: PostJSON{
+			Author: randomString(rng), Title: str(), Text: randomString(rng), URL: randomString(rng),
+			Likes: rng.IntN(1 << 20), Comments: -rng.IntN(5),
+		},
+	}
+	if rng.IntN(2) == 0 {
+		v := rng.IntN(101)
+		m.Score = &v
+	}
+	if rng.IntN(2) == 0 {
+		f := randomFloat(rng)
+		m.Post.PostedAt = &f
+	}
+	return m
+}
+
+func TestMatchPageEncoding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		ms := make([]MatchJSON, rng.IntN(4))
+		for i := range ms {
+			ms[i] = randomMatch(rng)
+		}
+		var next *float64
+		if rng.IntN(2) == 0 {
+			f := randomFloat(rng)
+			next = &f
+		}
+		want := reference(t, ms, next)
+		if got := appendMatchPage(nil, ms, next); !bytes.Equal(got, want) {
+			t.Fatalf("page encoding differs from encoding/json\n got: %s\nwant: %s", got, want)
+		}
+	}
+}
+
+// FuzzMatchPageEncoding checks the encoder against encoding/json on
+// arbitrary post text, which comes from outside.
+func FuzzMatchPageEncoding(f *testing.F) {
+	f.Add("acme", "Looking for an acme alternative <3 & more", 1700000000123.456)
+	f.Add("\u2028\xff\x00", "\"\\\n\t", 1e-7)
+	f.Fuzz(func(t *testing.T, title, text string, at float64) {
+		if math.IsNaN(at) || math.IsInf(at, 0) {
+			t.Skip("times are finite")
+		}
+		ms := []MatchJSON{{ID: title, CreatedAt: at, Post: PostJSON{Title: &title, Text: text, PostedAt: &at}}}
+		if got, want := appendMatchPage(nil, ms, &at), reference(t, ms, &at); !bytes.Equal(got, want) {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	})
+}
+
+// BenchmarkMatchPageEncoding compares the page encoder with
+// encoding/json on a page of 25 typical matches.
+func BenchmarkMatchPageEncoding(b *testing.B) {
+	ms := make([]MatchJSON, 25)
+	for i := range ms {
+		score, intent, reason, title, at := 80, "purchase", "asks for an alternative", "Looking for an acme alternative", 1.7e12+float64(i)
+		ms[i] = MatchJSON{ID: "01JD5Z8X9V2K3M4N5P6Q7R8S9T", CreatedAt: 1.7e12 + 0.123, Phrase: "acme", Platform: "x",
+			Score: &score, Intent: &intent, Reason: &reason,
+			Post: PostJSON{Author: "author", Title: &title, URL: "https://x.com/author/status/123", Likes: 3,
+				Text: "We have used acme for two years and the pricing keeps going up. Any alternatives that handle invoices?", PostedAt: &at}}
+	}
+	var buf bytes.Buffer
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			buf.Reset()
+			reference(b, ms, nil)
+		}
+	})
+	b.Run("append", func(b *testing.B) {
+		for b.Loop() {
+			buf.Reset()
+			buf.Write(appendMatchPage(buf.AvailableBuffer(), ms, nil))
+		}
+	})
+}
