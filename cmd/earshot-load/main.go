@@ -37,14 +37,15 @@ func main() {
 	duration := flag.Duration("duration", 20*time.Second, "how long to run (at most 10m)")
 	mix := flag.String("mix", "80:5:15", "percent of reads:phrase writes:ingest batches")
 	batch := flag.Int("batch", 100, "posts per ingest batch")
+	seed := flag.Int("seed", 0, "posts to ingest as fast as the server takes them before the timed run (at most 10,000,000)")
 	flag.Parse()
-	if err := run(*target, *key, *ingestKey, *rate, *duration, *mix, *batch); err != nil {
+	if err := run(*target, *key, *ingestKey, *rate, *duration, *mix, *batch, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "earshot-load:", err)
 		os.Exit(2)
 	}
 }
 
-func run(target, key, ingestKey string, rate int, duration time.Duration, mix string, batch int) error {
+func run(target, key, ingestKey string, rate int, duration time.Duration, mix string, batch, seed int) error {
 	u, err := url.Parse(target)
 	if err != nil || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" && u.Hostname() != "::1") {
 		return errors.New("-url must be a loopback address")
@@ -58,6 +59,9 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	}
 	if rate < 1 || rate > 20000 || duration <= 0 || duration > 10*time.Minute {
 		return errors.New("-rate must be 1 to 20000 and -duration at most 10m")
+	}
+	if seed < 0 || seed > 10_000_000 {
+		return errors.New("-seed must be 0 to 10000000")
 	}
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
 	do := func(method, path, secret string, body any) bool {
@@ -75,6 +79,16 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		return resp.StatusCode < 400 || resp.StatusCode == 409 || resp.StatusCode == 403
+	}
+
+	// Ingested posts mention acme, so each one stores a match.
+	if !do("POST", "/api/v1/keywords", key, map[string]any{"phrase": "acme", "platform": "x"}) {
+		return errors.New("cannot create the phrase acme: check the server and -key")
+	}
+	if seed > 0 {
+		if err := seedPosts(do, ingestKey, seed); err != nil {
+			return err
+		}
 	}
 
 	results := make(chan result, 1024)
@@ -121,6 +135,52 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	close(results)
 	<-done
 	report(collected, duration)
+	return nil
+}
+
+// seedPosts ingests n posts that match acme in batches of 100 from four
+// workers, as fast as the server takes them, and says how long it took.
+func seedPosts(do func(method, path, secret string, body any) bool, ingestKey string, n int) error {
+	start := time.Now()
+	run := start.UnixNano()
+	batches := make(chan int)
+	failed := make(chan int, 4)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				posts := make([]map[string]any, 0, 100)
+				for j := b; j < min(b+100, n); j++ {
+					posts = append(posts, map[string]any{"externalId": fmt.Sprintf("seed-%d-%d", run, j), "authorName": "seed",
+						"body": []string{fmt.Sprintf("seed post %d asks whether acme crm is worth it", j)}, "url": fmt.Sprintf("https://x.com/seed/status/%d", j)})
+				}
+				if !do("POST", "/ingest", ingestKey, map[string]any{"platform": "x", "posts": posts}) {
+					failed <- b
+					return
+				}
+			}
+		}()
+	}
+	for b := 0; b < n; b += 100 {
+		select {
+		case batches <- b:
+		case b := <-failed:
+			close(batches)
+			wg.Wait()
+			return fmt.Errorf("seeding failed at post %d", b)
+		}
+	}
+	close(batches)
+	wg.Wait()
+	select {
+	case b := <-failed:
+		return fmt.Errorf("seeding failed at post %d", b)
+	default:
+	}
+	d := time.Since(start)
+	fmt.Printf("seeded %d posts in %s (%.0f posts/s)\n", n, d.Round(time.Millisecond), float64(n)/d.Seconds())
 	return nil
 }
 
