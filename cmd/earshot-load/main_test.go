@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeServer answers the three routes the load program uses and records
+// the ingested posts.
+type fakeServer struct {
+	mu      sync.Mutex
+	posts   map[string]bool
+	batches int
+	reads   int
+	failAt  int // answer 500 to the ingest batch with this number (1-based), 0 never
+}
+
+func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch r.Method + " " + r.URL.Path {
+	case "POST /api/v1/keywords":
+		w.WriteHeader(201)
+	case "GET /api/v1/matches":
+		f.reads++
+		w.Write([]byte(`{"data":[],"nextCursor":null}`))
+	case "POST /ingest":
+		if r.Header.Get("Authorization") != "Bearer ingest" {
+			w.WriteHeader(401)
+			return
+		}
+		f.batches++
+		if f.batches == f.failAt {
+			w.WriteHeader(500)
+			return
+		}
+		var body struct {
+			Posts []struct {
+				ExternalID string   `json:"externalId"`
+				Body       []string `json:"body"`
+			} `json:"posts"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body.Posts) > 100 {
+			w.WriteHeader(400)
+			return
+		}
+		for _, p := range body.Posts {
+			if strings.HasPrefix(p.ExternalID, "seed-") && strings.Contains(p.Body[0], "acme") {
+				f.posts[p.ExternalID] = true
+			}
+		}
+		w.Write([]byte(`{}`))
+	default:
+		w.WriteHeader(404)
+	}
+}
+
+func TestSeedIngestsEveryPostOnce(t *testing.T) {
+	f := &fakeServer{posts: map[string]bool{}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	if err := run(srv.URL, "api", "ingest", 50, 200*time.Millisecond, "100:0:0", 100, 1050); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.posts) != 1050 {
+		t.Errorf("seeded %d distinct matching posts, want 1050", len(f.posts))
+	}
+	if f.batches != 11 {
+		t.Errorf("seeding took %d batches, want 11 of at most 100", f.batches)
+	}
+	if f.reads == 0 {
+		t.Error("the timed run read no pages")
+	}
+}
+
+func TestSeedStopsOnAFailedBatch(t *testing.T) {
+	f := &fakeServer{posts: map[string]bool{}, failAt: 3}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	err := run(srv.URL, "api", "ingest", 50, 100*time.Millisecond, "100:0:0", 100, 2000)
+	if err == nil || !strings.Contains(err.Error(), "seeding failed") {
+		t.Fatalf("run returned %v, want a seeding failure", err)
+	}
+}
+
+func TestRunRefusesBadSettings(t *testing.T) {
+	for _, c := range []struct {
+		url, mix  string
+		rate, sd  int
+		wantInErr string
+	}{
+		{"http://example.com", "80:5:15", 10, 0, "loopback"},
+		{"http://127.0.0.1:1", "80:5:10", 10, 0, "-mix"},
+		{"http://127.0.0.1:1", "80:5:15", 0, 0, "-rate"},
+		{"http://127.0.0.1:1", "80:5:15", 10, -1, "-seed"},
+	} {
+		err := run(c.url, "api", "ingest", c.rate, time.Second, c.mix, 100, c.sd)
+		if err == nil || !strings.Contains(err.Error(), c.wantInErr) {
+			t.Errorf("run(%s, mix %s, rate %d, seed %d) = %v, want an error naming %s", c.url, c.mix, c.rate, c.sd, err, c.wantInErr)
+		}
+	}
+}
