@@ -46,10 +46,23 @@ func Open(rawURL string) (*DB, error) {
 		memory = mem
 		dial = sqlite.Open(dsn)
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		if _, err := url.Parse(rawURL); err != nil {
+		u, err := url.Parse(rawURL)
+		if err != nil {
 			return nil, errors.New("postgres URL does not parse")
 		}
-		dial = postgres.Open(rawURL)
+		// pgx prepares every statement and keeps it per connection.
+		// After five runs Postgres may switch a prepared statement to a
+		// generic plan, costed with the statistics of that moment, and
+		// keep it: on a database that started empty, a lookup by id
+		// then walked every match of the owner (scoring fell to 100 a
+		// second). A custom plan per run costs a short planning step and
+		// follows the data. An operator's own setting in the URL wins.
+		q := u.Query()
+		if !q.Has("plan_cache_mode") {
+			q.Set("plan_cache_mode", "force_custom_plan")
+			u.RawQuery = q.Encode()
+		}
+		dial = postgres.Open(u.String())
 		pg = true
 	default:
 		return nil, errors.New("database URL must start with sqlite:// or postgres://")

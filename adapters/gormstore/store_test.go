@@ -121,3 +121,27 @@ func TestRateLimiter(t *testing.T) {
 		})
 	}
 }
+
+// Prepared statements on Postgres are planned for their arguments each
+// time, so a plan costed while a table was empty is never kept; an
+// operator's own plan_cache_mode in the URL wins.
+func TestPostgresCustomPlans(t *testing.T) {
+	url := PostgresURL(t)
+	for _, c := range []struct{ url, want string }{
+		{url, "force_custom_plan"},
+		{url + "&plan_cache_mode=auto", "auto"},
+	} {
+		db, err := gormstore.Open(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mode string
+		if err := db.SQL().QueryRow("SHOW plan_cache_mode").Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if mode != c.want {
+			t.Errorf("Open(%q): plan_cache_mode %q, want %q", c.url, mode, c.want)
+		}
+	}
+}
