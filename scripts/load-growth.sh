@@ -48,7 +48,7 @@ wait "$pid" || true
 sql="UPDATE matches SET score = 50, intent = 'question', reason = 'seeded for a load test', scored_at = created_us WHERE score IS NULL"
 case $db in
 sqlite://*) sqlite3 "${db#sqlite://}" "$sql; ANALYZE;" ;;
-postgres://* | postgresql://*) psql -q "$db" -c "$sql" -c "ANALYZE" ;;
+postgres://* | postgresql://*) psql -q "$db" -c "$sql" -c "VACUUM FULL ANALYZE matches" ;;
 *) echo "unknown database URL $db" >&2; exit 1 ;;
 esac
 
