@@ -29,64 +29,80 @@ var corpus = sync.OnceValues(func() ([]string, int64) {
 	return posts, n
 })
 
-var phraseSets = sync.OnceValue(func() map[int][]string {
-	sets := map[int][]string{}
-	for _, n := range sizes {
-		sets[n] = Phrases(n)
+// kinds are the phrase sets measured, by name.
+var kinds = []struct {
+	name     string
+	generate func(int) []string
+}{{"dense", Phrases}, {"tracked", Tracked}}
+
+var phraseSets = sync.OnceValue(func() map[string][]string {
+	sets := map[string][]string{}
+	for _, k := range kinds {
+		for _, n := range sizes {
+			sets[fmt.Sprint(k.name, "/", n)] = k.generate(n)
+		}
 	}
 	return sets
 })
 
 // BenchmarkScan scans the whole corpus post by post, once per iteration,
-// with each matcher and each phrase set size. MB/s is corpus throughput.
+// with each matcher, each kind of phrase set and each size. MB/s is
+// corpus throughput.
 func BenchmarkScan(b *testing.B) {
 	posts, total := corpus()
-	for _, n := range sizes {
-		phrases := phraseSets()[n]
-		b.Run(fmt.Sprintf("%d/ours", n), func(b *testing.B) {
-			set := match.Compile(phrases)
-			hits := 0
-			found := func(int) { hits++ }
-			b.SetBytes(total)
-			for b.Loop() {
-				for _, p := range posts {
-					set.Scan(p, found)
-				}
-			}
-			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
-		})
-		b.Run(fmt.Sprintf("%d/loop", n), func(b *testing.B) {
-			if n > 10_000 {
-				b.Skip("one search per phrase per post takes minutes at this size")
-			}
-			m := newLoop(phrases)
-			hits := 0
-			found := func(int) { hits++ }
-			b.SetBytes(total)
-			for b.Loop() {
-				for _, p := range posts {
-					m.scan(p, found)
-				}
-			}
-			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
-		})
-		// The module's overlapping iterator, as its other ones lose
-		// phrases that overlap a match they report.
-		b.Run(fmt.Sprintf("%d/module", n), func(b *testing.B) {
-			ac := buildModule(phrases)
-			hits := 0
-			b.SetBytes(total)
-			for b.Loop() {
-				for _, p := range posts {
-					it := ac.IterOverlapping(p)
-					for m := it.Next(); m != nil; m = it.Next() {
-						hits++
-					}
-				}
-			}
-			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
-		})
+	for _, k := range kinds {
+		for _, n := range sizes {
+			name := fmt.Sprint(k.name, "/", n)
+			b.Run(name, func(b *testing.B) { benchScan(b, posts, total, n, phraseSets()[name]) })
+		}
 	}
+}
+
+// benchScan measures each matcher on one phrase set of n phrases.
+func benchScan(b *testing.B, posts []string, total int64, n int, phrases []string) {
+	b.Run("ours", func(b *testing.B) {
+		set := match.Compile(phrases)
+		hits := 0
+		found := func(int) { hits++ }
+		b.SetBytes(total)
+		for b.Loop() {
+			for _, p := range posts {
+				set.Scan(p, found)
+			}
+		}
+		b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+	})
+	b.Run("loop", func(b *testing.B) {
+		if n > 10_000 {
+			b.Skip("one search per phrase per post takes minutes at this size")
+		}
+		m := newLoop(phrases)
+		hits := 0
+		found := func(int) { hits++ }
+		b.SetBytes(total)
+		for b.Loop() {
+			for _, p := range posts {
+				m.scan(p, found)
+			}
+		}
+		b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+	})
+	// The module's overlapping iterator, as its other ones lose
+	// phrases that overlap a match they report.
+	b.Run("module", func(b *testing.B) {
+		ac := buildModule(phrases)
+		hits := 0
+		b.SetBytes(total)
+		for b.Loop() {
+			for _, p := range posts {
+				it := ac.IterOverlapping(p)
+				for m := it.Next(); m != nil; m = it.Next() {
+					hits++
+				}
+			}
+		}
+		b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+	})
 }
 
 // TestAgree checks that the matcher and the per-phrase loop find the same
@@ -94,19 +110,23 @@ func BenchmarkScan(b *testing.B) {
 // equal work.
 func TestAgree(t *testing.T) {
 	posts, _ := corpus()
-	phrases := phraseSets()[1_000]
-	set, m := match.Compile(phrases), newLoop(phrases)
-	matched := 0
-	for _, p := range posts[:500] {
-		var want []int
-		m.scan(p, func(i int) { want = append(want, i) })
-		if got := set.Find(p); !slices.Equal(got, want) {
-			t.Fatalf("post %q: matcher found %v, loop %v", p, got, want)
-		}
-		matched += len(want)
-	}
-	if matched == 0 {
-		t.Fatal("no phrase occurs in the posts")
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			phrases := phraseSets()[k.name+"/1000"]
+			set, m := match.Compile(phrases), newLoop(phrases)
+			matched := 0
+			for _, p := range posts[:500] {
+				var want []int
+				m.scan(p, func(i int) { want = append(want, i) })
+				if got := set.Find(p); !slices.Equal(got, want) {
+					t.Fatalf("post %q: matcher found %v, loop %v", p, got, want)
+				}
+				matched += len(want)
+			}
+			if matched == 0 {
+				t.Fatal("no phrase occurs in the posts")
+			}
+		})
 	}
 }
 
@@ -114,7 +134,7 @@ func TestAgree(t *testing.T) {
 // phrase of each automaton.
 func BenchmarkCompile(b *testing.B) {
 	for _, n := range sizes {
-		phrases := phraseSets()[n]
+		phrases := phraseSets()[fmt.Sprint("dense/", n)]
 		b.Run(fmt.Sprintf("%d/ours", n), func(b *testing.B) {
 			bytes := retained(func() any { return match.Compile(phrases) })
 			start := time.Now()
