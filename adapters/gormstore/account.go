@@ -37,14 +37,13 @@ func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 // EnsureAccount implements ports.AccountStore.
 func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core.Platform, limits core.Limits) (core.Account, error) {
 	// Every ingest batch asks; nearly always the account exists, and a
-	// plain read answers without a transaction.
-	var found accountRow
-	err := s.db.with(ctx).Where("owner_id = ? AND platform = ?", ownerID, p).Order("created_at, id").Take(&found).Error
-	if err == nil {
-		return found.account(), nil
+	// plain read through a cached statement answers without a
+	// transaction. It reads the session's length, not the sealed jar.
+	if found, ok := s.firstAccount(ctx, ownerID, p); ok {
+		return found, nil
 	}
 	var out core.Account
-	err = s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, ownerID); err != nil {
 			return err
 		}
@@ -73,6 +72,28 @@ func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core
 		return nil
 	})
 	return out, translate(err, "account")
+}
+
+// firstAccount reads the owner's first account on p; ok is false when
+// there is none or the read failed (the caller then takes the slow path).
+func (s *AccountStore) firstAccount(ctx context.Context, ownerID string, p core.Platform) (core.Account, bool) {
+	rows, err := s.db.query(ctx, `SELECT id, owner_id, platform, label, COALESCE(length(session), 0), created_at
+		FROM accounts WHERE owner_id = ? AND platform = ? ORDER BY created_at, id LIMIT 1`, ownerID, string(p))
+	if err != nil {
+		return core.Account{}, false
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return core.Account{}, false
+	}
+	var r accountRow
+	var session int64
+	if err := rows.Scan(&r.ID, &r.OwnerID, &r.Platform, &r.Label, &session, &r.CreatedAt); err != nil {
+		return core.Account{}, false
+	}
+	a := r.account()
+	a.HasSession = session > 0
+	return a, true
 }
 
 func label(p core.Platform) string {

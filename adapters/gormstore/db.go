@@ -162,6 +162,114 @@ func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// maxCachedArgs bounds the statements kept in the cache by their bound
+// values. The multi-row INSERTs of a batch have one text per row count:
+// a batch holds at most 100 posts, so posts give at most 100 texts, and
+// matches at most 107 under this bound; a larger set of matches is
+// prepared for the one call. All of them prepared take about 12 MB on a
+// SQLite connection.
+const maxCachedArgs = 1500
+
+// tx is a transaction run on database/sql directly, for the hot write
+// path of ingest, where gorm's callbacks and reflection cost more than
+// the statements themselves.
+type tx struct {
+	db     *DB
+	ctx    context.Context
+	sql    *sql.Tx
+	missed []string // statements to add to the cache once the connection is free
+}
+
+// inTx runs fn in a transaction and commits if it returns nil; an error
+// or a panic rolls back. Driver errors come back translated as gorm
+// would have, so translate reads them the same.
+func (db *DB) inTx(ctx context.Context, fn func(*tx) error) (err error) {
+	if !db.postgres {
+		ctx = context.WithoutCancel(ctx) // as in with
+	}
+	stx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.driverErr(err)
+	}
+	done := false
+	defer func() {
+		if !done || err != nil {
+			_ = stx.Rollback()
+		}
+	}()
+	t := &tx{db: db, ctx: ctx, sql: stx}
+	err = fn(t)
+	done = true
+	if err != nil {
+		return err
+	}
+	if err = db.driverErr(stx.Commit()); err != nil {
+		return err
+	}
+	for _, q := range t.missed {
+		_, _ = db.stmt(ctx, q) // only a cache: the next transaction prepares it if this failed
+	}
+	return nil
+}
+
+// stmt returns q prepared for the transaction. Statements of up to
+// maxCachedArgs values come from the cache, so each is prepared once per
+// connection: mattn/go-sqlite3 prepares every statement afresh, and a
+// multi-row INSERT costs about as much to prepare as to run.
+//
+// A statement not in the cache yet is prepared on the transaction's
+// connection for this transaction only, and cached after the commit:
+// preparing it for the cache needs a connection of the pool, and waiting
+// for one while holding another could wait forever (an in-memory
+// database has a single connection; on SQLite the others may all be
+// waiting for this transaction's write lock).
+func (t *tx) stmt(q string, args int) (*sql.Stmt, error) {
+	if args <= maxCachedArgs {
+		if st, ok := t.db.stmts.Load(q); ok {
+			return t.sql.StmtContext(t.ctx, st.(*sql.Stmt)), nil
+		}
+		t.missed = append(t.missed, q)
+	}
+	text := q
+	if t.db.postgres {
+		text = rebind(q)
+	}
+	st, err := t.sql.PrepareContext(t.ctx, text)
+	return st, t.db.driverErr(err)
+}
+
+// exec runs q in the transaction; placeholders are written as ?.
+func (t *tx) exec(q string, args ...any) (sql.Result, error) {
+	st, err := t.stmt(q, len(args))
+	if err != nil {
+		return nil, err
+	}
+	res, err := st.ExecContext(t.ctx, args...)
+	return res, t.db.driverErr(err)
+}
+
+// query runs q in the transaction; placeholders are written as ?.
+func (t *tx) query(q string, args ...any) (*sql.Rows, error) {
+	st, err := t.stmt(q, len(args))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(t.ctx, args...)
+	return rows, t.db.driverErr(err)
+}
+
+// driverErr translates a driver error into gorm's errors (a duplicate
+// key, a missing foreign key) as gorm does with TranslateError set.
+func (db *DB) driverErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if tr, ok := db.gorm.Dialector.(gorm.ErrorTranslator); ok {
+		return tr.Translate(err)
+	}
+	return err
+}
+
 // rebind turns ? placeholders into Postgres's $1, $2, ...
 func rebind(q string) string {
 	var b strings.Builder
@@ -225,7 +333,7 @@ func translate(err error, what string) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, gorm.ErrRecordNotFound):
+	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows):
 		return core.Errorf(core.KindNotFound, "%s not found", what)
 	case errors.Is(err, gorm.ErrDuplicatedKey):
 		return core.Errorf(core.KindConflict, "%s already exists", what)

@@ -72,15 +72,16 @@ func NewMatchStore(db *DB) *MatchStore { return &MatchStore{db: db} }
 // SaveMatches implements ports.MatchStore. A batch is a handful of
 // statements however many posts it holds: posts go in with one
 // multi-row insert that skips known ones and returns the new, and the
-// matches with another.
+// matches with another. It is the hottest write, so it runs on
+// database/sql with prepared statements rather than through gorm.
 func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform core.Platform, batch []ports.PostMatches) (ports.SaveResult, error) {
 	var res ports.SaveResult
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		owner, err := lockOwner(tx, ownerID)
+	err := s.db.inTx(ctx, func(tx *tx) error {
+		last, err := lockLastMatch(tx, ownerID)
 		if err != nil {
 			return err
 		}
-		now := tx.NowFunc().UnixMicro()
+		now := s.db.gorm.NowFunc().UnixMicro()
 		// Later copies of a post within the batch are known already.
 		first := make(map[string]int, len(batch))
 		postRows := make([][]any, 0, len(batch))
@@ -98,7 +99,7 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		}
 		res.Saved = len(fresh)
 		res.Known = len(batch) - res.Saved
-		next := max(now, owner.LastMatchUs+1)
+		next := max(now, last+1)
 		var matches []matchRow
 		counts := map[string]int64{}
 		var phrases map[string]phraseRow
@@ -134,11 +135,11 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 			return err
 		}
 		for pid, n := range counts {
-			if err := tx.Exec("UPDATE phrases SET matches = matches + ? WHERE id = ?", n, pid).Error; err != nil {
+			if _, err := tx.exec("UPDATE phrases SET matches = matches + ? WHERE id = ?", n, pid); err != nil {
 				return err
 			}
 		}
-		if err := tx.Exec("UPDATE owners SET last_match_us = ? WHERE id = ?", next-1, ownerID).Error; err != nil {
+		if _, err := tx.exec("UPDATE owners SET last_match_us = ? WHERE id = ?", next-1, ownerID); err != nil {
 			return err
 		}
 		res.Matches = make([]core.Match, len(matches))
@@ -153,16 +154,44 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 	return res, nil
 }
 
+// lockLastMatch returns the owner's last_match_us and, on Postgres, locks
+// the owner's row for the transaction (as lockOwner does), so batches of
+// one owner take their created_us in turn. SQLite has one writer, so its
+// transaction is exclusive already. A missing owner is sql.ErrNoRows.
+func lockLastMatch(tx *tx, ownerID string) (int64, error) {
+	q := "SELECT last_match_us FROM owners WHERE id = ?"
+	if tx.db.postgres {
+		q += " FOR UPDATE"
+	}
+	rows, err := tx.query(q, ownerID)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, tx.db.driverErr(err)
+		}
+		return 0, sql.ErrNoRows
+	}
+	var last int64
+	if err := rows.Scan(&last); err != nil {
+		return 0, err
+	}
+	return last, tx.db.driverErr(rows.Close())
+}
+
 // insertReturning inserts rows with multi-row INSERTs (in chunks that stay
 // under both databases' limits on bound values) and, when suffix holds a
 // RETURNING clause of one column, returns the set of values it returned.
-func insertReturning(tx *gorm.DB, table string, cols []string, rows [][]any, suffix string) (map[string]bool, error) {
-	out := map[string]bool{}
+func insertReturning(tx *tx, table string, cols []string, rows [][]any, suffix string) (map[string]bool, error) {
+	out := make(map[string]bool, len(rows))
 	per := max(1, 30000/len(cols))
 	one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
 	for start := 0; start < len(rows); start += per {
 		chunk := rows[start:min(start+per, len(rows))]
 		var q strings.Builder
+		q.Grow(len(table) + 40 + len(cols)*12 + len(chunk)*(len(one)+1) + len(suffix))
 		q.WriteString("INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
 		args := make([]any, 0, len(chunk)*len(cols))
 		for i, r := range chunk {
@@ -174,12 +203,12 @@ func insertReturning(tx *gorm.DB, table string, cols []string, rows [][]any, suf
 		}
 		q.WriteString(" " + suffix)
 		if !strings.Contains(suffix, "RETURNING") {
-			if err := tx.Exec(q.String(), args...).Error; err != nil {
+			if _, err := tx.exec(q.String(), args...); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		rs, err := tx.Raw(q.String(), args...).Rows()
+		rs, err := tx.query(q.String(), args...)
 		if err != nil {
 			return nil, err
 		}
@@ -192,22 +221,32 @@ func insertReturning(tx *gorm.DB, table string, cols []string, rows [][]any, suf
 			out[v] = true
 		}
 		if err := rs.Close(); err != nil {
-			return nil, err
+			return nil, tx.db.driverErr(err)
+		}
+		if err := rs.Err(); err != nil {
+			return nil, tx.db.driverErr(err)
 		}
 	}
 	return out, nil
 }
 
-func ownerPhrases(tx *gorm.DB, ownerID string) (map[string]phraseRow, error) {
-	var rows []phraseRow
-	if err := tx.Where("owner_id = ?", ownerID).Find(&rows).Error; err != nil {
+// ownerPhrases returns the owner's phrases by id, with the fields a match
+// copies.
+func ownerPhrases(tx *tx, ownerID string) (map[string]phraseRow, error) {
+	rows, err := tx.query("SELECT id, phrase, platform FROM phrases WHERE owner_id = ?", ownerID)
+	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]phraseRow, len(rows))
-	for _, r := range rows {
+	defer rows.Close()
+	out := map[string]phraseRow{}
+	for rows.Next() {
+		var r phraseRow
+		if err := rows.Scan(&r.ID, &r.Phrase, &r.Platform); err != nil {
+			return nil, err
+		}
 		out[r.ID] = r
 	}
-	return out, nil
+	return out, tx.db.driverErr(rows.Err())
 }
 
 func newMatchRow(ownerID string, ph phraseRow, p core.Post, createdUs int64) matchRow {

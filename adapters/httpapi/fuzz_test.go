@@ -60,7 +60,8 @@ func FuzzDecodeQuery(f *testing.F) {
 }
 
 // FuzzDecodeIngest throws arbitrary bodies at the ingest decoder: a body
-// either decodes to at most 100 posts or fails with a 4xx kind.
+// either decodes to at most 100 posts or fails with a 4xx kind, and the
+// fast decoder, where it takes a body, agrees with encoding/json.
 func FuzzDecodeIngest(f *testing.F) {
 	for _, s := range []string{
 		`{"platform":"x","posts":[{"externalId":"1","body":["a"],"url":"https://x.com/1"}]}`,
@@ -68,7 +69,11 @@ func FuzzDecodeIngest(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	for _, tc := range ingestBodies {
+		f.Add(tc.body)
+	}
 	f.Fuzz(func(t *testing.T, body string) {
+		checkParseIngest(t, []byte(body))
 		r := httptest.NewRequest("POST", "/ingest", strings.NewReader(body))
 		r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, maxHelperBody)
 		v, err := decodeIngest(context.Background(), r)

@@ -114,7 +114,15 @@ type ingestPostJSON struct {
 }
 
 func decodeIngest(_ context.Context, r *http.Request) (any, error) {
-	body, err := io.ReadAll(r.Body)
+	var body []byte
+	var err error
+	if n := r.ContentLength; n > 0 && n <= maxHelperBody {
+		// The size is known: read into one buffer rather than grow one.
+		body = make([]byte, n)
+		_, err = io.ReadFull(r.Body, body)
+	} else {
+		body, err = io.ReadAll(r.Body)
+	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -122,11 +130,22 @@ func decodeIngest(_ context.Context, r *http.Request) (any, error) {
 		}
 		return nil, core.Wrap(core.KindInvalidRequest, err, "could not read the request body")
 	}
-	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 || t[0] != '{' {
 		return nil, core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
+	if platform, posts, ok := parseIngest(body); ok {
+		out := ingestRequest{platform: platform, posts: make([]core.IngestPost, len(posts))}
+		for i, p := range posts {
+			out.posts[i] = core.IngestPost(p)
+		}
+		return out, nil
+	}
+	// What parseIngest leaves is decoded by encoding/json, which decides.
 	// Nearly every batch is well formed: decode it in one pass, and go row
-	// by row only when some row has the wrong shape.
+	// by row only when some row has the wrong shape. Unmarshal checks the
+	// syntax of the whole body before it decodes, so a body it takes is
+	// valid JSON and is not scanned a second time for that.
 	var whole struct {
 		Platform *string          `json:"platform"`
 		Posts    []ingestPostJSON `json:"posts"`
@@ -140,6 +159,9 @@ func decodeIngest(_ context.Context, r *http.Request) (any, error) {
 			out.posts[i] = core.IngestPost(p)
 		}
 		return out, nil
+	}
+	if !json.Valid(t) {
+		return nil, core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
 	var req struct {
 		Platform *string           `json:"platform"`

@@ -49,6 +49,7 @@ func Run(t *testing.T, f Factory) {
 		{"IdempotencyConcurrent", testIdempotencyConcurrent},
 		{"PhraseStatusAndDelete", testPhraseStatusAndDelete},
 		{"SaveMatches", testSaveMatches},
+		{"SaveMatchesLarge", testSaveMatchesLarge},
 		{"MatchPaging", testMatchPaging},
 		{"MatchFilters", testMatchFilters},
 		{"Isolation", testIsolation},
@@ -472,6 +473,36 @@ func testSaveMatches(t *testing.T, s Stores) {
 	}
 	_, err = s.Matches.Match(ctx, o.ID, "no-such-match")
 	wantKind(t, err, core.KindNotFound)
+}
+
+// testSaveMatchesLarge saves full batches, of more matches than posts,
+// twice each: stores that prepare statements by size meet each size once
+// unprepared and once prepared.
+func testSaveMatchesLarge(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	ids := []string{newPhrase(t, s, o.ID, "one", "x", "").ID, newPhrase(t, s, o.ID, "two", "x", "").ID}
+	for round := 0; round < 2; round++ {
+		for _, perPost := range [][]string{ids[:1], ids} {
+			var batch []ports.PostMatches
+			for i := 0; i < core.MaxIngestBatch; i++ {
+				batch = append(batch, ports.PostMatches{Post: post(fmt.Sprintf("l%d-%d-%03d", round, len(perPost), i)), PhraseIDs: perPost})
+			}
+			res, err := s.Matches.SaveMatches(ctx, o.ID, core.X, batch)
+			if want := len(batch) * len(perPost); err != nil || res.Saved != len(batch) || len(res.Matches) != want {
+				t.Fatalf("round %d, %d phrases a post: saved %d, %d matches, %v; want %d, %d", round, len(perPost), res.Saved, len(res.Matches), err, len(batch), want)
+			}
+			res, err = s.Matches.SaveMatches(ctx, o.ID, core.X, batch)
+			if err != nil || res.Known != len(batch) || len(res.Matches) != 0 {
+				t.Fatalf("resend = known %d, %d matches, %v", res.Known, len(res.Matches), err)
+			}
+		}
+	}
+	for i, id := range ids {
+		p, err := s.Phrases.Phrase(ctx, o.ID, id)
+		if want := 2 * core.MaxIngestBatch * (2 - i); err != nil || p.Matches != want {
+			t.Fatalf("phrase %d: %d matches, %v; want %d", i, p.Matches, err, want)
+		}
+	}
 }
 
 func testMatchPaging(t *testing.T, s Stores) {
