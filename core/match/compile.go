@@ -270,7 +270,7 @@ func (b *builder) build(manyKids int) {
 	// The word table, each word with its first steps. It is at most a
 	// quarter full: then a word no phrase uses mostly finds an empty slot
 	// at once, a branch the processor learns to predict, and the scan
-	// runs 5 to 15% faster than with a table half full.
+	// runs 3 to 17% faster than with a table half full (README).
 	dictSize := 4 << bits.Len(uint(len(b.words)))
 	s.dict = make([]slot, dictSize)
 	s.dictBits = uint(64 - bits.TrailingZeros(uint(dictSize)))
