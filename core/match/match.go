@@ -73,7 +73,8 @@ type Set struct {
 	// phrases use (see key), and the folded words for the keys that are
 	// hashes.
 	dict     []slot
-	unknown  slot // what find returns for a word no phrase uses
+	unknown  slot     // what find returns for a word no phrase uses
+	taken    []uint64 // a bit for each slot of dict that holds a word
 	dictBits uint
 	arena    string
 	wordAt   []uint32 // arena[wordAt[t-tokFirst]:wordAt[t-tokFirst+1]] is word t
