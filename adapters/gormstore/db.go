@@ -123,10 +123,24 @@ func randomHex(n int) string {
 // context from a goroutine per row step, which costs more than most of
 // our queries take; the busy timeout still bounds every call.
 func (db *DB) with(ctx context.Context) *gorm.DB {
-	if !db.postgres {
-		ctx = context.WithoutCancel(ctx)
+	return db.gorm.WithContext(db.callCtx(ctx))
+}
+
+// callCtx is ctx for a call to the database: on SQLite without its
+// cancellation (see with).
+func (db *DB) callCtx(ctx context.Context) context.Context {
+	if db.postgres {
+		return ctx
 	}
-	return db.gorm.WithContext(ctx)
+	return context.WithoutCancel(ctx)
+}
+
+// dialect turns the ? placeholders of q into the database's own.
+func (db *DB) dialect(q string) string {
+	if db.postgres {
+		return rebind(q)
+	}
+	return q
 }
 
 // query runs a hot read through a cached prepared statement, skipping
@@ -137,21 +151,14 @@ func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 	if err != nil {
 		return nil, err
 	}
-	if !db.postgres {
-		ctx = context.WithoutCancel(ctx)
-	}
-	return st.QueryContext(ctx, args...)
+	return st.QueryContext(db.callCtx(ctx), args...)
 }
 
 func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if st, ok := db.stmts.Load(q); ok {
 		return st.(*sql.Stmt), nil
 	}
-	text := q
-	if db.postgres {
-		text = rebind(q)
-	}
-	st, err := db.sql.PrepareContext(context.WithoutCancel(ctx), text)
+	st, err := db.sql.PrepareContext(context.WithoutCancel(ctx), db.dialect(q))
 	if err != nil {
 		return nil, err
 	}
@@ -184,9 +191,7 @@ type tx struct {
 // or a panic rolls back. Driver errors come back translated as gorm
 // would have, so translate reads them the same.
 func (db *DB) inTx(ctx context.Context, fn func(*tx) error) (err error) {
-	if !db.postgres {
-		ctx = context.WithoutCancel(ctx) // as in with
-	}
+	ctx = db.callCtx(ctx)
 	stx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return db.driverErr(err)
@@ -230,11 +235,7 @@ func (t *tx) stmt(q string, args int) (*sql.Stmt, error) {
 		}
 		t.missed = append(t.missed, q)
 	}
-	text := q
-	if t.db.postgres {
-		text = rebind(q)
-	}
-	st, err := t.sql.PrepareContext(t.ctx, text)
+	st, err := t.sql.PrepareContext(t.ctx, t.db.dialect(q))
 	return st, t.db.driverErr(err)
 }
 
