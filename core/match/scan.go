@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/earshothq/earshot/core"
 )
@@ -19,33 +20,32 @@ const (
 
 // words is the fast path of Scan for plain ASCII prose. From the ASCII
 // word character at text[i], with the automaton in state st, it takes 64
-// bytes at a time and first marks, eight bytes at a time, which are ASCII
-// word characters and which are not ASCII at all. Then it walks from word
-// to word with bit operations on those masks, looking each word up by its
-// folded bytes, and takes the ASCII punctuation and white space between
-// words as it goes. So the work on one word does not wait for the work on
-// the one before, except for the automaton's state. It stops where it
-// needs the general path and returns the state and the index reached.
+// bytes at a time and first marks which are ASCII word characters and
+// which are not ASCII at all, and folds them (classify64). Then it walks
+// from word to word with bit operations on those masks, looking each word
+// up by its folded bytes, and takes the ASCII punctuation and white space
+// between words as it goes. So the work on one word does not wait for the
+// work on the one before, except for the automaton's state. It stops where
+// it needs the general path and returns the state and the index reached.
 //
 // Shift counts are masked with 63 where they are known to be smaller, so
 // that the compiler leaves out its handling of counts of 64 and more.
 func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int) {
+	var folded [80]byte // the chunk folded, and room to read 16 bytes from any of its bytes
 	for i < len(text) {
 		p := i
-		var wm, hm uint64 // word characters, non-ASCII bytes
-		for g := 0; g < 64 && p+g < len(text); g += 8 {
-			x := loadAt(text, p+g)
-			hi := x & highs
-			x7 := x ^ hi
-			lower := x7 | lows*0x20
-			alpha := geq(lower, 'a') &^ geq(lower, 'z'+1)
-			under := geq(lower, 0x7f) &^ (x7 << 2 & highs) // '_' but not DEL
-			digit := geq(x7, '0') &^ geq(x7, '9'+1)
-			wm |= movemask((alpha|under|digit)&^hi) << (g & 63)
-			hm |= movemask(hi) << (g & 63)
+		// Which bytes of the chunk are ASCII word characters and which
+		// not ASCII at all, and the chunk folded. A chunk that would
+		// run past the end of text is read from a copy padded with zero
+		// bytes: not word characters, not non-ASCII.
+		var wm, hm uint64
+		if p+64 <= len(text) {
+			wm, hm = classify64(&folded, unsafe.StringData(text[p:]))
+		} else {
+			var tail [64]byte
+			copy(tail[:], text[p:])
+			wm, hm = classify64(&folded, &tail[0])
 		}
-		// Past the end of text the masks read zero bytes: not word
-		// characters, not non-ASCII.
 		k := 0 // a word starts at text[p+k]
 		for {
 			e := k + bits.TrailingZeros64(^wm>>(k&63))
@@ -64,10 +64,10 @@ func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int
 			}
 			sl := &s.unknown
 			if n := e - k; n <= s.maxWord {
-				k0 := fold8(loadAt(text, p+k)) & (^uint64(0) >> ((64 - 8*min(n, 8)) & 63))
+				k0 := binary.LittleEndian.Uint64(folded[k&63:]) & (^uint64(0) >> ((64 - 8*min(n, 8)) & 63))
 				var k1 uint64
 				if n > 8 {
-					k1 = fold8(loadAt(text, p+k+8)) & (1<<((8*(n-8))&63) - 1)
+					k1 = binary.LittleEndian.Uint64(folded[k&63+8:]) & (1<<((8*(n-8))&63) - 1)
 				}
 				sl = s.find(k0, k1)
 			}
@@ -137,12 +137,6 @@ func loadTail(t string) uint64 {
 // lowest.
 func movemask(x uint64) uint64 {
 	return x & highs * 0x02040810204081 >> 56
-}
-
-// fold8 folds the ASCII capitals among the eight bytes of x.
-func fold8(x uint64) uint64 {
-	x7 := x &^ highs
-	return x | (geq(x7, 'A')&^geq(x7, 'Z'+1))>>2
 }
 
 // find returns the slot of the word of fewer than sixteen bytes whose
