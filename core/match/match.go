@@ -73,8 +73,7 @@ type Set struct {
 	// phrases use (see key), and the folded words for the keys that are
 	// hashes.
 	dict     []slot
-	unknown  slot     // what find returns for a word no phrase uses
-	taken    []uint64 // a bit for each slot of dict that holds a word
+	unknown  slot // what find returns for a word no phrase uses
 	dictBits uint
 	arena    string
 	wordAt   []uint32 // arena[wordAt[t-tokFirst]:wordAt[t-tokFirst+1]] is word t
@@ -82,17 +81,21 @@ type Set struct {
 
 	// The automaton. State 0 is the root; root[t] is where token t leads
 	// from it. Wherever a state's number is stored, it carries accBit if
-	// phrases end there.
-	states []state
-	root   []uint32
-	// Children of the states with several children other than white
-	// space, in an open-addressing table keyed by state and token, with a
-	// Bloom filter in front so that most misses cost one load from a
-	// table small enough to stay in cache.
-	edges     []edge
-	edgeBits  uint
+	// phrases end there. The states below rootFails have the root as
+	// their failure link.
+	states    []state
+	root      []uint32
+	rootFails uint32
+	// A Bloom filter of the states and tokens that have a child, small
+	// enough to stay in cache: most steps from a state other than the
+	// root lead nowhere from it, and the filter tells so without loading
+	// the state. The children of the states with several children other
+	// than white space are in an open-addressing table keyed by state and
+	// token.
 	filter    []uint64
 	filterBit uint
+	edges     []edge
+	edgeBits  uint
 
 	// Outputs: acc[k] lists the phrases ending in the states that point
 	// to k, then continues with the outputs of the longest suffix.
@@ -212,28 +215,41 @@ func (s *Set) step(st, tok uint32, found func(int)) uint32 {
 // given the state it leads to from the root.
 func (s *Set) next(st, tok, fromRoot uint32) uint32 {
 	for st != 0 {
-		x := &s.states[st&^accBit]
-		if x.tok == tok {
-			return x.kid
-		}
-		if x.tok == tokMany {
-			if to := s.child(st&^accBit, tok); to != 0 {
-				return to
+		u := st &^ accBit
+		if h := edgeHash(u, tok); s.filter[h>>s.filterBit]&filterBits(h) == filterBits(h) {
+			x := &s.states[u]
+			if x.tok == tok {
+				return x.kid
+			}
+			if x.tok == tokMany {
+				if to := s.child(u, tok, h); to != 0 {
+					return to
+				}
 			}
 		}
-		st = x.fail
+		if u < s.rootFails {
+			break
+		}
+		st = s.states[u].fail
 	}
 	return fromRoot
 }
 
-// child looks up the child of st on tok in the edge table.
-func (s *Set) child(st, tok uint32) uint32 {
+// edgeHash hashes a state and a token for the filter and the edge table,
+// which take its top bits.
+func edgeHash(st, tok uint32) uint64 {
+	return mix(uint64(st)<<32 | uint64(tok))
+}
+
+// filterBits returns the two bits of the filter word that stand for h.
+func filterBits(h uint64) uint64 {
+	return 1<<(h&63) | 1<<(h>>6&63)
+}
+
+// child looks up the child of st on tok, whose edgeHash is h, in the edge
+// table.
+func (s *Set) child(st, tok uint32, h uint64) uint32 {
 	key := uint64(st)<<32 | uint64(tok)
-	h := mix(key)
-	m := uint64(1)<<(h&63) | uint64(1)<<(h>>6&63)
-	if s.filter[h>>s.filterBit]&m != m {
-		return 0
-	}
 	mask := uint64(len(s.edges) - 1)
 	for i := h >> s.edgeBits; ; i = (i + 1) & mask {
 		e := &s.edges[i]
