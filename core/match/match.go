@@ -236,14 +236,17 @@ func (s *Set) next(st, tok, fromRoot uint32) uint32 {
 }
 
 // edgeHash hashes a state and a token for the filter and the edge table,
-// which take its top bits.
+// which take its top bits for their index. Two multiplications that run
+// side by side: a scan hashes on most words, and a finaliser such as mix
+// costs it 4% at 10,000 phrases.
 func edgeHash(st, tok uint32) uint64 {
-	return mix(uint64(st)<<32 | uint64(tok))
+	return uint64(st)*hashMul ^ uint64(tok)*hashMul2
 }
 
-// filterBits returns the two bits of the filter word that stand for h.
+// filterBits returns the two bits of the filter word that stand for h,
+// from bits of h that the index of a filter under 8 MB does not use.
 func filterBits(h uint64) uint64 {
-	return 1<<(h&63) | 1<<(h>>6&63)
+	return 1<<(h>>32&63) | 1<<(h>>38&63)
 }
 
 // child looks up the child of st on tok, whose edgeHash is h, in the edge
