@@ -72,9 +72,11 @@ type Set struct {
 	// Words: an open-addressing table of the keys of the words the
 	// phrases use (see key), and the folded words for the keys that are
 	// hashes.
-	dict     []slot
-	unknown  slot // what find returns for a word no phrase uses
+	dict     []slot     // words of up to eight bytes
+	long     []longSlot // longer words
+	unknown  slot       // what a lookup returns for a word no phrase uses
 	dictBits uint
+	longBits uint
 	arena    string
 	wordAt   []uint32 // arena[wordAt[t-tokFirst]:wordAt[t-tokFirst+1]] is word t
 	maxWord  int
@@ -111,12 +113,21 @@ type state struct {
 	kid   uint32 // that child
 }
 
+// slot is a word of up to eight bytes in the word table: sixteen bytes,
+// so that the table takes half the cache it would with the longer words'
+// second key in every slot.
 type slot struct {
-	k0, k1 uint64 // k0 is 0 for an empty slot
-	tok    uint32
-	// The state the word leads to from the root, and where white space
-	// leads from there: the most common steps, without loading a state.
-	root, rootSpace uint32
+	k0  uint64 // 0 for an empty slot
+	tok uint32
+	// Where white space leads after the word from the root: the most
+	// common step, without loading a state.
+	rootSpace uint32
+}
+
+// longSlot is a longer word.
+type longSlot struct {
+	k1 uint64
+	slot
 }
 
 type edge struct {

@@ -62,22 +62,22 @@ func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int
 				// Non-ASCII letters may follow, or the key is a hash.
 				return st, p + k
 			}
+			k0 := binary.LittleEndian.Uint64(folded[k&63:])
 			sl := &s.unknown
-			if n := e - k; n <= s.maxWord {
-				k0 := binary.LittleEndian.Uint64(folded[k&63:]) & (^uint64(0) >> ((64 - 8*min(n, 8)) & 63))
-				var k1 uint64
-				if n > 8 {
-					k1 = binary.LittleEndian.Uint64(folded[k&63+8:]) & (1<<((8*(n-8))&63) - 1)
-				}
-				sl = s.find(k0, k1)
+			switch n := e - k; {
+			case n <= 8:
+				sl = s.findShort(k0 & (^uint64(0) >> ((64 - 8*n) & 63)))
+			case n <= s.maxWord:
+				sl = s.findLong(k0, binary.LittleEndian.Uint64(folded[k&63+8:])&(1<<((8*(n-8))&63)-1))
 			}
+			root := s.root[sl.tok]
 			switch {
 			case sl.tok == tokNone:
 				st = 0
 			case st == 0:
-				st = sl.root
+				st = root
 			default:
-				st = s.next(st, sl.tok, sl.root)
+				st = s.next(st, sl.tok, root)
 			}
 			if st&accBit != 0 {
 				s.report(s.states[st&^accBit].acc, found)
@@ -92,7 +92,7 @@ func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int
 			n := e + bits.TrailingZeros64(next)
 			if n == e+1 && text[p+e] == ' ' {
 				switch {
-				case st == sl.root:
+				case st == root:
 					st = sl.rootSpace
 				case st != 0:
 					st = s.states[st&^accBit].space
@@ -139,14 +139,29 @@ func movemask(x uint64) uint64 {
 	return x & highs * 0x02040810204081 >> 56
 }
 
-// find returns the slot of the word of fewer than sixteen bytes whose
-// folded bytes are k0 and k1 (see key), or s.unknown.
-func (s *Set) find(k0, k1 uint64) *slot {
+// findShort returns the slot of the word of up to eight bytes whose
+// folded bytes are k0 (see key), or s.unknown.
+func (s *Set) findShort(k0 uint64) *slot {
 	mask := uint64(len(s.dict) - 1)
-	for h := (k0 ^ k1*hashMul2) * hashMul >> (s.dictBits & 63); ; h = (h + 1) & mask {
+	for h := k0 * hashMul >> (s.dictBits & 63); ; h = (h + 1) & mask {
 		sl := &s.dict[h]
-		if sl.k0 == k0 && sl.k1 == k1 {
+		if sl.k0 == k0 {
 			return sl
+		}
+		if sl.k0 == 0 {
+			return &s.unknown
+		}
+	}
+}
+
+// findLong returns the slot of the longer word whose key is k0 and k1,
+// or s.unknown.
+func (s *Set) findLong(k0, k1 uint64) *slot {
+	mask := uint64(len(s.long) - 1)
+	for h := (k0 ^ k1*hashMul2) * hashMul >> (s.longBits & 63); ; h = (h + 1) & mask {
+		sl := &s.long[h]
+		if sl.k0 == k0 && sl.k1 == k1 {
+			return &sl.slot
 		}
 		if sl.k0 == 0 {
 			return &s.unknown
@@ -274,9 +289,12 @@ func (s *Set) lookup(text string, i, j int, k *key) uint32 {
 		return tokNone
 	}
 	k0, k1 := k.sum()
-	mask := uint64(len(s.dict) - 1)
-	for h := (k0 ^ k1*hashMul2) * hashMul >> (s.dictBits & 63); ; h = (h + 1) & mask {
-		sl := &s.dict[h]
+	if k1 == 0 {
+		return s.findShort(k0).tok
+	}
+	mask := uint64(len(s.long) - 1)
+	for h := (k0 ^ k1*hashMul2) * hashMul >> (s.longBits & 63); ; h = (h + 1) & mask {
+		sl := &s.long[h]
 		if sl.k0 == k0 && sl.k1 == k1 && (k0 != longKey || s.same(text[i:j], sl.tok)) {
 			return sl.tok
 		}
