@@ -32,10 +32,11 @@
 // in a hash table of the words its phrases use and runs an Aho–Corasick
 // automaton over token numbers, so a scan takes a few steps per word rather
 // than one per byte, and the tables it touches stay small even for 100,000
-// phrases. Plain ASCII prose takes a fast path that classifies 64 bytes at
-// a time with bit operations on 64-bit words and uses a short word's folded
-// bytes as its key; the rest (non-ASCII letters, long words, unusual white
-// space) goes rune by rune.
+// phrases. Plain ASCII prose takes a fast path that classifies and folds
+// 64 bytes at a time (with SSE2 on amd64, with bit operations on 64-bit
+// words elsewhere or under the purego build tag) and uses a short word's
+// folded bytes as its key; the rest (non-ASCII letters, long words,
+// unusual white space) goes rune by rune.
 package match
 
 import "slices"

@@ -108,7 +108,11 @@ func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int
 					st = s.states[st&^accBit].space
 					continue
 				}
-				st = s.step(st, s.sym[c], found)
+				if t := s.sym[c]; t == tokNone {
+					st = 0 // most punctuation: no phrase has it
+				} else {
+					st = s.step(st, t, found)
+				}
 				q++
 			}
 			k = n
