@@ -70,9 +70,9 @@ type Set struct {
 	syms  map[rune]uint32
 	runes map[rune]rune // fold of each non-ASCII rune whose fold some phrase uses
 
-	// Words: an open-addressing table of the keys of the words the
-	// phrases use (see key), and the folded words for the keys that are
-	// hashes.
+	// Words: open-addressing tables of the keys of the words the phrases
+	// use (see key), one for words of up to eight bytes and one for the
+	// longer, and the folded words for the keys that are hashes.
 	dict     []slot     // words of up to eight bytes
 	long     []longSlot // longer words
 	unknown  slot       // what a lookup returns for a word no phrase uses
@@ -125,7 +125,8 @@ type slot struct {
 	rootSpace uint32
 }
 
-// longSlot is a longer word.
+// longSlot is a word of nine bytes or more, keyed by its bytes up to
+// fifteen and by a hash from sixteen on.
 type longSlot struct {
 	k1 uint64
 	slot
