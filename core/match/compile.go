@@ -315,14 +315,14 @@ func (b *builder) build(manyKids int) {
 		k0, k1 := b.keys[t][0], b.keys[t][1]
 		sl := slot{k0: k0, tok: uint32(t + tokFirst), rootSpace: s.states[s.root[t+tokFirst]&^accBit].space}
 		if k1 == 0 {
-			h := k0 * hashMul >> s.dictBits
+			h := s.shortHome(k0)
 			for s.dict[h].k0 != 0 {
 				h = (h + 1) & uint64(len(s.dict)-1)
 			}
 			s.dict[h] = sl
 			continue
 		}
-		h := (k0 ^ k1*hashMul2) * hashMul >> s.longBits
+		h := s.longHome(k0, k1)
 		for s.long[h].k0 != 0 {
 			h = (h + 1) & uint64(len(s.long)-1)
 		}

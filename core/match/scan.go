@@ -147,7 +147,7 @@ func movemask(x uint64) uint64 {
 // folded bytes are k0 (see key), or s.unknown.
 func (s *Set) findShort(k0 uint64) *slot {
 	mask := uint64(len(s.dict) - 1)
-	for h := k0 * hashMul >> (s.dictBits & 63); ; h = (h + 1) & mask {
+	for h := s.shortHome(k0); ; h = (h + 1) & mask {
 		sl := &s.dict[h]
 		if sl.k0 == k0 {
 			return sl
@@ -162,7 +162,7 @@ func (s *Set) findShort(k0 uint64) *slot {
 // or s.unknown.
 func (s *Set) findLong(k0, k1 uint64) *slot {
 	mask := uint64(len(s.long) - 1)
-	for h := (k0 ^ k1*hashMul2) * hashMul >> (s.longBits & 63); ; h = (h + 1) & mask {
+	for h := s.longHome(k0, k1); ; h = (h + 1) & mask {
 		sl := &s.long[h]
 		if sl.k0 == k0 && sl.k1 == k1 {
 			return &sl.slot
@@ -225,6 +225,18 @@ func ascii8(x uint64) (uint64, int) {
 // load64 returns the first eight bytes of b, the first lowest.
 func load64(b string) uint64 {
 	return binary.LittleEndian.Uint64([]byte(b[:8]))
+}
+
+// shortHome is the slot of s.dict where the search for a word of up to
+// eight bytes with key k0 starts.
+func (s *Set) shortHome(k0 uint64) uint64 {
+	return k0 * hashMul >> (s.dictBits & 63)
+}
+
+// longHome is the slot of s.long where the search for a longer word with
+// key k0, k1 starts.
+func (s *Set) longHome(k0, k1 uint64) uint64 {
+	return (k0 ^ k1*hashMul2) * hashMul >> (s.longBits & 63)
 }
 
 // hashMul and hashMul2 spread a key over the top bits that index the
@@ -297,7 +309,7 @@ func (s *Set) lookup(text string, i, j int, k *key) uint32 {
 		return s.findShort(k0).tok
 	}
 	mask := uint64(len(s.long) - 1)
-	for h := (k0 ^ k1*hashMul2) * hashMul >> (s.longBits & 63); ; h = (h + 1) & mask {
+	for h := s.longHome(k0, k1); ; h = (h + 1) & mask {
 		sl := &s.long[h]
 		if sl.k0 == k0 && sl.k1 == k1 && (k0 != longKey || s.same(text[i:j], sl.tok)) {
 			return sl.tok
