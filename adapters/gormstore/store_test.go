@@ -37,6 +37,10 @@ func open(t *testing.T, url string) *gormstore.DB {
 	return db
 }
 
+func dashboard(db *gormstore.DB) storetest.Dashboard {
+	return storetest.Dashboard{Sessions: gormstore.NewSessionStore(db), Triage: gormstore.NewTriageStore(db)}
+}
+
 func periodic(db *gormstore.DB) storetest.Periodic {
 	return storetest.Periodic{Leases: gormstore.NewLeaseStore(db), Alerts: gormstore.NewAlertStore(db)}
 }
@@ -46,12 +50,14 @@ func run(t *testing.T, url string) {
 	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(open(t, url)) })
 	db := open(t, url)
 	storetest.RunPeriodic(t, stores(db), periodic(db))
+	storetest.RunDashboard(t, stores(db), dashboard(db))
 }
 
 func TestSQLiteMemory(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Stores { return stores(open(t, "sqlite://:memory:")) })
 	db := open(t, "sqlite://:memory:")
 	storetest.RunPeriodic(t, stores(db), periodic(db))
+	storetest.RunDashboard(t, stores(db), dashboard(db))
 }
 
 func TestSQLiteFile(t *testing.T) { run(t, "sqlite://"+filepath.Join(t.TempDir(), "earshot.db")) }

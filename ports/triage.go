@@ -1,0 +1,49 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// InboxFilter narrows an owner's matches for the inbox. Zero fields match
+// everything; the triage flags match when nil.
+type InboxFilter struct {
+	Platform core.Platform
+	MinScore int         // -1: no minimum, unscored included; else scored at or above
+	Intent   core.Intent // "": every intent, unscored included
+	PhraseID string
+	Read     *bool
+	Starred  *bool
+	Archived *bool
+	Before   time.Time // zero: from the newest; else created strictly before
+	After    time.Time // zero: no bound; else created strictly after
+	// ScoredAfter, when set, keeps only matches scored strictly after it:
+	// what a live view polls for.
+	ScoredAfter time.Time
+	Limit       int
+}
+
+// InboxItem is a match with the owner's triage of it.
+type InboxItem struct {
+	Match    core.Match
+	Triage   core.Triage
+	ScoredAt time.Time // zero until scored
+}
+
+// TriageStore keeps each owner's read, starred and archived flags on
+// their matches and lists matches with them. Every method is scoped to
+// one owner: another owner's match is never seen nor changed.
+type TriageStore interface {
+	// SetTriage applies c to the owner's matches among ids and returns
+	// how many of the ids were the owner's matches. Ids that are not are
+	// skipped. An empty change changes nothing.
+	SetTriage(ctx context.Context, ownerID string, ids []string, c core.TriageChange) (int, error)
+	// Triage returns the owner's triage of one match. KindNotFound when
+	// the match is not the owner's.
+	Triage(ctx context.Context, ownerID, matchID string) (core.Triage, error)
+	// Inbox lists matches newest first, at most f.Limit of them, and
+	// reports whether more match the filter.
+	Inbox(ctx context.Context, ownerID string, f InboxFilter) (items []InboxItem, more bool, err error)
+}
