@@ -47,3 +47,24 @@ type TriageStore interface {
 	// reports whether more match the filter.
 	Inbox(ctx context.Context, ownerID string, f InboxFilter) (items []InboxItem, more bool, err error)
 }
+
+// InboxQuery is a page request for the inbox, as the dashboard and the
+// API take it.
+type InboxQuery struct {
+	Limit    int           // 1 to 100; 0 means the default 25
+	Platform core.Platform // zero: all
+	MinScore *int          // nil: no minimum; else 0 to 100, unscored left out
+	Intent   core.Intent   // zero: all
+	PhraseID string        // zero: all
+	Read     *bool
+	Starred  *bool
+	Archived *bool
+	Before   float64 // cursor: createdAt in ms of the last match seen; 0: newest
+}
+
+// InboxPage is one page of the inbox, newest first. Next is the cursor of
+// the next page, nil when nothing older matches.
+type InboxPage struct {
+	Items []InboxItem
+	Next  *float64
+}
