@@ -56,6 +56,8 @@ type Config struct {
 	LLMModel  string
 	LLMAPIKey string
 
+	SessionIdle time.Duration
+
 	LogFormat string
 	Bootstrap bool
 	MockState string
@@ -197,6 +199,7 @@ var settings = []setting{
 		return nil
 	}},
 	{"EARSHOT_BOOTSTRAP", "true", "create an owner and keys on first start with an empty database", boolSetting(func(c *Config, b bool) { c.Bootstrap = b })},
+	{"EARSHOT_SESSION_IDLE", "336h", "dashboard sessions end after this long unused (336h is 14 days)", durationSetting(func(c *Config, d time.Duration) { c.SessionIdle = d })},
 	{"EARSHOT_MOCK_STATE", "", "state file of the legacy mock (empty: in memory)", func(c *Config, v string) error { c.MockState = v; return nil }},
 }
 

@@ -12,12 +12,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
 	"github.com/earshothq/earshot/adapters/bus"
+	"github.com/earshothq/earshot/adapters/dashboard"
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/adapters/httpapi"
 	"github.com/earshothq/earshot/adapters/legacymock"
@@ -44,6 +46,8 @@ var StoreModule = fx.Module("store",
 		fx.Annotate(gormstore.NewWebhookStore, fx.As(new(ports.WebhookStore))),
 		fx.Annotate(gormstore.NewLeaseStore, fx.As(new(ports.LeaseStore))),
 		fx.Annotate(gormstore.NewAlertStore, fx.As(new(ports.AlertStore))),
+		fx.Annotate(gormstore.NewSessionStore, fx.As(new(ports.SessionStore))),
+		fx.Annotate(gormstore.NewTriageStore, fx.As(new(ports.TriageStore))),
 	),
 )
 
@@ -99,8 +103,10 @@ var ServiceModule = fx.Module("services",
 		func(st ports.AlertStore, l ports.LeaseStore, m ports.Mailer, c ports.Clock, log *slog.Logger, h Holder, cfg Config, site *Site) *app.Alerts {
 			return app.NewAlerts(st, l, m, c, log, string(h), cfg.AlertMinScore, site.URL)
 		},
+		app.NewInbox,
+		newSessions,
 	),
-	fx.Invoke(setMetrics, runScoring, runPeriodic, runWebhooks),
+	fx.Invoke(setMetrics, runScoring, runPeriodic, runWebhooks, sweepSessions),
 )
 
 // setMetrics hands the metrics port to the services that count work.
@@ -136,6 +142,31 @@ func newMailer(cfg Config, log *slog.Logger) (ports.Mailer, error) {
 		return smtpmail.NewLogMailer(log), nil
 	}
 	return smtpmail.New(cfg.SMTPURL, cfg.MailFrom, log)
+}
+
+// newSessions is the dashboard's sign-in, its links made under the
+// site address as bound.
+func newSessions(st ports.SessionStore, m ports.Mailer, l ports.RateLimiter, c ports.Clock, log *slog.Logger, cfg Config, site *Site) *app.Sessions {
+	return app.NewSessions(st, m, l, c, log, app.SessionConfig{Idle: cfg.SessionIdle, SiteURL: func() string { return site.URL }})
+}
+
+// sweepSessions removes idle dashboard sessions and dead sign-in links
+// every hour, so the tables stay as small as what is in use.
+func sweepSessions(lc fx.Lifecycle, s *app.Sessions, log *slog.Logger) {
+	background(lc, func(ctx context.Context) {
+		t := time.NewTicker(time.Hour)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+					log.Warn("sweeping dashboard sessions failed", "err", err)
+				}
+			}
+		}
+	})
 }
 
 // runPeriodic runs the reddit poller and the alert sweep for the life of
@@ -263,11 +294,25 @@ var HTTPModule = fx.Module("http",
 		newRateLimiter,
 		newAPI,
 		newHelper,
+		newDashboard,
 		newRootHandler,
 		func(cfg Config) *Site { return &Site{URL: cfg.SiteURL} },
 	),
-	fx.Invoke(startServer),
+	// stopLive is invoked after startServer, so on stop it runs first:
+	// live streams end before the server waits for requests in flight.
+	fx.Invoke(startServer, stopLive),
 )
+
+// newDashboard is the owners' web interface under /app/; its cookie is
+// Secure when the site address is https.
+func newDashboard(cfg Config, log *slog.Logger, s *app.Sessions, inbox *app.Inbox, matches *app.Matches, phrases *app.Phrases) (*dashboard.Dashboard, error) {
+	return dashboard.New(dashboard.Config{SecureCookies: strings.HasPrefix(cfg.SiteURL, "https://"), Logger: log},
+		dashboard.Deps{Sessions: s, Inbox: inbox, Matches: matches, Phrases: phrases})
+}
+
+func stopLive(lc fx.Lifecycle, d *dashboard.Dashboard) {
+	lc.Append(fx.StopHook(d.Close))
+}
 
 func openDB(lc fx.Lifecycle, cfg Config) (*gormstore.DB, error) {
 	db, err := gormstore.Open(cfg.DatabaseURL)
@@ -319,12 +364,15 @@ func newHelper(cfg Config, log *slog.Logger, keys *app.Keys, ingest *app.Ingest,
 		keys, ingest, accounts)
 }
 
-func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, b *bus.Bus, m *metrics.Registry, log *slog.Logger) http.Handler {
+func newRootHandler(api *httpapi.API, helper *httpapi.Helper, dash *dashboard.Dashboard, db *gormstore.DB, b *bus.Bus, m *metrics.Registry, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	mux.Handle("/api/v1/", api)
 	for _, p := range helper.Paths() {
 		mux.Handle(p, helper)
+	}
+	for _, p := range dash.Paths() {
+		mux.Handle(p, dash)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusOK, "ok")
@@ -394,7 +442,7 @@ func startServer(lc fx.Lifecycle, cfg Config, h http.Handler, log *slog.Logger, 
 
 // printBootstrap creates the first owner on an empty database and prints
 // its keys once on out.
-func printBootstrap(lc fx.Lifecycle, cfg Config, owners *app.Owners, out io.Writer, log *slog.Logger, site *Site) {
+func printBootstrap(lc fx.Lifecycle, cfg Config, owners *app.Owners, sessions *app.Sessions, out io.Writer, log *slog.Logger, site *Site) {
 	if !cfg.Bootstrap {
 		log.Info("bootstrap skipped", "reason", "EARSHOT_BOOTSTRAP=false")
 		return
@@ -408,12 +456,17 @@ func printBootstrap(lc fx.Lifecycle, cfg Config, owners *app.Owners, out io.Writ
 			log.Info("bootstrap skipped", "reason", "the database has an owner")
 			return nil
 		}
+		link, err := sessions.LoginLink(ctx, b.Owner.ID)
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(out, `earshot: first start, created owner %s (%s). These keys are shown once:
   API key (every scope): %s
   ingest key:            %s
+  dashboard sign-in:     %s (works once, within 15 minutes)
 Try:
   curl -H "Authorization: Bearer %s" %s/api/v1/me
-`, b.Owner.ID, b.Owner.Email, b.APIKey, b.IngestKey, b.APIKey, site.URL)
+`, b.Owner.ID, b.Owner.Email, b.APIKey, b.IngestKey, link, b.APIKey, site.URL)
 		return nil
 	}))
 }
@@ -442,6 +495,7 @@ type Console struct {
 	Keys     *app.Keys
 	Phrases  *app.Phrases
 	Accounts *app.Accounts
+	Sessions *app.Sessions
 	db       *gormstore.DB
 }
 
@@ -469,7 +523,10 @@ func OpenConsole(ctx context.Context, cfg Config) (*Console, error) {
 		Owners:   app.NewOwners(gormstore.NewOwnerStore(db), keys),
 		Keys:     keys,
 		Phrases:  app.NewPhrases(gormstore.NewPhraseStore(db), cfg.Limits, clock),
-		db:       db,
+		// The console only prints links; it sends no mail.
+		Sessions: app.NewSessions(gormstore.NewSessionStore(db), smtpmail.NewLogMailer(slog.Default()), ratelimit.NewMemory(nil), clock,
+			slog.Default(), app.SessionConfig{Idle: cfg.SessionIdle, SiteURL: func() string { return cfg.SiteURL }}),
+		db: db,
 	}, nil
 }
 

@@ -190,6 +190,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
   earshot admin session set --owner ID --platform P --file JAR.json
   earshot admin phrase add --owner ID --platform P --phrase S [--community C]
   earshot admin phrase list --owner ID
+  earshot admin owner login-link --owner ID
 `
 	if len(args) < 2 {
 		fmt.Fprint(stderr, adminUsage)
@@ -206,7 +207,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "key create":
 		name = fs.String("name", "", "key name (required)")
 		scopes = fs.String("scopes", "read", "comma-separated scopes: read, write:phrases, webhooks")
-	case "key list", "ingest-key create", "phrase list":
+	case "key list", "ingest-key create", "phrase list", "owner login-link":
 	case "key revoke":
 		id = fs.String("id", "", "key id (required)")
 	case "session set":
@@ -304,6 +305,12 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		fmt.Fprintln(stdout, p.ID)
+	case "owner login-link":
+		link, err := con.Sessions.LoginLink(ctx, *owner)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, link)
 	case "phrase list":
 		ps, err := con.Phrases.List(ctx, *owner, ports.PhraseFilter{})
 		if err != nil {

@@ -1,0 +1,137 @@
+package dashboard
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// SessionService signs owners in and out. app.Sessions is one.
+type SessionService interface {
+	RequestLink(ctx context.Context, email, addr string) error
+	SignIn(ctx context.Context, linkToken string) (string, core.Session, error)
+	Authenticate(ctx context.Context, token string) (core.Session, error)
+	SignOut(ctx context.Context, token string) error
+	SignOutEverywhere(ctx context.Context, ownerID string) (int, error)
+	Idle() time.Duration
+}
+
+// InboxService lists matches with their triage and changes it. app.Inbox
+// is one.
+type InboxService interface {
+	List(ctx context.Context, ownerID string, q ports.InboxQuery) (ports.InboxPage, error)
+	Changes(ctx context.Context, ownerID string, q ports.InboxQuery, after, scoredAfter time.Time, limit int) (created, scored []ports.InboxItem, err error)
+	Set(ctx context.Context, ownerID, id string, c core.TriageChange) (core.Triage, error)
+	SetMany(ctx context.Context, ownerID string, ids []string, c core.TriageChange) (int, error)
+}
+
+// MatchService reads one match. app.Matches is one.
+type MatchService interface {
+	Get(ctx context.Context, ownerID, id string) (core.Match, error)
+}
+
+// PhraseService manages phrases with the API's validation and limits.
+// app.Phrases is one.
+type PhraseService interface {
+	Add(ctx context.Context, ownerID, phrase, platform, community, idemKey string) (core.Phrase, bool, error)
+	Get(ctx context.Context, ownerID, id string) (core.Phrase, error)
+	List(ctx context.Context, ownerID string, f ports.PhraseFilter) ([]core.Phrase, error)
+	SetStatus(ctx context.Context, ownerID, id, status string) (core.Phrase, error)
+	Delete(ctx context.Context, ownerID, id string) error
+	Plan(ctx context.Context, ownerID string) (core.Plan, error)
+}
+
+// Deps are the services behind the dashboard.
+type Deps struct {
+	Sessions SessionService
+	Inbox    InboxService
+	Matches  MatchService
+	Phrases  PhraseService
+}
+
+// Config is the dashboard's part of the settings.
+type Config struct {
+	// SecureCookies marks the session cookie Secure: set when the site
+	// address is https.
+	SecureCookies bool
+	Logger        *slog.Logger
+	// LivePoll is how often a live inbox asks the database for news; 0
+	// means 2 seconds.
+	LivePoll time.Duration
+	// MaxStreams bounds the live connections of the process, and
+	// MaxStreamsPerOwner those of one owner; 0 means 200 and 8.
+	MaxStreams, MaxStreamsPerOwner int
+	// StreamLifetime ends a live connection after a while, so that
+	// connections spread again over replicas; the browser reconnects
+	// where it left off. 0 means 10 minutes.
+	StreamLifetime time.Duration
+	// Now is the clock of relative times on pages; nil means time.Now.
+	Now func() time.Time
+}
+
+// Dashboard serves /app/ and the redirect of /.
+type Dashboard struct {
+	cfg     Config
+	deps    Deps
+	pages   *pages
+	handler http.Handler
+
+	mu      sync.Mutex
+	streams int
+	byOwner map[string]int
+	stop    chan struct{}
+	stopped bool
+}
+
+// New returns the dashboard handler. It fails only when its embedded
+// templates do not parse.
+func New(cfg Config, deps Deps) (*Dashboard, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.LivePoll <= 0 {
+		cfg.LivePoll = 2 * time.Second
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = 200
+	}
+	if cfg.MaxStreamsPerOwner <= 0 {
+		cfg.MaxStreamsPerOwner = 8
+	}
+	if cfg.StreamLifetime <= 0 {
+		cfg.StreamLifetime = 10 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	p, err := loadPages()
+	if err != nil {
+		return nil, err
+	}
+	d := &Dashboard{cfg: cfg, deps: deps, pages: p, byOwner: map[string]int{}, stop: make(chan struct{})}
+	d.handler = d.routes()
+	return d, nil
+}
+
+// Paths lists the patterns the dashboard serves, for the server's mux.
+func (d *Dashboard) Paths() []string { return []string{"/app/", "GET /{$}"} }
+
+// ServeHTTP implements http.Handler.
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }
+
+// Close ends the live connections, so a server shutting down does not
+// wait for them. Later ones are refused.
+func (d *Dashboard) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.stopped {
+		d.stopped = true
+		close(d.stop)
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+type option struct {
+	Value, Label string
+	Selected     bool
+}
+
+type inboxView struct {
+	layout
+	Items     []matchView
+	Platforms []option
+	Intents   []option
+	Phrases   []option
+	Shows     []option
+	MinScore  string
+	Filtered  bool   // a filter other than the default view is on
+	Older     string // address of the next page, empty on the last
+	Newest    string // address of the first page, empty on it
+	Return    string // this page, for forms to come back to
+	Live      string // the live stream's address
+	Empty     string // what to say when there is nothing to show
+}
+
+func options(values []string, labels []string, selected string) []option {
+	out := make([]option, len(values))
+	for i, v := range values {
+		out[i] = option{Value: v, Label: labels[i], Selected: v == selected}
+	}
+	return out
+}
+
+func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	owner := session(r).OwnerID
+	f := parseFilter(r.URL.Query())
+	v := inboxView{layout: layout{Title: "Inbox", Nav: "inbox", SignedIn: true, Notice: bulkNotice(r.URL.Query())}, MinScore: f.MinScore}
+	here := f.values()
+	if f.Before != "" {
+		here.Set("before", f.Before)
+	}
+	v.Return = "/app/" + queryString(here)
+
+	plats := []string{""}
+	labels := []string{"Any platform"}
+	for _, p := range core.Platforms {
+		plats, labels = append(plats, string(p)), append(labels, string(p))
+	}
+	v.Platforms = options(plats, labels, f.Platform)
+	intents, ilabels := []string{""}, []string{"Any intent"}
+	for _, i := range core.Intents {
+		intents, ilabels = append(intents, string(i)), append(ilabels, string(i))
+	}
+	v.Intents = options(intents, ilabels, f.Intent)
+	for _, s := range showValues {
+		v.Shows = append(v.Shows, option{Value: s.value, Label: s.label, Selected: s.value == f.Show})
+	}
+	phrases, err := d.deps.Phrases.List(ctx, owner, ports.PhraseFilter{})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	v.Phrases = append(v.Phrases, option{Value: "", Label: "Any phrase", Selected: f.Phrase == ""})
+	for _, p := range phrases {
+		label := p.Phrase + " (" + string(p.Platform)
+		if p.Community != "" {
+			label += ", r/" + p.Community
+		}
+		v.Phrases = append(v.Phrases, option{Value: p.ID, Label: label + ")", Selected: p.ID == f.Phrase})
+	}
+	v.Filtered = len(f.values()) > 0
+
+	status := http.StatusOK
+	q, err := f.query()
+	var page ports.InboxPage
+	if err == nil {
+		page, err = d.deps.Inbox.List(ctx, owner, q)
+	}
+	if err != nil {
+		if !core.IsKind(err, core.KindInvalid) {
+			d.fail(w, r, err)
+			return
+		}
+		status, v.Problem = http.StatusBadRequest, core.Message(err)
+	}
+	now := d.cfg.Now()
+	v.Items = make([]matchView, len(page.Items))
+	for i, it := range page.Items {
+		v.Items[i] = d.matchView(it, now, v.Return)
+	}
+	base := f.values()
+	if page.Next != nil {
+		older := cloneValues(base)
+		older.Set("before", strconv.FormatFloat(*page.Next, 'f', -1, 64))
+		v.Older = "/app/?" + older.Encode()
+	}
+	if f.Before != "" {
+		v.Newest = "/app/" + queryString(base)
+	}
+	if err == nil && f.Before == "" {
+		live := cloneValues(base)
+		after := float64(0)
+		if len(page.Items) > 0 {
+			after = core.Millis(page.Items[0].Match.CreatedAt)
+		}
+		live.Set("after", strconv.FormatFloat(after, 'f', -1, 64))
+		live.Set("since", strconv.FormatInt(now.Add(-2*time.Second).UnixMicro(), 10))
+		v.Live = "/app/events?" + live.Encode()
+	}
+	switch {
+	case len(phrases) == 0:
+		v.Empty = "No matches yet: add a phrase and matches will show up here as posts mention it."
+	case v.Filtered:
+		v.Empty = "No match fits these filters."
+	default:
+		v.Empty = "No matches yet. New ones appear here as they arrive."
+	}
+	d.render(w, r, status, "inbox", v)
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v)+1)
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+func queryString(v url.Values) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}

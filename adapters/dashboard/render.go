@@ -1,0 +1,203 @@
+package dashboard
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// pages holds one template set per page, each the layout plus the page,
+// and the partials the live view renders alone.
+type pages struct {
+	sets map[string]*template.Template
+}
+
+func loadPages() (*pages, error) {
+	base, err := template.New("").ParseFS(templateFS, "templates/layout.html", "templates/partials.html")
+	if err != nil {
+		return nil, err
+	}
+	files, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	p := &pages{sets: map[string]*template.Template{"partials": base}}
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(f, "templates/"), ".html")
+		if name == "layout" || name == "partials" {
+			continue
+		}
+		set, err := template.Must(base.Clone()).ParseFS(templateFS, f)
+		if err != nil {
+			return nil, fmt.Errorf("template %s: %w", name, err)
+		}
+		p.sets[name] = set
+	}
+	return p, nil
+}
+
+// layout is what every page shows around its content.
+type layout struct {
+	Title    string
+	Nav      string // the active section: inbox, phrases, plan
+	SignedIn bool
+	Notice   string // a confirmation, shown politely
+	Problem  string // an error, announced at once
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// render writes the page in one write with its length, or a plain error
+// if the template fails before anything is sent.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, page string, v any) {
+	set, ok := d.pages.sets[page]
+	if !ok {
+		http.Error(w, "no such page", http.StatusInternalServerError)
+		return
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	if err := set.ExecuteTemplate(buf, "layout", v); err != nil {
+		d.cfg.Logger.ErrorContext(r.Context(), "rendering a page failed", "page", page, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// partial renders one named partial into b.
+func (d *Dashboard) partial(b *bytes.Buffer, name string, v any) error {
+	return d.pages.sets["partials"].ExecuteTemplate(b, name, v)
+}
+
+// statuses maps error kinds to the status of the page that shows them.
+var statuses = map[core.Kind]int{
+	core.KindInvalid:      http.StatusBadRequest,
+	core.KindUnauthorized: http.StatusUnauthorized,
+	core.KindForbidden:    http.StatusForbidden,
+	core.KindPlanLimit:    http.StatusForbidden,
+	core.KindNotFound:     http.StatusNotFound,
+	core.KindConflict:     http.StatusConflict,
+	core.KindRateLimited:  http.StatusTooManyRequests,
+	core.KindUnavailable:  http.StatusServiceUnavailable,
+}
+
+func statusOf(err error) int {
+	if s, ok := statuses[core.KindOf(err)]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+type errorView struct {
+	layout
+	Message string
+}
+
+// fail shows an error page; internal errors are logged and never shown.
+func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	if status == http.StatusInternalServerError {
+		d.cfg.Logger.ErrorContext(r.Context(), "dashboard request failed", "path", r.URL.Path, "err", err)
+	}
+	_, signedIn := r.Context().Value(sessionKey{}).(core.Session)
+	d.render(w, r, status, "error", errorView{layout: layout{Title: http.StatusText(status), SignedIn: signedIn}, Message: core.Message(err)})
+}
+
+// matchView is a match as a page shows it. Every field is plain text;
+// the template escapes it for its place.
+type matchView struct {
+	ID       string
+	Phrase   string
+	Platform string
+	Scored   bool
+	Score    int
+	Band     string // high, mid, low: the score's colour
+	Intent   string
+	Reason   string
+	Author   string
+	Title    string
+	Text     string
+	URL      string // empty unless http or https
+	When     string
+	WhenISO  string
+	Created  string // the cursor of the match
+	Read     bool
+	Starred  bool
+	Archived bool
+	Return   string
+}
+
+func (d *Dashboard) matchView(it ports.InboxItem, now time.Time, ret string) matchView {
+	m := it.Match
+	v := matchView{
+		ID: m.ID, Phrase: m.Phrase, Platform: string(m.Platform), Author: m.Post.Author, Title: m.Post.Title,
+		Text: m.Post.Text, URL: safeURL(m.Post.URL), When: ago(now, m.CreatedAt), WhenISO: m.CreatedAt.Format(time.RFC3339),
+		Created: strconv.FormatFloat(core.Millis(m.CreatedAt), 'f', -1, 64),
+		Read:    it.Triage.Read, Starred: it.Triage.Starred, Archived: it.Triage.Archived, Return: ret,
+	}
+	if m.Score != nil {
+		v.Scored, v.Score, v.Intent, v.Reason = true, m.Score.Value, string(m.Score.Intent), m.Score.Reason
+		switch {
+		case v.Score >= 70:
+			v.Band = "high"
+		case v.Score >= 40:
+			v.Band = "mid"
+		default:
+			v.Band = "low"
+		}
+	}
+	return v
+}
+
+// safeURL keeps a post's address only when it is http or https: a link
+// the dashboard shows never runs script.
+func safeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return u.String()
+}
+
+// ago says how long before now t was, as a person would.
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " min ago"
+	case d < 24*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + " h ago"
+	case d < 7*24*time.Hour:
+		return strconv.Itoa(int(d/(24*time.Hour))) + " d ago"
+	case t.Year() == now.Year():
+		return t.Format("2 Jan")
+	default:
+		return t.Format("2 Jan 2006")
+	}
+}

@@ -1,0 +1,61 @@
+package dashboard
+
+import (
+	"net/http"
+)
+
+// route is one row of the dashboard. Public routes need no session; every
+// other route answers a visitor without one by sending them to sign in.
+type route struct {
+	pattern string
+	public  bool
+	handle  http.HandlerFunc
+}
+
+// routeList is the one list of the dashboard's routes.
+func (d *Dashboard) routeList() []route {
+	return []route{
+		{"GET /{$}", true, d.rootRedirect},
+		{"GET /app/static/{file}", true, d.static},
+		{"GET /app/login", true, d.showLogin},
+		{"POST /app/login", true, d.requestLink},
+		{"GET /app/login/{token}", true, d.useLink},
+		{"/app/", true, d.notFound},
+
+		{"GET /app/{$}", false, d.showInbox},
+		{"GET /app/events", false, d.events},
+		{"POST /app/matches/bulk", false, d.triageBulk},
+		{"POST /app/matches/{id}/read", false, d.markRead},
+		{"POST /app/matches/{id}/unread", false, d.markUnread},
+		{"POST /app/matches/{id}/star", false, d.star},
+		{"POST /app/matches/{id}/unstar", false, d.unstar},
+		{"POST /app/matches/{id}/archive", false, d.archive},
+		{"POST /app/matches/{id}/unarchive", false, d.unarchive},
+		{"GET /app/phrases", false, d.showPhrases},
+		{"POST /app/phrases", false, d.addPhrase},
+		{"POST /app/phrases/{id}/pause", false, d.pausePhrase},
+		{"POST /app/phrases/{id}/resume", false, d.resumePhrase},
+		{"GET /app/phrases/{id}/delete", false, d.confirmDeletePhrase},
+		{"POST /app/phrases/{id}/delete", false, d.deletePhrase},
+		{"GET /app/plan", false, d.showPlan},
+		{"POST /app/logout", false, d.signOut},
+		{"POST /app/logout/everywhere", false, d.signOutEverywhere},
+	}
+}
+
+// routes builds the handler: the security headers on every answer, then
+// the refusal of cross-origin writes, then the session check of the
+// routes that need one.
+func (d *Dashboard) routes() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range d.routeList() {
+		h := http.Handler(rt.handle)
+		if !rt.public {
+			h = d.requireSession(h)
+		}
+		mux.Handle(rt.pattern, h)
+	}
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(d.crossOrigin))
+	return securityHeaders(limitBody(cop.Handler(mux)))
+}

@@ -1,0 +1,37 @@
+package dashboard
+
+import (
+	"embed"
+	"net/http"
+	"path"
+	"strconv"
+)
+
+//go:embed static
+var staticFS embed.FS
+
+var staticTypes = map[string]string{
+	".css": "text/css; charset=utf-8",
+	".js":  "text/javascript; charset=utf-8",
+	".svg": "image/svg+xml",
+}
+
+// static serves the embedded stylesheet and script.
+func (d *Dashboard) static(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	ctype, ok := staticTypes[path.Ext(name)]
+	if !ok {
+		d.notFound(w, r)
+		return
+	}
+	b, err := staticFS.ReadFile("static/" + name)
+	if err != nil {
+		d.notFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	_, _ = w.Write(b)
+}

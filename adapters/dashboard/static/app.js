@@ -1,0 +1,110 @@
+// earshot dashboard: a little script on top of pages that work without
+// it. Triage without a reload, the live inbox, select all, keyboard
+// shortcuts. No inline script anywhere: the Content-Security-Policy
+// allows only this file.
+(function () {
+  "use strict";
+
+  function parse(html) {
+    var t = document.createElement("template");
+    t.innerHTML = html.trim();
+    return t.content.firstElementChild;
+  }
+
+  // Swap a match for its new markup, keeping its selection and focus.
+  function swap(old, fresh) {
+    var box = old.querySelector('input[type="checkbox"]');
+    var nbox = fresh.querySelector('input[type="checkbox"]');
+    if (box && nbox) nbox.checked = box.checked;
+    var focused = old.contains(document.activeElement) || old === document.activeElement;
+    old.replaceWith(fresh);
+    if (focused) fresh.focus();
+  }
+
+  // Triage forms post in the background and swap in the match's markup.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form.hasAttribute("data-fragment") || !window.fetch) return;
+    ev.preventDefault();
+    var article = form.closest("article");
+    fetch(form.action, {
+      method: "POST",
+      body: new URLSearchParams(new FormData(form)),
+      headers: { "X-Earshot-Fragment": "1" },
+      credentials: "same-origin"
+    }).then(function (res) {
+      if (!res.ok) throw new Error(res.status);
+      return res.text();
+    }).then(function (html) {
+      var fresh = parse(html);
+      if (article && fresh) swap(article, fresh);
+    }).catch(function () {
+      form.submit(); // fall back to the plain form
+    });
+  });
+
+  var list = document.getElementById("matches");
+  var status = document.getElementById("live-status");
+
+  // Live inbox: new matches and new scores, pushed by the server.
+  if (list && list.dataset.live && window.EventSource) {
+    var arrived = 0;
+    var es = new EventSource(list.dataset.live);
+    es.addEventListener("match", function (ev) {
+      var data;
+      try { data = JSON.parse(ev.data); } catch (e) { return; }
+      var fresh = parse(data.html);
+      if (!fresh) return;
+      var old = document.getElementById("m-" + data.id);
+      if (old) { swap(old, fresh); return; }
+      var first = list.querySelector("article");
+      if (first && Number(first.dataset.created) >= data.created) return; // older than the page: not news
+      var empty = list.querySelector(".empty");
+      if (empty) empty.remove();
+      fresh.classList.add("arrived");
+      list.insertBefore(fresh, first);
+      arrived++;
+      if (status) status.textContent = arrived === 1 ? "1 new match arrived." : arrived + " new matches arrived.";
+    });
+  }
+
+  // Select all, offered only where the script runs.
+  var bulk = document.getElementById("bulk");
+  if (bulk && list) {
+    var label = document.createElement("label");
+    label.className = "select-all";
+    var all = document.createElement("input");
+    all.type = "checkbox";
+    all.id = "select-all";
+    label.appendChild(all);
+    label.appendChild(document.createTextNode(" Select all"));
+    bulk.insertBefore(label, bulk.querySelector(".bulk-label"));
+    all.addEventListener("change", function () {
+      list.querySelectorAll('input[type="checkbox"][form="bulk"]').forEach(function (b) { b.checked = all.checked; });
+    });
+  }
+
+  // Keyboard shortcuts on the inbox: j/k move, x select, r/s/e act, o open.
+  document.addEventListener("keydown", function (ev) {
+    if (!list || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    var tag = (ev.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "select" || tag === "textarea") return;
+    var items = Array.prototype.slice.call(list.querySelectorAll("article"));
+    if (!items.length) return;
+    var current = document.activeElement && document.activeElement.closest ? document.activeElement.closest("article") : null;
+    var i = items.indexOf(current);
+    var target = null;
+    switch (ev.key) {
+      case "j": target = items[Math.min(i + 1, items.length - 1)]; break;
+      case "k": target = items[Math.max(i - 1, 0)]; break;
+      case "x": if (current) { var b = current.querySelector('input[type="checkbox"]'); b.checked = !b.checked; } break;
+      case "r": case "s": case "e":
+        if (current) { var btn = current.querySelector('button[data-key="' + ev.key + '"]'); if (btn) btn.click(); }
+        break;
+      case "o": if (current) { var a = current.querySelector("a.open"); if (a) a.click(); } break;
+      default: return;
+    }
+    if (target) target.focus();
+    ev.preventDefault();
+  });
+})();

@@ -1,0 +1,103 @@
+package dashboard
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+func (d *Dashboard) markRead(w http.ResponseWriter, r *http.Request)   { d.triageOne(w, r, "read") }
+func (d *Dashboard) markUnread(w http.ResponseWriter, r *http.Request) { d.triageOne(w, r, "unread") }
+func (d *Dashboard) star(w http.ResponseWriter, r *http.Request)       { d.triageOne(w, r, "star") }
+func (d *Dashboard) unstar(w http.ResponseWriter, r *http.Request)     { d.triageOne(w, r, "unstar") }
+func (d *Dashboard) archive(w http.ResponseWriter, r *http.Request)    { d.triageOne(w, r, "archive") }
+func (d *Dashboard) unarchive(w http.ResponseWriter, r *http.Request)  { d.triageOne(w, r, "unarchive") }
+
+// fragmentHeader marks a request of the page's script, which wants the
+// match's new markup rather than a redirect.
+const fragmentHeader = "X-Earshot-Fragment"
+
+// triageOne applies one action to one match, then goes back to the page
+// the form was on; the page's script gets the match's new markup instead.
+func (d *Dashboard) triageOne(w http.ResponseWriter, r *http.Request, action string) {
+	ctx := r.Context()
+	owner := session(r).OwnerID
+	c, _ := triageChange(action)
+	id := r.PathValue("id")
+	ret := parseReturn(r, "/app/")
+	tr, err := d.deps.Inbox.Set(ctx, owner, id, c)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if r.Header.Get(fragmentHeader) != "1" {
+		http.Redirect(w, r, ret, http.StatusSeeOther)
+		return
+	}
+	m, err := d.deps.Matches.Get(ctx, owner, id)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	var b bytes.Buffer
+	if err := d.partial(&b, "match", d.matchView(ports.InboxItem{Match: m, Triage: tr}, d.cfg.Now(), ret)); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(b.Bytes())
+}
+
+// triageBulk applies one action to the selected matches and goes back
+// to the page, saying what was done.
+func (d *Dashboard) triageBulk(w http.ResponseWriter, r *http.Request) {
+	f, err := parseBulk(r)
+	if err == nil {
+		_, err = d.deps.Inbox.SetMany(r.Context(), session(r).OwnerID, f.IDs, f.Change)
+	}
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, withNotice(f.Return, r.PostForm.Get("action"), len(f.IDs)), http.StatusSeeOther)
+}
+
+// withNotice adds the bulk action done to a return address; the page
+// words the notice itself, so the address cannot make it say anything
+// else.
+func withNotice(ret, action string, n int) string {
+	u, err := url.Parse(ret)
+	if err != nil {
+		return ret
+	}
+	q := u.Query()
+	q.Set("done", action)
+	q.Set("n", strconv.Itoa(n))
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// bulkNotice words what a bulk action did.
+func bulkNotice(q url.Values) string {
+	action := q.Get("done")
+	if _, ok := triageChange(action); !ok {
+		return ""
+	}
+	n, err := strconv.Atoi(q.Get("n"))
+	if err != nil || n < 1 || n > core.MaxTriageBatch {
+		return ""
+	}
+	what := map[string]string{"read": "marked read", "unread": "marked unread", "star": "starred",
+		"unstar": "unstarred", "archive": "archived", "unarchive": "moved back to the inbox"}[action]
+	noun := "matches"
+	if n == 1 {
+		noun = "match"
+	}
+	return strings.Join([]string{strconv.Itoa(n), noun, what + "."}, " ")
+}
