@@ -1,0 +1,287 @@
+package main
+
+// The browser kit of the dashboard tests: Debian's Chromium driven over
+// the DevTools protocol (chromedp) against the real binary.
+
+import (
+	"context"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is where Debian's chromium package puts the browser.
+const chromiumPath = "/usr/bin/chromium"
+
+// browserRequired is set by CI: there a missing or broken Chromium fails
+// the browser tests instead of skipping them.
+func browserRequired() bool { return os.Getenv("EARSHOT_TEST_BROWSER") != "" }
+
+// tab is one browser tab with its own profile, and the dialogs its pages
+// opened (a page that runs injected script would open one).
+type tab struct {
+	t       *testing.T
+	ctx     context.Context
+	mu      sync.Mutex
+	dialogs []string
+}
+
+// newTab starts Chromium with a fresh profile, or skips the test with a
+// one-line reason when it is not installed (fails under
+// EARSHOT_TEST_BROWSER).
+func newTab(t *testing.T) *tab {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if browserRequired() {
+			t.Fatalf("EARSHOT_TEST_BROWSER is set but there is no Chromium at %s", chromiumPath)
+		}
+		t.Skipf("no Chromium at %s (apt-get install -y chromium): browser test skipped", chromiumPath)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath),
+		chromedp.NoSandbox, // tests run as root in CI
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	tb := &tab{t: t}
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		if d, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			tb.mu.Lock()
+			tb.dialogs = append(tb.dialogs, d.Message)
+			tb.mu.Unlock()
+		}
+	}))
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		if browserRequired() {
+			t.Fatalf("Chromium at %s does not start: %v", chromiumPath, err)
+		}
+		t.Skipf("Chromium at %s does not start (%v): browser test skipped", chromiumPath, err)
+	}
+	tb.ctx = ctx
+	return tb
+}
+
+// do runs steps with a time limit, failing the test on error.
+func (b *tab) do(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("browser: %v (at %s)", err, b.location())
+	}
+}
+
+func (b *tab) location() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	return loc
+}
+
+// open navigates and waits for the page's main element.
+func (b *tab) open(u string) {
+	b.t.Helper()
+	b.do(chromedp.Navigate(u), chromedp.WaitReady(chromedp.CSS("main")))
+}
+
+// eval runs a JavaScript expression and returns its value.
+func eval[T any](b *tab, expr string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		b.t.Fatalf("evaluating %s: %v (at %s)", expr, err, b.location())
+	}
+	return v
+}
+
+// waitFor waits until a JavaScript expression is true. It asks again
+// and again rather than through one long poll, since a page that
+// navigates meanwhile ends any script running in it.
+func (b *tab) waitFor(expr string, what string) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var last error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.t.Fatalf("waiting for %s: %v (at %s)\npage text:\n%s", what, last, b.location(), b.text("main"))
+}
+
+// text returns the visible text of the first element matching the CSS
+// selector, "" when there is none.
+func (b *tab) text(sel string) string {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){var e=document.querySelector(`+jsString(sel)+`);return e?e.innerText:""})()`))
+	return s
+}
+
+// click clicks the first element matching the CSS selector and, when
+// then is not empty, waits for that expression to hold.
+func (b *tab) click(sel, then string) {
+	b.t.Helper()
+	b.do(chromedp.Click(chromedp.CSS(sel)))
+	if then != "" {
+		b.waitFor(then, "after clicking "+sel)
+	}
+}
+
+// submitAndWait clicks a submit button and waits for the next page to
+// load: the old page's marker is gone and main is there again.
+func (b *tab) submitAndWait(sel string) {
+	b.t.Helper()
+	b.do(js(`window.__old = true`))
+	b.do(chromedp.Click(chromedp.CSS(sel)))
+	b.waitFor(`window.__old === undefined && document.readyState === "complete" && !!document.querySelector("main")`, "the page after "+sel)
+}
+
+func (b *tab) dialogCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.dialogs)
+}
+
+func jsString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}
+
+var linkRe = regexp.MustCompile(`https?://\S+/app/login/([A-Za-z0-9_-]{43})`)
+
+// loginLink asks the admin console for a sign-in link of the owner and
+// returns it on the running server's address.
+func (s *instance) loginLink(owner string) string {
+	s.t.Helper()
+	out := s.mustAdmin("owner", "login-link", "--owner", owner)
+	m := linkRe.FindStringSubmatch(out)
+	if m == nil || strings.Contains(out, "\n") {
+		s.t.Fatalf("login-link printed %q, want one link", out)
+	}
+	return s.URL + "/app/login/" + m[1]
+}
+
+// browserless is an HTTP client with its own cookies, for a second
+// browser session or for requests a browser would not make.
+type browserless struct {
+	t      *testing.T
+	s      *instance
+	client *http.Client
+}
+
+func newBrowserless(t *testing.T, s *instance) *browserless {
+	jar, _ := cookiejar.New(nil)
+	return &browserless{t: t, s: s, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+}
+
+// signIn follows a sign-in link and checks it lands on the inbox.
+func (c *browserless) signIn(link string) {
+	c.t.Helper()
+	resp, err := c.client.Get(link)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.Path != "/app/" {
+		c.t.Fatalf("signing in ended at %s with %d", resp.Request.URL, resp.StatusCode)
+	}
+}
+
+// get fetches a dashboard page without following redirects.
+func (c *browserless) get(path string) (int, string, string) {
+	c.t.Helper()
+	req, _ := http.NewRequest("GET", c.s.URL+path, nil)
+	return c.do(req)
+}
+
+// post sends a form as the dashboard's own pages would (same origin).
+func (c *browserless) post(path string, form url.Values, headers ...string) (int, string, string) {
+	c.t.Helper()
+	req, _ := http.NewRequest("POST", c.s.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", c.s.URL)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return c.do(req)
+}
+
+func (c *browserless) do(req *http.Request) (int, string, string) {
+	c.t.Helper()
+	cl := *c.client
+	cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := cl.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return resp.StatusCode, resp.Header.Get("Location"), b.String()
+}
+
+func setValue(sel, v string) chromedp.Action[chromedp.Void] { return chromedp.SetValue(chromedp.CSS(sel), v) }
+func sendKeys(sel, v string) chromedp.Action[chromedp.Void] { return chromedp.SendKeys(chromedp.CSS(sel), v) }
+func clickOn(sel string) chromedp.Action[chromedp.Void]     { return chromedp.Click(chromedp.CSS(sel)) }
+
+// js runs a script for its effect.
+func js(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](expr)(ctx, t)
+		return err
+	})
+}
+
+func mustRequest(method, u string) *http.Request {
+	req, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		panic(err)
+	}
+	return req
+}
+
+// rawDo sends req with the client's cookies, follows no redirect and
+// returns the answer with its body read and closed.
+func (c *browserless) rawDo(req *http.Request) *http.Response {
+	c.t.Helper()
+	cl := *c.client
+	cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := cl.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
