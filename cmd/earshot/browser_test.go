@@ -252,9 +252,13 @@ func (c *browserless) do(req *http.Request) (int, string, string) {
 	return resp.StatusCode, resp.Header.Get("Location"), b.String()
 }
 
-func setValue(sel, v string) chromedp.Action[chromedp.Void] { return chromedp.SetValue(chromedp.CSS(sel), v) }
-func sendKeys(sel, v string) chromedp.Action[chromedp.Void] { return chromedp.SendKeys(chromedp.CSS(sel), v) }
-func clickOn(sel string) chromedp.Action[chromedp.Void]     { return chromedp.Click(chromedp.CSS(sel)) }
+func setValue(sel, v string) chromedp.Action[chromedp.Void] {
+	return chromedp.SetValue(chromedp.CSS(sel), v)
+}
+func sendKeys(sel, v string) chromedp.Action[chromedp.Void] {
+	return chromedp.SendKeys(chromedp.CSS(sel), v)
+}
+func clickOn(sel string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(sel)) }
 
 // js runs a script for its effect.
 func js(expr string) chromedp.Action[chromedp.Void] {

@@ -403,3 +403,24 @@ func TestDashboardCrossOriginAndHeaders(t *testing.T) {
 		t.Fatalf("Set-Cookie: %s", sc)
 	}
 }
+
+// The browser follows replica A while the match arrives through replica
+// B: the live inbox reads the shared database, not one process's bus.
+func TestDashboardLiveAcrossReplicas(t *testing.T) {
+	b := newTab(t)
+	db := "EARSHOT_DATABASE_URL=sqlite://" + t.TempDir() + "/shared.db"
+	ra := start(t, db)
+	rb := start(t, db, "EARSHOT_BOOTSTRAP=false")
+	ra.call("POST", "/api/v1/keywords", ra.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
+	b.open(ra.loginLink(ra.OwnerID))
+	if h := b.text("h1"); h != "Inbox" {
+		t.Fatalf("signed in to %q", h)
+	}
+	b.do(js(`window.__stay = true`))
+	rb.ingest(ra.IngestKey, "x", xPost("r1", "ada", "acme via the other replica"))
+	b.waitFor(`!!Array.from(document.querySelectorAll("article.match")).find(a => a.innerText.includes("via the other replica") && !a.querySelector(".score.pending"))`,
+		"the match from replica B, scored")
+	if !eval[bool](b, `window.__stay === true`) || b.text(".empty") != "" {
+		t.Fatal("the page reloaded, or still says it is empty")
+	}
+}
