@@ -353,9 +353,9 @@ func newRateLimiter(lc fx.Lifecycle, db *gormstore.DB, log *slog.Logger) ports.R
 	return l
 }
 
-func newAPI(cfg Config, log *slog.Logger, keys *app.Keys, phrases *app.Phrases, matches *app.Matches, limiter ports.RateLimiter, webhooks *app.Webhooks) *httpapi.API {
+func newAPI(cfg Config, log *slog.Logger, keys *app.Keys, phrases *app.Phrases, matches *app.Matches, limiter ports.RateLimiter, webhooks *app.Webhooks, inbox *app.Inbox) *httpapi.API {
 	return httpapi.New(httpapi.Config{RateLimit: cfg.RateLimit, Logger: log}, httpapi.Deps{
-		Keys: keys, Phrases: phrases, Matches: matches, Limiter: limiter, Webhooks: webhooks,
+		Keys: keys, Phrases: phrases, Matches: matches, Limiter: limiter, Webhooks: webhooks, Triage: inbox,
 	})
 }
 

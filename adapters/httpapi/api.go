@@ -46,6 +46,7 @@ type Deps struct {
 	Matches  MatchService
 	Limiter  ports.RateLimiter
 	Webhooks WebhookService // nil: every webhook route answers plan_limit
+	Triage   TriageService  // nil: the triage routes answer not_found
 }
 
 // route is one row of the API: the OpenAPI test checks every row is
@@ -109,6 +110,11 @@ func (a *API) routes() []route {
 		{"DELETE", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.deletePhrase, decodeID},
 		{"GET", "/api/v1/matches", core.ScopeRead, a.listMatches, decodeListMatches},
 		{"GET", "/api/v1/matches/{id}", core.ScopeRead, a.getMatch, decodeID},
+		// Triage is the key owner's own bookkeeping and changes nothing
+		// anyone else sees, so a read key may set it too.
+		{"GET", "/api/v1/matches/{id}/triage", core.ScopeRead, a.getTriage, decodeID},
+		{"PATCH", "/api/v1/matches/{id}/triage", core.ScopeRead, a.patchTriage, decodePatchTriage},
+		{"POST", "/api/v1/triage", core.ScopeRead, a.bulkTriage, decodeBulkTriage},
 		{"POST", "/api/v1/webhooks", core.ScopeWebhooks, a.addWebhook, decodeAddWebhook},
 		{"GET", "/api/v1/webhooks", core.ScopeWebhooks, a.listWebhooks, noRequest},
 		{"PATCH", "/api/v1/webhooks/{id}", core.ScopeWebhooks, a.patchWebhook, decodePatchWebhook},

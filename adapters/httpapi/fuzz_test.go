@@ -18,11 +18,12 @@ func FuzzDecodeBodies(f *testing.F) {
 		`{"phrase":"acme","platform":"x"}`, `{"phrase":"acme","platform":"reddit","community":"r/saas"}`,
 		`{"status":"paused"}`, `{"phrase":5}`, `{"phrase":null,"platform":null}`, `[]`, `{`, ``, `null`,
 		`{"phrase":"a","platform":"x","extra":{"deep":[[[[]]]]}}`, "{\"phrase\":\"\x00\"}", `{"phrase":"a"} {}`,
+		`{"read":true}`, `{"ids":["a","b"],"archived":false}`, `{"ids":null,"starred":"yes"}`, `{"ids":[1]}`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		for _, dec := range []func(context.Context, *http.Request) (any, error){decodeAddPhrase, decodePatchPhrase} {
+		for _, dec := range []func(context.Context, *http.Request) (any, error){decodeAddPhrase, decodePatchPhrase, decodePatchTriage, decodeBulkTriage} {
 			r := httptest.NewRequest("POST", "/api/v1/keywords/x", strings.NewReader(body))
 			r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, maxBody)
 			r.SetPathValue("id", "x")

@@ -6,6 +6,7 @@ package main
 // link refused.
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
@@ -422,5 +423,69 @@ func TestDashboardLiveAcrossReplicas(t *testing.T) {
 		"the match from replica B, scored")
 	if !eval[bool](b, `window.__stay === true`) || b.text(".empty") != "" {
 		t.Fatal("the page reloaded, or still says it is empty")
+	}
+}
+
+// The triage extension of /api/v1 reads and writes the state the
+// dashboard shows, for the key's owner only.
+func TestTriageAPI(t *testing.T) {
+	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
+	a, bo := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")
+	s.call("POST", "/api/v1/keywords", a.full, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
+	s.ingest(a.ingest, "x", xPost("t1", "ada", "acme one"), xPost("t2", "ada", "acme two"))
+	ms := s.call("GET", "/api/v1/matches", a.full, nil).want(t, 200, "").JSON(t)["data"].([]any)
+	m1, m2 := ms[0].(map[string]any)["id"].(string), ms[1].(map[string]any)["id"].(string)
+	if len(ms[0].(map[string]any)) != 8 {
+		t.Fatalf("the v1 match record changed: %v", ms[0])
+	}
+	tr := dataOf(t, s.call("GET", "/api/v1/matches/"+m1+"/triage", a.readOnly, nil).want(t, 200, ""))
+	if tr["matchId"] != m1 || tr["read"] != false || tr["starred"] != false || tr["archived"] != false {
+		t.Fatalf("untouched triage: %v", tr)
+	}
+	tr = dataOf(t, s.call("PATCH", "/api/v1/matches/"+m1+"/triage", a.readOnly, map[string]any{"read": true, "starred": true}).want(t, 200, ""))
+	if tr["read"] != true || tr["starred"] != true || tr["archived"] != false {
+		t.Fatalf("after PATCH: %v", tr)
+	}
+	s.call("PATCH", "/api/v1/matches/"+m1+"/triage", a.full, map[string]any{}).want(t, 400, "invalid_parameter")
+	s.call("PATCH", "/api/v1/matches/"+m1+"/triage", a.full, map[string]any{"read": "yes"}).want(t, 400, "invalid_parameter")
+	s.call("PATCH", "/api/v1/matches/"+m1+"/triage", a.full, map[string]any{"pinned": true}).want(t, 400, "invalid_parameter")
+	s.call("PATCH", "/api/v1/matches/nope/triage", a.full, map[string]any{"read": true}).want(t, 404, "not_found")
+	up := dataOf(t, s.call("POST", "/api/v1/triage", a.full, map[string]any{"ids": []string{m1, m2, "nope"}, "archived": true}).want(t, 200, ""))
+	if up["updated"] != 2.0 {
+		t.Fatalf("bulk: %v", up)
+	}
+	s.call("POST", "/api/v1/triage", a.full, map[string]any{"ids": []string{}, "archived": true}).want(t, 400, "invalid_parameter")
+	s.call("POST", "/api/v1/triage", a.full, map[string]any{"archived": true}).want(t, 400, "invalid_parameter")
+	many := make([]string, 101)
+	for i := range many {
+		many[i] = fmt.Sprint(i)
+	}
+	s.call("POST", "/api/v1/triage", a.full, map[string]any{"ids": many, "read": true}).want(t, 400, "invalid_parameter")
+
+	// Owner B can neither read nor change A's triage.
+	s.call("GET", "/api/v1/matches/"+m1+"/triage", bo.full, nil).want(t, 404, "not_found")
+	s.call("PATCH", "/api/v1/matches/"+m1+"/triage", bo.full, map[string]any{"archived": false}).want(t, 404, "not_found")
+	if up := dataOf(t, s.call("POST", "/api/v1/triage", bo.full, map[string]any{"ids": []string{m1, m2}, "archived": false}).want(t, 200, "")); up["updated"] != 0.0 {
+		t.Fatalf("B's bulk touched A's matches: %v", up)
+	}
+	tr = dataOf(t, s.call("GET", "/api/v1/matches/"+m1+"/triage", a.full, nil).want(t, 200, ""))
+	if tr["read"] != true || tr["starred"] != true || tr["archived"] != true {
+		t.Fatalf("A's triage after B tried: %v", tr)
+	}
+	// The dashboard shows the same state.
+	c := newBrowserless(t, s)
+	c.signIn(s.loginLink(a.id))
+	if _, _, body := c.get("/app/?show=archived"); strings.Count(body, `<article class="match archived"`) != 1 || !strings.Contains(body, "★ starred") {
+		t.Fatalf("the dashboard's archived view:\n%s", body)
+	}
+	// The document marks the extension.
+	doc := s.call("GET", "/api/v1/openapi.json", "", nil).want(t, 200, "").JSON(t)
+	paths := doc["paths"].(map[string]any)
+	for _, p := range []string{"/api/v1/matches/{id}/triage", "/api/v1/triage"} {
+		for method, op := range paths[p].(map[string]any) {
+			if o, ok := op.(map[string]any); ok && method != "parameters" && o["x-extension"] != true {
+				t.Fatalf("%s %s is not marked x-extension", method, p)
+			}
+		}
 	}
 }
