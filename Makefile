@@ -7,7 +7,7 @@ BENCHTIME ?= 1x
 STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK = $(GO) run golang.org/x/vuln/cmd/govulncheck@v1.1.4
 
-.PHONY: run test bench lint vulncheck fuzz build load e2e-cluster
+.PHONY: run test bench lint vulncheck fuzz build load e2e-cluster screenshots
 
 build:
 	$(GO) build -o bin/earshot ./cmd/earshot
@@ -65,3 +65,9 @@ fuzz:
 			$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$dir; \
 		done; \
 	done
+
+# A PNG of every dashboard page at desktop and phone width, in SHOTS
+# (needs Chromium: apt-get install -y chromium).
+SHOTS ?= screenshots
+screenshots:
+	EARSHOT_SCREENSHOTS=$(abspath $(SHOTS)) $(GO) test -count=1 -run '^TestDashboardScreenshots$$' -v ./cmd/earshot

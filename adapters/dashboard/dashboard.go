@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"html/template"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -72,6 +73,9 @@ type Config struct {
 	StreamLifetime time.Duration
 	// Now is the clock of relative times on pages; nil means time.Now.
 	Now func() time.Time
+	// Fragments bounds the cache of rendered matches and filter forms;
+	// 0 means 4096 entries, a negative number turns it off.
+	Fragments int
 }
 
 // Dashboard serves /app/ and the redirect of /.
@@ -79,6 +83,7 @@ type Dashboard struct {
 	cfg     Config
 	deps    Deps
 	pages   *pages
+	frags   fragments
 	handler http.Handler
 
 	mu      sync.Mutex
@@ -109,11 +114,15 @@ func New(cfg Config, deps Deps) (*Dashboard, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Fragments == 0 {
+		cfg.Fragments = 4096
+	}
 	p, err := loadPages()
 	if err != nil {
 		return nil, err
 	}
-	d := &Dashboard{cfg: cfg, deps: deps, pages: p, byOwner: map[string]int{}, stop: make(chan struct{})}
+	d := &Dashboard{cfg: cfg, deps: deps, pages: p, byOwner: map[string]int{}, stop: make(chan struct{}),
+		frags: fragments{m: map[fragmentKey]template.HTML{}}}
 	d.handler = d.routes()
 	return d, nil
 }

@@ -207,11 +207,11 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 
 // writeEvent appends one match event carrying the match's markup.
 func (d *Dashboard) writeEvent(b *bytes.Buffer, it ports.InboxItem, now time.Time, cur liveCursor) error {
-	var html bytes.Buffer
-	if err := d.partial(&html, "match", d.matchView(it, now, "/app/")); err != nil {
+	html, err := d.matchHTML(d.matchView(it, now))
+	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(liveEvent{ID: it.Match.ID, Created: core.Millis(it.Match.CreatedAt), HTML: html.String()})
+	data, err := json.Marshal(liveEvent{ID: it.Match.ID, Created: core.Millis(it.Match.CreatedAt), HTML: string(html)})
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 // showValues are the views of the "Show" filter, in menu order.
 var showValues = []struct{ value, label string }{
-	{"inbox", "Inbox (not archived)"},
+	{"inbox", "Inbox"},
 	{"unread", "Unread"},
 	{"read", "Read"},
 	{"starred", "Starred"},
@@ -143,10 +143,23 @@ func parseBulk(r *http.Request) (bulkForm, error) {
 	return f, nil
 }
 
-// oneForm is the return address of a form acting on one thing.
-func parseReturn(r *http.Request, fallback string) string {
-	_ = r.ParseForm()
-	return returnTo(r.PostForm.Get("return"), fallback)
+// refererReturn is the page a match's form was on, to go back to
+// without the page's script: the Referer, which the dashboard's policy
+// sends within the site, kept to the dashboard and without the notice of
+// an earlier bulk action.
+func refererReturn(r *http.Request) string {
+	u, err := url.Parse(r.Referer())
+	if err != nil || u.Host != r.Host {
+		return "/app/"
+	}
+	q := u.Query()
+	q.Del("done")
+	q.Del("n")
+	ret := u.Path
+	if len(q) > 0 {
+		ret += "?" + q.Encode()
+	}
+	return returnTo(ret, "/app/")
 }
 
 // phraseForm is the form that adds a phrase.

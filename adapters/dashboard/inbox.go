@@ -1,7 +1,9 @@
 package dashboard
 
 import (
+	"html/template"
 	"net/http"
+	"strings"
 	"net/url"
 	"strconv"
 	"time"
@@ -17,18 +19,23 @@ type option struct {
 
 type inboxView struct {
 	layout
-	Items     []matchView
+	Filters template.HTML   // the filter form, rendered by the "filters" template
+	Items   []template.HTML // each match, rendered by the "match" template
+	Older   string          // address of the next page, empty on the last
+	Newest    string // address of the first page, empty on it
+	Return    string // this page, for the bulk form to come back to
+	Live      string // the live stream's address
+	Empty     string // what to say when there is nothing to show
+}
+
+// filtersView is the inbox's filter form.
+type filtersView struct {
 	Platforms []option
 	Intents   []option
 	Phrases   []option
 	Shows     []option
 	MinScore  string
-	Filtered  bool   // a filter other than the default view is on
-	Older     string // address of the next page, empty on the last
-	Newest    string // address of the first page, empty on it
-	Return    string // this page, for forms to come back to
-	Live      string // the live stream's address
-	Empty     string // what to say when there is nothing to show
+	Filtered  bool // a filter other than the default view is on
 }
 
 func options(values []string, labels []string, selected string) []option {
@@ -43,7 +50,8 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	owner := session(r).OwnerID
 	f := parseFilter(r.URL.Query())
-	v := inboxView{layout: layout{Title: "Inbox", Nav: "inbox", SignedIn: true, Notice: bulkNotice(r.URL.Query())}, MinScore: f.MinScore}
+	v := inboxView{layout: layout{Title: "Inbox", Nav: "inbox", SignedIn: true, Notice: bulkNotice(r.URL.Query())}}
+	fv := filtersView{MinScore: f.MinScore}
 	here := f.values()
 	if f.Before != "" {
 		here.Set("before", f.Before)
@@ -55,29 +63,44 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 	for _, p := range core.Platforms {
 		plats, labels = append(plats, string(p)), append(labels, string(p))
 	}
-	v.Platforms = options(plats, labels, f.Platform)
+	fv.Platforms = options(plats, labels, f.Platform)
 	intents, ilabels := []string{""}, []string{"Any intent"}
 	for _, i := range core.Intents {
 		intents, ilabels = append(intents, string(i)), append(ilabels, string(i))
 	}
-	v.Intents = options(intents, ilabels, f.Intent)
+	fv.Intents = options(intents, ilabels, f.Intent)
 	for _, s := range showValues {
-		v.Shows = append(v.Shows, option{Value: s.value, Label: s.label, Selected: s.value == f.Show})
+		fv.Shows = append(fv.Shows, option{Value: s.value, Label: s.label, Selected: s.value == f.Show})
 	}
 	phrases, err := d.deps.Phrases.List(ctx, owner, ports.PhraseFilter{})
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	v.Phrases = append(v.Phrases, option{Value: "", Label: "Any phrase", Selected: f.Phrase == ""})
+	fv.Phrases = append(fv.Phrases, option{Value: "", Label: "Any phrase", Selected: f.Phrase == ""})
+	key := strings.Builder{}
+	for _, s := range []string{f.Show, f.Platform, f.MinScore, f.Intent, f.Phrase} {
+		key.WriteString(s)
+		key.WriteByte(0)
+	}
 	for _, p := range phrases {
 		label := p.Phrase + " (" + string(p.Platform)
 		if p.Community != "" {
 			label += ", r/" + p.Community
 		}
-		v.Phrases = append(v.Phrases, option{Value: p.ID, Label: label + ")", Selected: p.ID == f.Phrase})
+		label += ")"
+		fv.Phrases = append(fv.Phrases, option{Value: p.ID, Label: label, Selected: p.ID == f.Phrase})
+		key.WriteString(p.ID)
+		key.WriteByte(0)
+		key.WriteString(label)
+		key.WriteByte(0)
 	}
-	v.Filtered = len(f.values()) > 0
+	fv.Filtered = len(f.values()) > 0
+	if v.Filters, err = d.cachedPartial("filters", key.String(), fv); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	filtered := fv.Filtered
 
 	status := http.StatusOK
 	q, err := f.query()
@@ -93,9 +116,12 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		status, v.Problem = http.StatusBadRequest, core.Message(err)
 	}
 	now := d.cfg.Now()
-	v.Items = make([]matchView, len(page.Items))
+	v.Items = make([]template.HTML, len(page.Items))
 	for i, it := range page.Items {
-		v.Items[i] = d.matchView(it, now, v.Return)
+		if v.Items[i], err = d.matchHTML(d.matchView(it, now)); err != nil {
+			d.fail(w, r, err)
+			return
+		}
 	}
 	base := f.values()
 	if page.Next != nil {
@@ -119,7 +145,7 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case len(phrases) == 0:
 		v.Empty = "No matches yet: add a phrase and matches will show up here as posts mention it."
-	case v.Filtered:
+	case filtered:
 		v.Empty = "No match fits these filters."
 	default:
 		v.Empty = "No matches yet. New ones appear here as they arrive."

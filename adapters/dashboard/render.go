@@ -85,6 +85,61 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	_, _ = w.Write(buf.Bytes())
 }
 
+// fragments caches the markup of matches by everything a match shows,
+// so a match unchanged since it was last shown costs a lookup: an
+// owner's inbox shows the same matches again and again (reloads, pages,
+// filters), and html/template, reflective, was most of a page's time.
+// It holds at most Config.Fragments entries and starts afresh when full.
+type fragments struct {
+	mu sync.Mutex
+	m  map[fragmentKey]template.HTML
+}
+
+// fragmentKey names a rendered partial by the partial and everything
+// its markup depends on.
+type fragmentKey struct {
+	name string
+	key  any // comparable
+}
+
+// matchHTML returns the markup of one match, from the cache or rendered
+// by the "match" template.
+func (d *Dashboard) matchHTML(v matchView) (template.HTML, error) {
+	return d.cachedPartial("match", v, v)
+}
+
+// cachedPartial returns the partial name rendered with v, from the
+// cache when key, which must determine v, was rendered before.
+func (d *Dashboard) cachedPartial(name string, key, v any) (template.HTML, error) {
+	k := fragmentKey{name, key}
+	if d.cfg.Fragments < 0 {
+		var b bytes.Buffer
+		err := d.partial(&b, name, v)
+		return template.HTML(b.String()), err
+	}
+	d.frags.mu.Lock()
+	h, ok := d.frags.m[k]
+	d.frags.mu.Unlock()
+	if ok {
+		return h, nil
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	if err := d.partial(buf, name, v); err != nil {
+		return "", err
+	}
+	// The template escaped every field for its place: this is safe markup.
+	h = template.HTML(buf.String())
+	d.frags.mu.Lock()
+	if len(d.frags.m) >= d.cfg.Fragments {
+		clear(d.frags.m)
+	}
+	d.frags.m[k] = h
+	d.frags.mu.Unlock()
+	return h, nil
+}
+
 // partial renders one named partial into b.
 func (d *Dashboard) partial(b *bytes.Buffer, name string, v any) error {
 	return d.pages.sets["partials"].ExecuteTemplate(b, name, v)
@@ -145,16 +200,15 @@ type matchView struct {
 	Read     bool
 	Starred  bool
 	Archived bool
-	Return   string
 }
 
-func (d *Dashboard) matchView(it ports.InboxItem, now time.Time, ret string) matchView {
+func (d *Dashboard) matchView(it ports.InboxItem, now time.Time) matchView {
 	m := it.Match
 	v := matchView{
 		ID: m.ID, Phrase: m.Phrase, Platform: string(m.Platform), Author: m.Post.Author, Title: m.Post.Title,
 		Text: m.Post.Text, URL: safeURL(m.Post.URL), When: ago(now, m.CreatedAt), WhenISO: m.CreatedAt.Format(time.RFC3339),
 		Created: strconv.FormatFloat(core.Millis(m.CreatedAt), 'f', -1, 64),
-		Read:    it.Triage.Read, Starred: it.Triage.Starred, Archived: it.Triage.Archived, Return: ret,
+		Read:    it.Triage.Read, Starred: it.Triage.Starred, Archived: it.Triage.Archived,
 	}
 	if m.Score != nil {
 		v.Scored, v.Score, v.Intent, v.Reason = true, m.Score.Value, string(m.Score.Intent), m.Score.Reason

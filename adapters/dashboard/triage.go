@@ -1,7 +1,7 @@
 package dashboard
 
 import (
-	"bytes"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -10,6 +10,25 @@ import (
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
+
+// triageMatch runs the action a match's form names: each match has one
+// form whose buttons name their action, which keeps a page of 25
+// matches small.
+func (d *Dashboard) triageMatch(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		d.fail(w, r, core.Errorf(core.KindInvalid, "the form could not be read"))
+		return
+	}
+	h, ok := map[string]http.HandlerFunc{
+		"read": d.markRead, "unread": d.markUnread, "star": d.star,
+		"unstar": d.unstar, "archive": d.archive, "unarchive": d.unarchive,
+	}[r.PostForm.Get("action")]
+	if !ok {
+		d.fail(w, r, core.Errorf(core.KindInvalid, "choose an action: read, unread, star, unstar, archive or unarchive"))
+		return
+	}
+	h(w, r)
+}
 
 func (d *Dashboard) markRead(w http.ResponseWriter, r *http.Request)   { d.triageOne(w, r, "read") }
 func (d *Dashboard) markUnread(w http.ResponseWriter, r *http.Request) { d.triageOne(w, r, "unread") }
@@ -29,7 +48,7 @@ func (d *Dashboard) triageOne(w http.ResponseWriter, r *http.Request, action str
 	owner := session(r).OwnerID
 	c, _ := triageChange(action)
 	id := r.PathValue("id")
-	ret := parseReturn(r, "/app/")
+	ret := refererReturn(r)
 	tr, err := d.deps.Inbox.Set(ctx, owner, id, c)
 	if err != nil {
 		d.fail(w, r, err)
@@ -44,14 +63,14 @@ func (d *Dashboard) triageOne(w http.ResponseWriter, r *http.Request, action str
 		d.fail(w, r, err)
 		return
 	}
-	var b bytes.Buffer
-	if err := d.partial(&b, "match", d.matchView(ports.InboxItem{Match: m, Triage: tr}, d.cfg.Now(), ret)); err != nil {
+	h, err := d.matchHTML(d.matchView(ports.InboxItem{Match: m, Triage: tr}, d.cfg.Now()))
+	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(b.Bytes())
+	_, _ = io.WriteString(w, string(h))
 }
 
 // triageBulk applies one action to the selected matches and goes back

@@ -131,22 +131,34 @@ func (s *PhraseStore) Phrase(ctx context.Context, ownerID, id string) (core.Phra
 
 // Phrases implements ports.PhraseStore.
 func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.PhraseFilter) ([]core.Phrase, error) {
-	q := s.db.with(ctx).Where("owner_id = ?", ownerID)
+	// Every dashboard page with a phrase menu lists them, so this runs as
+	// a cached prepared statement with a hand-written scan (gorm's took
+	// as long as the inbox query itself).
+	q := "SELECT id, owner_id, phrase, platform, community, status, matches, last_checked_at, last_source, created_at FROM phrases WHERE owner_id = ?"
+	args := []any{ownerID}
 	if f.Platform != "" {
-		q = q.Where("platform = ?", f.Platform)
+		q += " AND platform = ?"
+		args = append(args, string(f.Platform))
 	}
 	if f.Status != "" {
-		q = q.Where("status = ?", f.Status)
+		q += " AND status = ?"
+		args = append(args, string(f.Status))
 	}
-	var rows []phraseRow
-	if err := q.Order("created_at, id").Find(&rows).Error; err != nil {
+	rows, err := s.db.query(ctx, q+" ORDER BY created_at, id", args...)
+	if err != nil {
 		return nil, translate(err, "phrase")
 	}
-	out := make([]core.Phrase, len(rows))
-	for i, r := range rows {
-		out[i] = r.phrase()
+	defer rows.Close()
+	out := []core.Phrase{}
+	for rows.Next() {
+		var r phraseRow
+		if err := rows.Scan(&r.ID, &r.OwnerID, &r.Phrase, &r.Platform, &r.Community, &r.Status, &r.Matches,
+			&r.LastCheckedAt, &r.LastSource, &r.CreatedAt); err != nil {
+			return nil, translate(err, "phrase")
+		}
+		out = append(out, r.phrase())
 	}
-	return out, nil
+	return out, translate(rows.Err(), "phrase")
 }
 
 // SetPhraseStatus implements ports.PhraseStore.

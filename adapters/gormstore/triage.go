@@ -3,7 +3,9 @@ package gormstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/earshothq/earshot/core"
@@ -112,9 +114,11 @@ var inboxColumns, inboxPacked = func() (string, string) {
 // row, as cheap as the API's page. A filter that asks for a flag set
 // joins the other way round, from the owner's few triaged rows.
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
-	cols := inboxColumns
+	cols := inboxColumns + ", " + triageFlags + ", m.scored_at"
 	if !s.db.postgres {
-		cols = inboxPacked
+		// One text column a row: the packed match, then the flags and
+		// scored_at after the last two '|' (numbers hold none).
+		cols = inboxPacked + " || '|' || (" + triageFlags + ") || '|' || m.scored_at"
 	}
 	join := "LEFT JOIN"
 	var where strings.Builder
@@ -165,7 +169,7 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 		order = " ORDER BY m.scored_at DESC LIMIT ?"
 	}
 	args = append(args, f.Limit+1)
-	q := "SELECT " + cols + ", " + triageFlags + ", m.scored_at FROM matches m " + join +
+	q := "SELECT " + cols + " FROM matches m " + join +
 		" match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id" + where.String() + order
 	rows, err := s.db.query(ctx, q, args...)
 	if err != nil {
@@ -193,10 +197,21 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 func (s *TriageStore) scanInbox(rows *sql.Rows) (r matchRow, flags, scoredAt int64, err error) {
 	if !s.db.postgres {
 		var packed string
-		if err = rows.Scan(&packed, &flags, &scoredAt); err != nil {
+		if err = rows.Scan(&packed); err != nil {
 			return
 		}
-		r, err = unpack(packed)
+		last := strings.LastIndexByte(packed, '|')
+		mid := strings.LastIndexByte(packed[:max(last, 0)], '|')
+		if mid < 0 {
+			return r, 0, 0, fmt.Errorf("inbox row is malformed")
+		}
+		if flags, err = strconv.ParseInt(packed[mid+1:last], 10, 64); err != nil {
+			return
+		}
+		if scoredAt, err = strconv.ParseInt(packed[last+1:], 10, 64); err != nil {
+			return
+		}
+		r, err = unpack(packed[:mid])
 		return
 	}
 	err = rows.Scan(&r.ID, &r.OwnerID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,

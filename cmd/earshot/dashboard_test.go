@@ -336,7 +336,7 @@ func TestDashboardTwoOwners(t *testing.T) {
 		}
 	}
 	for _, action := range []string{"read", "star", "archive"} {
-		if code, _, _ := cb.post("/app/matches/"+mid+"/"+action, url.Values{}); code != 404 {
+		if code, _, _ := cb.post("/app/matches/"+mid, url.Values{"action": {action}}); code != 404 {
 			t.Fatalf("B %s A's match: %d, want 404", action, code)
 		}
 	}
@@ -374,7 +374,7 @@ func TestDashboardCrossOriginAndHeaders(t *testing.T) {
 		{"Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site"},
 		{"Origin", "https://evil.example", "Sec-Fetch-Site", ""},
 	} {
-		code, _, body := c.post("/app/matches/"+mid+"/archive", url.Values{}, h...)
+		code, _, body := c.post("/app/matches/"+mid, url.Values{"action": {"archive"}}, h...)
 		if code != 403 || !strings.Contains(body, "nothing was changed") {
 			t.Fatalf("cross-origin archive %v: %d", h, code)
 		}

@@ -24,12 +24,12 @@
   // Triage forms post in the background and swap in the match's markup.
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
-    if (!form.hasAttribute("data-fragment") || !window.fetch) return;
+    if (!form.hasAttribute("data-fragment") || form.dataset.plain || !window.fetch) return;
     ev.preventDefault();
     var article = form.closest("article");
     fetch(form.action, {
       method: "POST",
-      body: new URLSearchParams(new FormData(form)),
+      body: new URLSearchParams(new FormData(form, ev.submitter)),
       headers: { "X-Earshot-Fragment": "1" },
       credentials: "same-origin"
     }).then(function (res) {
@@ -39,7 +39,9 @@
       var fresh = parse(html);
       if (article && fresh) swap(article, fresh);
     }).catch(function () {
-      form.submit(); // fall back to the plain form
+      // Fall back to the plain form, with the button that was pressed.
+      form.dataset.plain = "1";
+      if (ev.submitter) form.requestSubmit(ev.submitter); else form.submit();
     });
   });
 

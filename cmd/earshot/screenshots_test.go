@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestDashboardScreenshots writes a PNG of every dashboard page at
+// desktop and phone width into $EARSHOT_SCREENSHOTS (`make
+// screenshots`), so a reviewer can look without a browser. Without that
+// variable it does nothing.
+func TestDashboardScreenshots(t *testing.T) {
+	dir := os.Getenv("EARSHOT_SCREENSHOTS")
+	if dir == "" {
+		t.Skip("EARSHOT_SCREENSHOTS is unset: run make screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := newTab(t)
+	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=2")
+	link := s.URL + "/app/login/" + linkRe.FindStringSubmatch(s.stdout.String())[1]
+	for _, p := range []map[string]any{
+		{"phrase": "acme crm", "platform": "x"},
+		{"phrase": "acme", "platform": "reddit", "community": "r/SaaS"},
+		{"phrase": "invoice tool", "platform": "facebook"},
+	} {
+		s.call("POST", "/api/v1/keywords", s.APIKey, p).want(t, 201, "")
+	}
+	s.ingest(s.IngestKey, "x",
+		xPost("s1", "maya_builds", "We are switching from spreadsheets. Is acme crm worth it for a team of five? Looking to buy this month."),
+		xPost("s2", "devon", "acme crm support took three days to answer a billing question. Not great."),
+		xPost("s3", "priya.k", "Shoutout to acme crm, the pipeline view saved my week."),
+		xPost("s4", "tom", "Anyone compared acme crm with the usual suspects? Recommendations welcome."),
+		xPost("s5", `<script>alert("x")</script>`, `acme crm "><img src=x onerror=alert(1)> is shown as text, never run`),
+	)
+	s.ingest(s.IngestKey, "facebook", map[string]any{"externalId": "f1", "authorName": "Local Bakers Group", "body": []string{"Which invoice tool do you all use for wholesale orders?"}, "url": "https://facebook.com/groups/x/posts/1"})
+	ms := s.call("GET", "/api/v1/matches", s.APIKey, nil).want(t, 200, "").JSON(t)["data"].([]any)
+	if len(ms) < 2 {
+		t.Fatalf("%d matches", len(ms))
+	}
+	s.call("PATCH", "/api/v1/matches/"+ms[1].(map[string]any)["id"].(string)+"/triage", s.APIKey, map[string]any{"read": true, "starred": true}).want(t, 200, "")
+	s.call("PATCH", "/api/v1/matches/"+ms[2].(map[string]any)["id"].(string)+"/triage", s.APIKey, map[string]any{"read": true}).want(t, 200, "")
+	phraseID := dataOf(t, s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme pricing", "platform": "x"}).want(t, 201, ""))["id"].(string)
+
+	type shot struct {
+		name string
+		load func()
+	}
+	open := func(path string) func() { return func() { b.open(s.URL + path) } }
+	signedOut := []shot{
+		{"login", open("/app/login")},
+		{"login-sent", func() {
+			b.open(s.URL + "/app/login")
+			b.do(sendKeys("#email", "owner@localhost"))
+			b.submitAndWait(`main form button[type="submit"]`)
+		}},
+		{"link-used", open("/app/login/" + linkRe.FindStringSubmatch(s.stdout.String())[1])},
+	}
+	signedIn := []shot{
+		{"inbox", open("/app/")},
+		{"inbox-filtered", open("/app/?show=unread&platform=x&min_score=50")},
+		{"inbox-empty-filter", open("/app/?platform=reddit")},
+		{"phrases", open("/app/phrases")},
+		{"phrases-error", func() {
+			b.open(s.URL + "/app/phrases")
+			b.do(setValue("#p-platform", "x"), sendKeys("#p-phrase", "one too many"))
+			b.submitAndWait(`form.add button[type="submit"]`)
+		}},
+		{"phrase-delete", open("/app/phrases/" + phraseID + "/delete")},
+		{"plan", open("/app/plan")},
+		{"not-found", open("/app/nowhere")},
+	}
+	widths := []struct {
+		name          string
+		width, height int64
+		mobile        bool
+	}{{"desktop", 1280, 900, false}, {"phone", 390, 844, true}}
+	take := func(shots []shot) {
+		for _, sh := range shots {
+			for _, w := range widths {
+				opts := []chromedp.EmulateViewportOption{}
+				if w.mobile {
+					opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulateScale(2))
+				}
+				b.do(chromedp.EmulateViewport(w.width, w.height, opts...))
+				sh.load()
+				png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := filepath.Join(dir, fmt.Sprintf("%s-%s.png", sh.name, w.name))
+				if err := os.WriteFile(name, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("wrote %s", name)
+			}
+		}
+	}
+	take(signedOut[:2])
+	b.open(link)
+	take(signedOut[2:])
+	b.open(s.loginLink(s.OwnerID))
+	take(signedIn)
+}

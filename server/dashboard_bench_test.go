@@ -1,0 +1,176 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/adapters/dashboard"
+	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/adapters/httpapi"
+	"github.com/earshothq/earshot/adapters/ratelimit"
+	"github.com/earshothq/earshot/adapters/smtpmail"
+	"github.com/earshothq/earshot/app"
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// BenchmarkInboxPage measures the dashboard's inbox page (session check,
+// the phrase menu, 25 matches of 100,000 with their triage, HTML) beside
+// GET /api/v1/matches?limit=25 on the same SQLite store, both through
+// their whole stack over loopback HTTP with the same clients for the
+// same time, and reports both rates and their ratio. A page of matches
+// shown before comes from the cache of rendered matches, as an owner's
+// reloads do; the cold run renders every match each time.
+//
+//	go test -run '^$' -bench InboxPage -benchtime 1x ./server
+func BenchmarkInboxPage(b *testing.B) {
+	b.Run("cached", func(b *testing.B) { benchInbox(b, 0) })
+	b.Run("cold", func(b *testing.B) { benchInbox(b, -1) })
+}
+
+func benchInbox(b *testing.B, fragments int) {
+	ctx := context.Background()
+	db, err := gormstore.Open("sqlite://" + filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	clock := ports.SystemClock{}
+	owners, keyStore := gormstore.NewOwnerStore(db), gormstore.NewKeyStore(db)
+	keys := app.NewKeys(keyStore, owners, clock)
+	o, err := app.NewOwners(owners, keys).Create(ctx, "bench@example.com", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	secret, _, err := keys.CreateAPIKey(ctx, o.ID, "bench", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	phrases := app.NewPhrases(gormstore.NewPhraseStore(db), core.Limits{PhrasesPerPlatform: 1}, clock)
+	p, _, err := phrases.Add(ctx, o.ID, "acme", "x", "", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := gormstore.NewMatchStore(db)
+	for i := 0; i < 100_000; i += 1000 {
+		batch := make([]ports.PostMatches, 1000)
+		for j := range batch {
+			n := i + j
+			batch[j] = ports.PostMatches{Post: core.Post{
+				ExternalID: fmt.Sprint(n), Author: "author", Title: "Looking for an acme alternative",
+				Text: "We have used acme for two years and the pricing keeps going up. Any alternatives that handle invoices?",
+				URL:  fmt.Sprintf("https://x.com/author/status/%d", n), Likes: n % 50, Comments: n % 7,
+			}, PhraseIDs: []string{p.ID}}
+		}
+		if _, err := store.SaveMatches(ctx, o.ID, core.X, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	matches := app.NewMatches(store)
+	inbox := app.NewInbox(gormstore.NewTriageStore(db))
+	// A few matches triaged, as an owner's inbox has.
+	page, err := matches.List(ctx, o.ID, ports.MatchQuery{Limit: 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	yes := true
+	for _, m := range page.Matches[:5] {
+		if _, err := inbox.Set(ctx, o.ID, m.ID, core.TriageChange{Read: &yes}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sessions := app.NewSessions(gormstore.NewSessionStore(db), smtpmail.NewLogMailer(quiet), ratelimit.NewMemory(nil), clock, quiet, app.SessionConfig{})
+	link, err := sessions.LoginLink(ctx, o.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cookie, _, err := sessions.SignIn(ctx, link[len(link)-43:])
+	if err != nil {
+		b.Fatal(err)
+	}
+	api := httpapi.New(httpapi.Config{RateLimit: 1 << 30, Logger: quiet},
+		httpapi.Deps{Keys: keys, Phrases: phrases, Matches: matches, Limiter: ratelimit.NewMemory(nil)})
+	dash, err := dashboard.New(dashboard.Config{Logger: quiet, Fragments: fragments}, dashboard.Deps{Sessions: sessions, Inbox: inbox, Matches: matches, Phrases: phrases})
+	if err != nil {
+		b.Fatal(err)
+	}
+	apiSrv, dashSrv := httptest.NewServer(api), httptest.NewServer(dash)
+	defer apiSrv.Close()
+	defer dashSrv.Close()
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	get := func(url string) int {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.AddCookie(&http.Cookie{Name: "earshot_session", Value: cookie})
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("%s: status %d: %s", url, resp.StatusCode, body)
+		}
+		return len(body)
+	}
+	inboxURL, apiURL := dashSrv.URL+"/app/", apiSrv.URL+"/api/v1/matches?limit=25"
+	pageBytes := get(inboxURL)
+	get(apiURL)
+
+	// The two sides take turns in short rounds, in alternating order, with
+	// the same number of concurrent clients, so that both meet the same
+	// load from whatever else runs on the machine; b.N is ignored (run
+	// with -benchtime 1x).
+	run := func(url string, d time.Duration) (int64, time.Duration) {
+		const clients = 16
+		var n atomic.Int64
+		deadline := time.Now().Add(d)
+		var wg sync.WaitGroup
+		for range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(deadline) {
+					get(url)
+					n.Add(1)
+				}
+			}()
+		}
+		start := time.Now()
+		wg.Wait()
+		return n.Load(), time.Since(start)
+	}
+	var apiN, inboxN int64
+	var apiT, inboxT time.Duration
+	for round := range 8 {
+		for i := range 2 {
+			if (round+i)%2 == 0 {
+				n, t := run(apiURL, 500*time.Millisecond)
+				apiN, apiT = apiN+n, apiT+t
+			} else {
+				n, t := run(inboxURL, 500*time.Millisecond)
+				inboxN, inboxT = inboxN+n, inboxT+t
+			}
+		}
+	}
+	full := float64(apiN) / apiT.Seconds()
+	page25 := float64(inboxN) / inboxT.Seconds()
+	b.ReportMetric(full, "api-req/s")
+	b.ReportMetric(page25, "inbox-req/s")
+	b.ReportMetric(page25/full, "ratio")
+	b.ReportMetric(float64(pageBytes), "page-bytes")
+}
