@@ -32,7 +32,7 @@ func (fakeSessions) Authenticate(_ context.Context, t string) (core.Session, err
 	}
 	return core.Session{OwnerID: "own"}, nil
 }
-func (fakeSessions) SignOut(context.Context, string) error                   { return nil }
+func (fakeSessions) SignOut(context.Context, string) error                  { return nil }
 func (fakeSessions) SignOutEverywhere(context.Context, string) (int, error) { return 1, nil }
 func (fakeSessions) Idle() time.Duration                                    { return time.Hour }
 

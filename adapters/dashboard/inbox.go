@@ -3,9 +3,9 @@ package dashboard
 import (
 	"html/template"
 	"net/http"
-	"strings"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -22,10 +22,10 @@ type inboxView struct {
 	Filters template.HTML   // the filter form, rendered by the "filters" template
 	Items   []template.HTML // each match, rendered by the "match" template
 	Older   string          // address of the next page, empty on the last
-	Newest    string // address of the first page, empty on it
-	Return    string // this page, for the bulk form to come back to
-	Live      string // the live stream's address
-	Empty     string // what to say when there is nothing to show
+	Newest  string          // address of the first page, empty on it
+	Return  string          // this page, for the bulk form to come back to
+	Live    string          // the live stream's address
+	Empty   string          // what to say when there is nothing to show
 }
 
 // filtersView is the inbox's filter form.
