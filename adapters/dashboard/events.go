@@ -52,7 +52,13 @@ type liveCursor struct {
 }
 
 func (c liveCursor) String() string {
-	return strconv.FormatInt(c.after.UnixMicro(), 10) + ":" + strconv.FormatInt(c.since.UnixMicro(), 10)
+	us := func(t time.Time) string {
+		if t.IsZero() {
+			return "0"
+		}
+		return strconv.FormatInt(t.UnixMicro(), 10)
+	}
+	return us(c.after) + ":" + us(c.since)
 }
 
 func parseCursor(s string) (liveCursor, bool) {
