@@ -111,8 +111,7 @@ var inboxColumns, inboxPacked = func() (string, string) {
 
 // Inbox implements ports.TriageStore. The page is an index walk on
 // (owner_id, created_us) with one primary-key probe of match_triage per
-// row, as cheap as the API's page. A filter that asks for a flag set
-// joins the other way round, from the owner's few triaged rows.
+// row, as cheap as the API's page.
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
 	cols := inboxColumns + ", " + triageFlags + ", m.scored_at"
 	if !s.db.postgres {
@@ -120,10 +119,21 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 		// scored_at after the last two '|' (numbers hold none).
 		cols = inboxPacked + " || '|' || (" + triageFlags + ") || '|' || m.scored_at"
 	}
-	join := "LEFT JOIN"
+	// A filter that asks for a flag set walks the owner's few triaged
+	// rows in created order (match_triage_starred, _archived) instead of
+	// every match.
+	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
+	from := "matches m LEFT JOIN match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id"
+	created := "m.created_us"
 	var where strings.Builder
 	args := []any{ownerID}
 	where.WriteString(" WHERE m.owner_id = ?")
+	if flagged {
+		from = "match_triage t JOIN matches m ON m.id = t.match_id"
+		created = "t.created_us"
+		where.Reset()
+		where.WriteString(" WHERE t.owner_id = ?")
+	}
 	for _, fl := range []struct {
 		col string
 		v   *bool
@@ -131,7 +141,6 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 		switch {
 		case fl.v == nil:
 		case *fl.v:
-			join = "JOIN"
 			where.WriteString(" AND t." + fl.col + " = 1")
 		default:
 			where.WriteString(" AND COALESCE(t." + fl.col + ", 0) = 0")
@@ -154,14 +163,14 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 		args = append(args, f.PhraseID)
 	}
 	if !f.Before.IsZero() {
-		where.WriteString(" AND m.created_us < ?")
+		where.WriteString(" AND " + created + " < ?")
 		args = append(args, micros(f.Before))
 	}
 	if !f.After.IsZero() {
-		where.WriteString(" AND m.created_us > ?")
+		where.WriteString(" AND " + created + " > ?")
 		args = append(args, micros(f.After))
 	}
-	order := " ORDER BY m.created_us DESC LIMIT ?"
+	order := " ORDER BY " + created + " DESC LIMIT ?"
 	if !f.ScoredAfter.IsZero() {
 		// What was scored lately, through (owner_id, scored_at).
 		where.WriteString(" AND m.scored_at > ?")
@@ -169,8 +178,7 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 		order = " ORDER BY m.scored_at DESC LIMIT ?"
 	}
 	args = append(args, f.Limit+1)
-	q := "SELECT " + cols + " FROM matches m " + join +
-		" match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id" + where.String() + order
+	q := "SELECT " + cols + " FROM " + from + where.String() + order
 	rows, err := s.db.query(ctx, q, args...)
 	if err != nil {
 		return nil, false, translate(err, "match")
