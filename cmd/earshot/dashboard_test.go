@@ -6,6 +6,7 @@ package main
 // link refused.
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -13,6 +14,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
 )
 
 // post is an ingest post of the x platform.
@@ -487,5 +492,36 @@ func TestTriageAPI(t *testing.T) {
 				t.Fatalf("%s %s is not marked x-extension", method, p)
 			}
 		}
+	}
+}
+
+// With script turned off the pages still work: forms post, the browser
+// comes back to the view it was on.
+func TestDashboardWithoutScript(t *testing.T) {
+	b := newTab(t)
+	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
+	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
+	s.ingest(s.IngestKey, "x", xPost("n1", "ada", "acme one"), xPost("n2", "bo", "acme two"), xPost("n3", "cy", "acme three"))
+	b.open(s.loginLink(s.OwnerID))
+	b.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	b.open(s.URL + "/app/?show=unread")
+	if eval[bool](b, `document.getElementById("select-all") !== null`) {
+		t.Fatal("the page's script ran")
+	}
+	if n := eval[int](b, `document.querySelectorAll("article.match").length`); n != 3 {
+		t.Fatalf("%d unread", n)
+	}
+	b.do(clickOn(`article.match:first-of-type button[value="read"]`))
+	b.waitFor(`document.readyState === "complete" && document.querySelectorAll("article.match").length === 2`, "the unread view without the match read")
+	if loc := b.location(); loc != s.URL+"/app/?show=unread" {
+		t.Fatalf("back at %s", loc)
+	}
+	b.do(clickOn(`article.match:first-of-type input[type="checkbox"]`), clickOn(`#bulk button[value="archive"]`))
+	b.waitFor(`document.readyState === "complete" && document.querySelectorAll("article.match").length === 1`, "the bulk archive")
+	if got := b.text(".notice"); got != "1 match archived." {
+		t.Fatalf("notice %q", got)
 	}
 }
