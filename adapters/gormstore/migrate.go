@@ -158,6 +158,7 @@ CREATE TABLE rate_windows (
 	count   BIGINT NOT NULL
 );
 `},
+	{6, "reddit checkpoints and source health", redditCheckpointsSQL},
 }
 
 func init() {
