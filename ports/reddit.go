@@ -117,7 +117,8 @@ type RedditSource interface {
 	// exist (404); KindRateLimited when reddit's budget would only allow
 	// the read after q.Deadline (nothing is read, the archive is not
 	// asked); KindUnavailable when every way failed or ctx ended. Errors
-	// never carry credentials.
+	// never carry credentials. With an error, the read's Refused and
+	// Requests still say what was tried.
 	Read(ctx context.Context, q RedditQuery) (RedditRead, error)
 }
 

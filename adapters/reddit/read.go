@@ -116,7 +116,8 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 		if errors.As(err, &budget) {
 			// Pacing is not a refusal: the read waits for a later slot
 			// rather than going to the archive.
-			return ports.RedditRead{}, core.Wrap(core.KindRateLimited, err, "r/"+group+" waits for reddit's budget")
+			return ports.RedditRead{Refused: refused, Requests: requests, Remaining: -1},
+				core.Wrap(core.KindRateLimited, err, "r/"+group+" waits for reddit's budget")
 		}
 		var f *failure
 		if errors.As(err, &f) && f.status == http.StatusNotFound {
@@ -130,8 +131,9 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 		causes = append(causes, cause(err))
 	}
 	reasons := refusalText(refused)
+	failed := ports.RedditRead{Refused: refused, Requests: requests, Remaining: -1}
 	if s.mirror == nil {
-		return ports.RedditRead{}, core.Wrap(core.KindUnavailable, errors.Join(causes...),
+		return failed, core.Wrap(core.KindUnavailable, errors.Join(causes...),
 			fmt.Sprintf("r/%s: reddit %s; no archive set", group, reasons))
 	}
 	read, err := s.readArchive(ctx, q)
@@ -139,7 +141,8 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 		if err := ctx.Err(); err != nil {
 			return ports.RedditRead{}, core.Wrap(core.KindUnavailable, err, "reading r/"+group+" stopped")
 		}
-		return ports.RedditRead{}, core.Wrap(core.KindUnavailable, errors.Join(append(causes, cause(err))...),
+		failed.Refused = append(failed.Refused, ports.RedditRefusal{Via: ports.RedditViaArchive, Reason: err.Error()})
+		return failed, core.Wrap(core.KindUnavailable, errors.Join(append(causes, cause(err))...),
 			fmt.Sprintf("r/%s: reddit %s; archive %s", group, reasons, err))
 	}
 	read.Refused, read.Requests = refused, requests
