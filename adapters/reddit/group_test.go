@@ -62,9 +62,9 @@ func TestFeeds(t *testing.T) {
 func TestPlainText(t *testing.T) {
 	for in, want := range map[string]string{
 		`<!-- SC_OFF --><div class="md"><p>Tom &amp; Jerry&#39;s &lt;b&gt; caf&eacute;</p> <p>second</p></div><!-- SC_ON --> &#32; submitted by &#32; <a href="https://www.reddit.com/user/x"> /u/x </a>`: "Tom & Jerry's <b> café\nsecond",
-		`<table><tr><td><a href="x"><img src="y"/></a></td><td> &#32; submitted by &#32; <a href="z"> /u/x </a> <span><a href="l">[link]</a></span></td></tr></table>`: "",
-		`<div class="md"><blockquote><p>quoted</p></blockquote><ul><li>one</li><li>two <code>x&lt;y</code></li></ul><div>inner</div><p>after</p></div>`: "quoted\none\ntwo x<y\ninner\nafter",
-		`plain words, no markup`:       "plain words, no markup",
+		`<table><tr><td><a href="x"><img src="y"/></a></td><td> &#32; submitted by &#32; <a href="z"> /u/x </a> <span><a href="l">[link]</a></span></td></tr></table>`:                                    "",
+		`<div class="md"><blockquote><p>quoted</p></blockquote><ul><li>one</li><li>two <code>x&lt;y</code></li></ul><div>inner</div><p>after</p></div>`:                                                   "quoted\none\ntwo x<y\ninner\nafter",
+		`plain words, no markup`:      "plain words, no markup",
 		`<div class="md"><p>unclosed`: "unclosed",
 	} {
 		if got := reddit.PlainText(in); got != want {
@@ -239,4 +239,3 @@ func TestArchiveHighWaterMark(t *testing.T) {
 		t.Errorf("refused = %+v", r.Refused)
 	}
 }
-
