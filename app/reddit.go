@@ -45,6 +45,8 @@ type Reddit struct {
 	// Overlap is how far each read reaches back before the checkpoint;
 	// DefaultRedditOverlap until set.
 	Overlap time.Duration
+
+	maxGroup int // communities a read takes at most; 0: ports.MaxRedditGroup
 }
 
 // RedditDeps are the ports the reddit poller uses.
@@ -137,13 +139,34 @@ func (r *Reddit) Cycle(ctx context.Context, interval time.Duration) (RedditCycle
 	}
 	st.Communities = len(mine)
 
+	// A listing never read starts from its community's oldest phrase's
+	// last check (its creation, or the last read before checkpoints were
+	// kept), stored before any read: a read of the other listing moves
+	// the phrases' lastCheckedAt, which must not move this one.
+	var fresh []ports.RedditCheckpoint
+	for _, c := range mine {
+		for _, l := range ports.RedditListings {
+			if cp := r.checkpoint(c, l); cp.Until.IsZero() {
+				cp.Until = start
+				for _, p := range c.phrases {
+					if p.LastCheckedAt.Before(cp.Until) {
+						cp.Until = p.LastCheckedAt
+					}
+				}
+				fresh = append(fresh, *cp)
+			}
+		}
+	}
+	if err := r.checkpoints.SaveRedditCheckpoints(ctx, fresh); err != nil {
+		return st, err
+	}
 	var groups []plannedRead
 	for _, l := range ports.RedditListings {
 		items := make([]planItem, 0, len(mine))
 		for _, c := range mine {
 			items = append(items, r.planItem(c, l, start))
 		}
-		for _, g := range planGroups(items, start, groupTarget) {
+		for _, g := range planGroups(items, start, groupTarget, r.maxGroup) {
 			groups = append(groups, plannedRead{listing: l, group: g})
 		}
 	}
@@ -183,26 +206,14 @@ type plannedRead struct {
 // is wanted and how busy it is.
 func (r *Reddit) planItem(c *community, l ports.RedditListing, now time.Time) planItem {
 	it := planItem{community: c.name, rate: -1}
-	cp := c.cps[l]
-	var since time.Time
-	if cp != nil && !cp.Until.IsZero() {
-		since = cp.Until
-		if cp.LastReadAt.After(now.Add(-maxLookback)) || cp.LastReadAt.IsZero() {
-			it.rate = cp.Rate
-		}
-		// A community reddit said does not exist in a group is read
-		// alone, so its neighbours are not held up by it.
-		it.solo = cp.LastError == errNoCommunity && cp.LastErrorAt.Equal(cp.LastReadAt)
-	} else {
-		// Never read: from the oldest phrase's last check (its creation,
-		// or the last read before checkpoints were kept).
-		since = now
-		for _, p := range c.phrases {
-			if p.LastCheckedAt.Before(since) {
-				since = p.LastCheckedAt
-			}
-		}
+	cp := c.cps[l] // set for every listing by Cycle
+	since := cp.Until
+	if !cp.LastReadAt.IsZero() && cp.LastReadAt.After(now.Add(-maxLookback)) {
+		it.rate = cp.Rate
 	}
+	// A community reddit said does not exist is read alone, so its
+	// neighbours in a group are not held up by it.
+	it.solo = cp.LastError == errNoCommunity && cp.LastErrorAt.Equal(cp.LastReadAt)
 	it.since = maxTime(since.Add(-r.overlap()), now.Add(-maxLookback))
 	return it
 }

@@ -239,13 +239,14 @@ func TestRedditPacingNeverArchive(t *testing.T) {
 		if _, err := w.phrases.CreatePhrase(ctx, &p, core.Limits{PhrasesPerPlatform: 100}, ports.Idempotency{}); err != nil {
 			t.Fatal(err)
 		}
-		want = append(want, f.add(comm, ports.RedditPosts, "acme", c.Now(), c.Now(), c.Now()))
+		want = append(want, f.add(comm, ports.RedditPosts, "acme", c.Now(), c.Now(), c.Now()),
+			f.add(comm, ports.RedditComments, "acme too", c.Now(), c.Now(), c.Now()))
 	}
 	c.Advance(time.Second)
 	interval := 15 * time.Second // the budget fits three requests a cycle
 	poller := w.poller(f.source(t, true, interval, false), c, "r1", nil)
 	var deferred []int
-	for range 4 {
+	for range 5 {
 		start := c.Now()
 		st, err := poller.Cycle(ctx, interval)
 		if err != nil {

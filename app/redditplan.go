@@ -53,10 +53,13 @@ func (g *planGroup) cost(it planItem, now time.Time, target float64) float64 {
 
 // planGroups packs the communities of one listing into reads: first fit,
 // the oldest since first, each read planned to walk at most target posts
-// and to hold at most ports.MaxRedditGroup communities. A community busier
+// and to hold at most maxGroup communities (ports.MaxRedditGroup when 0). A community busier
 // than target alone is read alone, and paged. Groups come out oldest since
 // first, so what waited goes first.
-func planGroups(items []planItem, now time.Time, target float64) []planGroup {
+func planGroups(items []planItem, now time.Time, target float64, maxGroup int) []planGroup {
+	if maxGroup <= 0 || maxGroup > ports.MaxRedditGroup {
+		maxGroup = ports.MaxRedditGroup
+	}
 	items = slices.Clone(items)
 	slices.SortStableFunc(items, func(a, b planItem) int {
 		if c := a.since.Compare(b.since); c != 0 {
@@ -75,7 +78,7 @@ func planGroups(items []planItem, now time.Time, target float64) []planGroup {
 		placed := false
 		for k, gi := range open {
 			g := &groups[gi]
-			if len(g.items) >= ports.MaxRedditGroup {
+			if len(g.items) >= maxGroup {
 				continue
 			}
 			if g.cost(it, now, target) <= target {
@@ -88,7 +91,7 @@ func planGroups(items []planItem, now time.Time, target float64) []planGroup {
 				} else {
 					g.rate += it.rate
 				}
-				if len(g.items) == ports.MaxRedditGroup {
+				if len(g.items) == maxGroup {
 					open = slices.Delete(open, k, k+1)
 				}
 				placed = true
