@@ -245,6 +245,9 @@ func TestRedditPacingNeverArchive(t *testing.T) {
 	c.Advance(time.Second)
 	interval := 15 * time.Second // the budget fits three requests a cycle
 	poller := w.poller(f.source(t, true, interval, false), c, "r1", nil)
+	// A small overlap, so that only the checkpoints keep the comments
+	// that wait behind the posts.
+	poller.Overlap = time.Second
 	var deferred []int
 	for range 5 {
 		start := c.Now()
