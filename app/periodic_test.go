@@ -64,8 +64,6 @@ func (w world) phrase(t *testing.T, owner, text, community string) core.Phrase {
 	return p
 }
 
-func noSleep(context.Context, time.Duration) error { return nil }
-
 // databases runs f on SQLite and, when EARSHOT_TEST_POSTGRES_URL is set,
 // on Postgres, where two pollers stand for two replicas.
 func databases(t *testing.T, f func(t *testing.T, w world)) {
