@@ -428,7 +428,13 @@ Try:
 // Serve returns the fx application of `earshot serve`. Bootstrap keys go
 // to out; logs go to log.
 func Serve(cfg Config, log *slog.Logger, out io.Writer, extra ...fx.Option) *fx.App {
-	opts := []fx.Option{
+	return fx.New(append(serveOptions(cfg, log, out), extra...)...)
+}
+
+// serveOptions is the whole option list of `earshot serve`, so the wiring
+// test validates exactly what runs.
+func serveOptions(cfg Config, log *slog.Logger, out io.Writer) []fx.Option {
+	return []fx.Option{
 		fx.Supply(cfg, log),
 		fx.Provide(func() io.Writer { return out }),
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
@@ -440,7 +446,6 @@ func Serve(cfg Config, log *slog.Logger, out io.Writer, extra ...fx.Option) *fx.
 		HTTPModule,
 		fx.Invoke(printBootstrap),
 	}
-	return fx.New(append(opts, extra...)...)
 }
 
 // Console is the admin console's set of services over an open database.
@@ -500,11 +505,13 @@ func Migrate(ctx context.Context, cfg Config) (int, error) {
 
 // Mock returns the fx application of `earshot mock`: the legacy mock
 // management API at the root, seeded, its state in cfg.MockState when set.
-func Mock(cfg Config, log *slog.Logger) *fx.App {
-	return fx.New(
+func Mock(cfg Config, log *slog.Logger) *fx.App { return fx.New(mockOptions(cfg, log)...) }
+
+func mockOptions(cfg Config, log *slog.Logger) []fx.Option {
+	return []fx.Option{
 		fx.Supply(cfg, log),
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
-		fx.StopTimeout(30*time.Second),
+		fx.StopTimeout(30 * time.Second),
 		fx.Provide(func(cfg Config, log *slog.Logger) (http.Handler, error) {
 			srv, err := legacymock.New(legacymock.Config{StatePath: cfg.MockState, Logger: log})
 			if err != nil {
@@ -514,5 +521,5 @@ func Mock(cfg Config, log *slog.Logger) *fx.App {
 		}),
 		fx.Provide(func(cfg Config) *Site { return &Site{URL: cfg.SiteURL} }),
 		fx.Invoke(startServer),
-	)
+	}
 }
