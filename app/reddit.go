@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -249,9 +250,14 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		}
 		st.Reads++
 		st.Failed++
-		msg := core.Message(rerr)
-		if core.IsKind(rerr, core.KindNotFound) {
+		// Each community keeps why, without the names of the others it
+		// was read with.
+		msg := refusals(read.Refused)
+		switch {
+		case core.IsKind(rerr, core.KindNotFound):
 			msg = errNoCommunity
+		case msg == "":
+			msg = core.Message(rerr)
 		}
 		for _, rf := range read.Refused {
 			r.Sources.CountRead(rf.Via, false)
@@ -278,13 +284,7 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		return false, err
 	}
 
-	refused := ""
-	for i, rf := range read.Refused {
-		if i > 0 {
-			refused += ", "
-		}
-		refused += rf.Via + ": " + rf.Reason
-	}
+	refused := refusals(read.Refused)
 	since := make(map[string]time.Time, len(want))
 	for _, w := range want {
 		since[w.Community] = w.Since
@@ -353,6 +353,19 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		}
 	}
 	return false, nil
+}
+
+// refusals says briefly which ways refused and why ("json: http 403,
+// feed: http 403").
+func refusals(rs []ports.RedditRefusal) string {
+	var b strings.Builder
+	for i, rf := range rs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(rf.Via + ": " + rf.Reason)
+	}
+	return b.String()
 }
 
 // checkpoint returns c's checkpoint of l, making one when there is none.

@@ -303,3 +303,45 @@ func TestRedditStatus(t *testing.T) {
 		t.Errorf("saas: %+v", s)
 	}
 }
+
+// Without an archive, reads that reddit refuses keep the checkpoint, the
+// status says why, and the posts come once reddit answers.
+func TestRedditRefusedWithoutArchive(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	c := newSimClock()
+	c.Set(time.Now())
+	o := w.owner(t, "a@example.com")
+	w.phrase(t, o.ID, "acme", "saas")
+	w.phrase(t, o.ID, "acme", "startups")
+	f := newFakeReddit(t, c)
+	f.setRefuse(http.StatusTooManyRequests)
+	interval := time.Minute
+	poller := w.poller(f.source(t, false, interval, false), c, "r1", nil)
+	var want []string
+	for i := range 3 {
+		c.Advance(time.Second)
+		want = append(want, f.add("saas", ports.RedditListings[i%2], "acme", c.Now(), c.Now(), time.Time{}))
+		st, err := poller.Cycle(ctx, interval)
+		if err != nil || st.Failed != 2 || st.Read != 0 {
+			t.Fatalf("cycle %d while refused: %+v %v", i, st, err)
+		}
+		c.Advance(interval)
+	}
+	rows, err := NewRedditHealth(w.phrases, gormstore.NewRedditStore(w.db), c).Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if !r.LastSuccessAt.IsZero() || r.LastError != "feed: http 429" || strings.Contains(r.LastError, "startups+") {
+			t.Errorf("status while refused: %+v", r)
+		}
+	}
+	f.setRefuse(0)
+	if st, err := poller.Cycle(ctx, interval); err != nil || st.Read != 2 {
+		t.Fatalf("cycle after reddit answers: %+v %v", st, err)
+	}
+	if got := w.matchedIDs(t, o.ID); !slices.Equal(got, sorted(want)) {
+		t.Fatalf("matched %v, want %v", got, sorted(want))
+	}
+}
