@@ -239,3 +239,35 @@ func TestArchiveHighWaterMark(t *testing.T) {
 		t.Errorf("refused = %+v", r.Refused)
 	}
 }
+
+// The feeds take a group the same way: one merged feed, each entry
+// credited to the community its category names.
+func TestGroupedFeed(t *testing.T) {
+	c := newClock()
+	mux := http.NewServeMux()
+	mux.Handle("GET /r/smallbusiness+golang/new.json", status(http.StatusTooManyRequests, `{"message": "Too Many Requests", "error": 429}`))
+	mux.Handle("GET /r/smallbusiness+golang/new/.rss", atomFile(t, "feed_new.xml"))
+	srv, rec := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts, Want: []ports.RedditWant{
+		{Community: community, Since: since}, {Community: "golang", Since: since},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Via != "feed" || len(r.Refused) != 1 || r.Refused[0].Reason != "http 429" || r.Requests != 2 {
+		t.Fatalf("via %s, refused %+v, requests %d", r.Via, r.Refused, r.Requests)
+	}
+	if want := []string{"t3_1hx0a1", "t3_1hx0a4"}; !slices.Equal(ids(r.Posts), want) {
+		t.Errorf("posts %v, want %v", ids(r.Posts), want)
+	}
+	for _, cv := range r.Covered {
+		want := map[string]int{community: 2, "golang": 0}[cv.Community]
+		if !cv.Complete || cv.Posts != want {
+			t.Errorf("cover %+v", cv)
+		}
+	}
+	if p := rec.Paths(); len(p) != 2 {
+		t.Errorf("paths %v", p)
+	}
+}
