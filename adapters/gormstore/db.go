@@ -89,7 +89,11 @@ func Open(rawURL string) (*DB, error) {
 	case !pg:
 		// SQLite has one writer at a time; a few connections let reads run
 		// beside it in WAL mode without queueing behind the busy timeout.
+		// Keep them all open when idle: database/sql keeps two by default,
+		// so under load the others were closed after each use and opened
+		// again, with their prepared statements, on the next request.
 		sqlDB.SetMaxOpenConns(4)
+		sqlDB.SetMaxIdleConns(4)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	default:
 		sqlDB.SetMaxOpenConns(20)

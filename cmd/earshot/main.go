@@ -191,6 +191,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
   earshot admin phrase add --owner ID --platform P --phrase S [--community C]
   earshot admin phrase list --owner ID
   earshot admin owner login-link --owner ID
+  earshot admin reddit status
 `
 	if len(args) < 2 {
 		fmt.Fprint(stderr, adminUsage)
@@ -207,7 +208,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "key create":
 		name = fs.String("name", "", "key name (required)")
 		scopes = fs.String("scopes", "read", "comma-separated scopes: read, write:phrases, webhooks")
-	case "key list", "ingest-key create", "phrase list", "owner login-link":
+	case "key list", "ingest-key create", "phrase list", "owner login-link", "reddit status":
 	case "key revoke":
 		id = fs.String("id", "", "key id (required)")
 	case "session set":
@@ -231,7 +232,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		return nil
 	}
-	if cmd != "owner create" {
+	if cmd != "owner create" && cmd != "reddit status" {
 		if err := need("owner", owner); err != nil {
 			return err
 		}
@@ -311,6 +312,8 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		fmt.Fprintln(stdout, link)
+	case "reddit status":
+		return redditStatus(ctx, con, stdout)
 	case "phrase list":
 		ps, err := con.Phrases.List(ctx, *owner, ports.PhraseFilter{})
 		if err != nil {
