@@ -129,6 +129,10 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 	defer d.release(owner)
 	cur := startCursor(r, d.cfg.Now())
 	rc := http.NewResponseController(w)
+	// The server's read timeout would otherwise end the stream: its
+	// deadline still stands on the connection, and the background read
+	// that notices a closed connection takes it for one.
+	_ = rc.SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")

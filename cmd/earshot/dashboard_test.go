@@ -525,3 +525,25 @@ func TestDashboardWithoutScript(t *testing.T) {
 		t.Fatalf("notice %q", got)
 	}
 }
+
+// Links are made under EARSHOT_SITE_URL, and an https site marks the
+// session cookie Secure.
+func TestDashboardSiteURL(t *testing.T) {
+	s := start(t, "EARSHOT_SITE_URL=https://listen.example.com")
+	if !strings.Contains(s.stdout.String(), "dashboard sign-in:     https://listen.example.com/app/login/") {
+		t.Fatalf("first start:\n%s", s.stdout)
+	}
+	out := s.mustAdmin("owner", "login-link", "--owner", s.OwnerID)
+	m := regexp.MustCompile(`^https://listen\.example\.com/app/login/([A-Za-z0-9_-]{43})$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("login-link printed %q", out)
+	}
+	if _, err := s.admin("owner", "login-link", "--owner", "no-such-owner"); err == nil {
+		t.Fatal("a link for an unknown owner")
+	}
+	c := newBrowserless(t, s)
+	resp := c.rawDo(mustRequest("GET", s.URL+"/app/login/"+m[1]))
+	if sc := resp.Header.Get("Set-Cookie"); resp.StatusCode != 303 || !strings.Contains(sc, "; Secure") {
+		t.Fatalf("%d, Set-Cookie %s", resp.StatusCode, sc)
+	}
+}
