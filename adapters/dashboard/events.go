@@ -21,6 +21,10 @@ const liveBatch = 25
 // so a browser that went away is noticed and its slot freed.
 const heartbeat = 15 * time.Second
 
+// recheck is how often a stream checks that its session still stands,
+// so signing out (everywhere) also ends the streams already open.
+const recheck = 30 * time.Second
+
 // acquire takes a live-connection slot for the owner; false when the
 // process or the owner has as many as allowed, or the dashboard closed.
 func (d *Dashboard) acquire(owner string) bool {
@@ -152,7 +156,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 	defer poll.Stop()
 	life := time.NewTimer(d.cfg.StreamLifetime)
 	defer life.Stop()
-	quiet := time.Now()
+	quiet, checked := time.Now(), time.Now()
 	var b bytes.Buffer
 	for {
 		select {
@@ -163,6 +167,16 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 		case <-life.C:
 			return
 		case <-poll.C:
+		}
+		if time.Since(checked) > recheck {
+			c, err := r.Cookie(cookieName)
+			if err != nil {
+				return
+			}
+			if _, err := d.deps.Sessions.Authenticate(ctx, c.Value); err != nil {
+				return
+			}
+			checked = time.Now()
 		}
 		created, scored, err := d.deps.Inbox.Changes(ctx, owner, q, cur.after, cur.since, liveBatch)
 		if err != nil {

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 
@@ -57,7 +58,7 @@ func (d *Dashboard) requireSession(next http.Handler) http.Handler {
 			s, err = d.deps.Sessions.Authenticate(r.Context(), c.Value)
 		}
 		if err != nil {
-			if !core.IsKind(err, core.KindUnauthorized) && err != http.ErrNoCookie {
+			if !core.IsKind(err, core.KindUnauthorized) && !errors.Is(err, http.ErrNoCookie) {
 				d.fail(w, r, err)
 				return
 			}
