@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -128,6 +129,17 @@ func benchInbox(b *testing.B, fragments int) {
 		return len(body)
 	}
 	inboxURL, apiURL := dashSrv.URL+"/app/", apiSrv.URL+"/api/v1/matches?limit=25"
+	if os.Getenv("EARSHOT_BENCH_PROFILE") != "" {
+		for range 3000 {
+			req := httptest.NewRequest("GET", "/app/", nil)
+			req.AddCookie(&http.Cookie{Name: "earshot_session", Value: cookie})
+			dash.ServeHTTP(httptest.NewRecorder(), req)
+			req = httptest.NewRequest("GET", "/api/v1/matches?limit=25", nil)
+			req.Header.Set("Authorization", "Bearer "+secret)
+			api.ServeHTTP(httptest.NewRecorder(), req)
+		}
+		return
+	}
 	pageBytes := get(inboxURL)
 	get(apiURL)
 

@@ -102,10 +102,20 @@ type fragmentKey struct {
 	key  any // comparable
 }
 
+// matchKey is what a match's markup can change by. The rest of a match
+// (its post, phrase, platform and time) never changes after it is made,
+// and its score is set once, so the id stands for all of that.
+type matchKey struct {
+	ID                      string
+	Read, Starred, Archived bool
+	Scored                  bool
+	When                    string
+}
+
 // matchHTML returns the markup of one match, from the cache or rendered
 // by the "match" template.
 func (d *Dashboard) matchHTML(v matchView) (template.HTML, error) {
-	return d.cachedPartial("match", v, v)
+	return d.cachedPartial("match", matchKey{v.ID, v.Read, v.Starred, v.Archived, v.Scored, v.When}, v)
 }
 
 // cachedPartial returns the partial name rendered with v, from the

@@ -101,11 +101,11 @@ func (b *tab) open(u string) {
 }
 
 // eval runs a JavaScript expression and returns its value.
-func eval[T any](b *tab, expr string) T {
+func eval[T any](b *tab, expr string, opts ...chromedp.EvaluateOption) T {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, opts...))
 	if err != nil {
 		b.t.Fatalf("evaluating %s: %v (at %s)", expr, err, b.location())
 	}

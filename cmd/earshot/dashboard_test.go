@@ -140,13 +140,20 @@ func TestDashboardFlow(t *testing.T) {
 	}
 
 	// Triage one at a time, through the page's script.
-	b.click(p1+` button[data-key="r"]`, `!document.querySelector("`+p1+`").classList.contains("unread")`)
-	b.click(p1+` button[data-key="s"]`, `document.querySelector("`+p1+` .star") !== null`)
-	if got := b.text(p1 + ` button[data-key="r"]`); got != "Mark unread" {
+	b.do(js(`window.__stay = true`))
+	b.click(p1+` button[value="read"]`, `!document.querySelector("`+p1+`").classList.contains("unread")`)
+	if got := b.text(p1 + ` button[value="unread"]`); got != "Mark unread" {
 		t.Fatalf("after marking read the button says %q", got)
 	}
-	b.click(p1+` button[data-key="r"]`, `document.querySelector("`+p1+`").classList.contains("unread")`)
-	b.click(p1+` button[data-key="r"]`, `!document.querySelector("`+p1+`").classList.contains("unread")`)
+	// The keyboard alone: focus the match, s stars it, r toggles read.
+	b.do(chromedp.Focus(chromedp.CSS(p1)), chromedp.KeyEvent("s"))
+	b.waitFor(`document.querySelector("`+p1+` .star") !== null`, "the star from the keyboard")
+	b.do(chromedp.KeyEvent("r"))
+	b.waitFor(`document.querySelector("`+p1+`").classList.contains("unread")`, "unread from the keyboard")
+	b.click(p1+` button[value="read"]`, `!document.querySelector("`+p1+`").classList.contains("unread")`)
+	if !eval[bool](b, `window.__stay === true`) {
+		t.Fatal("triage reloaded the page instead of updating the match in place")
+	}
 
 	// Filters live in the URL; the Show menu selects read state.
 	b.do(setValue("#f-show", "unread"))

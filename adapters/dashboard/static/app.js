@@ -11,12 +11,13 @@
     return t.content.firstElementChild;
   }
 
-  // Swap a match for its new markup, keeping its selection and focus.
-  function swap(old, fresh) {
+  // Swap a match for its new markup, keeping its selection, and its
+  // focus when it had it (focused may say so from before a request).
+  function swap(old, fresh, focused) {
     var box = old.querySelector('input[type="checkbox"]');
     var nbox = fresh.querySelector('input[type="checkbox"]');
     if (box && nbox) nbox.checked = box.checked;
-    var focused = old.contains(document.activeElement) || old === document.activeElement;
+    focused = focused || old.contains(document.activeElement);
     old.replaceWith(fresh);
     if (focused) fresh.focus();
   }
@@ -27,7 +28,10 @@
     if (!form.hasAttribute("data-fragment") || form.dataset.plain || !window.fetch) return;
     ev.preventDefault();
     var article = form.closest("article");
-    fetch(form.action, {
+    var focused = !!article && article.contains(document.activeElement);
+    // getAttribute, not form.action: the buttons are named "action",
+    // and a named control shadows the form's property of that name.
+    fetch(form.getAttribute("action"), {
       method: "POST",
       body: new URLSearchParams(new FormData(form, ev.submitter)),
       headers: { "X-Earshot-Fragment": "1" },
@@ -37,7 +41,7 @@
       return res.text();
     }).then(function (html) {
       var fresh = parse(html);
-      if (article && fresh) swap(article, fresh);
+      if (article && fresh) swap(article, fresh, focused);
     }).catch(function () {
       // Fall back to the plain form, with the button that was pressed.
       form.dataset.plain = "1";
@@ -87,6 +91,11 @@
   }
 
   // Keyboard shortcuts on the inbox: j/k move, x select, r/s/e act, o open.
+  var keyButtons = {
+    r: 'button[value="read"], button[value="unread"]',
+    s: 'button[value="star"], button[value="unstar"]',
+    e: 'button[value="archive"], button[value="unarchive"]'
+  };
   document.addEventListener("keydown", function (ev) {
     if (!list || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     var tag = (ev.target.tagName || "").toLowerCase();
@@ -101,7 +110,7 @@
       case "k": target = items[Math.max(i - 1, 0)]; break;
       case "x": if (current) { var b = current.querySelector('input[type="checkbox"]'); b.checked = !b.checked; } break;
       case "r": case "s": case "e":
-        if (current) { var btn = current.querySelector('button[data-key="' + ev.key + '"]'); if (btn) btn.click(); }
+        if (current) { var btn = current.querySelector(keyButtons[ev.key]); if (btn) btn.click(); }
         break;
       case "o": if (current) { var a = current.querySelector("a.open"); if (a) a.click(); } break;
       default: return;
