@@ -82,14 +82,19 @@ func benchInbox(b *testing.B, fragments int) {
 	}
 	matches := app.NewMatches(store)
 	inbox := app.NewInbox(gormstore.NewTriageStore(db))
-	// A few matches triaged, as an owner's inbox has.
+	// The newest ten matches read, three of them archived, as an owner's
+	// inbox has.
 	page, err := matches.List(ctx, o.ID, ports.MatchQuery{Limit: 10})
 	if err != nil {
 		b.Fatal(err)
 	}
 	yes := true
-	for _, m := range page.Matches[:5] {
-		if _, err := inbox.Set(ctx, o.ID, m.ID, core.TriageChange{Read: &yes}); err != nil {
+	for i, m := range page.Matches {
+		c := core.TriageChange{Read: &yes}
+		if i%3 == 1 {
+			c.Archived = &yes // three of the newest ten archived: the page reads past them
+		}
+		if _, err := inbox.Set(ctx, o.ID, m.ID, c); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -199,6 +199,7 @@ CREATE TABLE match_triage (
 	PRIMARY KEY (owner_id, match_id)
 );
 CREATE INDEX match_triage_match ON match_triage(match_id);
+CREATE INDEX match_triage_created ON match_triage(owner_id, created_us);
 CREATE INDEX match_triage_read ON match_triage(owner_id, is_read, created_us);
 CREATE INDEX match_triage_starred ON match_triage(owner_id, starred, created_us);
 CREATE INDEX match_triage_archived ON match_triage(owner_id, archived, created_us);

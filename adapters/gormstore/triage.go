@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -113,6 +114,158 @@ var inboxColumns, inboxPacked = func() (string, string) {
 // (owner_id, created_us) with one primary-key probe of match_triage per
 // row, as cheap as the API's page.
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
+	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
+	if !flagged && f.ScoredAfter.IsZero() {
+		items, more, ok, err := s.inboxInSteps(ctx, ownerID, f)
+		if err != nil || ok {
+			return items, more, err
+		}
+	}
+	return s.inboxJoined(ctx, ownerID, f, flagged)
+}
+
+// inboxRounds bounds inboxInSteps: an owner who archived long runs of
+// matches is served by the joined query instead.
+const inboxRounds = 4
+
+// inboxInSteps serves the views that show matches whose flags are unset
+// or whatever they are (the inbox, unread, all): it reads a page of
+// matches as the API does, then the owner's triage rows in that page's
+// span of time through (owner_id, created_us), and drops in Go the
+// matches a flag leaves out, reading further when some were. That is
+// the API's index walk plus one short range read, where the joined
+// query probes match_triage once per row. ok is false when the rounds
+// ran out before the page filled.
+func (s *TriageStore) inboxInSteps(ctx context.Context, ownerID string, f ports.InboxFilter) (items []ports.InboxItem, more, ok bool, err error) {
+	cols := matchColumns + ", scored_at"
+	if !s.db.postgres {
+		cols = packedColumns + " || '|' || scored_at"
+	}
+	q := "SELECT " + cols + " FROM matches WHERE owner_id = ?"
+	args := []any{ownerID}
+	if f.Platform != "" {
+		q += " AND platform = ?"
+		args = append(args, string(f.Platform))
+	}
+	if f.MinScore >= 0 {
+		q += " AND score >= ?"
+		args = append(args, f.MinScore)
+	}
+	if f.Intent != "" {
+		q += " AND intent = ?"
+		args = append(args, string(f.Intent))
+	}
+	if f.PhraseID != "" {
+		q += " AND phrase_id = ?"
+		args = append(args, f.PhraseID)
+	}
+	if !f.After.IsZero() {
+		q += " AND created_us > ?"
+		args = append(args, micros(f.After))
+	}
+	q += " AND created_us < ? ORDER BY created_us DESC LIMIT ?"
+	before := micros(f.Before)
+	if before == 0 {
+		before = 1<<63 - 1
+	}
+	want := f.Limit + 1
+	items = make([]ports.InboxItem, 0, want)
+	for range inboxRounds {
+		n := want - len(items) + 8 // a few spare for the ones a flag drops
+		cands, err := s.candidates(ctx, q, append(append([]any{}, args...), before, n)...)
+		if err != nil {
+			return nil, false, false, err
+		}
+		if len(cands) == 0 {
+			return s.page(items, f.Limit)
+		}
+		flags, err := s.flagsBetween(ctx, ownerID, cands[len(cands)-1].Match.CreatedAt, cands[0].Match.CreatedAt)
+		if err != nil {
+			return nil, false, false, err
+		}
+		for _, c := range cands {
+			c.Triage = unpackTriage(flags[c.Match.ID])
+			if keep(f.Read, c.Triage.Read) && keep(f.Starred, c.Triage.Starred) && keep(f.Archived, c.Triage.Archived) {
+				items = append(items, c)
+			}
+		}
+		if len(items) >= want || len(cands) < n {
+			return s.page(items, f.Limit)
+		}
+		before = micros(cands[len(cands)-1].Match.CreatedAt)
+	}
+	return nil, false, false, nil
+}
+
+// keep says whether a flag passes a filter of unset (false) or anything
+// (nil).
+func keep(want *bool, got bool) bool { return want == nil || *want == got }
+
+func (s *TriageStore) page(items []ports.InboxItem, limit int) ([]ports.InboxItem, bool, bool, error) {
+	if len(items) > limit {
+		return items[:limit], true, true, nil
+	}
+	return items, false, true, nil
+}
+
+// candidates reads matches with their scored_at, newest first.
+func (s *TriageStore) candidates(ctx context.Context, q string, args ...any) ([]ports.InboxItem, error) {
+	rows, err := s.db.query(ctx, q, args...)
+	if err != nil {
+		return nil, translate(err, "match")
+	}
+	defer rows.Close()
+	var out []ports.InboxItem
+	for rows.Next() {
+		var r matchRow
+		var scoredAt int64
+		if s.db.postgres {
+			err = rows.Scan(&r.ID, &r.OwnerID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,
+				&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt, &scoredAt)
+		} else {
+			var packed string
+			if err = rows.Scan(&packed); err == nil {
+				last := strings.LastIndexByte(packed, '|')
+				if last < 0 {
+					return nil, core.Errorf(core.KindInternal, "inbox row is malformed")
+				}
+				if scoredAt, err = strconv.ParseInt(packed[last+1:], 10, 64); err == nil {
+					r, err = unpack(packed[:last])
+				}
+			}
+		}
+		if err != nil {
+			return nil, translate(err, "match")
+		}
+		out = append(out, ports.InboxItem{Match: r.match(), ScoredAt: fromMicros(scoredAt)})
+	}
+	return out, translate(rows.Err(), "match")
+}
+
+// flagsBetween returns the owner's triage flags of the matches created
+// from oldest to newest, by match id.
+func (s *TriageStore) flagsBetween(ctx context.Context, ownerID string, oldest, newest time.Time) (map[string]int64, error) {
+	rows, err := s.db.query(ctx, "SELECT match_id, is_read + 2 * starred + 4 * archived FROM match_triage WHERE owner_id = ? AND created_us >= ? AND created_us <= ?",
+		ownerID, micros(oldest), micros(newest))
+	if err != nil {
+		return nil, translate(err, "match")
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var f int64
+		if err := rows.Scan(&id, &f); err != nil {
+			return nil, translate(err, "match")
+		}
+		out[id] = f
+	}
+	return out, translate(rows.Err(), "match")
+}
+
+// inboxJoined reads the page in one query, matches joined with their
+// triage.
+func (s *TriageStore) inboxJoined(ctx context.Context, ownerID string, f ports.InboxFilter, flagged bool) ([]ports.InboxItem, bool, error) {
 	cols := inboxColumns + ", " + triageFlags + ", m.scored_at"
 	if !s.db.postgres {
 		// One text column a row: the packed match, then the flags and
@@ -122,7 +275,6 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 	// A filter that asks for a flag set walks the owner's few triaged
 	// rows in created order (match_triage_starred, _archived) instead of
 	// every match.
-	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
 	from := "matches m LEFT JOIN match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id"
 	created := "m.created_us"
 	var where strings.Builder

@@ -201,3 +201,47 @@ func testTriageIsolation(t *testing.T, s Stores, st ports.TriageStore) {
 		t.Fatalf("B sees A's star: %v", ids(got))
 	}
 }
+
+// testInboxArchivedRuns pages the inbox past long runs of archived
+// matches: every page is full, in order, and nothing archived shows.
+func testInboxArchivedRuns(t *testing.T, s Stores, st ports.TriageStore) {
+	o := newOwner(t, s)
+	p := newPhrase(t, s, o.ID, "runs", "x", "")
+	ms := saveMatches(t, s, o.ID, p, 60)
+	var archived []string
+	for i, m := range ms {
+		if i >= 15 || i%4 == 0 { // the newest 45, and every fourth older one
+			archived = append(archived, m.ID)
+		}
+	}
+	if _, err := st.SetTriage(ctx, o.ID, archived, core.TriageChange{Archived: ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := 14; i >= 0; i-- {
+		if i%4 != 0 {
+			want = append(want, ms[i].ID)
+		}
+	}
+	for _, limit := range []int{1, 2, 3, 5, 25} {
+		var got []string
+		f := ports.InboxFilter{MinScore: -1, Archived: ptr(false), Limit: limit}
+		for range 20 {
+			items, more, err := st.Inbox(ctx, o.ID, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if more && len(items) != limit {
+				t.Fatalf("limit %d: a page of %d with more", limit, len(items))
+			}
+			got = append(got, ids(items)...)
+			if !more {
+				break
+			}
+			f.Before = items[len(items)-1].Match.CreatedAt
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("limit %d: paged %v, want %v", limit, got, want)
+		}
+	}
+}
