@@ -132,8 +132,20 @@ type MatchStore interface {
 	Matches(ctx context.Context, ownerID string, f MatchFilter) (ms []core.Match, more bool, err error)
 	// SetScore stores the verdict on a match and returns the match; a
 	// match scored already keeps its first score and scored is false.
-	// KindNotFound.
-	SetScore(ctx context.Context, ownerID, id string, s core.Score) (m core.Match, scored bool, err error)
+	// When it stores the first score, the deliveries plan returns are
+	// queued in the same transaction, as SetScores does. KindNotFound.
+	SetScore(ctx context.Context, ownerID, id string, s core.Score, plan DeliveryPlan) (m core.Match, scored bool, err error)
+	// SetScores stores many verdicts in one transaction and returns the
+	// matches it scored, in the order of updates. A match scored already
+	// keeps its first score, and one that is gone or not the owner's is
+	// passed over; neither is returned. For each match scored, plan (when
+	// not nil) is given the match and every webhook of its owner as they
+	// stand in the transaction, and the deliveries it returns are stored
+	// in that same transaction, so a stored score never loses its
+	// messages and a failed one queues none. The store sets an empty
+	// delivery ID; which webhooks get a delivery is the plan's rule,
+	// never the store's.
+	SetScores(ctx context.Context, updates []ScoreUpdate, plan DeliveryPlan) ([]core.Match, error)
 	// ClaimMatch leases one unscored match for lease, so that of several
 	// replicas only one scores it. claimed is false when it is scored or
 	// leased already. KindNotFound.
@@ -142,6 +154,19 @@ type MatchStore interface {
 	// lease has run out, oldest first: the scoring sweep's work.
 	ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error)
 }
+
+// ScoreUpdate is one verdict for SetScores.
+type ScoreUpdate struct {
+	OwnerID string
+	MatchID string
+	Score   core.Score
+}
+
+// DeliveryPlan decides what a match just scored queues: given the match,
+// its score set, every webhook of its owner and the store's time, it
+// returns the deliveries to store. core.QueueMatchCreated is the rule the
+// application hands in.
+type DeliveryPlan func(m core.Match, hooks []core.Webhook, at time.Time) []core.Delivery
 
 // MatchQuery is a page request for an owner's matches, as the public API
 // takes it.

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"time"
 
 	"go.uber.org/fx"
@@ -57,8 +58,17 @@ var BusModule = fx.Module("bus",
 	),
 )
 
-func openBus(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*bus.Bus, error) {
-	b, err := bus.Open(cfg.BusURL, bus.Config{Logger: log, Group: bus.DefaultGroup, QueuePrefix: cfg.BusPrefix})
+// openBus opens the bus. An event the in-process bus drops when full is
+// counted, and a dropped new-match event wakes the scoring sweep at once:
+// the match is in the database, so the sweep finds it.
+func openBus(lc fx.Lifecycle, cfg Config, log *slog.Logger, m ports.Metrics, scoring *app.Scoring) (*bus.Bus, error) {
+	b, err := bus.Open(cfg.BusURL, bus.Config{Logger: log, Group: bus.DefaultGroup, QueuePrefix: cfg.BusPrefix,
+		Dropped: func(topic string, n int) {
+			m.Count(ports.EventBusDropped, n)
+			if topic == app.TopicMatchCreated {
+				scoring.Wake()
+			}
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +95,7 @@ var ServiceModule = fx.Module("services",
 			return app.NewIngest(m, a, mm, pub, cfg.Limits, log)
 		},
 		newScorer,
-		app.NewScoring,
+		newScoring,
 		newWebhookSender,
 		func() ports.MatchRenderer { return httpapi.MatchRenderer{} },
 		newWebhooks,
@@ -211,13 +221,41 @@ func runWebhooks(lc fx.Lifecycle, w *app.Webhooks, s *app.Scoring) {
 	background(lc, w.Run)
 }
 
-// runScoring subscribes the scorer to new matches and runs its sweep for
-// the life of the app.
-func runScoring(lc fx.Lifecycle, s *app.Scoring, sub ports.Subscriber, cfg Config) {
+// newScoring scores as many matches at once as the scorer gains from:
+// one per processor for the rules, as many as the model takes in flight
+// for the LLM scorer.
+func newScoring(m ports.MatchStore, scorer ports.Scorer, log *slog.Logger, cfg Config) *app.Scoring {
+	workers := runtime.GOMAXPROCS(0)
+	if cfg.LLMURL != "" {
+		workers = llmscorer.DefaultMaxInFlight
+	}
+	return app.NewScoring(m, scorer, log, app.ScoringConfig{Interval: cfg.ScoringInterval, Workers: workers})
+}
+
+// runScoring subscribes the scorer to new matches and runs its loop for
+// the life of the app; on stop it waits for the sweep under way.
+func runScoring(lc fx.Lifecycle, s *app.Scoring, sub ports.Subscriber) {
 	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
 	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error { return s.Run(ctx, sub, cfg.ScoringInterval) },
-		OnStop:  func(context.Context) error { cancel(); return nil },
+		OnStart: func(context.Context) error {
+			if err := s.Listen(ctx, sub); err != nil {
+				cancel()
+				close(done)
+				return err
+			}
+			go func() { defer close(done); s.Run(ctx) }()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+				return nil
+			case <-stop.Done():
+				return stop.Err()
+			}
+		},
 	})
 }
 

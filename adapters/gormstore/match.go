@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -391,31 +389,6 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 		out = out[:f.Limit]
 	}
 	return out, more, nil
-}
-
-// SetScore implements ports.MatchStore.
-func (s *MatchStore) SetScore(ctx context.Context, ownerID, id string, sc core.Score) (core.Match, bool, error) {
-	var out core.Match
-	scored := false
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		intent, reason := string(sc.Intent), sc.Reason
-		res := tx.Model(&matchRow{}).Where("id = ? AND owner_id = ? AND score IS NULL", id, ownerID).
-			Updates(map[string]any{"score": sc.Value, "intent": intent, "reason": reason, "scored_at": tx.NowFunc().UnixMicro()})
-		if res.Error != nil {
-			return res.Error
-		}
-		scored = res.RowsAffected == 1
-		var row matchRow
-		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-			return err
-		}
-		out = row.match()
-		if !scored {
-			return nil
-		}
-		return queueDeliveries(tx, out, tx.NowFunc())
-	})
-	return out, scored, translate(err, "match")
 }
 
 // ClaimMatch implements ports.MatchStore.

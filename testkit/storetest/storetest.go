@@ -56,6 +56,7 @@ func Run(t *testing.T, f Factory) {
 		{"Accounts", testAccounts},
 		{"PhraseVersionAndListening", testPhraseVersionAndListening},
 		{"Claims", testClaims},
+		{"SetScores", testSetScores},
 		{"Webhooks", testWebhookStore},
 	}
 	for _, c := range cases {
@@ -582,15 +583,15 @@ func testMatchFilters(t *testing.T, s Stores) {
 		t.Fatalf("min_score 0 returned %d unscored matches", len(ms))
 	}
 	all, _, _ := s.Matches.Matches(ctx, o.ID, ports.MatchFilter{MinScore: -1, Limit: 10})
-	m, scored, err := s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 80, Intent: core.IntentBuying, Reason: "asks where to buy"})
+	m, scored, err := s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 80, Intent: core.IntentBuying, Reason: "asks where to buy"}, core.QueueMatchCreated)
 	if err != nil || !scored || m.Score == nil || m.Score.Value != 80 || m.Score.Intent != core.IntentBuying || m.Score.Reason != "asks where to buy" {
 		t.Fatalf("SetScore = %+v, %v, %v", m, scored, err)
 	}
-	m, scored, err = s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 10, Intent: core.IntentPraise, Reason: "again"})
+	m, scored, err = s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 10, Intent: core.IntentPraise, Reason: "again"}, core.QueueMatchCreated)
 	if err != nil || scored || m.Score.Value != 80 {
 		t.Fatalf("second SetScore changed the score: %+v, %v, %v", m, scored, err)
 	}
-	if _, _, err := s.Matches.SetScore(ctx, "someone-else", all[0].ID, core.Score{Value: 1}); !core.IsKind(err, core.KindNotFound) {
+	if _, _, err := s.Matches.SetScore(ctx, "someone-else", all[0].ID, core.Score{Value: 1}, core.QueueMatchCreated); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("SetScore by another owner: %v", err)
 	}
 	for _, tc := range []struct{ min, want int }{{0, 1}, {80, 1}, {81, 0}} {
@@ -751,7 +752,7 @@ func testClaims(t *testing.T, s Stores) {
 	}
 	_, _, err = s.Matches.ClaimMatch(ctx, "other-owner", first.ID, time.Minute)
 	wantKind(t, err, core.KindNotFound)
-	s.Matches.SetScore(ctx, o.ID, res.Matches[1].ID, core.Score{Value: 50, Intent: core.IntentDiscussion, Reason: "talks about it"})
+	s.Matches.SetScore(ctx, o.ID, res.Matches[1].ID, core.Score{Value: 50, Intent: core.IntentDiscussion, Reason: "talks about it"}, core.QueueMatchCreated)
 	if _, claimed, _ := s.Matches.ClaimMatch(ctx, o.ID, res.Matches[1].ID, time.Minute); claimed {
 		t.Fatal("a scored match was claimed")
 	}
