@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -36,8 +37,9 @@ import (
 //	EARSHOT_BENCH_DURATION=30s EARSHOT_TEST_POSTGRES_URL=postgres://... \
 //	  go test -run '^$' -bench Pipeline -benchtime 1x ./cmd/earshot
 //
-// The rss case posts EARSHOT_BENCH_POSTS (default 1,000,000) posts that
-// all match, as fast as the server takes them, and reports the peak RSS.
+// With EARSHOT_BENCH_CPUPROFILE=DIR the server is built with -tags
+// profile and writes a CPU profile of each case to DIR/CASE.pprof, for
+// `go tool pprof -top`.
 func BenchmarkPipeline(b *testing.B) {
 	d := benchDuration(b)
 	b.Run("sqlite", func(b *testing.B) { benchPipeline(b, nil, d, 10, 0) })
@@ -91,7 +93,16 @@ type benchServer struct {
 
 func startBench(b *testing.B, env []string) *benchServer {
 	b.Helper()
-	cmd := exec.Command(binary, "serve")
+	bin := binary
+	if dir := os.Getenv("EARSHOT_BENCH_CPUPROFILE"); dir != "" {
+		bin = filepath.Join(b.TempDir(), "earshot-profile")
+		build := exec.Command("go", "build", "-tags", "profile", "-o", bin, ".")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("building with -tags profile: %v\n%s", err, out)
+		}
+		env = append(env, "EARSHOT_CPU_PROFILE="+filepath.Join(dir, strings.ReplaceAll(b.Name(), "/", "_")+".pprof"))
+	}
+	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(baseEnv(b.TempDir()), env...)
 	stdout := &lockedBuffer{}
 	cmd.Stdout = stdout
