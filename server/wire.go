@@ -63,17 +63,23 @@ var BusModule = fx.Module("bus",
 // the match is in the database, so the sweep finds it.
 func openBus(lc fx.Lifecycle, cfg Config, log *slog.Logger, m ports.Metrics, scoring *app.Scoring) (*bus.Bus, error) {
 	b, err := bus.Open(cfg.BusURL, bus.Config{Logger: log, Group: bus.DefaultGroup, QueuePrefix: cfg.BusPrefix,
-		Dropped: func(topic string, n int) {
-			m.Count(ports.EventBusDropped, n)
-			if topic == app.TopicMatchCreated {
-				scoring.Wake()
-			}
-		}})
+		Dropped: busDropped(m, scoring)})
 	if err != nil {
 		return nil, err
 	}
 	lc.Append(fx.StopHook(b.Close))
 	return b, nil
+}
+
+// busDropped counts events the in-process bus dropped and wakes the
+// scoring sweep when they announced new matches.
+func busDropped(m ports.Metrics, scoring *app.Scoring) func(topic string, n int) {
+	return func(topic string, n int) {
+		m.Count(ports.EventBusDropped, n)
+		if topic == app.TopicMatchCreated {
+			scoring.Wake()
+		}
+	}
 }
 
 // ServiceModule provides the use cases.
