@@ -35,12 +35,12 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		now := s.db.gorm.NowFunc()
 		for _, u := range updates {
 			rows, err := tx.query("UPDATE matches SET score = ?, intent = ?, reason = ?, scored_at = ?, lease_until = 0 "+
-				"WHERE id = ? AND owner_id = ? AND score IS NULL RETURNING "+matchColumns,
+				"WHERE id = ? AND owner_id = ? AND score IS NULL RETURNING "+s.db.returned(),
 				u.Score.Value, string(u.Score.Intent), u.Score.Reason, now.UnixMicro(), u.MatchID, u.OwnerID)
 			if err != nil {
 				return err
 			}
-			ms, err := collectMatches(rows, nil)
+			ms, err := s.db.collectReturned(rows, nil)
 			if err != nil {
 				return err
 			}
