@@ -162,7 +162,7 @@ func (s *Scoring) scoreAll(ctx context.Context, ms []core.Match) []ports.ScoreUp
 	out := make([]ports.ScoreUpdate, 0, len(ms))
 	for i, v := range verdicts {
 		if v != nil {
-			out = append(out, ports.ScoreUpdate{OwnerID: ms[i].OwnerID, MatchID: ms[i].ID, Score: *v})
+			out = append(out, ports.ScoreUpdate{Match: ms[i], Score: *v})
 		}
 	}
 	return out

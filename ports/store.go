@@ -155,11 +155,13 @@ type MatchStore interface {
 	ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error)
 }
 
-// ScoreUpdate is one verdict for SetScores.
+// ScoreUpdate is one verdict for SetScores. Match names the match by its
+// OwnerID and ID, and is what SetScores returns and hands the plan, its
+// Score set, once the verdict is stored: the copy the caller read serves,
+// since nothing of a stored match but its score ever changes.
 type ScoreUpdate struct {
-	OwnerID string
-	MatchID string
-	Score   core.Score
+	Match core.Match
+	Score core.Score
 }
 
 // DeliveryPlan decides what a match just scored queues: given the match,

@@ -9,22 +9,27 @@ import (
 
 // SetScore implements ports.MatchStore.
 func (s *MatchStore) SetScore(ctx context.Context, ownerID, id string, sc core.Score, plan ports.DeliveryPlan) (core.Match, bool, error) {
-	got, err := s.SetScores(ctx, []ports.ScoreUpdate{{OwnerID: ownerID, MatchID: id, Score: sc}}, plan)
+	m, err := s.Match(ctx, ownerID, id)
+	if err != nil {
+		return core.Match{}, false, err
+	}
+	got, err := s.SetScores(ctx, []ports.ScoreUpdate{{Match: m, Score: sc}}, plan)
 	if err != nil {
 		return core.Match{}, false, err
 	}
 	if len(got) == 1 {
 		return got[0], true, nil
 	}
-	m, err := s.Match(ctx, ownerID, id)
+	m, err = s.Match(ctx, ownerID, id)
 	return m, false, err
 }
 
 // SetScores implements ports.MatchStore. Scoring keeps up with ingest by
 // storing its verdicts in batches: one transaction, one cached UPDATE per
-// match, one read of webhooks per owner and one multi-row insert of the
-// deliveries the plan asks for. The store only keeps it atomic; the plan
-// decides.
+// match (its row count says whether this was the first score, so no row
+// is read back), one read of webhooks per owner and one multi-row insert
+// of the deliveries the plan asks for. The store only keeps it atomic;
+// the plan decides.
 func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate, plan ports.DeliveryPlan) ([]core.Match, error) {
 	if len(updates) == 0 {
 		return nil, nil
@@ -34,17 +39,18 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		out = out[:0]
 		now := s.db.gorm.NowFunc()
 		for _, u := range updates {
-			rows, err := tx.query("UPDATE matches SET score = ?, intent = ?, reason = ?, scored_at = ?, lease_until = 0 "+
-				"WHERE id = ? AND owner_id = ? AND score IS NULL RETURNING "+s.db.returned(),
-				u.Score.Value, string(u.Score.Intent), u.Score.Reason, now.UnixMicro(), u.MatchID, u.OwnerID)
+			res, err := tx.exec("UPDATE matches SET score = ?, intent = ?, reason = ?, scored_at = ?, lease_until = 0 "+
+				"WHERE id = ? AND owner_id = ? AND score IS NULL",
+				u.Score.Value, string(u.Score.Intent), u.Score.Reason, now.UnixMicro(), u.Match.ID, u.Match.OwnerID)
 			if err != nil {
 				return err
 			}
-			ms, err := s.db.collectReturned(rows, nil)
-			if err != nil {
-				return err
+			if n, err := res.RowsAffected(); err != nil || n != 1 {
+				continue
 			}
-			out = append(out, ms...)
+			m, sc := u.Match, u.Score
+			m.Score = &sc
+			out = append(out, m)
 		}
 		if plan == nil || len(out) == 0 {
 			return nil

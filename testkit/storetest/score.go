@@ -59,13 +59,13 @@ func testSetScores(t *testing.T, s Stores) {
 	}
 	var updates []ports.ScoreUpdate
 	for i, m := range mine {
-		updates = append(updates, ports.ScoreUpdate{OwnerID: o.ID, MatchID: m.ID,
+		updates = append(updates, ports.ScoreUpdate{Match: m,
 			Score: core.Score{Value: i % 100, Intent: core.IntentQuestion, Reason: "asks"}})
 	}
 	updates = append(updates,
-		ports.ScoreUpdate{OwnerID: o.ID, MatchID: theirs[0].ID, Score: core.Score{Value: 99}},    // not o's
-		ports.ScoreUpdate{OwnerID: o.ID, MatchID: "no-such-match", Score: core.Score{Value: 99}}, // gone
-		ports.ScoreUpdate{OwnerID: o.ID, MatchID: mine[0].ID, Score: core.Score{Value: 98}},      // twice in one batch
+		ports.ScoreUpdate{Match: core.Match{OwnerID: o.ID, ID: theirs[0].ID}, Score: core.Score{Value: 99}},    // not o's
+		ports.ScoreUpdate{Match: core.Match{OwnerID: o.ID, ID: "no-such-match"}, Score: core.Score{Value: 99}}, // gone
+		ports.ScoreUpdate{Match: mine[0], Score: core.Score{Value: 98}},                                        // twice in one batch
 	)
 	got, err := s.Matches.SetScores(ctx, updates, plan)
 	if err != nil {
@@ -81,6 +81,12 @@ func testSetScores(t *testing.T, s Stores) {
 		}
 		if planned[m.ID] != 1 {
 			t.Fatalf("plan ran %d times for match %d", planned[m.ID], i)
+		}
+	}
+	for _, i := range []int{1, 57, len(mine) - 1} {
+		stored, err := s.Matches.Match(ctx, o.ID, mine[i].ID)
+		if err != nil || stored.Score == nil || stored.Score.Value != i%100 || stored.Score.Reason != "asks" {
+			t.Fatalf("stored match %d = %+v, %v", i, stored, err)
 		}
 	}
 	if len(planned) != len(mine) {
@@ -120,7 +126,7 @@ func testSetScores(t *testing.T, s Stores) {
 	}
 	var batch []ports.ScoreUpdate
 	for _, m := range fresh {
-		batch = append(batch, ports.ScoreUpdate{OwnerID: o.ID, MatchID: m.ID, Score: core.Score{Value: 90}})
+		batch = append(batch, ports.ScoreUpdate{Match: m, Score: core.Score{Value: 90}})
 	}
 	if _, err := s.Matches.SetScores(ctx, batch, bad); err == nil {
 		t.Fatal("SetScores stored a delivery of an unknown webhook")
