@@ -123,7 +123,9 @@ func (f *fakeIngest) Ingest(_ context.Context, _, _ string, posts []core.IngestP
 	return "a1", len(posts), 0, nil
 }
 
-func (f *fakeIngest) Phrases(context.Context, string, string) ([]string, error) { return []string{"acme"}, nil }
+func (f *fakeIngest) Phrases(context.Context, string, string) ([]string, error) {
+	return []string{"acme"}, nil
+}
 
 var helperKeys = keyOf{
 	"svc_ingest_one": {ID: "i1", OwnerID: "o1", Kind: core.IngestKey},
