@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,3 +97,38 @@ type unexpected struct {
 }
 
 func (u *unexpected) Error() string { return http.StatusText(u.status) + ": " + u.body }
+
+// The helper endpoints count each ingest key against
+// EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE on the server's limiter.
+func TestHelperRateLimitIsWired(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": "sqlite://:memory:", "EARSHOT_ADDR": addr,
+		"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE": "2"})
+	var out strings.Builder
+	a := Serve(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), &out)
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop(context.Background())
+	_, rest, _ := strings.Cut(out.String(), "ingest key:")
+	key, _, _ := strings.Cut(strings.TrimSpace(rest), "\n")
+	var statuses []string
+	for i := 0; i < 3; i++ {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/phrases?platform=x", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		statuses = append(statuses, resp.Status[:3]+"/"+resp.Header.Get("X-RateLimit-Remaining"))
+	}
+	if got := strings.Join(statuses, " "); got != "200/1 200/0 429/0" {
+		t.Fatalf("three calls with limit 2: %s (key %q)", got, key)
+	}
+}
