@@ -97,14 +97,24 @@ func (r *Reddit) community(ctx context.Context, community string, phrases []core
 		ownerOf[p.ID] = p.OwnerID
 	}
 	byOwner := map[string][]ports.PostMatches{}
+	skipped := 0
 	for _, rp := range read.Posts {
+		post, err := core.CleanPost(rp.Post)
+		if err != nil {
+			skipped++
+			continue
+		}
 		owners := map[string][]string{}
-		for _, id := range set.Match(rp.Post.Title, rp.Post.Text) {
+		for _, id := range set.Match(post.Title, post.Text) {
 			owners[ownerOf[id]] = append(owners[ownerOf[id]], id)
 		}
 		for owner, pids := range owners {
-			byOwner[owner] = append(byOwner[owner], ports.PostMatches{Post: rp.Post, PhraseIDs: pids})
+			byOwner[owner] = append(byOwner[owner], ports.PostMatches{Post: post, PhraseIDs: pids})
 		}
+	}
+	if skipped > 0 {
+		r.log.InfoContext(ctx, "reddit posts skipped as invalid", "community", community, "posts", skipped)
+		r.Metrics.Count(ports.EventPostsSkipped, skipped)
 	}
 	for owner, batch := range byOwner {
 		res, err := r.matches.SaveMatches(ctx, owner, core.Reddit, batch)
