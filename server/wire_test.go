@@ -167,7 +167,9 @@ func testImpossiblePathIDs(t *testing.T, dbURL string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct{ Paths map[string]map[string]json.RawMessage }
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage
+	}
 	err = json.NewDecoder(resp.Body).Decode(&doc)
 	resp.Body.Close()
 	if err != nil {
