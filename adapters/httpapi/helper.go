@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	httptransport "github.com/go-kit/kit/transport/http"
@@ -50,8 +51,10 @@ type HelperConfig struct {
 	Limiter   ports.RateLimiter
 	// Bodies bounds the requests with a body (POST /ingest) read,
 	// decoded and stored at once, so that memory does not grow with the
-	// requests in flight; one that finds no room within BodyWait answers
-	// 503 with Retry-After. 0 is the default.
+	// requests in flight; one key holds at most half of them, so that a
+	// key sending slowly cannot hold up every other owner. A request
+	// that finds no room within BodyWait answers 503 with Retry-After.
+	// 0 is the default.
 	Bodies   int
 	BodyWait time.Duration
 	Logger   *slog.Logger
@@ -66,8 +69,8 @@ type Helper struct {
 	ingest   IngestService
 	sessions SessionService
 	mux      *http.ServeMux
-	api      *API          // for its error encoder
-	bodies   chan struct{} // a slot per request with a body in hand
+	api      *API // for its error encoder
+	bodies   *slots
 }
 
 // NewHelper returns the helper endpoints' handler.
@@ -85,7 +88,7 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 		cfg.BodyWait = DefaultHelperBodyWait
 	}
 	h := &Helper{cfg: cfg, keys: keys, ingest: ingest, sessions: sessions, mux: http.NewServeMux(),
-		api: &API{cfg: Config{Logger: cfg.Logger}}, bodies: make(chan struct{}, cfg.Bodies)}
+		api: &API{cfg: Config{Logger: cfg.Logger}}, bodies: newSlots(cfg.Bodies)}
 	opts := []httptransport.ServerOption{httptransport.ServerErrorEncoder(h.api.encodeError)}
 	for _, r := range h.routes() {
 		var handler http.Handler = httptransport.NewServer(r.endpoint, r.decode, encodeResponse, opts...)
@@ -153,26 +156,73 @@ func (h *Helper) takeQuota(ctx context.Context, w http.ResponseWriter, key strin
 // answers 503 with Retry-After: the helper sends the batch again.
 func (h *Helper) bounded(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case h.bodies <- struct{}{}:
-		default:
-			wait := time.NewTimer(h.cfg.BodyWait)
-			select {
-			case h.bodies <- struct{}{}:
-				wait.Stop()
-			case <-wait.C:
-				w.Header().Set("Retry-After", "1")
-				h.api.encodeError(r.Context(), core.Errorf(core.KindUnavailable,
-					"the server is busy with other batches: send this one again after Retry-After seconds"), w)
-				return
-			case <-r.Context().Done():
-				wait.Stop()
+		key := keyFrom(r.Context()).ID
+		if !h.bodies.acquire(r.Context(), key, h.cfg.BodyWait) {
+			if r.Context().Err() != nil {
 				return // the client left
 			}
+			w.Header().Set("Retry-After", "1")
+			h.api.encodeError(r.Context(), core.Errorf(core.KindUnavailable,
+				"the server is busy with other batches: send this one again after Retry-After seconds"), w)
+			return
 		}
-		defer func() { <-h.bodies }()
+		defer h.bodies.release(key)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// slots counts the requests with a body in hand, in all and per key.
+type slots struct {
+	mu     sync.Mutex
+	total  int
+	perKey int
+	used   int
+	byKey  map[string]int // only keys holding a slot: at most total entries
+	freed  chan struct{}  // closed, and replaced, when a slot frees
+}
+
+func newSlots(total int) *slots {
+	return &slots{total: total, perKey: max(1, total/2), byKey: map[string]int{}, freed: make(chan struct{})}
+}
+
+// acquire takes a slot for key, waiting up to wait for one; false when
+// none came in time or ctx ended.
+func (s *slots) acquire(ctx context.Context, key string, wait time.Duration) bool {
+	var timeout <-chan time.Time
+	for {
+		s.mu.Lock()
+		if s.used < s.total && s.byKey[key] < s.perKey {
+			s.used++
+			s.byKey[key]++
+			s.mu.Unlock()
+			return true
+		}
+		freed := s.freed
+		s.mu.Unlock()
+		if timeout == nil {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-freed:
+		case <-timeout:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (s *slots) release(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.used--
+	if s.byKey[key]--; s.byKey[key] == 0 {
+		delete(s.byKey, key)
+	}
+	close(s.freed)
+	s.freed = make(chan struct{})
 }
 
 type ingestRequest struct {

@@ -128,8 +128,9 @@ func (f *fakeIngest) Phrases(context.Context, string, string) ([]string, error) 
 }
 
 var helperKeys = keyOf{
-	"svc_ingest_one": {ID: "i1", OwnerID: "o1", Kind: core.IngestKey},
-	"svc_ingest_two": {ID: "i2", OwnerID: "o2", Kind: core.IngestKey},
+	"svc_ingest_one":   {ID: "i1", OwnerID: "o1", Kind: core.IngestKey},
+	"svc_ingest_two":   {ID: "i2", OwnerID: "o2", Kind: core.IngestKey},
+	"svc_ingest_three": {ID: "i3", OwnerID: "o3", Kind: core.IngestKey},
 }
 
 func helperServer(t *testing.T, cfg HelperConfig, ingest IngestService) *httptest.Server {
@@ -193,43 +194,79 @@ func TestHelperRateLimitPerKey(t *testing.T) {
 	}
 }
 
-// At most Bodies ingest requests are handled at once; one more that
-// finds no room within BodyWait answers 503 with Retry-After, and the
-// next after a slot frees is served.
+// At most Bodies ingest requests are handled at once, and at most half
+// of them for one key; one more that finds no room within BodyWait
+// answers 503 with Retry-After, and the next after a slot frees is
+// served.
 func TestHelperBoundsBodiesInFlight(t *testing.T) {
 	f := &fakeIngest{release: make(chan struct{}), entered: make(chan struct{})}
-	srv := helperServer(t, HelperConfig{Bodies: 2, BodyWait: 20 * time.Millisecond}, f)
+	srv := helperServer(t, HelperConfig{Bodies: 4, BodyWait: 20 * time.Millisecond}, f)
 	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
+	hold := func(key string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			req, _ := http.NewRequest("POST", srv.URL+"/ingest", strings.NewReader(oneBatch))
-			req.Header.Set("Authorization", "Bearer svc_ingest_one")
+			req.Header.Set("Authorization", "Bearer "+key)
 			if resp, err := http.DefaultClient.Do(req); err == nil {
 				resp.Body.Close()
 			}
 		}()
 		<-f.entered
 	}
-	resp, out := helperCall(t, srv, "POST", "/ingest", "svc_ingest_two", oneBatch)
-	e, _ := out["error"].(map[string]any)
-	if resp.StatusCode != 503 || e["code"] != "service_unavailable" || resp.Header.Get("Retry-After") != "1" {
-		t.Fatalf("a third batch while two are handled: %d %v %v", resp.StatusCode, resp.Header, out)
+	busy := func(key, why string) {
+		t.Helper()
+		resp, out := helperCall(t, srv, "POST", "/ingest", key, oneBatch)
+		e, _ := out["error"].(map[string]any)
+		if resp.StatusCode != 503 || e["code"] != "service_unavailable" || resp.Header.Get("Retry-After") != "1" {
+			t.Fatalf("%s: %d %v %v", why, resp.StatusCode, resp.Header, out)
+		}
 	}
+	hold("svc_ingest_one")
+	hold("svc_ingest_one")
+	busy("svc_ingest_one", "a key's third batch while it holds half the slots")
+	hold("svc_ingest_two")
+	hold("svc_ingest_two")
+	busy("svc_ingest_three", "a batch while every slot is taken")
 	// Routes without a body are not held up.
-	if resp, out := helperCall(t, srv, "GET", "/phrases?platform=x", "svc_ingest_two", ""); resp.StatusCode != 200 {
+	if resp, out := helperCall(t, srv, "GET", "/phrases?platform=x", "svc_ingest_three", ""); resp.StatusCode != 200 {
 		t.Fatalf("GET /phrases while the slots are taken: %d %v", resp.StatusCode, out)
 	}
-	f.release <- struct{}{}
-	f.release <- struct{}{}
+	for i := 0; i < 4; i++ {
+		f.release <- struct{}{}
+	}
 	wg.Wait()
 	f.entered, f.release = nil, nil
-	if resp, out := helperCall(t, srv, "POST", "/ingest", "svc_ingest_two", oneBatch); resp.StatusCode != 200 {
+	if resp, out := helperCall(t, srv, "POST", "/ingest", "svc_ingest_three", oneBatch); resp.StatusCode != 200 {
 		t.Fatalf("after the slots freed: %d %v", resp.StatusCode, out)
 	}
-	if f.most.Load() != 2 {
-		t.Fatalf("%d batches handled at once, want 2", f.most.Load())
+	if f.most.Load() != 4 {
+		t.Fatalf("%d batches handled at once, want 4", f.most.Load())
+	}
+}
+
+// A batch that waits for a slot is served when one frees in time.
+func TestHelperBodyWaitsForASlot(t *testing.T) {
+	s := newSlots(2)
+	if !s.acquire(context.Background(), "a", 0) || !s.acquire(context.Background(), "b", 0) {
+		t.Fatal("two free slots refused")
+	}
+	got := make(chan bool)
+	go func() { got <- s.acquire(context.Background(), "c", time.Hour) }()
+	s.release("a")
+	if !<-got {
+		t.Fatal("a waiting request was not given the freed slot")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { got <- s.acquire(ctx, "d", time.Hour) }()
+	cancel()
+	if <-got {
+		t.Fatal("a request whose client left took a slot")
+	}
+	s.release("b")
+	s.release("c")
+	if s.used != 0 || len(s.byKey) != 0 {
+		t.Fatalf("after every release: %d used, %v", s.used, s.byKey)
 	}
 }
 
