@@ -2,15 +2,10 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/earshothq/earshot/adapters/gormstore"
-	"github.com/earshothq/earshot/adapters/reddit"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -55,28 +50,17 @@ func testIngestNUL(t *testing.T, w world) {
 
 	// The same rule on posts read from reddit or an archive.
 	rp := w.phrase(t, o.ID, "acme", "saas")
-	src := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		children := []map[string]any{}
-		if strings.HasSuffix(r.URL.Path, "/new.json") {
-			for _, id := range []string{"n1", "n\x002"} {
-				children = append(children, map[string]any{"kind": "t3", "data": map[string]any{
-					"id": id, "name": "t3_" + id, "subreddit": "saas", "author": "b\x00ob", "title": "Ac\x00me?",
-					"selftext": "is ac\x00me worth it", "permalink": "/r/saas/comments/" + id + "/x/", "created_utc": float64(time.Now().Unix()),
-				}})
-			}
-		}
-		json.NewEncoder(rw).Encode(map[string]any{"kind": "Listing", "data": map[string]any{"after": nil, "children": children}})
-	}))
-	defer src.Close()
-	rs, err := reddit.New(reddit.Config{BaseURL: src.URL, UserAgent: "test", Interval: time.Minute, Logger: quiet, Sleep: noSleep})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := NewReddit(w.phrases, w.matches, rs, w.leases, nil, ports.SystemClock{}, quiet, "r1").Cycle(ctx, time.Minute); err != nil {
+	c := newSimClock()
+	f := newFakeReddit(t, c)
+	c.Set(time.Now())
+	made := c.Now().Add(time.Second)
+	id := f.add("saas", ports.RedditPosts, "is ac\x00me worth it\x00", made, made, time.Time{})
+	c.Advance(2 * time.Second)
+	if _, err := w.poller(f.source(t, false, time.Minute, false), c, "r1", nil).Cycle(ctx, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	ms, _, _ = w.matches.Matches(ctx, o.ID, ports.MatchFilter{MinScore: -1, Limit: 10, Platform: core.Reddit})
-	if len(ms) != 1 || ms[0].PhraseID != rp.ID || ms[0].Post.Title != "Acme?" || ms[0].Post.Text != "is acme worth it" || ms[0].Post.Author != "bob" {
+	if len(ms) != 1 || ms[0].PhraseID != rp.ID || ms[0].Post.ExternalID != id || ms[0].Post.Text != "is acme worth it" {
 		t.Fatalf("reddit matches: %+v", ms)
 	}
 }
