@@ -45,6 +45,7 @@ var StoreModule = fx.Module("store",
 		fx.Annotate(gormstore.NewWebhookStore, fx.As(new(ports.WebhookStore))),
 		fx.Annotate(gormstore.NewLeaseStore, fx.As(new(ports.LeaseStore))),
 		fx.Annotate(gormstore.NewAlertStore, fx.As(new(ports.AlertStore))),
+		fx.Annotate(gormstore.NewRedditStore, fx.As(new(ports.RedditStore))),
 	),
 )
 
@@ -107,9 +108,12 @@ var ServiceModule = fx.Module("services",
 		newWebhooks,
 		newHolder,
 		newRedditSource,
-		func(ph ports.PhraseStore, m ports.MatchStore, src ports.RedditSource, l ports.LeaseStore, pub ports.Publisher,
-			c ports.Clock, log *slog.Logger, h Holder) *app.Reddit {
-			return app.NewReddit(ph, m, src, l, pub, c, log, string(h))
+		func(ph ports.PhraseStore, m ports.MatchStore, src ports.RedditSource, cp ports.RedditStore, l ports.LeaseStore,
+			pub ports.Publisher, c ports.Clock, log *slog.Logger, h Holder, cfg Config) *app.Reddit {
+			r := app.NewReddit(app.RedditDeps{Phrases: ph, Matches: m, Source: src, Checkpoints: cp, Leases: l,
+				Publisher: pub, Clock: c, Log: log, Holder: string(h)})
+			r.Overlap = cfg.RedditOverlap
+			return r
 		},
 		newMailer,
 		func(st ports.AlertStore, l ports.LeaseStore, m ports.Mailer, c ports.Clock, log *slog.Logger, h Holder, cfg Config, site *Site) *app.Alerts {
@@ -122,6 +126,9 @@ var ServiceModule = fx.Module("services",
 // setMetrics hands the metrics port to the services that count work.
 func setMetrics(m ports.Metrics, i *app.Ingest, s *app.Scoring, a *app.Alerts, r *app.Reddit) {
 	i.Metrics, s.Metrics, a.Metrics, r.Metrics = m, m, m, m
+	if sm, ok := m.(ports.SourceMetrics); ok {
+		r.Sources = sm
+	}
 }
 
 // Holder names this process in leases.
@@ -358,9 +365,9 @@ func newAPI(cfg Config, log *slog.Logger, keys *app.Keys, phrases *app.Phrases, 
 	})
 }
 
-func newHelper(cfg Config, log *slog.Logger, keys *app.Keys, ingest *app.Ingest, accounts *app.Accounts) *httpapi.Helper {
-	return httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: cfg.ProxyURL, ProxyRequired: cfg.ProxyRequired, Logger: log},
-		keys, ingest, accounts)
+func newHelper(cfg Config, log *slog.Logger, keys *app.Keys, ingest *app.Ingest, accounts *app.Accounts, limiter ports.RateLimiter) *httpapi.Helper {
+	return httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: cfg.ProxyURL, ProxyRequired: cfg.ProxyRequired,
+		RateLimit: cfg.HelperRateLimit, Limiter: limiter, Logger: log}, keys, ingest, accounts)
 }
 
 func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, b *bus.Bus, m *metrics.Registry, log *slog.Logger) http.Handler {
@@ -465,7 +472,13 @@ Try:
 // Serve returns the fx application of `earshot serve`. Bootstrap keys go
 // to out; logs go to log.
 func Serve(cfg Config, log *slog.Logger, out io.Writer, extra ...fx.Option) *fx.App {
-	opts := []fx.Option{
+	return fx.New(append(serveOptions(cfg, log, out), extra...)...)
+}
+
+// serveOptions is the whole option list of `earshot serve`, so the wiring
+// test validates exactly what runs.
+func serveOptions(cfg Config, log *slog.Logger, out io.Writer) []fx.Option {
+	return []fx.Option{
 		fx.Supply(cfg, log),
 		fx.Provide(func() io.Writer { return out }),
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
@@ -477,7 +490,6 @@ func Serve(cfg Config, log *slog.Logger, out io.Writer, extra ...fx.Option) *fx.
 		HTTPModule,
 		fx.Invoke(printBootstrap),
 	}
-	return fx.New(append(opts, extra...)...)
 }
 
 // Console is the admin console's set of services over an open database.
@@ -486,6 +498,7 @@ type Console struct {
 	Keys     *app.Keys
 	Phrases  *app.Phrases
 	Accounts *app.Accounts
+	Reddit   *app.RedditHealth
 	db       *gormstore.DB
 }
 
@@ -513,6 +526,7 @@ func OpenConsole(ctx context.Context, cfg Config) (*Console, error) {
 		Owners:   app.NewOwners(gormstore.NewOwnerStore(db), keys),
 		Keys:     keys,
 		Phrases:  app.NewPhrases(gormstore.NewPhraseStore(db), cfg.Limits, clock),
+		Reddit:   app.NewRedditHealth(gormstore.NewPhraseStore(db), gormstore.NewRedditStore(db), clock),
 		db:       db,
 	}, nil
 }
@@ -535,11 +549,13 @@ func Migrate(ctx context.Context, cfg Config) (int, error) {
 
 // Mock returns the fx application of `earshot mock`: the legacy mock
 // management API at the root, seeded, its state in cfg.MockState when set.
-func Mock(cfg Config, log *slog.Logger) *fx.App {
-	return fx.New(
+func Mock(cfg Config, log *slog.Logger) *fx.App { return fx.New(mockOptions(cfg, log)...) }
+
+func mockOptions(cfg Config, log *slog.Logger) []fx.Option {
+	return []fx.Option{
 		fx.Supply(cfg, log),
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
-		fx.StopTimeout(30*time.Second),
+		fx.StopTimeout(30 * time.Second),
 		fx.Provide(func(cfg Config, log *slog.Logger) (http.Handler, error) {
 			srv, err := legacymock.New(legacymock.Config{StatePath: cfg.MockState, Logger: log})
 			if err != nil {
@@ -549,5 +565,5 @@ func Mock(cfg Config, log *slog.Logger) *fx.App {
 		}),
 		fx.Provide(func(cfg Config) *Site { return &Site{URL: cfg.SiteURL} }),
 		fx.Invoke(startServer),
-	)
+	}
 }
