@@ -236,13 +236,16 @@ func runWebhooks(lc fx.Lifecycle, w *app.Webhooks, s *app.Scoring) {
 
 // newScoring scores as many matches at once as the scorer gains from:
 // one per processor for the rules, as many as the model takes in flight
-// for the LLM scorer.
+// for the LLM scorer. A model call can take seconds, so the LLM scorer
+// claims four calls' worth per worker: a batch then ends well within the
+// lease that keeps other replicas off its matches.
 func newScoring(m ports.MatchStore, scorer ports.Scorer, log *slog.Logger, cfg Config) *app.Scoring {
-	workers := runtime.GOMAXPROCS(0)
+	sc := app.ScoringConfig{Interval: cfg.ScoringInterval, Workers: runtime.GOMAXPROCS(0)}
 	if cfg.LLMURL != "" {
-		workers = llmscorer.DefaultMaxInFlight
+		sc.Workers = llmscorer.DefaultMaxInFlight
+		sc.Batch = 4 * sc.Workers
 	}
-	return app.NewScoring(m, scorer, log, app.ScoringConfig{Interval: cfg.ScoringInterval, Workers: workers})
+	return app.NewScoring(m, scorer, log, sc)
 }
 
 // runScoring subscribes the scorer to new matches and runs its loop for
