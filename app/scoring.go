@@ -93,19 +93,20 @@ func (s *Scoring) Handle(ctx context.Context, e ports.Event) error {
 
 // Sweep scores every unscored match whose lease ran out and returns how
 // many scores it stored. A match the scorer fails on keeps its lease and
-// is tried again by a sweep after the lease.
+// is tried again by a sweep after the lease. When ctx ends it returns
+// after the batch under way, however long the backlog.
 func (s *Scoring) Sweep(ctx context.Context) (int, error) {
 	n := 0
 	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
 		ms, err := s.matches.ClaimUnscored(ctx, s.cfg.Batch, scoreLease)
 		if err != nil || len(ms) == 0 {
 			return n, err
 		}
 		updates := s.scoreAll(ctx, ms)
 		if len(updates) == 0 {
-			if err := ctx.Err(); err != nil {
-				return n, err
-			}
 			continue
 		}
 		got, err := s.matches.SetScores(ctx, updates, core.QueueMatchCreated)

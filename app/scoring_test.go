@@ -208,3 +208,30 @@ func TestScoringBacklogBounded(t *testing.T) {
 	}
 	t.Logf("%d events dropped by the bus", dropped.Load())
 }
+
+// cancelOnFirst cancels a context at its first call and scores by the
+// rules whatever the context says, as a scorer that never looks at it.
+type cancelOnFirst struct {
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+func (c *cancelOnFirst) Score(ctx context.Context, m core.Match) (core.Score, error) {
+	c.once.Do(c.cancel)
+	return score.Rules{}.Score(ctx, m)
+}
+
+// TestScoringSweepStops: a sweep whose context ends stops after the batch
+// under way, not at the end of the backlog, so a stop never waits for
+// the backlog.
+func TestScoringSweepStops(t *testing.T) {
+	w := newWorld(t)
+	storeMatches(t, w, 500)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := NewScoring(w.matches, &cancelOnFirst{cancel: cancel}, quiet, ScoringConfig{Batch: 10})
+	n, err := s.Sweep(ctx)
+	if n > 10 || err == nil {
+		t.Fatalf("Sweep after its context ended = %d, %v; want at most one batch of 10 and the context's error", n, err)
+	}
+}
