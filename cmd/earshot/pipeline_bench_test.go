@@ -103,6 +103,9 @@ func startBench(b *testing.B, env []string) *benchServer {
 		env = append(env, "EARSHOT_CPU_PROFILE="+filepath.Join(dir, strings.ReplaceAll(b.Name(), "/", "_")+".pprof"))
 	}
 	cmd := exec.Command(bin, "serve")
+	// Full speed from one ingest key: the per-key helper limit would
+	// answer 429 after its first two batches a second.
+	env = append([]string{"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000"}, env...)
 	cmd.Env = append(baseEnv(b.TempDir()), env...)
 	stdout := &lockedBuffer{}
 	cmd.Stdout = stdout
