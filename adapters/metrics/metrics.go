@@ -63,17 +63,48 @@ func (r *Registry) Handler() http.Handler {
 	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{Registry: r.reg})
 }
 
-// Middleware counts and times every request by route template, so ids in
-// paths never become labels.
+// Middleware counts and times every request by route template, method and
+// status. Each label comes from a closed set (Route, Method, Status): a
+// series lives for the life of the process, so a label copied from the
+// request would let any client grow memory and every scrape without bound.
 func (r *Registry) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, req)
-		route := Route(req.URL.Path)
-		r.requests.WithLabelValues(route, req.Method, strconv.Itoa(sw.status)).Inc()
-		r.latency.WithLabelValues(route, req.Method).Observe(time.Since(start).Seconds())
+		route, method := Route(req.URL.Path), Method(req.Method)
+		r.requests.WithLabelValues(route, method, Status(sw.status)).Inc()
+		r.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 	})
+}
+
+// methods are the request methods of RFC 9110 and PATCH (RFC 5789).
+var methods = []string{
+	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace,
+}
+
+// Method maps a request method to itself when it is a standard one and to
+// "other" otherwise. Methods are case-sensitive (RFC 9110 9.1), so "get"
+// is "other" too, as the router treats it.
+func Method(m string) string {
+	for _, k := range methods {
+		if m == k {
+			return k
+		}
+	}
+	return "other"
+}
+
+// Status is the label of an answer's status code: the code when it is a
+// valid three-digit one, else "other". Codes come from the server's own
+// handlers, yet a handler that relays a number it was given must not be
+// able to open new series either.
+func Status(code int) string {
+	if code < 100 || code > 599 {
+		return "other"
+	}
+	return strconv.Itoa(code)
 }
 
 type statusWriter struct {
