@@ -127,9 +127,14 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	public := r.URL.Path == "/api/v1/openapi.json"
 	limitKey := "ip:" + clientIP(r)
 	if !public {
+		failKey := "auth:" + clientIP(r)
+		if !a.keyCheckAllowed(ctx, w, failKey) {
+			a.encodeError(ctx, core.Errorf(core.KindRateLimited, "too many failed keys from this address: retry after %s seconds", w.Header().Get("Retry-After")), w)
+			return
+		}
 		k, err := a.authenticate(ctx, r)
 		if err != nil {
-			a.takeQuota(ctx, w, limitKey) // failed keys count against the caller's address
+			a.takeQuota(ctx, w, failKey) // failed keys count against the caller's address
 			a.encodeError(ctx, err, w)
 			return
 		}

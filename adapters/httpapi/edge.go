@@ -62,6 +62,29 @@ func (a *API) takeQuota(ctx context.Context, w http.ResponseWriter, key string) 
 	return q.Allowed
 }
 
+// keyCheckAllowed says whether a key sent from the caller's address
+// (failKey counts the failed ones) may be looked up at all. Past the
+// quota it answers with the rate headers and Retry-After and false, so a
+// guess costs no lookup and learns nothing about the key it tried. Only
+// failed keys use up this quota: a valid key from an address that never
+// sent a bad one is never refused here. A limiter that fails lets the
+// request through, as takeQuota does.
+func (a *API) keyCheckAllowed(ctx context.Context, w http.ResponseWriter, failKey string) bool {
+	q, err := a.deps.Limiter.Peek(ctx, failKey, a.cfg.RateLimit)
+	if err != nil {
+		a.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
+		return true
+	}
+	if q.Allowed {
+		return true
+	}
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("Retry-After", strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1)))
+	return false
+}
+
 func clientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
