@@ -158,6 +158,9 @@ CREATE TABLE rate_windows (
 	count   BIGINT NOT NULL
 );
 `},
+	{7, "when each key was last used", `
+ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
+`},
 }
 
 func init() {
