@@ -12,13 +12,13 @@ import (
 )
 
 type keyRow struct {
-	ID        string `gorm:"primaryKey"`
-	OwnerID   string
-	Kind      string
-	Name      string
-	Hash      string
-	Scopes    string
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	ID         string `gorm:"primaryKey"`
+	OwnerID    string
+	Kind       string
+	Name       string
+	Hash       string
+	Scopes     string
+	CreatedAt  int64 `gorm:"autoCreateTime:false"`
 	RevokedAt  int64
 	LastUsedAt int64
 }

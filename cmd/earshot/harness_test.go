@@ -87,7 +87,7 @@ func baseEnv(dir string) []string {
 	)
 }
 
-type server struct {
+type instance struct {
 	t         *testing.T
 	URL       string
 	env       []string
@@ -105,15 +105,15 @@ var listenLine = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 // start runs `earshot serve` with env added to the base environment and
 // waits until it listens. When the database is new it also waits for the
 // bootstrap keys.
-func start(t *testing.T, env ...string) *server {
+func start(t *testing.T, env ...string) *instance {
 	t.Helper()
-	s := &server{t: t, env: append(baseEnv(t.TempDir()), env...)}
+	s := &instance{t: t, env: append(baseEnv(t.TempDir()), env...)}
 	s.launch()
 	t.Cleanup(s.stop)
 	return s
 }
 
-func (s *server) launch() {
+func (s *instance) launch() {
 	t := s.t
 	t.Helper()
 	s.stdout, s.logs = &lockedBuffer{}, &lockedBuffer{}
@@ -170,7 +170,7 @@ func (s *server) launch() {
 }
 
 // stop sends SIGTERM and waits for a clean exit.
-func (s *server) stop() {
+func (s *instance) stop() {
 	if s.cmd.ProcessState != nil {
 		return
 	}
@@ -187,19 +187,19 @@ func (s *server) stop() {
 }
 
 // restart stops the server and starts it again on the same database.
-func (s *server) restart() {
+func (s *instance) restart() {
 	s.stop()
 	s.launch()
 }
 
 // admin runs `earshot admin args...` on the server's database.
-func (s *server) admin(args ...string) (string, error) {
+func (s *instance) admin(args ...string) (string, error) {
 	return runEarshot(s.env, append([]string{"admin"}, args...)...)
 }
 
 // mustAdmin is admin that fails the test on error, returning stdout
 // without its final newline.
-func (s *server) mustAdmin(args ...string) string {
+func (s *instance) mustAdmin(args ...string) string {
 	s.t.Helper()
 	out, err := s.admin(args...)
 	if err != nil {
@@ -258,7 +258,7 @@ var client = &http.Client{Timeout: 30 * time.Second}
 
 // call sends a request with key as the bearer (none when empty); body is
 // sent as is when it is a string or []byte, else as JSON.
-func (s *server) call(method, path, key string, body any, headers ...string) response {
+func (s *instance) call(method, path, key string, body any, headers ...string) response {
 	s.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
