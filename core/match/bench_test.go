@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,32 @@ func BenchmarkScan(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+		})
+	}
+}
+
+// BenchmarkFindNested is the worst case for the outputs: nested phrases
+// ("a", "a a", ... up to n words) over 1 MB of "a a a ...", where every
+// phrase ends at nearly every word. It reports what one Find allocates,
+// which bounds the memory it can take at its peak: near the size of the
+// phrase set, not words times phrases.
+//
+//	go test -run '^$' -bench FindNested ./core/match
+func BenchmarkFindNested(b *testing.B) {
+	text := strings.Repeat("a ", 1<<19)
+	for _, n := range []int{10, 50, 100} {
+		s := Compile(nested(n))
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for b.Loop() {
+				if got := s.Find(text); len(got) != n {
+					b.Fatalf("found %d phrases, want %d", len(got), n)
+				}
+			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N), "alloc-B/op")
 		})
 	}
 }
