@@ -128,8 +128,8 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	limitKey := "ip:" + clientIP(r)
 	if !public {
 		failKey := "auth:" + clientIP(r)
-		if !a.keyCheckAllowed(ctx, w, failKey) {
-			a.encodeError(ctx, core.Errorf(core.KindRateLimited, "too many failed keys from this address: retry after %s seconds", w.Header().Get("Retry-After")), w)
+		if !keyCheckAllowed(ctx, a.deps.Limiter, a.cfg.Logger, w, failKey, a.cfg.RateLimit) {
+			a.encodeError(ctx, tooManyFailedKeys(w), w)
 			return
 		}
 		k, err := a.authenticate(ctx, r)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-kit/kit/endpoint"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
 )
 
 // maxBody is the largest request body the public API reads.
@@ -62,17 +64,18 @@ func (a *API) takeQuota(ctx context.Context, w http.ResponseWriter, key string) 
 	return q.Allowed
 }
 
-// keyCheckAllowed says whether a key sent from the caller's address
-// (failKey counts the failed ones) may be looked up at all. Past the
-// quota it answers with the rate headers and Retry-After and false, so a
-// guess costs no lookup and learns nothing about the key it tried. Only
-// failed keys use up this quota: a valid key from an address that never
-// sent a bad one is never refused here. A limiter that fails lets the
-// request through, as takeQuota does.
-func (a *API) keyCheckAllowed(ctx context.Context, w http.ResponseWriter, failKey string) bool {
-	q, err := a.deps.Limiter.Peek(ctx, failKey, a.cfg.RateLimit)
+// keyCheckAllowed says whether a key sent from the caller's address may
+// be looked up at all, where failKey counts that address's failed keys
+// on l against limit. Past the quota it sets the rate headers and
+// Retry-After and answers false, so a guess costs no lookup and learns
+// nothing about the key it tried: the caller then answers
+// tooManyFailedKeys. Only failed keys use up this quota: a valid key
+// from an address that never sent a bad one is never refused here. A
+// limiter that fails lets the request through, as takeQuota does.
+func keyCheckAllowed(ctx context.Context, l ports.RateLimiter, log *slog.Logger, w http.ResponseWriter, failKey string, limit int) bool {
+	q, err := l.Peek(ctx, failKey, limit)
 	if err != nil {
-		a.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
+		log.WarnContext(ctx, "rate limiter failed", "err", err)
 		return true
 	}
 	if q.Allowed {
@@ -83,6 +86,11 @@ func (a *API) keyCheckAllowed(ctx context.Context, w http.ResponseWriter, failKe
 	h.Set("X-RateLimit-Remaining", "0")
 	h.Set("Retry-After", strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1)))
 	return false
+}
+
+// tooManyFailedKeys is the error of a request refused by keyCheckAllowed.
+func tooManyFailedKeys(w http.ResponseWriter) error {
+	return core.Errorf(core.KindRateLimited, "too many failed keys from this address: retry after %s seconds", w.Header().Get("Retry-After"))
 }
 
 func clientIP(r *http.Request) string {
