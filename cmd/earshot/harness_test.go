@@ -28,6 +28,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if f := os.Getenv(baselineEnv); f != "" {
+		serveBaseline(f) // the read benchmark's baseline process
+		return
+	}
 	dir, err := os.MkdirTemp("", "earshot-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -88,7 +92,7 @@ func baseEnv(dir string) []string {
 }
 
 type instance struct {
-	t         *testing.T
+	t         testing.TB
 	URL       string
 	env       []string
 	cmd       *exec.Cmd
@@ -105,7 +109,7 @@ var listenLine = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 // start runs `earshot serve` with env added to the base environment and
 // waits until it listens. When the database is new it also waits for the
 // bootstrap keys.
-func start(t *testing.T, env ...string) *instance {
+func start(t testing.TB, env ...string) *instance {
 	t.Helper()
 	s := &instance{t: t, env: append(baseEnv(t.TempDir()), env...)}
 	s.launch()
@@ -234,7 +238,7 @@ type response struct {
 }
 
 // JSON decodes the body into a generic value.
-func (r response) JSON(t *testing.T) map[string]any {
+func (r response) JSON(t testing.TB) map[string]any {
 	t.Helper()
 	var v map[string]any
 	if err := json.Unmarshal(r.Body, &v); err != nil {
@@ -244,7 +248,7 @@ func (r response) JSON(t *testing.T) map[string]any {
 }
 
 // errorCode returns error.code of a failure body, checking its shape.
-func (r response) errorCode(t *testing.T) (code, message string) {
+func (r response) errorCode(t testing.TB) (code, message string) {
 	t.Helper()
 	v := r.JSON(t)
 	e, ok := v["error"].(map[string]any)
@@ -297,7 +301,7 @@ func (s *instance) call(method, path, key string, body any, headers ...string) r
 }
 
 // want checks the status and, for failures, the documented error code.
-func (r response) want(t *testing.T, status int, code string) response {
+func (r response) want(t testing.TB, status int, code string) response {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)
