@@ -169,7 +169,8 @@ CREATE {{unlogged}} TABLE rate_windows (
 	count   BIGINT NOT NULL
 );
 `},
-	{7, "when each key was last used", `
+	{7, "reddit checkpoints and source health", redditCheckpointsSQL},
+	{8, "when each key was last used", `
 ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
 `},
 }

@@ -112,3 +112,20 @@ func jsonHasCode(body []byte, code string) bool {
 	var b errorBody
 	return json.Unmarshal(body, &b) == nil && b.Error.Code == code
 }
+
+// Peek completes helper_test.go's counted as a ports.RateLimiter.
+func (c *counted) Peek(_ context.Context, key string, limit int) (ports.Quota, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	q := ports.Quota{Limit: limit, Reset: 30 * time.Second}
+	if c.n[key] < limit {
+		q.Allowed, q.Remaining = true, limit-c.n[key]
+	}
+	return q, nil
+}
+
+// Peek completes statuses_test.go's switchLimiter: once it denies, a
+// failed-key quota is used up too.
+func (l *switchLimiter) Peek(ctx context.Context, key string, limit int) (ports.Quota, error) {
+	return l.Take(ctx, key, limit)
+}
