@@ -170,6 +170,7 @@ CREATE {{unlogged}} TABLE rate_windows (
 );
 `},
 	{7, "reddit checkpoints and source health", redditCheckpointsSQL},
+	{8, "account health, notifications", healthSQL},
 }
 
 func init() {
