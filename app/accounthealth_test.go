@@ -443,12 +443,13 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 	// the webhook was still on.
 	h.score(t, o.ID, core.MaxConsecutiveFailures+3, 80)
 	h.waitLog(t, o.ID, wh.ID, 5*time.Second, allFinal(core.MaxConsecutiveFailures))
-	msgs := smtp.WaitFor(1, 5*time.Second)
+	smtp.WaitFor(1, 5*time.Second)
 	time.Sleep(200 * time.Millisecond) // room for a second, wrong email
 	if n, err := notes.SendEmails(ctx); err != nil || n != 0 {
 		t.Fatalf("SendEmails after the switch-off email = %d, %v", n, err)
 	}
-	if msgs = smtp.Messages(); len(msgs) != 1 {
+	msgs := smtp.Messages()
+	if len(msgs) != 1 {
 		t.Fatalf("%d emails for one switch-off", len(msgs))
 	}
 	got, _, _ := h.store.Webhook(ctx, o.ID, wh.ID)
