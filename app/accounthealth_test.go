@@ -34,7 +34,7 @@ func newHealthWorld(t *testing.T, limits core.Limits, mailer ports.Mailer) healt
 	t.Helper()
 	w := newWorld(t)
 	keys := NewKeys(gormstore.NewKeyStore(w.db), gormstore.NewOwnerStore(w.db), ports.SystemClock{})
-	h := NewAccountHealth(gormstore.NewAccountStore(w.db), gormstore.NewHealthStore(w.db), limits, nil)
+	h := NewAccountHealth(gormstore.NewAccountStore(w.db), gormstore.NewAccountHealthStore(w.db), limits, nil)
 	if mailer == nil {
 		mailer = smtpmail.NewLogMailer(quiet)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/health"
 	"github.com/earshothq/earshot/ports"
 )
 
@@ -84,7 +85,7 @@ func (s *Notifications) MarkAllRead(ctx context.Context, ownerID string) (int, e
 // list and one email naming the webhook and the reason.
 func (s *Notifications) WebhookSwitchedOff(ctx context.Context, w core.Webhook) error {
 	n := core.Notification{
-		OwnerID: w.OwnerID, Kind: core.NotifyWebhookOff, SubjectID: w.ID, Severity: "alert",
+		OwnerID: w.OwnerID, Kind: core.NotifyWebhookOff, SubjectID: w.ID, Severity: string(health.Alert),
 		Title: "Your webhook " + w.URL + " was switched off",
 		Message: fmt.Sprintf("The webhook %s (id %s) switched itself off: %s. Fix the receiver, then switch the webhook on again "+
 			"in the dashboard or with PATCH /api/v1/webhooks/%s {\"active\": true}; messages queued meanwhile then go out.",

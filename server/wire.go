@@ -45,7 +45,7 @@ var StoreModule = fx.Module("store",
 		fx.Annotate(gormstore.NewLeaseStore, fx.As(new(ports.LeaseStore))),
 		fx.Annotate(gormstore.NewAlertStore, fx.As(new(ports.AlertStore))),
 		fx.Annotate(gormstore.NewRedditStore, fx.As(new(ports.RedditStore))),
-		fx.Annotate(gormstore.NewHealthStore, fx.As(new(ports.AccountHealthStore))),
+		fx.Annotate(gormstore.NewAccountHealthStore, fx.As(new(ports.AccountHealthStore))),
 		fx.Annotate(gormstore.NewNotificationStore, fx.As(new(ports.NotificationStore))),
 	),
 )

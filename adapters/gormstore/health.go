@@ -97,16 +97,16 @@ func healthColumnsOf(h health.Record) map[string]any {
 	}
 }
 
-// HealthStore keeps the health of connected accounts.
-type HealthStore struct{ db *DB }
+// AccountHealthStore keeps the health of connected accounts.
+type AccountHealthStore struct{ db *DB }
 
-var _ ports.AccountHealthStore = (*HealthStore)(nil)
+var _ ports.AccountHealthStore = (*AccountHealthStore)(nil)
 
-// NewHealthStore returns the account health store of db.
-func NewHealthStore(db *DB) *HealthStore { return &HealthStore{db: db} }
+// NewAccountHealthStore returns the account health store of db.
+func NewAccountHealthStore(db *DB) *AccountHealthStore { return &AccountHealthStore{db: db} }
 
 // AccountHealth implements ports.AccountHealthStore.
-func (s *HealthStore) AccountHealth(ctx context.Context, ownerID string) ([]ports.AccountHealth, error) {
+func (s *AccountHealthStore) AccountHealth(ctx context.Context, ownerID string) ([]ports.AccountHealth, error) {
 	var rows []healthRow
 	err := s.db.with(ctx).Model(&healthRow{}).Select(healthColumns).
 		Where("owner_id = ?", ownerID).Order("created_at, id").Scan(&rows).Error
@@ -121,7 +121,7 @@ func (s *HealthStore) AccountHealth(ctx context.Context, ownerID string) ([]port
 }
 
 // UpdateHealth implements ports.AccountHealthStore.
-func (s *HealthStore) UpdateHealth(ctx context.Context, ownerID, accountID string,
+func (s *AccountHealthStore) UpdateHealth(ctx context.Context, ownerID, accountID string,
 	change func(ports.AccountHealth) (health.Record, *core.Notification, error)) (ports.AccountHealth, error) {
 	var out ports.AccountHealth
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {

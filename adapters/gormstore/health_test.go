@@ -11,7 +11,7 @@ import (
 func runHealth(t *testing.T, url string) {
 	db := open(t, url)
 	storetest.RunHealth(t, stores(db), storetest.Health{
-		Accounts: gormstore.NewHealthStore(db), Notifications: gormstore.NewNotificationStore(db),
+		Accounts: gormstore.NewAccountHealthStore(db), Notifications: gormstore.NewNotificationStore(db),
 	})
 }
 

@@ -41,7 +41,7 @@ func RunHealth(t *testing.T, s Stores, h Health) {
 	}
 }
 
-func account(t *testing.T, s Stores, ownerID string, p core.Platform) core.Account {
+func healthAccount(t *testing.T, s Stores, ownerID string, p core.Platform) core.Account {
 	t.Helper()
 	a, err := s.Accounts.EnsureAccount(ctx, ownerID, p, roomy)
 	if err != nil {
@@ -65,13 +65,13 @@ func healthOf(t *testing.T, h Health, ownerID, accountID string) health.Record {
 	return health.Record{}
 }
 
-func set(rec health.Record, note *core.Notification) func(ports.AccountHealth) (health.Record, *core.Notification, error) {
+func setHealth(rec health.Record, note *core.Notification) func(ports.AccountHealth) (health.Record, *core.Notification, error) {
 	return func(ports.AccountHealth) (health.Record, *core.Notification, error) { return rec, note, nil }
 }
 
 func testHealthRoundTrip(t *testing.T, s Stores, h Health) {
 	o := newOwner(t, s)
-	a := account(t, s, o.ID, core.Facebook)
+	a := healthAccount(t, s, o.ID, core.Facebook)
 	if got := healthOf(t, h, o.ID, a.ID); got.LastIssue != health.None || got.RawSignal != nil || !got.LastCheckedAt.IsZero() || !got.RetryAfter.IsZero() {
 		t.Fatalf("a new account has health %+v", got)
 	}
@@ -122,7 +122,7 @@ func testHealthRoundTrip(t *testing.T, s Stores, h Health) {
 	}
 
 	// Clearing stores empty values, not the old ones.
-	if _, err := h.Accounts.UpdateHealth(ctx, o.ID, a.ID, set(health.Record{LastCheckedAt: at}, nil)); err != nil {
+	if _, err := h.Accounts.UpdateHealth(ctx, o.ID, a.ID, setHealth(health.Record{LastCheckedAt: at}, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if got := healthOf(t, h, o.ID, a.ID); got.LastIssue != health.None || got.RawSignal != nil || !got.RetryAfter.IsZero() {
@@ -132,8 +132,8 @@ func testHealthRoundTrip(t *testing.T, s Stores, h Health) {
 
 func testHealthIsolation(t *testing.T, s Stores, h Health) {
 	o, other := newOwner(t, s), newOwner(t, s)
-	a := account(t, s, o.ID, core.X)
-	b := account(t, s, other.ID, core.X)
+	a := healthAccount(t, s, o.ID, core.X)
+	b := healthAccount(t, s, other.ID, core.X)
 	called := false
 	_, err := h.Accounts.UpdateHealth(ctx, other.ID, a.ID, func(ports.AccountHealth) (health.Record, *core.Notification, error) {
 		called = true
@@ -146,7 +146,7 @@ func testHealthIsolation(t *testing.T, s Stores, h Health) {
 	if got := healthOf(t, h, o.ID, a.ID); got.LastIssue != health.None {
 		t.Fatalf("another owner's update reached the account: %+v", got)
 	}
-	if _, err := h.Accounts.UpdateHealth(ctx, other.ID, b.ID, set(health.Record{LastIssue: health.SessionExpired},
+	if _, err := h.Accounts.UpdateHealth(ctx, other.ID, b.ID, setHealth(health.Record{LastIssue: health.SessionExpired},
 		&core.Notification{Kind: core.NotifyAccountHealth, SubjectID: b.ID, Email: true})); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func testHealthIsolation(t *testing.T, s Stores, h Health) {
 // counts, as a read-modify-write under a lock must.
 func testHealthConcurrent(t *testing.T, s Stores, h Health) {
 	o := newOwner(t, s)
-	a := account(t, s, o.ID, core.Reddit)
+	a := healthAccount(t, s, o.ID, core.Reddit)
 	const n = 8
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
