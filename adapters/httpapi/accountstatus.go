@@ -36,8 +36,10 @@ func (h *Helper) HandleAccountStatus(svc AccountStatusService) {
 		}
 		return response{body: AccountView(st)}, nil
 	}
-	h.mux.Handle("POST /account-status", httptransport.NewServer(e, decodeAccountStatus, encodeResponse,
-		httptransport.ServerErrorEncoder(h.api.encodeError)))
+	// Bounded like every helper route with a body, so the memory reports
+	// hold does not grow with the connections.
+	h.mux.Handle("POST /account-status", h.bounded(httptransport.NewServer(e, decodeAccountStatus, encodeResponse,
+		httptransport.ServerErrorEncoder(h.api.encodeError))))
 }
 
 // AccountViewJSON is an account's view on the wire.
