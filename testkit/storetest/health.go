@@ -32,6 +32,7 @@ func RunHealth(t *testing.T, s Stores, h Health) {
 		{"NotificationTrim", testNotificationTrim},
 		{"NotificationEmailClaims", testNotificationEmailClaims},
 		{"WebhookSwitchedOffOnce", testWebhookSwitchedOffOnce},
+		{"HealthImpossibleIDs", testHealthImpossibleIDs},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -428,5 +429,30 @@ func testWebhookSwitchedOffOnce(t *testing.T, s Stores, _ Health) {
 	}
 	if switchedOff != 1 {
 		t.Fatalf("%d attempts reported the switch-off, want 1", switchedOff)
+	}
+}
+
+// testHealthImpossibleIDs: ids no store hands out (see impossibleIDs) are
+// not found, as the account or notification id and as the owner's.
+func testHealthImpossibleIDs(t *testing.T, s Stores, h Health) {
+	o := newOwner(t, s)
+	a := healthAccount(t, s, o.ID, core.Facebook)
+	n := addNote(t, h, o.ID, false)
+	keep := func(cur ports.AccountHealth) (health.Record, *core.Notification, error) { return cur.Health, nil, nil }
+	for _, bad := range impossibleIDs {
+		for name, err := range map[string]error{
+			"UpdateHealth":       func() error { _, err := h.Accounts.UpdateHealth(ctx, o.ID, bad, keep); return err }(),
+			"UpdateHealth owner": func() error { _, err := h.Accounts.UpdateHealth(ctx, bad, a.ID, keep); return err }(),
+			"MarkRead":           h.Notifications.MarkRead(ctx, o.ID, bad, time.Now()),
+			"MarkRead owner":     h.Notifications.MarkRead(ctx, bad, n.ID, time.Now()),
+			"AddNotification":    h.Notifications.AddNotification(ctx, &core.Notification{OwnerID: bad, Kind: core.NotifyWebhookOff}),
+		} {
+			if !core.IsKind(err, core.KindNotFound) {
+				t.Errorf("%s(%q) = %v, want KindNotFound", name, bad, err)
+			}
+		}
+	}
+	if _, unread, _ := h.Notifications.Notifications(ctx, o.ID, 10); unread != 1 {
+		t.Fatal("a lookup by an impossible id marked the owner's notification read")
 	}
 }
