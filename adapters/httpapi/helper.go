@@ -101,7 +101,9 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 }
 
 // Paths lists the paths the helper serves, for the root mux.
-func (h *Helper) Paths() []string { return []string{"/ingest", "/phrases", "/session", "/proxy"} }
+func (h *Helper) Paths() []string {
+	return []string{"/ingest", "/phrases", "/session", "/proxy", "/account-status"}
+}
 
 func (h *Helper) routes() []route {
 	return []route{
