@@ -127,14 +127,8 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	public := r.URL.Path == "/api/v1/openapi.json"
 	limitKey := "ip:" + clientIP(r)
 	if !public {
-		failKey := "auth:" + clientIP(r)
-		if !keyCheckAllowed(ctx, a.deps.Limiter, a.cfg.Logger, w, failKey, a.cfg.RateLimit) {
-			a.encodeError(ctx, tooManyFailedKeys(w), w)
-			return
-		}
-		k, err := a.authenticate(ctx, r)
+		k, err := authenticateKey(ctx, r, w, a.deps.Keys, core.APIKey, a.deps.Limiter, a.cfg.Logger, "auth:"+clientIP(r), a.cfg.RateLimit)
 		if err != nil {
-			a.takeQuota(ctx, w, failKey) // failed keys count against the caller's address
 			a.encodeError(ctx, err, w)
 			return
 		}

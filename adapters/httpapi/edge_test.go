@@ -62,31 +62,46 @@ func (l *windowLimiter) Peek(_ context.Context, key string, limit int) (ports.Qu
 // Past the quota of failed keys an address is answered 429 before its key
 // is looked up, so guessing costs a lookup only within the quota; other
 // addresses, and valid keys there, are unaffected.
+// Both edges take keys through the one check: the API with API keys and
+// the helper endpoints with ingest keys.
 func TestFailedKeysPastQuota(t *testing.T) {
-	keys := &countingKeys{keyOf: keyOf{"svc_api_good": {ID: "k1", OwnerID: "o1", Kind: core.APIKey}}}
-	api := New(Config{RateLimit: 3, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		Deps{Keys: keys, Limiter: &windowLimiter{counts: map[string]int{}}})
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	t.Run("api", func(t *testing.T) {
+		keys := &countingKeys{keyOf: keyOf{"svc_api_good": {ID: "k1", OwnerID: "o1", Kind: core.APIKey}}}
+		api := New(Config{RateLimit: 3, Logger: quiet}, Deps{Keys: keys, Limiter: &windowLimiter{counts: map[string]int{}}})
+		// No webhook service: a valid key gets plan_limit.
+		checkFailedKeys(t, api, keys, "/api/v1/webhooks", "svc_api_")
+	})
+	t.Run("helper", func(t *testing.T) {
+		keys := &countingKeys{keyOf: keyOf{"svc_ingest_good": {ID: "k1", OwnerID: "o1", Kind: core.IngestKey}}}
+		helper := NewHelper(HelperConfig{RateLimit: 3, Limiter: &windowLimiter{counts: map[string]int{}}, Logger: quiet}, keys, nil, nil)
+		// No proxy: a valid key gets 503.
+		checkFailedKeys(t, helper, keys, "/proxy", "svc_ingest_")
+	})
+}
+
+func checkFailedKeys(t *testing.T, h http.Handler, keys *countingKeys, path, prefix string) {
 	call := func(addr, key string) *http.Response {
-		req := httptest.NewRequest("GET", "/api/v1/webhooks", nil) // no webhook service: plan_limit with a valid key
+		req := httptest.NewRequest("GET", path, nil)
 		req.RemoteAddr = addr + ":4711"
 		req.Header.Set("Authorization", "Bearer "+key)
 		rec := httptest.NewRecorder()
-		api.ServeHTTP(rec, req)
+		h.ServeHTTP(rec, req)
 		return rec.Result()
 	}
 	// The good key is checked first from the guesser's address: valid
 	// keys do not use up the failed-key quota.
-	if r := call("192.0.2.1", "svc_api_good"); r.StatusCode == http.StatusUnauthorized || r.StatusCode == http.StatusTooManyRequests {
+	if r := call("192.0.2.1", prefix+"good"); r.StatusCode == http.StatusUnauthorized || r.StatusCode == http.StatusTooManyRequests {
 		t.Fatalf("valid key answered %d", r.StatusCode)
 	}
 	for i := 1; i <= 3; i++ {
-		if r := call("192.0.2.1", "svc_api_guess"+strconv.Itoa(i)); r.StatusCode != http.StatusUnauthorized {
+		if r := call("192.0.2.1", prefix+"guess"+strconv.Itoa(i)); r.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("guess %d within the quota answered %d, want 401", i, r.StatusCode)
 		}
 	}
 	before := keys.lookups
 	for i := range 5 {
-		r := call("192.0.2.1", "svc_api_more"+strconv.Itoa(i))
+		r := call("192.0.2.1", prefix+"more"+strconv.Itoa(i))
 		if r.StatusCode != http.StatusTooManyRequests {
 			t.Fatalf("guess past the quota answered %d, want 429", r.StatusCode)
 		}
@@ -100,10 +115,10 @@ func TestFailedKeysPastQuota(t *testing.T) {
 	if keys.lookups != before {
 		t.Fatalf("%d keys looked up past the quota, want none", keys.lookups-before)
 	}
-	if r := call("198.51.100.7", "svc_api_good"); r.StatusCode == http.StatusUnauthorized || r.StatusCode == http.StatusTooManyRequests {
+	if r := call("198.51.100.7", prefix+"good"); r.StatusCode == http.StatusUnauthorized || r.StatusCode == http.StatusTooManyRequests {
 		t.Fatalf("another address answered %d", r.StatusCode)
 	}
-	if r := call("198.51.100.7", "svc_api_guess"); r.StatusCode != http.StatusUnauthorized {
+	if r := call("198.51.100.7", prefix+"guess"); r.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("another address's first guess answered %d, want 401", r.StatusCode)
 	}
 }
