@@ -381,7 +381,7 @@ func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path))
 	})
-	return httpapi.RequestLog(log, m.Middleware(mux))
+	return httpapi.RequestLog(log, m.ObserveRequest, mux)
 }
 
 func writeStatus(w http.ResponseWriter, code int, status string) {

@@ -1,11 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 
 	httptransport "github.com/go-kit/kit/transport/http"
@@ -86,33 +82,9 @@ type accountStatusJSON struct {
 // is invalid_json, a wrong type or an unknown field invalid_parameter
 // naming it, a larger body payload_too_large.
 func decodeAccountStatus(_ context.Context, r *http.Request) (any, error) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxAccountStatusBody+1))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, core.Errorf(core.KindPayloadTooLarge, "request body is over %d bytes", maxAccountStatusBody)
-		}
-		return nil, core.Wrap(core.KindInvalidRequest, err, "could not read the request body")
-	}
-	if len(body) > maxAccountStatusBody {
-		return nil, core.Errorf(core.KindPayloadTooLarge, "request body is over %d bytes", maxAccountStatusBody)
-	}
-	t := bytes.TrimSpace(body)
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-		return nil, core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
-	}
 	var req accountStatusJSON
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, core.Errorf(core.KindInvalid, "%s must be of type %s", te.Field, jsonType(te.Type.String()))
-		}
-		if field, ok := unknownField(err); ok {
-			return nil, core.Errorf(core.KindInvalid, "unknown field %s", field)
-		}
-		return nil, core.Errorf(core.KindInvalidJSON, "request body is not valid JSON")
+	if err := decodeJSON(r, &req, maxAccountStatusBody); err != nil {
+		return nil, err
 	}
 	if req.Platform == nil {
 		return nil, core.Errorf(core.KindInvalid, "platform is required: facebook, x or reddit")

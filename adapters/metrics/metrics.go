@@ -98,19 +98,16 @@ func (r *Registry) Handler() http.Handler {
 	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{Registry: r.reg})
 }
 
-// Middleware counts and times every request by route template, method and
-// status. Each label comes from a closed set (Route, Method, Status): a
-// series lives for the life of the process, so a label copied from the
-// request would let any client grow memory and every scrape without bound.
-func (r *Registry) Middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, req)
-		route, method := Route(req.URL.Path), Method(req.Method)
-		r.requests.WithLabelValues(route, method, Status(sw.status)).Inc()
-		r.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
-	})
+// ObserveRequest counts and times one answered request by route
+// template, method and status; the HTTP edge's one request middleware
+// (httpapi.RequestLog) calls it. Each label comes from a closed set
+// (Route, Method, Status): a series lives for the life of the process, so
+// a label copied from the request would let any client grow memory and
+// every scrape without bound.
+func (r *Registry) ObserveRequest(method, path string, status int, d time.Duration) {
+	route, m := Route(path), Method(method)
+	r.requests.WithLabelValues(route, m, Status(status)).Inc()
+	r.latency.WithLabelValues(route, m).Observe(d.Seconds())
 }
 
 // methods are the request methods of RFC 9110 and PATCH (RFC 5789).
@@ -142,33 +139,12 @@ func Status(code int) string {
 	return strconv.Itoa(code)
 }
 
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	wrote  bool
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wrote {
-		w.status, w.wrote = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wrote = true
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the real writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // routes are the templates of every path the server answers.
 var routes = []string{
 	"/api/v1/me", "/api/v1/keywords", "/api/v1/keywords/{id}", "/api/v1/matches", "/api/v1/matches/{id}",
 	"/api/v1/openapi.json", "/api/v1/webhooks", "/api/v1/webhooks/{id}", "/api/v1/webhooks/{id}/test",
 	"/api/v1/webhooks/{id}/deliveries", "/api/v1/webhooks/{id}/deliveries/{id}/retry",
-	"/ingest", "/phrases", "/session", "/proxy", "/healthz", "/readyz", "/metrics",
+	"/ingest", "/phrases", "/session", "/proxy", "/account-status", "/healthz", "/readyz", "/metrics",
 }
 
 // Route maps a path to its template, or "other" for paths the server
