@@ -68,6 +68,8 @@ type Webhooks struct {
 	cfg   WebhookConfig
 	lease time.Duration
 	wake  chan struct{}
+	// switchedOff is told of each switch-off stored (OnSwitchedOff).
+	switchedOff func(context.Context, core.Webhook)
 }
 
 // NewWebhooks returns the webhook service.
@@ -474,6 +476,9 @@ func (s *Webhooks) recorded(a ports.Attempt, r ports.AttemptResult) {
 	}
 	if a.Due.Webhook.Active && !r.Webhook.Active {
 		s.deps.Log.Info("webhook switched off", "webhook", r.Webhook.ID, "owner", r.Webhook.OwnerID, "reason", r.Webhook.DisabledReason)
+	}
+	if r.SwitchedOff && s.switchedOff != nil {
+		s.switchedOff(context.Background(), r.Webhook)
 	}
 }
 

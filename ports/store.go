@@ -33,6 +33,13 @@ type KeyStore interface {
 	// RevokeKey marks the owner's key id revoked at at. Revoking a revoked
 	// key changes nothing. KindNotFound when id is not the owner's.
 	RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error
+	// Key returns the owner's key id, revoked or not. KindNotFound when id
+	// is not the owner's.
+	Key(ctx context.Context, ownerID, id string) (core.Key, error)
+	// MarkKeyUsed records that key id authenticated a request at at. A
+	// time before the one recorded changes nothing, so the mark never goes
+	// back; neither does an unknown id.
+	MarkKeyUsed(ctx context.Context, id string, at time.Time) error
 }
 
 // Idempotency names a create request the caller may repeat.

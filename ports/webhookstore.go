@@ -124,6 +124,9 @@ type Attempt struct {
 type AttemptResult struct {
 	Recorded bool         // false when the lease was lost
 	Webhook  core.Webhook // the webhook as it then stands
+	// SwitchedOff is true for exactly the attempt whose recording
+	// switched the webhook off, so a switch-off is followed up once.
+	SwitchedOff bool
 }
 
 // WebhookChange is a change an owner asks for; nil fields stay as they

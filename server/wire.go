@@ -46,6 +46,8 @@ var StoreModule = fx.Module("store",
 		fx.Annotate(gormstore.NewLeaseStore, fx.As(new(ports.LeaseStore))),
 		fx.Annotate(gormstore.NewAlertStore, fx.As(new(ports.AlertStore))),
 		fx.Annotate(gormstore.NewRedditStore, fx.As(new(ports.RedditStore))),
+		fx.Annotate(gormstore.NewAccountHealthStore, fx.As(new(ports.AccountHealthStore))),
+		fx.Annotate(gormstore.NewNotificationStore, fx.As(new(ports.NotificationStore))),
 	),
 )
 
@@ -119,9 +121,34 @@ var ServiceModule = fx.Module("services",
 		func(st ports.AlertStore, l ports.LeaseStore, m ports.Mailer, c ports.Clock, log *slog.Logger, h Holder, cfg Config, site *Site) *app.Alerts {
 			return app.NewAlerts(st, l, m, c, log, string(h), cfg.AlertMinScore, site.URL)
 		},
+		func(a ports.AccountStore, st ports.AccountHealthStore, c ports.Clock, cfg Config) *app.AccountHealth {
+			return app.NewAccountHealth(a, st, cfg.Limits, c)
+		},
+		func(st ports.NotificationStore, o ports.OwnerStore, m ports.Mailer, c ports.Clock, log *slog.Logger, site *Site) *app.Notifications {
+			return app.NewNotifications(st, o, m, c, log, site.URL)
+		},
 	),
-	fx.Invoke(setMetrics, runScoring, runPeriodic, runWebhooks),
+	fx.Invoke(setMetrics, runScoring, runPeriodic, runWebhooks, runNotifications),
 )
+
+// notificationSweep is how often owed notification emails are looked
+// for; a new one wakes the sender at once, so this only catches retries
+// and what another replica left.
+const notificationSweep = time.Minute
+
+// runNotifications connects account health and webhook switch-offs to
+// the notifications, serves POST /account-status, and runs the email
+// sender for the life of the app.
+func runNotifications(lc fx.Lifecycle, h *app.AccountHealth, n *app.Notifications, w *app.Webhooks, helper *httpapi.Helper, log *slog.Logger) {
+	h.Notified = n.Poke
+	w.OnSwitchedOff(func(ctx context.Context, wh core.Webhook) {
+		if err := n.WebhookSwitchedOff(ctx, wh); err != nil {
+			log.Warn("recording a webhook switch-off for its owner failed", "webhook", wh.ID, "owner", wh.OwnerID, "err", err)
+		}
+	})
+	helper.HandleAccountStatus(h)
+	background(lc, func(ctx context.Context) { n.Run(ctx, notificationSweep) })
+}
 
 // setMetrics hands the metrics port to the services that count work.
 func setMetrics(m ports.Metrics, i *app.Ingest, s *app.Scoring, a *app.Alerts, r *app.Reddit) {
@@ -401,7 +428,7 @@ func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path))
 	})
-	return httpapi.RequestLog(log, m.Middleware(mux))
+	return httpapi.RequestLog(log, m.ObserveRequest, mux)
 }
 
 func writeStatus(w http.ResponseWriter, code int, status string) {

@@ -458,6 +458,7 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 				before = row.webhook()
 			}
 			w := before.AfterDelivery(d)
+			out[i].SwitchedOff = before.Active && !w.Active
 			if w.ConsecutiveFailures != before.ConsecutiveFailures || w.Active != before.Active || w.DisabledReason != before.DisabledReason {
 				if err := saveWebhook(tx, w.ID, w); err != nil {
 					return err
