@@ -379,7 +379,7 @@ func testWebhookSwitchedOffOnce(t *testing.T, s Stores, _ Health) {
 		t.Fatal(err)
 	}
 	for _, m := range res.Matches {
-		if _, _, err := s.Matches.SetScore(ctx, o.ID, m.ID, core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"}); err != nil {
+		if _, _, err := s.Matches.SetScore(ctx, o.ID, m.ID, core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"}, core.QueueMatchCreated); err != nil {
 			t.Fatal(err)
 		}
 	}
