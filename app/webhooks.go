@@ -68,6 +68,8 @@ type Webhooks struct {
 	cfg   WebhookConfig
 	lease time.Duration
 	wake  chan struct{}
+	// switchedOff is told of each switch-off stored (OnSwitchedOff).
+	switchedOff func(context.Context, core.Webhook)
 }
 
 // NewWebhooks returns the webhook service.
@@ -297,12 +299,13 @@ func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID str
 	if err != nil {
 		return core.Delivery{}, err
 	}
-	if !w.Active {
-		return core.Delivery{}, core.Errorf(core.KindConflict, "the webhook is switched off: switch it on with PATCH {\"active\": true} first")
-	}
 	now := s.deps.Clock.Now()
+	// The delivery is looked up first: an unknown one is not found,
+	// whatever the webhook's state.
 	d, err := s.deps.Store.UpdateDelivery(ctx, ownerID, webhookID, deliveryID, func(d core.Delivery) (core.Delivery, error) {
 		switch {
+		case !w.Active:
+			return d, core.Errorf(core.KindConflict, "the webhook is switched off: switch it on with PATCH {\"active\": true} first")
 		case d.Trigger == core.TriggerPing:
 			return d, core.Errorf(core.KindInvalidRequest, "a test ping is not sent again: call POST /webhooks/{id}/test")
 		case !d.Status.Final():
@@ -473,6 +476,9 @@ func (s *Webhooks) recorded(a ports.Attempt, r ports.AttemptResult) {
 	}
 	if a.Due.Webhook.Active && !r.Webhook.Active {
 		s.deps.Log.Info("webhook switched off", "webhook", r.Webhook.ID, "owner", r.Webhook.OwnerID, "reason", r.Webhook.DisabledReason)
+	}
+	if r.SwitchedOff && s.switchedOff != nil {
+		s.switchedOff(context.Background(), r.Webhook)
 	}
 }
 

@@ -137,7 +137,7 @@ func (h *hooks) score(t *testing.T, ownerID string, n, value int) []core.Match {
 	}
 	out := make([]core.Match, len(res.Matches))
 	for i, m := range res.Matches {
-		got, _, err := h.w.matches.SetScore(ctx, ownerID, m.ID, core.Score{Value: value, Intent: core.IntentBuying, Reason: "asks where to buy"})
+		got, _, err := h.w.matches.SetScore(ctx, ownerID, m.ID, core.Score{Value: value, Intent: core.IntentBuying, Reason: "asks where to buy"}, core.QueueMatchCreated)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -677,7 +677,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	// One pass uses the whole data set, whatever b.N: run with -benchtime 1x.
 	// The backlog: scored while no worker runs, then drained.
 	for _, m := range order[:backlog] {
-		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc); err != nil {
+		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc, core.QueueMatchCreated); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -695,7 +695,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	// The stream: one score every interval, the worker running.
 	stored := make(map[string]time.Time, stream)
 	for _, m := range order[backlog : backlog+stream] {
-		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc); err != nil {
+		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc, core.QueueMatchCreated); err != nil {
 			b.Fatal(err)
 		}
 		stored[m.id] = time.Now()

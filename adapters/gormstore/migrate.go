@@ -170,7 +170,11 @@ CREATE {{unlogged}} TABLE rate_windows (
 );
 `},
 	{7, "reddit checkpoints and source health", redditCheckpointsSQL},
-	{8, "dashboard sign-in links, sessions, triage", `
+	{8, "account health, notifications", healthSQL},
+	{9, "when each key was last used", `
+ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
+`},
+	{10, "dashboard sign-in links, sessions, triage", `
 CREATE TABLE login_links (
 	hash       TEXT PRIMARY KEY,
 	owner_id   TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,

@@ -133,9 +133,8 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	public := r.URL.Path == "/api/v1/openapi.json"
 	limitKey := "ip:" + clientIP(r)
 	if !public {
-		k, err := a.authenticate(ctx, r)
+		k, err := authenticateKey(ctx, r, w, a.deps.Keys, core.APIKey, a.deps.Limiter, a.cfg.Logger, "auth:"+clientIP(r), a.cfg.RateLimit)
 		if err != nil {
-			a.takeQuota(ctx, w, limitKey) // failed keys count against the caller's address
 			a.encodeError(ctx, err, w)
 			return
 		}
@@ -143,7 +142,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		limitKey = "key:" + k.ID
 	}
 	if !a.takeQuota(ctx, w, limitKey) {
-		a.encodeError(ctx, core.Errorf(core.KindRateLimited, "rate limit of %d requests a minute reached: retry after %s seconds", a.cfg.RateLimit, w.Header().Get("Retry-After")), w)
+		a.encodeError(ctx, rateLimited(w, a.cfg.RateLimit), w)
 		return
 	}
 	if r.ContentLength > maxBody {

@@ -46,7 +46,7 @@ type patchTriageRequest struct {
 
 func decodePatchTriage(_ context.Context, r *http.Request) (any, error) {
 	var b triageBody
-	if err := decodeJSON(r, &b); err != nil {
+	if err := decodeJSON(r, &b, maxBody); err != nil {
 		return nil, err
 	}
 	return patchTriageRequest{id: r.PathValue("id"), change: b.change()}, nil
@@ -62,7 +62,7 @@ func decodeBulkTriage(_ context.Context, r *http.Request) (any, error) {
 		IDs *[]string `json:"ids"`
 		triageBody
 	}
-	if err := decodeJSON(r, &b); err != nil {
+	if err := decodeJSON(r, &b, maxBody); err != nil {
 		return nil, err
 	}
 	if b.IDs == nil {

@@ -104,7 +104,7 @@ func testInboxFilters(t *testing.T, s Stores, st ports.TriageStore) {
 	rs := saveMatches(t, s, o.ID, pr, 2)
 	before := time.Now().UTC().Add(-time.Second)
 	for i, sc := range []core.Score{{Value: 90, Intent: core.IntentBuying, Reason: "r"}, {Value: 40, Intent: core.IntentQuestion, Reason: "r"}, {Value: 75, Intent: core.IntentBuying, Reason: "r"}} {
-		if _, _, err := s.Matches.SetScore(ctx, o.ID, xs[i].ID, sc); err != nil {
+		if _, _, err := s.Matches.SetScore(ctx, o.ID, xs[i].ID, sc, core.QueueMatchCreated); err != nil {
 			t.Fatal(err)
 		}
 	}
