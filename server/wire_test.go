@@ -190,6 +190,9 @@ func testImpossiblePathIDs(t *testing.T, dbURL string) {
 				if strings.Contains(path, "webhooks") && method == "patch" {
 					body = `{"active":true}`
 				}
+				if strings.Contains(path, "triage") && method == "patch" {
+					body = `{"read":true}`
+				}
 				req, _ := http.NewRequest(strings.ToUpper(method), u, strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+key)
 				resp, err := http.DefaultClient.Do(req)
