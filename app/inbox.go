@@ -21,33 +21,15 @@ func NewInbox(store ports.TriageStore) *Inbox { return &Inbox{store: store} }
 // filter checks q and turns it into a store filter. KindInvalid names
 // the parameter out of range.
 func (s *Inbox) filter(q ports.InboxQuery) (ports.InboxFilter, error) {
-	if q.Limit == 0 {
-		q.Limit = 25
-	}
-	if q.Limit < 1 || q.Limit > 100 {
-		return ports.InboxFilter{}, core.Errorf(core.KindInvalid, "limit must be from 1 to 100")
-	}
-	if q.Platform != "" && !q.Platform.Valid() {
-		return ports.InboxFilter{}, core.Errorf(core.KindInvalid, "platform must be one of reddit, x, facebook")
+	limit, minScore, before, err := core.CheckPage(core.PageFilter{Limit: q.Limit, Platform: q.Platform, MinScore: q.MinScore, Before: q.Before})
+	if err != nil {
+		return ports.InboxFilter{}, err
 	}
 	if q.Intent != "" && !q.Intent.Valid() {
 		return ports.InboxFilter{}, core.Errorf(core.KindInvalid, "intent must be one of buying, recommendation, complaint, question, praise, discussion, promotion")
 	}
-	f := ports.InboxFilter{Platform: q.Platform, MinScore: -1, Intent: q.Intent, PhraseID: q.PhraseID,
-		Read: q.Read, Starred: q.Starred, Archived: q.Archived, Limit: q.Limit}
-	if q.MinScore != nil {
-		if *q.MinScore < 0 || *q.MinScore > 100 {
-			return ports.InboxFilter{}, core.Errorf(core.KindInvalid, "min_score must be from 0 to 100")
-		}
-		f.MinScore = *q.MinScore
-	}
-	if q.Before != 0 {
-		t, err := core.CursorTime(q.Before)
-		if err != nil {
-			return ports.InboxFilter{}, err
-		}
-		f.Before = t
-	}
+	f := ports.InboxFilter{Platform: q.Platform, MinScore: minScore, Intent: q.Intent, PhraseID: q.PhraseID,
+		Read: q.Read, Starred: q.Starred, Archived: q.Archived, Limit: limit, Before: before}
 	return f, nil
 }
 

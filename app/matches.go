@@ -18,29 +18,11 @@ func NewMatches(store ports.MatchStore) *Matches { return &Matches{store: store}
 // List returns a page of matches. KindInvalid names the parameter out of
 // range.
 func (s *Matches) List(ctx context.Context, ownerID string, q ports.MatchQuery) (ports.MatchPage, error) {
-	if q.Limit == 0 {
-		q.Limit = 25
+	limit, minScore, before, err := core.CheckPage(core.PageFilter{Limit: q.Limit, Platform: q.Platform, MinScore: q.MinScore, Before: q.Before})
+	if err != nil {
+		return ports.MatchPage{}, err
 	}
-	if q.Limit < 1 || q.Limit > 100 {
-		return ports.MatchPage{}, core.Errorf(core.KindInvalid, "limit must be from 1 to 100")
-	}
-	if q.Platform != "" && !q.Platform.Valid() {
-		return ports.MatchPage{}, core.Errorf(core.KindInvalid, "platform must be one of reddit, x, facebook")
-	}
-	f := ports.MatchFilter{Platform: q.Platform, MinScore: -1, Limit: q.Limit}
-	if q.MinScore != nil {
-		if *q.MinScore < 0 || *q.MinScore > 100 {
-			return ports.MatchPage{}, core.Errorf(core.KindInvalid, "min_score must be from 0 to 100")
-		}
-		f.MinScore = *q.MinScore
-	}
-	if q.Before != 0 {
-		t, err := core.CursorTime(q.Before)
-		if err != nil {
-			return ports.MatchPage{}, err
-		}
-		f.Before = t
-	}
+	f := ports.MatchFilter{Platform: q.Platform, MinScore: minScore, Limit: limit, Before: before}
 	ms, more, err := s.store.Matches(ctx, ownerID, f)
 	if err != nil {
 		return ports.MatchPage{}, err

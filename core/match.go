@@ -105,3 +105,47 @@ func CursorTime(ms float64) (time.Time, error) {
 	}
 	return time.UnixMicro(int64(math.Round(ms * 1000))).UTC(), nil
 }
+
+// The page size of every list of matches.
+const (
+	DefaultPageLimit = 25
+	MaxPageLimit     = 100
+)
+
+// PageFilter is the paging and filtering every list of matches shares
+// (the API's GET /matches and the dashboard's inbox), checked in one
+// place.
+type PageFilter struct {
+	Limit    int      // 1 to MaxPageLimit; 0 means DefaultPageLimit
+	Platform Platform // zero: all
+	MinScore *int     // nil: no minimum; else 0 to 100
+	Before   float64  // cursor: createdAt in ms of the last match seen; 0: newest
+}
+
+// CheckPage checks f and returns its limit (the default filled in), its
+// minimum score (-1 for none) and its cursor as a time (zero for none).
+// KindInvalid names the parameter out of range.
+func CheckPage(f PageFilter) (limit, minScore int, before time.Time, err error) {
+	limit, minScore = f.Limit, -1
+	if limit == 0 {
+		limit = DefaultPageLimit
+	}
+	if limit < 1 || limit > MaxPageLimit {
+		return 0, 0, time.Time{}, Errorf(KindInvalid, "limit must be a whole number from 1 to %d", MaxPageLimit)
+	}
+	if f.Platform != "" && !f.Platform.Valid() {
+		return 0, 0, time.Time{}, Errorf(KindInvalid, "platform must be one of reddit, x, facebook")
+	}
+	if f.MinScore != nil {
+		if *f.MinScore < 0 || *f.MinScore > 100 {
+			return 0, 0, time.Time{}, Errorf(KindInvalid, "min_score must be a whole number from 0 to 100")
+		}
+		minScore = *f.MinScore
+	}
+	if f.Before != 0 {
+		if before, err = CursorTime(f.Before); err != nil {
+			return 0, 0, time.Time{}, err
+		}
+	}
+	return limit, minScore, before, nil
+}

@@ -81,3 +81,40 @@ func TestIntents(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckPage(t *testing.T) {
+	n := func(v int) *int { return &v }
+	cases := []struct {
+		name    string
+		f       core.PageFilter
+		limit   int
+		min     int
+		wantErr string
+	}{
+		{"defaults", core.PageFilter{}, core.DefaultPageLimit, -1, ""},
+		{"bounds", core.PageFilter{Limit: core.MaxPageLimit, MinScore: n(0)}, core.MaxPageLimit, 0, ""},
+		{"limit over", core.PageFilter{Limit: core.MaxPageLimit + 1}, 0, 0, "limit must be a whole number from 1 to 100"},
+		{"limit negative", core.PageFilter{Limit: -1}, 0, 0, "limit must be a whole number from 1 to 100"},
+		{"min score over", core.PageFilter{MinScore: n(101)}, 0, 0, "min_score must be a whole number from 0 to 100"},
+		{"min score under", core.PageFilter{MinScore: n(-1)}, 0, 0, "min_score must be a whole number from 0 to 100"},
+		{"platform", core.PageFilter{Platform: "myspace"}, 0, 0, "platform must be one of reddit, x, facebook"},
+		{"cursor", core.PageFilter{Before: -5}, 0, 0, "before must be a positive number"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			limit, min, _, err := core.CheckPage(c.f)
+			if c.wantErr != "" {
+				if !core.IsKind(err, core.KindInvalid) || !strings.Contains(core.Message(err), c.wantErr) {
+					t.Fatalf("err = %v, want core.KindInvalid %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || limit != c.limit || min != c.min {
+				t.Fatalf("core.CheckPage = %d, %d, %v; want %d, %d", limit, min, err, c.limit, c.min)
+			}
+		})
+	}
+	if _, _, before, err := core.CheckPage(core.PageFilter{Before: 1700000000000.5}); err != nil || before.UnixMicro() != 1700000000000500 {
+		t.Fatalf("cursor = %v, %v", before, err)
+	}
+}

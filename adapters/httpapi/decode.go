@@ -73,9 +73,11 @@ func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
 	q := r.URL.Query()
 	var mq ports.MatchQuery
 	if v, ok := single(q["limit"]); ok {
+		// The range is checked with every other list's (core.CheckPage);
+		// 0 would read as the default there, so it is refused here.
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			return nil, core.Errorf(core.KindInvalid, "limit must be a whole number from 1 to 100")
+		if err != nil || n == 0 {
+			return nil, core.Errorf(core.KindInvalid, "limit must be a whole number from 1 to %d", core.MaxPageLimit)
 		}
 		mq.Limit = n
 	}
@@ -88,7 +90,7 @@ func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
 	}
 	if v, ok := single(q["min_score"]); ok {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 100 {
+		if err != nil {
 			return nil, core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
 		}
 		mq.MinScore = &n
