@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/earshothq/earshot/adapters/ratelimit"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
 // BenchmarkMatchesPage measures GET /api/v1/matches?limit=25 through the
@@ -29,14 +29,7 @@ import (
 //	go test -run '^$' -bench MatchesPage -benchtime 1x ./app
 func BenchmarkMatchesPage(b *testing.B) {
 	ctx := context.Background()
-	db, err := gormstore.Open("sqlite://" + filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	db := dbtest.File(b)
 	owners, keyStore := gormstore.NewOwnerStore(db), gormstore.NewKeyStore(db)
 	keys := NewKeys(keyStore, owners, ports.SystemClock{})
 	o, err := NewOwners(owners, keys).Create(ctx, "bench@example.com", "")

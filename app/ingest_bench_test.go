@@ -16,6 +16,7 @@ import (
 	"github.com/earshothq/earshot/adapters/httpapi"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/dbtest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -34,14 +35,7 @@ const benchBatches = 200
 
 func benchIngest(b *testing.B, url string) {
 	ctx := context.Background()
-	db, err := gormstore.Open(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	db := dbtest.Open(b, url)
 	owners, keyStore := gormstore.NewOwnerStore(db), gormstore.NewKeyStore(db)
 	keys := NewKeys(keyStore, owners, ports.SystemClock{})
 	limits := core.Limits{PhrasesPerPlatform: 10, AccountsPerPlatform: 1}

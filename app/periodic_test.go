@@ -14,6 +14,7 @@ import (
 	"github.com/earshothq/earshot/adapters/smtpmail"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/dbtest"
 	"github.com/earshothq/earshot/testkit/mailtest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
@@ -32,14 +33,7 @@ func newWorld(t *testing.T) world { return newWorldAt(t, "sqlite://:memory:") }
 
 func newWorldAt(t *testing.T, url string) world {
 	t.Helper()
-	db, err := gormstore.Open(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	db := dbtest.Open(t, url)
 	os := gormstore.NewOwnerStore(db)
 	return world{db: db, phrases: gormstore.NewPhraseStore(db), matches: gormstore.NewMatchStore(db),
 		owners: NewOwners(os, NewKeys(gormstore.NewKeyStore(db), os, ports.SystemClock{})), leases: gormstore.NewLeaseStore(db)}

@@ -11,6 +11,7 @@ import (
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
 // zipfScenario is a simulated deployment: n watched communities whose post
@@ -66,14 +67,7 @@ func BenchmarkRedditZipf(b *testing.B) {
 func simulateZipf(b *testing.B, sc zipfScenario) zipfResult {
 	b.StopTimer()
 	ctx := context.Background()
-	db, err := gormstore.Open("sqlite://:memory:")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	db := dbtest.Memory(b)
 	phrases, matches := gormstore.NewPhraseStore(db), gormstore.NewMatchStore(db)
 	// A hundred communities an owner: the plan check counts an owner's
 	// phrases at every create, so one owner of them all would make the

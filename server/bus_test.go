@@ -13,6 +13,7 @@ import (
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/score"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
 type countedEvents struct {
@@ -45,14 +46,7 @@ func (s *idleSignal) ClaimUnscored(ctx context.Context, limit int, lease time.Du
 // sweep at once: with an interval of an hour, the match is scored.
 func TestBusDropWakesScoring(t *testing.T) {
 	ctx := context.Background()
-	db, err := gormstore.Open("sqlite://:memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := dbtest.Memory(t)
 	o, err := core.NewOwner("drop@example.com", "")
 	if err != nil {
 		t.Fatal(err)

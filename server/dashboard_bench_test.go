@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
 // BenchmarkInboxPage measures the dashboard's inbox page (session check,
@@ -40,14 +40,7 @@ func BenchmarkInboxPage(b *testing.B) {
 
 func benchInbox(b *testing.B, fragments int) {
 	ctx := context.Background()
-	db, err := gormstore.Open("sqlite://" + filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
+	db := dbtest.File(b)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	clock := ports.SystemClock{}
 	owners, keyStore := gormstore.NewOwnerStore(db), gormstore.NewKeyStore(db)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/testkit/dbtest"
 	"github.com/earshothq/earshot/testkit/limittest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 	"github.com/earshothq/earshot/testkit/storetest"
@@ -26,15 +27,7 @@ func stores(db *gormstore.DB) storetest.Stores {
 
 func open(t *testing.T, url string) *gormstore.DB {
 	t.Helper()
-	db, err := gormstore.Open(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return dbtest.Open(t, url)
 }
 
 func dashboard(db *gormstore.DB) storetest.Dashboard {
