@@ -1,7 +1,6 @@
 package llmscorer_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"github.com/earshothq/earshot/adapters/llmscorer"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/score"
+	"github.com/earshothq/earshot/testkit/logtest"
 )
 
 const (
@@ -50,14 +50,14 @@ func answer(content string) string {
 type fixture struct {
 	srv    *httptest.Server
 	scorer *llmscorer.Scorer
-	logs   *syncBuffer
+	logs   *logtest.Buffer
 }
 
 func newFixture(t *testing.T, h http.HandlerFunc, timeout time.Duration) *fixture {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	s, err := llmscorer.New(llmscorer.Config{
 		URL:      srv.URL + "/v1",
 		Model:    model,
@@ -343,24 +343,6 @@ func checkWarning(t *testing.T, logs, reason string) {
 	if strings.Contains(logs, "Mailchimp") || strings.Contains(logs, "bill tripled") {
 		t.Errorf("log carries the post: %s", logs)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger and the test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestScoreMaxInFlight holds every model call until the test lets it go:

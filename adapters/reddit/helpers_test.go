@@ -1,7 +1,6 @@
 package reddit_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -70,24 +69,6 @@ func (c *fakeClock) Sleeps() []time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]time.Duration(nil), c.sleeps...)
-}
-
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // hit is one request a test server received.

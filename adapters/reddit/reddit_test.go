@@ -18,6 +18,7 @@ import (
 	"github.com/earshothq/earshot/adapters/reddit"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/logtest"
 )
 
 const crmPermalink = "https://www.reddit.com/r/smallbusiness/comments/1hx0a1/looking_for_a_crm_that_doesnt_suck/"
@@ -176,7 +177,7 @@ func oauthSetup(t *testing.T, c *fakeClock, api http.Handler, keyless ...http.Ha
 
 func TestReadOAuth(t *testing.T) {
 	c := newClock()
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	ts, cfg, rec := oauthSetup(t, c, redditRoutes(t))
 	src := newSource(t, c, logs, cfg)
 	ctx := context.Background()
@@ -363,7 +364,7 @@ func TestMirrorFailure(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c := newClock()
-			logs := &syncBuffer{}
+			logs := &logtest.Buffer{}
 			unavailable := status(http.StatusServiceUnavailable, `{"message": "Service Unavailable", "error": 503}`)
 			ts, cfg, _ := oauthSetup(t, c, unavailable, unavailable)
 			msrv, _ := serve(t, c, tc.mirror)
@@ -391,7 +392,7 @@ func TestMirrorFailure(t *testing.T) {
 
 func TestNoMirror(t *testing.T) {
 	c := newClock()
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	srv, rec := serve(t, c, failingReddit(status(http.StatusServiceUnavailable, `{"message": "Service Unavailable", "error": 503}`)))
 	src := newSource(t, c, logs, reddit.Config{BaseURL: srv.URL})
 

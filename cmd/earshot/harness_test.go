@@ -16,10 +16,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/earshothq/earshot/testkit/logtest"
 )
 
 var (
@@ -53,25 +54,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// lockedBuffer collects a process's output for the test to read while it
-// is still being written.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // baseEnv is the environment of every process the tests start: the
 // test's own, less any EARSHOT_ setting, so a developer's shell cannot
 // change what a test sees.
@@ -96,8 +78,8 @@ type instance struct {
 	URL       string
 	env       []string
 	cmd       *exec.Cmd
-	stdout    *lockedBuffer
-	logs      *lockedBuffer
+	stdout    *logtest.Buffer
+	logs      *logtest.Buffer
 	APIKey    string
 	IngestKey string
 	OwnerID   string
@@ -120,7 +102,7 @@ func start(t testing.TB, env ...string) *instance {
 func (s *instance) launch() {
 	t := s.t
 	t.Helper()
-	s.stdout, s.logs = &lockedBuffer{}, &lockedBuffer{}
+	s.stdout, s.logs = &logtest.Buffer{}, &logtest.Buffer{}
 	s.cmd = exec.Command(binary, "serve")
 	s.cmd.Env = s.env
 	s.cmd.Stdout = s.stdout

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/testkit/logtest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -107,7 +108,7 @@ func startBench(b *testing.B, env []string) *benchServer {
 	// answer 429 after its first two batches a second.
 	env = append([]string{"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000"}, env...)
 	cmd.Env = append(baseEnv(b.TempDir()), env...)
-	stdout := &lockedBuffer{}
+	stdout := &logtest.Buffer{}
 	cmd.Stdout = stdout
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -116,7 +117,7 @@ func startBench(b *testing.B, env []string) *benchServer {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/earshothq/earshot/adapters/bus"
 	"github.com/earshothq/earshot/app"
+	"github.com/earshothq/earshot/testkit/logtest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -377,7 +378,7 @@ type ownPostgres struct {
 	dir  string
 	port int
 	cred *syscall.Credential
-	log  *lockedBuffer
+	log  *logtest.Buffer
 	cmd  *exec.Cmd
 	done <-chan error
 }
@@ -393,7 +394,7 @@ func newPostgres() (*ownPostgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &ownPostgres{dir: dir, log: &lockedBuffer{}, cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	p := &ownPostgres{dir: dir, log: &logtest.Buffer{}, cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	if err := os.Chown(dir, uid, gid); err != nil {
 		return p, err
 	}
@@ -491,7 +492,7 @@ type ownRabbit struct {
 	epmd     *exec.Cmd
 	epmdDone <-chan error
 	env      []string
-	log      *lockedBuffer
+	log      *logtest.Buffer
 	cmd      *exec.Cmd
 	done     <-chan error
 }
@@ -501,7 +502,7 @@ func newRabbit(epmd string) (*ownRabbit, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ownRabbit{dir: dir, log: &lockedBuffer{}}
+	r := &ownRabbit{dir: dir, log: &logtest.Buffer{}}
 	var epmdPort, distPort int
 	for _, p := range []*int{&r.port, &epmdPort, &distPort} {
 		if *p, err = freePort(); err != nil {
