@@ -169,7 +169,7 @@ func TestDashboardFlow(t *testing.T) {
 		t.Fatalf("starred view: %s", b.text("#matches"))
 	}
 	b.open(s.URL + "/app/?min_score=101")
-	if p := b.text(".problem"); p != "min_score must be from 0 to 100" {
+	if p := b.text(".problem"); p != "min_score must be a whole number from 0 to 100" {
 		t.Fatalf("a bad filter says %q", p)
 	}
 	b.open(s.URL + "/app/?platform=reddit")
