@@ -86,6 +86,7 @@ var ServiceModule = fx.Module("services",
 		NewScoring,
 		newWebhookSender,
 		func() ports.MatchRenderer { return httpapi.MatchRenderer{} },
+		newDeliveryWorker,
 		newWebhooks,
 		newHolder,
 		newRedditSource,
@@ -177,18 +178,25 @@ func newWebhookSender(cfg Config, log *slog.Logger) ports.WebhookSender {
 	return webhooksender.New(webhooksender.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate})
 }
 
-func newWebhooks(st ports.WebhookStore, sender ports.WebhookSender, r ports.MatchRenderer,
-	sealer *core.Sealer, c ports.Clock, log *slog.Logger, mt ports.Metrics, cfg Config) *Webhooks {
+func newDeliveryWorker(st ports.WebhookStore, sender ports.WebhookSender, r ports.MatchRenderer,
+	sealer *core.Sealer, c ports.Clock, log *slog.Logger, mt ports.Metrics, cfg Config) *DeliveryWorker {
+	return NewDeliveryWorker(
+		DeliveryDeps{Store: st, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
+		DeliveryConfig{Schedule: cfg.WebhookRetrySchedule, Timeout: cfg.WebhookTimeout})
+}
+
+func newWebhooks(st ports.WebhookStore, sender ports.WebhookSender, sealer *core.Sealer, c ports.Clock,
+	log *slog.Logger, mt ports.Metrics, cfg Config, worker *DeliveryWorker) *Webhooks {
 	return NewWebhooks(
-		WebhookDeps{Store: st, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
-		WebhookConfig{Limits: cfg.Limits, Schedule: cfg.WebhookRetrySchedule, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout})
+		WebhookDeps{Store: st, Sender: sender, Sealer: sealer, Clock: c, Log: log, Metrics: mt, Wake: worker.Poke},
+		WebhookConfig{Limits: cfg.Limits, AllowPrivate: cfg.WebhookAllowPrivate})
 }
 
 // runWebhooks runs the delivery worker for the life of the app. Each
 // score stored here wakes it, so a message leaves within milliseconds;
 // its poll finds retries and what other replicas queued. On stop it lets
 // the sends under way finish.
-func runWebhooks(lc fx.Lifecycle, w *Webhooks, s *Scoring) {
+func runWebhooks(lc fx.Lifecycle, w *DeliveryWorker, s *Scoring) {
 	s.OnScored(func(context.Context, core.Match) error { w.Poke(); return nil })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

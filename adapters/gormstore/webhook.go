@@ -126,10 +126,10 @@ var _ ports.WebhookStore = (*WebhookStore)(nil)
 func NewWebhookStore(db *DB) *WebhookStore { return &WebhookStore{db: db} }
 
 // CreateWebhook implements ports.WebhookStore.
-func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, limits core.Limits, seal func(id string) ([]byte, error)) error {
+func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow func(core.Usage) error, seal func(id string) ([]byte, error)) error {
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		// The owner lock orders concurrent creates of one owner, so the
-		// duplicate check and the limit see the create before.
+		// duplicate check and allow see the create before.
 		if _, err := lockOwner(tx, w.OwnerID); err != nil {
 			return translate(err, "owner")
 		}
@@ -137,7 +137,7 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, limit
 		if err != nil {
 			return err
 		}
-		if err := limits.CheckNewWebhook(u); err != nil {
+		if err := allow(u); err != nil {
 			return err
 		}
 		var n int64
@@ -231,7 +231,7 @@ func (s *WebhookStore) DeleteWebhook(ctx context.Context, ownerID, id string) er
 }
 
 // AddDelivery implements ports.WebhookStore.
-func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery) error {
+func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery, keep int) error {
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
 		if err := tx.Model(&webhookRow{}).Where("id = ? AND owner_id = ?", d.WebhookID, d.OwnerID).Count(&n).Error; err != nil {
@@ -244,20 +244,29 @@ func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery) error {
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
-		return trimLog(tx, d.WebhookID)
+		return trimLog(tx, d.WebhookID, keep)
 	})
 	return translate(err, "webhook")
 }
 
-// trimLog deletes the webhook's finished deliveries older than the
-// newest core.DeliveryLogSize. Queued ones are work still to do, so they
-// stay however old. Naming the final statuses (rather than "not queued")
-// lets the status index find the few finished rows without walking a
-// backlog of queued ones.
-func trimLog(tx *gorm.DB, webhookID string) error {
+// trimLog deletes the webhook's finished deliveries older than its
+// newest keep; keep 0 deletes nothing. Queued ones are work still to do,
+// so they stay however old. Naming the final statuses (rather than "not
+// queued") lets the status index find the few finished rows without
+// walking a backlog of queued ones.
+func trimLog(tx *gorm.DB, webhookID string, keep int) error {
+	if keep <= 0 {
+		return nil
+	}
 	return tx.Exec(`DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status IN (?, ?) AND id NOT IN (
 		SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)`,
-		webhookID, string(core.DeliveryDelivered), string(core.DeliveryFailed), webhookID, core.DeliveryLogSize).Error
+		webhookID, string(core.DeliveryDelivered), string(core.DeliveryFailed), webhookID, keep).Error
+}
+
+// finished reports whether a stored status ends a delivery: such rows
+// are the ones a log trim may delete.
+func finished(status core.DeliveryStatus) bool {
+	return status == core.DeliveryDelivered || status == core.DeliveryFailed
 }
 
 // Deliveries implements ports.WebhookStore.
@@ -426,7 +435,7 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 }
 
 // FinishAttempts implements ports.WebhookStore.
-func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt) ([]ports.AttemptResult, error) {
+func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
 	defer s.serialize()()
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
@@ -447,7 +456,13 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 				continue // the lease was lost
 			}
 			out[i].Recorded = true
-			if !d.Status.Final() {
+			if !finished(d.Status) {
+				continue
+			}
+			if !slices.Contains(trim, d.WebhookID) {
+				trim = append(trim, d.WebhookID)
+			}
+			if rules.Webhook == nil {
 				continue
 			}
 			before, ok := hooks[d.WebhookID]
@@ -458,20 +473,19 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 				}
 				before = row.webhook()
 			}
-			w := before.AfterDelivery(d)
-			if w.ConsecutiveFailures != before.ConsecutiveFailures || w.Active != before.Active || w.DisabledReason != before.DisabledReason {
+			w := rules.Webhook(before, d)
+			w.ID, w.OwnerID, w.URL, w.CreatedAt = before.ID, before.OwnerID, before.URL, before.CreatedAt
+			if w.ConsecutiveFailures != before.ConsecutiveFailures || w.Active != before.Active || w.DisabledReason != before.DisabledReason ||
+				w.MinScore != before.MinScore || !slices.Equal(w.Platforms, before.Platforms) {
 				if err := saveWebhook(tx, w.ID, w); err != nil {
 					return err
 				}
 			}
 			hooks[w.ID] = w
 			out[i].Webhook = w
-			if !slices.Contains(trim, d.WebhookID) {
-				trim = append(trim, d.WebhookID)
-			}
 		}
 		for _, id := range trim {
-			if err := trimLog(tx, id); err != nil {
+			if err := trimLog(tx, id, rules.KeepLog); err != nil {
 				return err
 			}
 		}
