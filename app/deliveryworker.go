@@ -98,10 +98,10 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 		cfg:   cfg,
 		msg:   messenger{sender: deps.Sender, renderer: deps.Renderer, sealer: deps.Sealer, metrics: deps.Metrics},
 		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize},
-		// A claimed delivery may wait for the sends of its webhook claimed
-		// with it, each within the timeout; the margin covers a slow
-		// database.
-		lease: max(time.Minute, time.Duration(claimAhead+2)*cfg.Timeout),
+		// A claimed delivery may wait for the sends of its webhook held
+		// before it (up to half a claim, and the claim), each within the
+		// timeout; the margin covers a slow database.
+		lease: max(time.Minute, time.Duration(claimAhead*3/2+2)*cfg.Timeout),
 		wake:  make(chan struct{}, 1),
 	}
 }
@@ -127,7 +127,7 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 		more:    map[string]bool{},
 		done:    make(chan string, s.cfg.Workers),
 		claims:  make(chan claimed, 1),
-		records: make(chan ports.Attempt, s.cfg.Workers),
+		records: make(chan ports.Attempt, maxRecordBatch),
 	}
 	recorded := make(chan struct{})
 	go func() { defer close(recorded); s.recorder(w.records) }()
@@ -144,6 +144,9 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 			w.fill(ctx)
 		case <-tick.C:
 			w.fill(ctx)
+		case <-w.gap:
+			w.gap = nil
+			w.fill(ctx)
 		case c := <-w.claims:
 			w.took(ctx, c)
 		case id := <-w.done:
@@ -158,6 +161,20 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 // for a webhook at once: a busy webhook's next message is at hand when a
 // send ends, and claims, each a write, stay a fraction of the sends.
 const claimAhead = 8
+
+// claimGap is the least time between the starts of two claims. Every
+// score stored here wakes the worker; a claim for each would be a write
+// for each message, beside the writes that store the scores, and on
+// SQLite writers queue for one lock. Gathered, one claim takes what a
+// few milliseconds brought, and the wait is a small part of a
+// message's way.
+const claimGap = 5 * time.Millisecond
+
+// recordGather is how long the recorder waits for more attempts to
+// store with the first, for the same reason: fewer, larger
+// transactions. A send's slot is free before its attempt is stored, so
+// the wait holds up no message.
+const recordGather = 5 * time.Millisecond
 
 // worker is the state of one Run, touched only by its goroutine, which
 // never waits for the database: claims run beside it, one at a time,
@@ -175,8 +192,10 @@ type worker struct {
 	claims  chan claimed                   // the outcome of the claim under way
 	records chan ports.Attempt             // attempts made, for the recorder
 
-	claiming bool // a claim is under way
-	again    bool // and another was asked for meanwhile
+	claiming  bool             // a claim is under way
+	again     bool             // and another was asked for meanwhile
+	lastClaim time.Time        // when the last claim started
+	gap       <-chan time.Time // fires when a claim held back by claimGap may start; nil when none is
 }
 
 // claimed is the outcome of one claim, with what it was asked.
@@ -197,18 +216,21 @@ const maxRecordBatch = 64
 // channel's bound holds sending back when writes fall behind. It returns
 // once in is closed and everything in it is stored.
 func (s *DeliveryWorker) recorder(in <-chan ports.Attempt) {
+	gather := time.NewTimer(recordGather)
+	defer gather.Stop()
 	for a := range in {
 		batch := []ports.Attempt{a}
-	gather:
+		gather.Reset(recordGather)
+	collect:
 		for len(batch) < maxRecordBatch {
 			select {
 			case a, ok := <-in:
 				if !ok {
-					break gather
+					break collect
 				}
 				batch = append(batch, a)
-			default:
-				break gather
+			case <-gather.C:
+				break collect
 			}
 		}
 		results, err := s.deps.Store.FinishAttempts(context.Background(), batch, s.rules)
@@ -241,8 +263,9 @@ func (s *DeliveryWorker) recorded(a ports.Attempt, r ports.AttemptResult) {
 }
 
 // fill starts a claim of due deliveries, or notes that another should
-// follow the one under way. Webhooks with deliveries held already are
-// left out: they have work at hand.
+// follow the one under way. Webhooks holding more than half a claim are
+// left out: they have work at hand. One holding less is claimed for
+// before it runs dry, so that its sends go on while the claim runs.
 func (w *worker) fill(ctx context.Context) {
 	if w.claiming {
 		w.again = true
@@ -253,9 +276,18 @@ func (w *worker) fill(ctx context.Context) {
 	if w.full || ctx.Err() != nil {
 		return
 	}
+	if wait := claimGap - time.Since(w.lastClaim); wait > 0 {
+		if w.gap == nil {
+			w.gap = time.After(wait)
+		}
+		return
+	}
+	w.lastClaim = time.Now()
 	var skip []string
-	for id := range w.held {
-		skip = append(skip, id)
+	for id, q := range w.held {
+		if !w.low(len(q)) {
+			skip = append(skip, id)
+		}
 	}
 	w.claiming, w.again = true, false
 	c := ports.DeliveryClaim{Limit: free, PerWebhook: w.depth, Skip: skip, Lease: w.s.lease}
@@ -371,9 +403,12 @@ func (w *worker) finished(id string) bool {
 		delete(w.busy, id)
 	}
 	w.startHeld()
-	_, holding := w.held[id]
-	return w.full || !holding && w.more[id]
+	return w.full || w.low(len(w.held[id])) && w.more[id]
 }
+
+// low reports whether a webhook holding n deliveries is due a claim:
+// what it holds lasts about as long as a claim takes.
+func (w *worker) low(n int) bool { return n <= w.depth/2 }
 
 // attempt makes one try of a claimed delivery and returns it, to be
 // recorded; ok is false when there was nothing to send.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -103,21 +102,6 @@ func attemptColumns(d core.Delivery) map[string]any {
 // WebhookStore keeps webhooks and their deliveries.
 type WebhookStore struct {
 	db *DB
-	// writes orders this process's claims and records on SQLite. SQLite
-	// has one writer at a time and makes the others sleep and poll, by
-	// steps of milliseconds; a delivery worker writes from many
-	// goroutines at once, and queueing them here instead keeps each
-	// write to its own cost.
-	writes sync.Mutex
-}
-
-// serialize takes the write lock on SQLite and returns its release.
-func (s *WebhookStore) serialize() func() {
-	if s.db.postgres {
-		return func() {}
-	}
-	s.writes.Lock()
-	return s.writes.Unlock
 }
 
 var _ ports.WebhookStore = (*WebhookStore)(nil)
@@ -357,26 +341,33 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 		RETURNING ` + deliveryColumns
 	args = append(args, until, per, string(core.DeliveryQueued), micros(now))
 
-	unlock := s.serialize()
-	rows, err := s.db.with(ctx).Raw(q, args...).Rows()
-	if err != nil {
-		unlock()
-		return nil, translate(err, "delivery")
-	}
 	var claimed []deliveryRow
-	for rows.Next() {
-		var r deliveryRow
-		if err := rows.Scan(&r.ID, &r.WebhookID, &r.OwnerID, &r.MatchID, &r.Event, &r.TriggerKind, &r.Status, &r.Tries,
-			&r.ResponseStatus, &r.LastError, &r.Payload, &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.LeaseUntil); err != nil {
-			rows.Close()
-			unlock()
-			return nil, translate(err, "delivery")
+	take := func(db *gorm.DB) error {
+		rows, err := db.Raw(q, args...).Rows()
+		if err != nil {
+			return err
 		}
-		claimed = append(claimed, r)
+		defer rows.Close()
+		for rows.Next() {
+			var r deliveryRow
+			if err := rows.Scan(&r.ID, &r.WebhookID, &r.OwnerID, &r.MatchID, &r.Event, &r.TriggerKind, &r.Status, &r.Tries,
+				&r.ResponseStatus, &r.LastError, &r.Payload, &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.LeaseUntil); err != nil {
+				return err
+			}
+			claimed = append(claimed, r)
+		}
+		return rows.Err()
 	}
-	rows.Close()
-	unlock()
-	if err := rows.Err(); err != nil {
+	var err error
+	if s.db.postgres {
+		err = take(s.db.with(ctx))
+	} else {
+		// In a transaction, so that it queues with this process's other
+		// writers (see sqlitelock.go) rather than meet SQLite's busy
+		// handler.
+		err = s.db.with(ctx).Transaction(take)
+	}
+	if err != nil {
 		return nil, translate(err, "delivery")
 	}
 	if len(claimed) == 0 {
@@ -437,7 +428,6 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 // FinishAttempts implements ports.WebhookStore.
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
-	defer s.serialize()()
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		var trim []string
 		hooks := map[string]core.Webhook{} // read once a batch, under the row lock
@@ -502,7 +492,6 @@ func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDel
 	if len(due) == 0 {
 		return nil
 	}
-	defer s.serialize()()
 	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, d := range due {
 			if err := tx.Model(&deliveryRow{}).Where("id = ? AND lease_until = ?", d.Delivery.ID, micros(d.LeaseUntil)).
