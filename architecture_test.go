@@ -2,16 +2,10 @@ package earshot_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"go/parser"
-	"go/token"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,7 +51,7 @@ func layer(pkg string) string {
 }
 
 // violations returns the deps that pkg may not reach under the rule of its
-// layer. For app it applies to the files other than the composition root.
+// layer.
 func violations(pkg string, deps []string) []string {
 	var bad []string
 	for _, d := range deps {
@@ -78,10 +72,7 @@ func allowed(pkg, dep string) bool {
 	case l == "ports":
 		return within(dep, "core") || within(dep, "ports")
 	case l == "app":
-		// fx is allowed because app hosts the fx modules of its services;
-		// it is not an adapter and does not tie app to one.
-		return within(dep, "core") || within(dep, "ports") || within(dep, "app") ||
-			dep == "go.uber.org/fx" || strings.HasPrefix(dep, "go.uber.org/fx/")
+		return within(dep, "core") || within(dep, "ports") || within(dep, "app")
 	case strings.HasPrefix(l, "adapters/"):
 		other := layer(dep)
 		return !strings.HasPrefix(other, "adapters/") || other == l
@@ -112,7 +103,8 @@ func TestViolations(t *testing.T) {
 		{"adapter subpackage: own root", m("adapters/bus/amqp"), []string{m("adapters/bus")}, nil},
 		{"adapter subpackage: other", m("adapters/bus/amqp"), []string{m("adapters/httpapi/encode")}, []string{m("adapters/httpapi/encode")}},
 		{"adapter: look-alike name", m("adapters/bus"), []string{m("adapters/busx")}, []string{m("adapters/busx")}},
-		{"app: core, ports, fx", m("app"), []string{"net/http", m("core"), m("ports"), "go.uber.org/fx"}, nil},
+		{"app: core, ports", m("app"), []string{"net/http", m("core"), m("ports")}, nil},
+		{"app: fx", m("app"), []string{"go.uber.org/fx"}, []string{"go.uber.org/fx"}},
 		{"app: adapter", m("app"), []string{m("adapters/gormstore")}, []string{m("adapters/gormstore")}},
 		{"app: driver", m("app"), []string{"gorm.io/gorm", "go.uber.org/fxx"}, []string{"gorm.io/gorm", "go.uber.org/fxx"}},
 		{"no rule for cmd", m("cmd/earshot"), []string{m("adapters/bus"), "gorm.io/gorm"}, nil},
@@ -209,50 +201,29 @@ func TestAdaptersDoNotImportEachOther(t *testing.T) {
 	t.Logf("checked %d adapter trees in %d packages", len(trees), len(lines))
 }
 
-// listedPackage is the part of go list -json output this test reads.
-type listedPackage struct {
-	ImportPath string
-	Dir        string
-	GoFiles    []string
+// TestAppImportsOnlyCoreAndPorts checks everything app reaches, not only
+// what its files name: embedding app must not pull in an adapter, a driver
+// or fx. The composition root lives in package server, outside app.
+func TestAppImportsOnlyCoreAndPorts(t *testing.T) {
+	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./app/...")
+	requireListed(t, deps, module+"/app")
+	for _, v := range violations(module+"/app", deps) {
+		t.Errorf("app reaches %s; app may use only core and ports (wiring belongs in server)", v)
+	}
 }
 
-func TestAppImportsOnlyCoreAndPorts(t *testing.T) {
-	out := goCmd(t, "list", "-json", "./app/...")
-	dec := json.NewDecoder(bytes.NewReader(out))
-	files := 0
-	for {
-		var p listedPackage
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("reading go list -json: %v", err)
+// TestServerIsTheCompositionRoot checks that the one package that binds
+// adapters to app is server, and that cmd reaches adapters only through it.
+func TestServerIsTheCompositionRoot(t *testing.T) {
+	imports := goList(t, "-f", "{{join .Imports \" \"}}", "./server")
+	requireListed(t, strings.Fields(strings.Join(imports, " ")), module+"/app")
+	lines := goList(t, "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./cmd/...")
+	for _, line := range lines {
+		f := strings.Fields(line)
+		for _, d := range f[1:] {
+			if strings.HasPrefix(layer(d), "adapters/") {
+				t.Errorf("%s imports %s; cmd picks adapters through server", f[0], d)
+			}
 		}
-		fset := token.NewFileSet()
-		for _, name := range p.GoFiles {
-			// The composition root is the one app file that may name
-			// adapters: it picks them from the config.
-			if p.ImportPath == module+"/app" && name == "wire.go" {
-				continue
-			}
-			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatalf("parse %s: %v", name, err)
-			}
-			var imports []string
-			for _, s := range f.Imports {
-				path, err := strconv.Unquote(s.Path.Value)
-				if err != nil {
-					t.Fatalf("%s: bad import %s", name, s.Path.Value)
-				}
-				imports = append(imports, path)
-			}
-			for _, v := range violations(p.ImportPath, imports) {
-				t.Errorf("%s/%s imports %s; only wire.go may reach adapters, and app otherwise uses core and ports", p.ImportPath, name, v)
-			}
-			files++
-		}
-	}
-	if files == 0 {
-		t.Fatal("no app files checked: the check would pass on nothing")
 	}
 }

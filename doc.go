@@ -12,8 +12,10 @@
 //   - ports: the interfaces the application needs from the outside world
 //     (stores by role, the event bus, the mailer, the clock, ...); it
 //     imports only core.
-//   - app: the use cases, which orchestrate core and ports, and the fx
-//     composition root (app/wire.go), the one place that picks adapters.
+//   - app: the use cases, which orchestrate core and ports and import
+//     nothing else.
+//   - server: the composition root, the one place that picks adapters
+//     from the settings and binds them to app with fx.
 //   - adapters: implementations of ports (gorm stores, watermill bus,
 //     mailers, the reddit source, ...) and the transports that drive app;
 //     an adapter never imports another adapter.

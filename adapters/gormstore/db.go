@@ -89,7 +89,11 @@ func Open(rawURL string) (*DB, error) {
 	case !pg:
 		// SQLite has one writer at a time; a few connections let reads run
 		// beside it in WAL mode without queueing behind the busy timeout.
+		// Keep them all open when idle: database/sql keeps two by default,
+		// so under load the others were closed after each use and opened
+		// again, with their prepared statements, on the next request.
 		sqlDB.SetMaxOpenConns(4)
+		sqlDB.SetMaxIdleConns(4)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	default:
 		sqlDB.SetMaxOpenConns(20)
@@ -152,6 +156,16 @@ func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 		return nil, err
 	}
 	return st.QueryContext(db.callCtx(ctx), args...)
+}
+
+// queryString runs q, which yields one text value, on a cached statement.
+func (db *DB) queryString(ctx context.Context, q string, args ...any) (string, error) {
+	st, err := db.stmt(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	var v string
+	return v, st.QueryRowContext(db.callCtx(ctx), args...).Scan(&v)
 }
 
 func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {

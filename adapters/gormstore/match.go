@@ -291,13 +291,20 @@ func scanRow(rows *sql.Rows) (matchRow, error) {
 // columns spent most of its time there, and one column per row cuts
 // that to a few calls a row.
 var packedColumns = func() string {
+	nullable := map[string]bool{"score": true, "intent": true, "reason": true, "title": true}
 	cols := strings.Split(strings.NewReplacer("\n", "", "\t", "").Replace(matchColumns), ",")
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		c = strings.TrimSpace(c)
-		parts[i] = "COALESCE(length(CAST(" + c + " AS BLOB)) || ':' || " + c + ", '-')"
+		if nullable[c] {
+			parts[i] = "COALESCE(octet_length(" + c + ") || ':' || " + c + ", '-')"
+		} else {
+			parts[i] = "octet_length(" + c + "), ':', " + c
+		}
 	}
-	return strings.Join(parts, " || ")
+	// concat builds the row in one allocation; a chain of || copied the
+	// growing row once per column.
+	return "concat(" + strings.Join(parts, ", ") + ")"
 }()
 
 // unpack reads a row of packedColumns.

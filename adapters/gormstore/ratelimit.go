@@ -20,15 +20,19 @@ func NewRateLimiter(db *DB) *RateLimiter { return &RateLimiter{db: db} }
 // rateWindow is the length of a counting window.
 const rateWindow = time.Minute
 
+// takeQuota counts a request and answers with the window, in one
+// statement on a cached prepared statement.
+const takeQuota = `INSERT INTO rate_windows (key, started, count) VALUES (?, ?, 1)
+		ON CONFLICT (key) DO UPDATE SET
+			started = CASE WHEN rate_windows.started <= ? THEN excluded.started ELSE rate_windows.started END,
+			count   = CASE WHEN rate_windows.started <= ? THEN 1 ELSE rate_windows.count + 1 END
+		RETURNING started, count`
+
 // Take implements ports.RateLimiter.
 func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	now := l.db.gorm.NowFunc()
 	nowUs, expired := micros(now), micros(now.Add(-rateWindow))
-	rows, err := l.db.with(ctx).Raw(`INSERT INTO rate_windows (key, started, count) VALUES (?, ?, 1)
-		ON CONFLICT (key) DO UPDATE SET
-			started = CASE WHEN rate_windows.started <= ? THEN excluded.started ELSE rate_windows.started END,
-			count   = CASE WHEN rate_windows.started <= ? THEN 1 ELSE rate_windows.count + 1 END
-		RETURNING started, count`, key, nowUs, expired, expired).Rows()
+	rows, err := l.db.query(ctx, takeQuota, key, nowUs, expired, expired)
 	if err != nil {
 		return ports.Quota{}, translate(err, "rate window")
 	}

@@ -25,7 +25,7 @@ type tenant struct {
 	id, full, readOnly, writer, ingest string
 }
 
-func newTenant(t *testing.T, s *server, email string) tenant {
+func newTenant(t *testing.T, s *instance, email string) tenant {
 	t.Helper()
 	id := s.mustAdmin("owner", "create", "--email", email)
 	return tenant{
@@ -305,7 +305,7 @@ func pgtestURL(t *testing.T) string {
 // seedMatches stores n matches for the owner straight into the server's
 // SQLite database (the ingest routes are not what this test is about),
 // in batches that share a clock reading.
-func seedMatches(t *testing.T, s *server, ownerID string, n int) (phraseIDs map[core.Platform]string) {
+func seedMatches(t *testing.T, s *instance, ownerID string, n int) (phraseIDs map[core.Platform]string) {
 	t.Helper()
 	var dbURL string
 	for _, kv := range s.env {

@@ -149,7 +149,7 @@ func TestCluster(t *testing.T) {
 	fresh := a.mustAdmin("key", "create", "--owner", a.OwnerID, "--name", "limited")
 	ok := 0
 	for i := 0; i < 40; i++ {
-		for _, s := range []*server{limited, limited2} {
+		for _, s := range []*instance{limited, limited2} {
 			if s.call("GET", "/api/v1/me", fresh, nil).Status == 200 {
 				ok++
 			}
@@ -161,7 +161,7 @@ func TestCluster(t *testing.T) {
 }
 
 // countMatches pages through every match and counts those not scored.
-func countMatches(t *testing.T, s *server) (total, unscored int) {
+func countMatches(t *testing.T, s *instance) (total, unscored int) {
 	before := ""
 	for {
 		q := "/api/v1/matches?limit=100"
@@ -184,7 +184,7 @@ func countMatches(t *testing.T, s *server) (total, unscored int) {
 }
 
 // metric reads one sample of the server's /metrics.
-func metric(t *testing.T, s *server, name string) int {
+func metric(t *testing.T, s *instance, name string) int {
 	t.Helper()
 	resp, err := http.Get(s.URL + "/metrics")
 	if err != nil {

@@ -28,6 +28,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if f := os.Getenv(baselineEnv); f != "" {
+		serveBaseline(f) // the read benchmark's baseline process
+		return
+	}
 	dir, err := os.MkdirTemp("", "earshot-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -87,8 +91,8 @@ func baseEnv(dir string) []string {
 	)
 }
 
-type server struct {
-	t         *testing.T
+type instance struct {
+	t         testing.TB
 	URL       string
 	env       []string
 	cmd       *exec.Cmd
@@ -105,15 +109,15 @@ var listenLine = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 // start runs `earshot serve` with env added to the base environment and
 // waits until it listens. When the database is new it also waits for the
 // bootstrap keys.
-func start(t *testing.T, env ...string) *server {
+func start(t testing.TB, env ...string) *instance {
 	t.Helper()
-	s := &server{t: t, env: append(baseEnv(t.TempDir()), env...)}
+	s := &instance{t: t, env: append(baseEnv(t.TempDir()), env...)}
 	s.launch()
 	t.Cleanup(s.stop)
 	return s
 }
 
-func (s *server) launch() {
+func (s *instance) launch() {
 	t := s.t
 	t.Helper()
 	s.stdout, s.logs = &lockedBuffer{}, &lockedBuffer{}
@@ -170,7 +174,7 @@ func (s *server) launch() {
 }
 
 // stop sends SIGTERM and waits for a clean exit.
-func (s *server) stop() {
+func (s *instance) stop() {
 	if s.cmd.ProcessState != nil {
 		return
 	}
@@ -187,19 +191,19 @@ func (s *server) stop() {
 }
 
 // restart stops the server and starts it again on the same database.
-func (s *server) restart() {
+func (s *instance) restart() {
 	s.stop()
 	s.launch()
 }
 
 // admin runs `earshot admin args...` on the server's database.
-func (s *server) admin(args ...string) (string, error) {
+func (s *instance) admin(args ...string) (string, error) {
 	return runEarshot(s.env, append([]string{"admin"}, args...)...)
 }
 
 // mustAdmin is admin that fails the test on error, returning stdout
 // without its final newline.
-func (s *server) mustAdmin(args ...string) string {
+func (s *instance) mustAdmin(args ...string) string {
 	s.t.Helper()
 	out, err := s.admin(args...)
 	if err != nil {
@@ -234,7 +238,7 @@ type response struct {
 }
 
 // JSON decodes the body into a generic value.
-func (r response) JSON(t *testing.T) map[string]any {
+func (r response) JSON(t testing.TB) map[string]any {
 	t.Helper()
 	var v map[string]any
 	if err := json.Unmarshal(r.Body, &v); err != nil {
@@ -244,7 +248,7 @@ func (r response) JSON(t *testing.T) map[string]any {
 }
 
 // errorCode returns error.code of a failure body, checking its shape.
-func (r response) errorCode(t *testing.T) (code, message string) {
+func (r response) errorCode(t testing.TB) (code, message string) {
 	t.Helper()
 	v := r.JSON(t)
 	e, ok := v["error"].(map[string]any)
@@ -258,7 +262,7 @@ var client = &http.Client{Timeout: 30 * time.Second}
 
 // call sends a request with key as the bearer (none when empty); body is
 // sent as is when it is a string or []byte, else as JSON.
-func (s *server) call(method, path, key string, body any, headers ...string) response {
+func (s *instance) call(method, path, key string, body any, headers ...string) response {
 	s.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -297,7 +301,7 @@ func (s *server) call(method, path, key string, body any, headers ...string) res
 }
 
 // want checks the status and, for failures, the documented error code.
-func (r response) want(t *testing.T, status int, code string) response {
+func (r response) want(t testing.TB, status int, code string) response {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)

@@ -159,7 +159,7 @@ func TestSessionsSealed(t *testing.T) {
 	}
 }
 
-func dbPath(s *server) string {
+func dbPath(s *instance) string {
 	for _, kv := range s.env {
 		if v, ok := strings.CutPrefix(kv, "EARSHOT_DATABASE_URL="); ok {
 			return v

@@ -18,9 +18,9 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/server"
 )
 
 const usage = `usage: earshot <command> [flags]
@@ -89,20 +89,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // parse parses args with the settings' flags plus the command's own, and
 // returns the settings.
-func parse(fs *flag.FlagSet, args []string, getenv func(string) string) (app.Config, error) {
-	read := app.ConfigFlags(fs, getenv)
+func parse(fs *flag.FlagSet, args []string, getenv func(string) string) (server.Config, error) {
+	read := server.ConfigFlags(fs, getenv)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return app.Config{}, err
+			return server.Config{}, err
 		}
-		return app.Config{}, &exitError{2, err}
+		return server.Config{}, &exitError{2, err}
 	}
 	if fs.NArg() > 0 {
-		return app.Config{}, usageErr("unexpected argument %q", fs.Arg(0))
+		return server.Config{}, usageErr("unexpected argument %q", fs.Arg(0))
 	}
 	cfg, err := read()
 	if err != nil {
-		return app.Config{}, &exitError{2, err}
+		return server.Config{}, &exitError{2, err}
 	}
 	return cfg, nil
 }
@@ -113,7 +113,9 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func newLogger(cfg app.Config, w io.Writer) *slog.Logger { return app.NewLogger(cfg.LogFormat, w) }
+func newLogger(cfg server.Config, w io.Writer) *slog.Logger {
+	return server.NewLogger(cfg.LogFormat, w)
+}
 
 func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parse(newFlagSet("earshot serve", stderr), args, getenv)
@@ -121,7 +123,7 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return err
 	}
 	log := newLogger(cfg, stderr)
-	a := app.Serve(cfg, log, stdout)
+	a := server.Serve(cfg, log, stdout)
 	if err := a.Err(); err != nil {
 		return err
 	}
@@ -158,7 +160,7 @@ func mock(args []string, getenv func(string) string, stderr io.Writer) error {
 		cfg.MockState = *state
 	}
 	log := newLogger(cfg, stderr)
-	a := app.Mock(cfg, log)
+	a := server.Mock(cfg, log)
 	if err := a.Err(); err != nil {
 		return err
 	}
@@ -170,7 +172,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	v, err := app.Migrate(ctx, cfg)
+	v, err := server.Migrate(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -246,7 +248,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
-	con, err := app.OpenConsole(ctx, cfg)
+	con, err := server.OpenConsole(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,7 @@ func TestRestart(t *testing.T) {
 		env = append(env, "GORACE=halt_on_error=0 exitcode=0")
 	}
 	// Registered before start, so it runs after the service has stopped.
-	var s *server
+	var s *instance
 	t.Cleanup(func() {
 		if s != nil {
 			checkRaces(t, s)
@@ -123,7 +123,7 @@ func TestRestart(t *testing.T) {
 // restartRun is the service under test and what it acknowledged.
 type restartRun struct {
 	t *testing.T
-	s *server
+	s *instance
 	n int // posts acknowledged, each one match
 }
 
@@ -265,7 +265,7 @@ func wantOutage(t *testing.T, r response) {
 }
 
 // alive fails the test if the service has exited.
-func alive(t *testing.T, s *server) {
+func alive(t *testing.T, s *instance) {
 	t.Helper()
 	select {
 	case err := <-s.done:
@@ -275,7 +275,7 @@ func alive(t *testing.T, s *server) {
 }
 
 // waitReady waits until GET /readyz answers status.
-func waitReady(t *testing.T, s *server, status int, wait time.Duration) {
+func waitReady(t *testing.T, s *instance, status int, wait time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
@@ -312,7 +312,7 @@ func waitConsumer(t *testing.T, mq *ownRabbit, wait time.Duration) {
 
 // checkRaces fails the test for a race report in the service's output
 // other than the known one inside watermill-amqp.
-func checkRaces(t *testing.T, s *server) {
+func checkRaces(t *testing.T, s *instance) {
 	for _, report := range strings.Split(s.logs.String(), "==================\n") {
 		if strings.Contains(report, "WARNING: DATA RACE") && !strings.Contains(report, "ThreeDotsLabs/watermill-amqp") {
 			t.Errorf("data race in earshot serve:\n%s", report)

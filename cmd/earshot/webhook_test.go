@@ -40,7 +40,7 @@ func newRelay(t *testing.T) *relay {
 
 // hook creates a webhook of the key's owner behind a relay and returns
 // its create answer and the receiver that checks its messages.
-func hook(t *testing.T, s *server, key string, body map[string]any) (map[string]any, *webhooktest.Receiver) {
+func hook(t *testing.T, s *instance, key string, body map[string]any) (map[string]any, *webhooktest.Receiver) {
 	t.Helper()
 	r := newRelay(t)
 	body["url"] = r.srv.URL + "/hooks/earshot"
@@ -65,7 +65,7 @@ func listOf(t *testing.T, r response) []any {
 }
 
 // waitDeliveries polls the delivery log until ok holds.
-func waitDeliveries(t *testing.T, s *server, key, id string, ok func([]any) bool) []any {
+func waitDeliveries(t *testing.T, s *instance, key, id string, ok func([]any) bool) []any {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -1,12 +1,12 @@
-package app
+package server
 
-// This file is the composition root: the only file of package app that
-// imports adapters. It picks them from the Config and binds them to ports.
+// This file binds adapters to the ports app needs, picked from the Config.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/earshothq/earshot/app"
 	"io"
 	"log/slog"
 	"net"
@@ -70,20 +70,22 @@ func openBus(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*bus.Bus, error) {
 var ServiceModule = fx.Module("services",
 	fx.Provide(
 		func() ports.Clock { return ports.SystemClock{} },
-		NewKeys,
-		NewOwners,
-		func(s ports.PhraseStore, cfg Config, c ports.Clock) *Phrases { return NewPhrases(s, cfg.Limits, c) },
-		NewMatches,
-		newSealer,
-		func(s ports.AccountStore, sealer *core.Sealer, cfg Config) *Accounts {
-			return NewAccounts(s, sealer, cfg.Limits)
+		app.NewKeys,
+		app.NewOwners,
+		func(s ports.PhraseStore, cfg Config, c ports.Clock) *app.Phrases {
+			return app.NewPhrases(s, cfg.Limits, c)
 		},
-		NewMatchers,
-		func(m ports.MatchStore, a ports.AccountStore, mm *Matchers, pub ports.Publisher, cfg Config, log *slog.Logger) *Ingest {
-			return NewIngest(m, a, mm, pub, cfg.Limits, log)
+		app.NewMatches,
+		newSealer,
+		func(s ports.AccountStore, sealer *core.Sealer, cfg Config) *app.Accounts {
+			return app.NewAccounts(s, sealer, cfg.Limits)
+		},
+		app.NewMatchers,
+		func(m ports.MatchStore, a ports.AccountStore, mm *app.Matchers, pub ports.Publisher, cfg Config, log *slog.Logger) *app.Ingest {
+			return app.NewIngest(m, a, mm, pub, cfg.Limits, log)
 		},
 		newScorer,
-		NewScoring,
+		app.NewScoring,
 		newWebhookSender,
 		func() ports.MatchRenderer { return httpapi.MatchRenderer{} },
 		newDeliveryWorker,
@@ -91,19 +93,19 @@ var ServiceModule = fx.Module("services",
 		newHolder,
 		newRedditSource,
 		func(ph ports.PhraseStore, m ports.MatchStore, src ports.RedditSource, l ports.LeaseStore, pub ports.Publisher,
-			c ports.Clock, log *slog.Logger, h Holder) *Reddit {
-			return NewReddit(ph, m, src, l, pub, c, log, string(h))
+			c ports.Clock, log *slog.Logger, h Holder) *app.Reddit {
+			return app.NewReddit(ph, m, src, l, pub, c, log, string(h))
 		},
 		newMailer,
-		func(st ports.AlertStore, l ports.LeaseStore, m ports.Mailer, c ports.Clock, log *slog.Logger, h Holder, cfg Config, site *Site) *Alerts {
-			return NewAlerts(st, l, m, c, log, string(h), cfg.AlertMinScore, site.URL)
+		func(st ports.AlertStore, l ports.LeaseStore, m ports.Mailer, c ports.Clock, log *slog.Logger, h Holder, cfg Config, site *Site) *app.Alerts {
+			return app.NewAlerts(st, l, m, c, log, string(h), cfg.AlertMinScore, site.URL)
 		},
 	),
 	fx.Invoke(setMetrics, runScoring, runPeriodic, runWebhooks),
 )
 
 // setMetrics hands the metrics port to the services that count work.
-func setMetrics(m ports.Metrics, i *Ingest, s *Scoring, a *Alerts, r *Reddit) {
+func setMetrics(m ports.Metrics, i *app.Ingest, s *app.Scoring, a *app.Alerts, r *app.Reddit) {
 	i.Metrics, s.Metrics, a.Metrics, r.Metrics = m, m, m, m
 }
 
@@ -139,15 +141,31 @@ func newMailer(cfg Config, log *slog.Logger) (ports.Mailer, error) {
 
 // runPeriodic runs the reddit poller and the alert sweep for the life of
 // the app.
-func runPeriodic(lc fx.Lifecycle, r *Reddit, a *Alerts, cfg Config) {
+func runPeriodic(lc fx.Lifecycle, r *app.Reddit, a *app.Alerts, cfg Config) {
+	background(lc, func(ctx context.Context) { r.Run(ctx, cfg.RedditInterval) })
+	background(lc, func(ctx context.Context) { a.Run(ctx, cfg.AlertInterval) })
+}
+
+// background runs loop in a goroutine for the life of the app. On stop it
+// cancels the loop's context and waits for it to return, so no loop is
+// still at work when the database closes.
+func background(lc fx.Lifecycle, loop func(ctx context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			go r.Run(ctx, cfg.RedditInterval)
-			go a.Run(ctx, cfg.AlertInterval)
+			go func() { defer close(done); loop(ctx) }()
 			return nil
 		},
-		OnStop: func(context.Context) error { cancel(); return nil },
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+				return nil
+			case <-stop.Done():
+				return stop.Err()
+			}
+		},
 	})
 }
 
@@ -179,47 +197,31 @@ func newWebhookSender(cfg Config, log *slog.Logger) ports.WebhookSender {
 }
 
 func newDeliveryWorker(st ports.WebhookStore, sender ports.WebhookSender, r ports.MatchRenderer,
-	sealer *core.Sealer, c ports.Clock, log *slog.Logger, mt ports.Metrics, cfg Config) *DeliveryWorker {
-	return NewDeliveryWorker(
-		DeliveryDeps{Store: st, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
-		DeliveryConfig{Schedule: cfg.WebhookRetrySchedule, Timeout: cfg.WebhookTimeout})
+	sealer *core.Sealer, c ports.Clock, log *slog.Logger, mt ports.Metrics, cfg Config) *app.DeliveryWorker {
+	return app.NewDeliveryWorker(
+		app.DeliveryDeps{Store: st, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
+		app.DeliveryConfig{Schedule: cfg.WebhookRetrySchedule, Timeout: cfg.WebhookTimeout})
 }
 
 func newWebhooks(st ports.WebhookStore, sender ports.WebhookSender, sealer *core.Sealer, c ports.Clock,
-	log *slog.Logger, mt ports.Metrics, cfg Config, worker *DeliveryWorker) *Webhooks {
-	return NewWebhooks(
-		WebhookDeps{Store: st, Sender: sender, Sealer: sealer, Clock: c, Log: log, Metrics: mt, Wake: worker.Poke},
-		WebhookConfig{Limits: cfg.Limits, AllowPrivate: cfg.WebhookAllowPrivate})
+	log *slog.Logger, mt ports.Metrics, cfg Config, worker *app.DeliveryWorker) *app.Webhooks {
+	return app.NewWebhooks(
+		app.WebhookDeps{Store: st, Sender: sender, Sealer: sealer, Clock: c, Log: log, Metrics: mt, Wake: worker.Poke},
+		app.WebhookConfig{Limits: cfg.Limits, AllowPrivate: cfg.WebhookAllowPrivate})
 }
 
 // runWebhooks runs the delivery worker for the life of the app. Each
 // score stored here wakes it, so a message leaves within milliseconds;
 // its poll finds retries and what other replicas queued. On stop it lets
 // the sends under way finish.
-func runWebhooks(lc fx.Lifecycle, w *DeliveryWorker, s *Scoring) {
+func runWebhooks(lc fx.Lifecycle, w *app.DeliveryWorker, s *app.Scoring) {
 	s.OnScored(func(context.Context, core.Match) error { w.Poke(); return nil })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() { defer close(done); w.Run(ctx) }()
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case <-done:
-				return nil
-			case <-stop.Done():
-				return stop.Err()
-			}
-		},
-	})
+	background(lc, w.Run)
 }
 
 // runScoring subscribes the scorer to new matches and runs its sweep for
 // the life of the app.
-func runScoring(lc fx.Lifecycle, s *Scoring, sub ports.Subscriber, cfg Config) {
+func runScoring(lc fx.Lifecycle, s *app.Scoring, sub ports.Subscriber, cfg Config) {
 	ctx, cancel := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error { return s.Run(ctx, sub, cfg.ScoringInterval) },
@@ -297,28 +299,30 @@ func newRateLimiter(lc fx.Lifecycle, db *gormstore.DB, log *slog.Logger) ports.R
 		return ratelimit.NewMemory(nil)
 	}
 	l := gormstore.NewRateLimiter(db)
-	ctx, cancel := context.WithCancel(context.Background())
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go every(ctx, time.Minute, func() {
+	background(lc, func(ctx context.Context) {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
 				if err := l.SweepRateWindows(ctx); err != nil && ctx.Err() == nil {
 					log.Warn("sweeping rate windows failed", "err", err)
 				}
-			})
-			return nil
-		},
-		OnStop: func(context.Context) error { cancel(); return nil },
+			}
+		}
 	})
 	return l
 }
 
-func newAPI(cfg Config, log *slog.Logger, keys *Keys, phrases *Phrases, matches *Matches, limiter ports.RateLimiter, webhooks *Webhooks) *httpapi.API {
+func newAPI(cfg Config, log *slog.Logger, keys *app.Keys, phrases *app.Phrases, matches *app.Matches, limiter ports.RateLimiter, webhooks *app.Webhooks) *httpapi.API {
 	return httpapi.New(httpapi.Config{RateLimit: cfg.RateLimit, Logger: log}, httpapi.Deps{
 		Keys: keys, Phrases: phrases, Matches: matches, Limiter: limiter, Webhooks: webhooks,
 	})
 }
 
-func newHelper(cfg Config, log *slog.Logger, keys *Keys, ingest *Ingest, accounts *Accounts) *httpapi.Helper {
+func newHelper(cfg Config, log *slog.Logger, keys *app.Keys, ingest *app.Ingest, accounts *app.Accounts) *httpapi.Helper {
 	return httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: cfg.ProxyURL, ProxyRequired: cfg.ProxyRequired, Logger: log},
 		keys, ingest, accounts)
 }
@@ -398,7 +402,7 @@ func startServer(lc fx.Lifecycle, cfg Config, h http.Handler, log *slog.Logger, 
 
 // printBootstrap creates the first owner on an empty database and prints
 // its keys once on out.
-func printBootstrap(lc fx.Lifecycle, cfg Config, owners *Owners, out io.Writer, log *slog.Logger, site *Site) {
+func printBootstrap(lc fx.Lifecycle, cfg Config, owners *app.Owners, out io.Writer, log *slog.Logger, site *Site) {
 	if !cfg.Bootstrap {
 		log.Info("bootstrap skipped", "reason", "EARSHOT_BOOTSTRAP=false")
 		return
@@ -425,7 +429,13 @@ Try:
 // Serve returns the fx application of `earshot serve`. Bootstrap keys go
 // to out; logs go to log.
 func Serve(cfg Config, log *slog.Logger, out io.Writer, extra ...fx.Option) *fx.App {
-	opts := []fx.Option{
+	return fx.New(append(serveOptions(cfg, log, out), extra...)...)
+}
+
+// serveOptions is the whole option list of `earshot serve`, so the wiring
+// test validates exactly what runs.
+func serveOptions(cfg Config, log *slog.Logger, out io.Writer) []fx.Option {
+	return []fx.Option{
 		fx.Supply(cfg, log),
 		fx.Provide(func() io.Writer { return out }),
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
@@ -437,15 +447,14 @@ func Serve(cfg Config, log *slog.Logger, out io.Writer, extra ...fx.Option) *fx.
 		HTTPModule,
 		fx.Invoke(printBootstrap),
 	}
-	return fx.New(append(opts, extra...)...)
 }
 
 // Console is the admin console's set of services over an open database.
 type Console struct {
-	Owners   *Owners
-	Keys     *Keys
-	Phrases  *Phrases
-	Accounts *Accounts
+	Owners   *app.Owners
+	Keys     *app.Keys
+	Phrases  *app.Phrases
+	Accounts *app.Accounts
 	db       *gormstore.DB
 }
 
@@ -462,17 +471,17 @@ func OpenConsole(ctx context.Context, cfg Config) (*Console, error) {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	clock := ports.SystemClock{}
-	keys := NewKeys(gormstore.NewKeyStore(db), gormstore.NewOwnerStore(db), clock)
+	keys := app.NewKeys(gormstore.NewKeyStore(db), gormstore.NewOwnerStore(db), clock)
 	sealer, err := newSealer(cfg, slog.Default())
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return &Console{
-		Accounts: NewAccounts(gormstore.NewAccountStore(db), sealer, cfg.Limits),
-		Owners:   NewOwners(gormstore.NewOwnerStore(db), keys),
+		Accounts: app.NewAccounts(gormstore.NewAccountStore(db), sealer, cfg.Limits),
+		Owners:   app.NewOwners(gormstore.NewOwnerStore(db), keys),
 		Keys:     keys,
-		Phrases:  NewPhrases(gormstore.NewPhraseStore(db), cfg.Limits, clock),
+		Phrases:  app.NewPhrases(gormstore.NewPhraseStore(db), cfg.Limits, clock),
 		db:       db,
 	}, nil
 }
@@ -495,11 +504,13 @@ func Migrate(ctx context.Context, cfg Config) (int, error) {
 
 // Mock returns the fx application of `earshot mock`: the legacy mock
 // management API at the root, seeded, its state in cfg.MockState when set.
-func Mock(cfg Config, log *slog.Logger) *fx.App {
-	return fx.New(
+func Mock(cfg Config, log *slog.Logger) *fx.App { return fx.New(mockOptions(cfg, log)...) }
+
+func mockOptions(cfg Config, log *slog.Logger) []fx.Option {
+	return []fx.Option{
 		fx.Supply(cfg, log),
 		fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger }),
-		fx.StopTimeout(30*time.Second),
+		fx.StopTimeout(30 * time.Second),
 		fx.Provide(func(cfg Config, log *slog.Logger) (http.Handler, error) {
 			srv, err := legacymock.New(legacymock.Config{StatePath: cfg.MockState, Logger: log})
 			if err != nil {
@@ -509,5 +520,5 @@ func Mock(cfg Config, log *slog.Logger) *fx.App {
 		}),
 		fx.Provide(func(cfg Config) *Site { return &Site{URL: cfg.SiteURL} }),
 		fx.Invoke(startServer),
-	)
+	}
 }

@@ -1,4 +1,4 @@
-package app
+package server
 
 import (
 	"context"
@@ -30,12 +30,11 @@ func testConfig(t *testing.T, env map[string]string) Config {
 func TestWiringValidates(t *testing.T) {
 	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": "sqlite://:memory:"})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := fx.ValidateApp(fx.Supply(cfg, log), fx.Provide(func() io.Writer { return io.Discard }),
-		StoreModule, BusModule, MetricsModule, ServiceModule, HTTPModule, fx.Invoke(printBootstrap)); err != nil {
+	if err := fx.ValidateApp(serveOptions(cfg, log, io.Discard)...); err != nil {
 		t.Fatal(err)
 	}
-	if err := fx.ValidateApp(fx.Supply(cfg, log), fx.Provide(func() http.Handler { return http.NotFoundHandler() }),
-		fx.Provide(func() *Site { return &Site{} }), fx.Invoke(startServer)); err != nil {
+	// The mock's wiring too.
+	if err := fx.ValidateApp(mockOptions(cfg, log)...); err != nil {
 		t.Fatal(err)
 	}
 }

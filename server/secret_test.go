@@ -1,11 +1,15 @@
-package app
+package server
 
 import (
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 )
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func TestSecretKeyGeneratedOnceAndShared(t *testing.T) {
 	dir := t.TempDir()
