@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -38,13 +36,9 @@ func envelope(id, event string, at time.Time, data []byte) ([]byte, error) {
 	}{id, event, at.UTC().Format("2006-01-02T15:04:05.000Z07:00"), data})
 }
 
-// ping returns a test ping of webhook w, not yet sent: a delivery with a
-// fresh id, trigger ping and its body.
-func (m messenger) ping(w core.Webhook, at time.Time) (core.Delivery, error) {
-	id, err := newDeliveryID()
-	if err != nil {
-		return core.Delivery{}, err
-	}
+// ping returns a test ping of webhook w, not yet sent: a delivery with
+// the id given, trigger ping and its body.
+func (m messenger) ping(w core.Webhook, id string, at time.Time) (core.Delivery, error) {
 	data, err := json.Marshal(struct {
 		WebhookID string `json:"webhookId"`
 		Message   string `json:"message"`
@@ -93,14 +87,4 @@ func (m messenger) send(ctx context.Context, w core.Webhook, sealed []byte, d co
 		m.metrics.Count(ports.EventDeliveriesFail, 1)
 	}
 	return res, nil
-}
-
-// newDeliveryID returns a random UUID for a delivery made here rather
-// than by the store.
-func newDeliveryID() (string, error) {
-	id, err := uuid.NewRandom()
-	if err != nil {
-		return "", err
-	}
-	return id.String(), nil
 }

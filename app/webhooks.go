@@ -200,7 +200,7 @@ func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 	if err != nil {
 		return ports.WebhookResult{}, err
 	}
-	d, err := s.msg.ping(w, s.deps.Clock.Now())
+	d, err := s.msg.ping(w, s.deps.Store.NewDeliveryID(), s.deps.Clock.Now())
 	if err != nil {
 		return ports.WebhookResult{}, err
 	}

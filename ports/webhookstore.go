@@ -40,6 +40,10 @@ type WebhookStore interface {
 	// KindNotFound.
 	DeleteWebhook(ctx context.Context, ownerID, id string) error
 
+	// NewDeliveryID returns a fresh delivery id, of the kind the store
+	// gives the deliveries it queues, for a delivery made by the caller
+	// (a test ping, whose id is in the body sent before it is stored).
+	NewDeliveryID() string
 	// AddDelivery stores d as it is (a test ping, stored once sent) and
 	// trims the webhook's log to its keep newest entries: finished
 	// deliveries past them are deleted, queued ones never. d.ID is set by

@@ -214,6 +214,9 @@ func (s *WebhookStore) DeleteWebhook(ctx context.Context, ownerID, id string) er
 	return nil
 }
 
+// NewDeliveryID implements ports.WebhookStore.
+func (s *WebhookStore) NewDeliveryID() string { return newID() }
+
 // AddDelivery implements ports.WebhookStore.
 func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery, keep int) error {
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {

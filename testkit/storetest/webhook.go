@@ -31,6 +31,7 @@ func testWebhookStore(t *testing.T, s Stores) {
 		{"QueuedOnScore", testDeliveriesQueuedOnScore},
 		{"Log", testDeliveryLog},
 		{"Claims", testDeliveryClaims},
+		{"DeliveryIDs", testDeliveryIDs},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -717,5 +718,24 @@ func testCallerRules(t *testing.T, s Stores) {
 	}
 	if ds := deliveries(t, s, o.ID, w.ID); len(ds) != 1 || ds[0].Status != core.DeliveryFailed {
 		t.Fatalf("KeepLog 1 left %+v", ds)
+	}
+}
+
+// testDeliveryIDs checks that ids for deliveries made by the caller are
+// fresh each time and unlike the ids of queued deliveries.
+func testDeliveryIDs(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	w := newWebhook(t, s, o.ID, "https://hooks.example.com/ids", 0)
+	scoredMatches(t, s, o.ID, core.X, 1, 80)
+	seen := map[string]bool{}
+	for _, d := range deliveries(t, s, o.ID, w.ID) {
+		seen[d.ID] = true
+	}
+	for i := 0; i < 100; i++ {
+		id := s.Webhooks.NewDeliveryID()
+		if id == "" || seen[id] {
+			t.Fatalf("NewDeliveryID gave %q, empty or seen before", id)
+		}
+		seen[id] = true
 	}
 }
