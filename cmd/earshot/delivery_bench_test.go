@@ -18,7 +18,8 @@ package main
 // EARSHOT_TEST_AMQP_URL set it also runs on Postgres (a schema of its
 // own) and RabbitMQ (queues of its own). With EARSHOT_BENCH_CPUPROFILE=DIR
 // the server is built with -tags profile and writes a CPU profile of each
-// case to DIR.
+// case to DIR. EARSHOT_BENCH_BINARY=PATH runs another build of earshot
+// instead, to compare with the one under test on the same machine.
 
 import (
 	"fmt"
@@ -83,6 +84,7 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 	env = append(env, "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true",
 		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON=10", "EARSHOT_RATE_LIMIT_PER_MINUTE=1000000")
 	s := &instance{t: b, env: append(baseEnv(b.TempDir()), env...)}
+	s.bin = os.Getenv("EARSHOT_BENCH_BINARY") // another build to compare, such as the commit before a change
 	if dir := os.Getenv("EARSHOT_BENCH_CPUPROFILE"); dir != "" {
 		s.bin = filepath.Join(b.TempDir(), "earshot-profile")
 		if out, err := exec.Command("go", "build", "-tags", "profile", "-o", s.bin, ".").CombinedOutput(); err != nil {
