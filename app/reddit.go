@@ -2,105 +2,398 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
 
-// maxLookback bounds how far back a cycle reads when phrases were last
-// checked long ago (a long outage, or a paused phrase resumed).
+// maxLookback bounds how far back a read reaches when a community was last
+// read long ago (a long outage, or a community watched again after a
+// pause). Reddit's listings end near 1,000 items anyway.
 const maxLookback = 24 * time.Hour
 
+// DefaultRedditOverlap is how far each read reaches back before the
+// checkpoint: posts reach a listing late sometimes (spam filter, a
+// moderator's approval), and a late post made before the previous read is
+// still matched when it appears within this margin. Posts already stored
+// are known by fullname and skipped.
+const DefaultRedditOverlap = 5 * time.Minute
+
 // Reddit reads every community that a listening reddit phrase watches,
-// once a cycle however many phrases and owners watch it, and stores the
-// posts that contain a phrase as matches for each owner of such a phrase.
+// both listings of each, and stores the posts that contain a phrase as
+// matches for each owner of such a phrase. Quiet communities are read
+// together in one request; a community's checkpoint per listing moves only
+// over what a read covered.
 type Reddit struct {
-	phrases ports.PhraseStore
-	matches ports.MatchStore
-	source  ports.RedditSource
-	leases  ports.LeaseStore
-	pub     ports.Publisher
-	log     *slog.Logger
-	holder  string
-	clock   ports.Clock
-	// Metrics counts reads; NoMetrics until set.
+	phrases     ports.PhraseStore
+	matches     ports.MatchStore
+	source      ports.RedditSource
+	checkpoints ports.RedditStore
+	leases      ports.LeaseStore
+	pub         ports.Publisher
+	log         *slog.Logger
+	holder      string
+	clock       ports.Clock
+	// Metrics counts reads and matches; NoMetrics until set.
 	Metrics ports.Metrics
+	// Sources counts reads by the way reddit answered; NoMetrics until set.
+	Sources ports.SourceMetrics
+	// Overlap is how far each read reaches back before the checkpoint;
+	// DefaultRedditOverlap until set.
+	Overlap time.Duration
+
+	maxGroup int // communities a read takes at most; 0: ports.MaxRedditGroup
 }
 
-// NewReddit returns the reddit poller. holder names this process in
-// leases, so replicas on one database split the communities of a cycle.
-func NewReddit(phrases ports.PhraseStore, matches ports.MatchStore, source ports.RedditSource, leases ports.LeaseStore,
-	pub ports.Publisher, clock ports.Clock, log *slog.Logger, holder string) *Reddit {
-	return &Reddit{phrases: phrases, matches: matches, source: source, leases: leases, pub: pub, clock: clock, log: log, holder: holder,
-		Metrics: ports.NoMetrics{}}
+// RedditDeps are the ports the reddit poller uses.
+type RedditDeps struct {
+	Phrases     ports.PhraseStore
+	Matches     ports.MatchStore
+	Source      ports.RedditSource
+	Checkpoints ports.RedditStore
+	Leases      ports.LeaseStore
+	Publisher   ports.Publisher // may be nil: matches are found by the scoring sweep
+	Clock       ports.Clock
+	Log         *slog.Logger
+	// Holder names this process in leases, so replicas on one database
+	// split the communities of a cycle.
+	Holder string
 }
 
-// Cycle reads each watched community once. A community another replica
-// holds this cycle is left to it. A community reddit (and the mirror)
-// could not be read is skipped and its phrases keep their lastCheckedAt,
-// so the next cycle reads the gap.
-func (r *Reddit) Cycle(ctx context.Context, interval time.Duration) error {
+// NewReddit returns the reddit poller.
+func NewReddit(d RedditDeps) *Reddit {
+	return &Reddit{phrases: d.Phrases, matches: d.Matches, source: d.Source, checkpoints: d.Checkpoints, leases: d.Leases,
+		pub: d.Publisher, clock: d.Clock, log: d.Log, holder: d.Holder,
+		Metrics: ports.NoMetrics{}, Sources: ports.NoMetrics{}, Overlap: DefaultRedditOverlap}
+}
+
+// RedditCycle tells what one cycle did.
+type RedditCycle struct {
+	Communities int // watched communities this replica took this cycle
+	Read        int // of them, read whole in both listings
+	Reads       int // reads made (a read is one listing of one group)
+	Requests    int // requests to reddit
+	Deferred    int // reads left for the next cycle: reddit's budget was spent
+	Failed      int // reads that failed
+}
+
+// community is what a cycle knows of one watched community.
+type community struct {
+	name    string
+	phrases []core.Phrase
+	set     *Compiled // compiled on first use
+	cps     map[ports.RedditListing]*ports.RedditCheckpoint
+	whole   int // listings read whole this cycle
+}
+
+// Cycle reads each watched community's two listings, quiet ones together.
+// A community another replica holds this cycle is left to it. A read
+// reddit's budget cannot fit before the cycle ends is left for the next
+// cycle, which reads the oldest checkpoints first; a read that fails keeps
+// the checkpoint, so the next read covers the gap.
+func (r *Reddit) Cycle(ctx context.Context, interval time.Duration) (RedditCycle, error) {
+	var st RedditCycle
+	start := r.clock.Now()
 	ps, err := r.phrases.ListeningPhrases(ctx, core.Reddit)
 	if err != nil {
-		return err
+		return st, err
 	}
-	byCommunity := map[string][]core.Phrase{}
-	var order []string
+	stored, err := r.checkpoints.RedditCheckpoints(ctx)
+	if err != nil {
+		return st, err
+	}
+	byName := map[string]*community{}
+	var names []string
 	for _, p := range ps {
-		if _, ok := byCommunity[p.Community]; !ok {
-			order = append(order, p.Community)
+		c := byName[p.Community]
+		if c == nil {
+			c = &community{name: p.Community, cps: map[ports.RedditListing]*ports.RedditCheckpoint{}}
+			byName[p.Community] = c
+			names = append(names, p.Community)
 		}
-		byCommunity[p.Community] = append(byCommunity[p.Community], p)
+		c.phrases = append(c.phrases, p)
 	}
-	for _, c := range order {
+	for i := range stored {
+		if c := byName[stored[i].Community]; c != nil {
+			c.cps[stored[i].Listing] = &stored[i]
+		}
+	}
+	var mine []*community
+	for _, name := range names {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return st, ctx.Err()
 		}
 		// The lease covers most of the cycle, so a replica starting later
 		// in the same cycle does not read the community again.
-		ok, err := r.leases.Acquire(ctx, "reddit:"+c, r.holder, interval*9/10)
+		ok, err := r.leases.Acquire(ctx, "reddit:"+name, r.holder, interval*9/10)
 		if err != nil {
-			return err
+			return st, err
 		}
-		if !ok {
-			continue
-		}
-		if err := r.community(ctx, c, byCommunity[c], interval); err != nil {
-			r.log.WarnContext(ctx, "reddit community skipped this cycle", "community", c, "err", err)
+		if ok {
+			mine = append(mine, byName[name])
 		}
 	}
-	return nil
+	st.Communities = len(mine)
+
+	// A listing never read starts from its community's oldest phrase's
+	// last check (its creation, or the last read before checkpoints were
+	// kept), stored before any read: a read of the other listing moves
+	// the phrases' lastCheckedAt, which must not move this one.
+	var fresh []ports.RedditCheckpoint
+	for _, c := range mine {
+		for _, l := range ports.RedditListings {
+			if cp := r.checkpoint(c, l); cp.Until.IsZero() {
+				cp.Until = start
+				for _, p := range c.phrases {
+					if p.LastCheckedAt.Before(cp.Until) {
+						cp.Until = p.LastCheckedAt
+					}
+				}
+				fresh = append(fresh, *cp)
+			}
+		}
+	}
+	if err := r.checkpoints.SaveRedditCheckpoints(ctx, fresh); err != nil {
+		return st, err
+	}
+	var groups []plannedRead
+	for _, l := range ports.RedditListings {
+		items := make([]planItem, 0, len(mine))
+		for _, c := range mine {
+			items = append(items, r.planItem(c, l, start))
+		}
+		for _, g := range planGroups(items, start, groupTarget, r.maxGroup) {
+			groups = append(groups, plannedRead{listing: l, group: g})
+		}
+	}
+	// Oldest checkpoints first, whichever listing: what waited last cycle
+	// goes first in this one.
+	slices.SortStableFunc(groups, func(a, b plannedRead) int { return a.group.since.Compare(b.group.since) })
+	deadline := start.Add(interval * 9 / 10)
+	for i, g := range groups {
+		if ctx.Err() != nil {
+			return st, ctx.Err()
+		}
+		deferred, err := r.read(ctx, g, byName, deadline, &st)
+		if err != nil {
+			return st, err
+		}
+		if deferred {
+			st.Deferred = len(groups) - i
+			r.log.InfoContext(ctx, "reddit's budget is spent for this cycle; the rest go first in the next",
+				"reads_left", st.Deferred)
+			break
+		}
+	}
+	for _, c := range mine {
+		if c.whole == len(ports.RedditListings) {
+			st.Read++
+		}
+	}
+	return st, nil
 }
 
-func (r *Reddit) community(ctx context.Context, community string, phrases []core.Phrase, interval time.Duration) error {
+type plannedRead struct {
+	listing ports.RedditListing
+	group   planGroup
+}
+
+// planItem is what the planner needs of one listing of c: from when it
+// is wanted and how busy it is.
+func (r *Reddit) planItem(c *community, l ports.RedditListing, now time.Time) planItem {
+	it := planItem{community: c.name, rate: -1}
+	cp := c.cps[l] // set for every listing by Cycle
+	since := cp.Until
+	if !cp.LastReadAt.IsZero() && cp.LastReadAt.After(now.Add(-maxLookback)) {
+		it.rate = cp.Rate
+	}
+	// A community reddit said does not exist is read alone, so its
+	// neighbours in a group are not held up by it.
+	it.solo = cp.LastError == errNoCommunity && cp.LastErrorAt.Equal(cp.LastReadAt)
+	it.since = maxTime(since.Add(-r.overlap()), now.Add(-maxLookback))
+	return it
+}
+
+func (r *Reddit) overlap() time.Duration {
+	if r.Overlap < 0 {
+		return 0
+	}
+	return r.Overlap
+}
+
+// errNoCommunity is the last error of a community reddit says does not
+// exist.
+const errNoCommunity = "reddit says no such community"
+
+// read makes one planned read, stores its matches and moves the
+// checkpoints of what it covered. deferred is true when reddit's budget
+// allows the read only after the deadline.
+func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*community, deadline time.Time, st *RedditCycle) (deferred bool, err error) {
+	want := make([]ports.RedditWant, len(g.group.items))
+	for i, it := range g.group.items {
+		want[i] = ports.RedditWant{Community: it.community, Since: it.since}
+	}
+	read, rerr := r.source.Read(ctx, ports.RedditQuery{Listing: g.listing, Want: want, Deadline: deadline})
 	now := r.clock.Now()
-	since := now
-	for _, p := range phrases {
-		if p.LastCheckedAt.Before(since) {
-			since = p.LastCheckedAt
+	st.Requests += read.Requests
+	if rerr != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if core.IsKind(rerr, core.KindRateLimited) {
+			return true, nil
+		}
+		st.Reads++
+		st.Failed++
+		// Each community keeps why, without the names of the others it
+		// was read with.
+		msg := refusals(read.Refused)
+		switch {
+		case core.IsKind(rerr, core.KindNotFound):
+			msg = errNoCommunity
+		case msg == "":
+			msg = core.Message(rerr)
+		}
+		for _, rf := range read.Refused {
+			r.Sources.CountRead(rf.Via, false)
+		}
+		r.Metrics.Count(ports.EventRedditFailed, len(want))
+		r.log.WarnContext(ctx, "reddit read failed; the checkpoints stay", "listing", g.listing, "communities", len(want), "err", msg)
+		cps := make([]ports.RedditCheckpoint, 0, len(want))
+		for _, w := range want {
+			cp := r.checkpoint(byName[w.Community], g.listing)
+			cp.LastReadAt, cp.LastError, cp.LastErrorAt = now, msg, now
+			cps = append(cps, *cp)
+		}
+		return false, r.checkpoints.SaveRedditCheckpoints(ctx, cps)
+	}
+	st.Reads++
+	for _, rf := range read.Refused {
+		r.Sources.CountRead(rf.Via, false)
+	}
+	r.Sources.CountRead(read.Via, true)
+	if read.Remaining >= 0 {
+		r.Sources.SetRemaining(read.Via, read.Remaining)
+	}
+	if err := r.store(ctx, read.Posts, byName); err != nil {
+		return false, err
+	}
+
+	refused := refusals(read.Refused)
+	since := make(map[string]time.Time, len(want))
+	for _, w := range want {
+		since[w.Community] = w.Since
+	}
+	cps := make([]ports.RedditCheckpoint, 0, len(read.Covered))
+	var checked []string
+	covered := 0
+	for _, cv := range read.Covered {
+		c := byName[cv.Community]
+		if c == nil {
+			continue
+		}
+		covered++
+		cp := r.checkpoint(c, g.listing)
+		cp.LastVia, cp.LastReadAt, cp.LastSuccessAt = read.Via, now, now
+		if refused != "" {
+			cp.LastError, cp.LastErrorAt = refused, now
+		}
+		if lag, ok := read.ArchiveLag[cv.Community]; ok {
+			cp.ArchiveLag = lag
+		}
+		from := since[cv.Community]
+		if !cv.Complete {
+			from = cv.From
+		}
+		if span := cv.Until.Sub(from); span >= time.Minute {
+			obs := float64(cv.Posts) / span.Hours()
+			if cp.Rate <= 0 && cp.Until.IsZero() {
+				cp.Rate = obs
+			} else {
+				cp.Rate = (cp.Rate + obs) / 2
+			}
+		}
+		switch {
+		case cv.Complete:
+			cp.Until = later(cp.Until, cv.Until)
+			c.whole++
+			for _, p := range c.phrases {
+				checked = append(checked, p.ID)
+			}
+		case len(want) == 1:
+			// Alone and still short of the checkpoint: the community is
+			// busier than reddit's listing reaches back. What lies
+			// between cannot be read from reddit; say so and go on,
+			// rather than read the same newest pages every cycle.
+			cp.LastError = fmt.Sprintf("posts between %s and %s could not be read: the listing ends before them",
+				since[cv.Community].UTC().Format(time.RFC3339), cv.From.UTC().Format(time.RFC3339))
+			cp.LastErrorAt = now
+			cp.Until = later(cp.Until, cv.Until)
+			c.whole++
+			for _, p := range c.phrases {
+				checked = append(checked, p.ID)
+			}
+		}
+		// Otherwise the checkpoint stays and the higher rate splits the
+		// group at the next plan.
+		cps = append(cps, *cp)
+	}
+	r.Metrics.Count(ports.EventRedditReads, covered)
+	if err := r.checkpoints.SaveRedditCheckpoints(ctx, cps); err != nil {
+		return false, err
+	}
+	if len(checked) > 0 {
+		if err := r.phrases.MarkChecked(ctx, checked, read.Source, now); err != nil {
+			return false, err
 		}
 	}
-	// Read one interval further back than the last check: posts reach
-	// the listings late sometimes, and those already stored are skipped.
-	since = maxTime(since.Add(-interval), now.Add(-maxLookback))
-	read, err := r.source.Read(ctx, community, since)
-	if err != nil {
-		r.Metrics.Count(ports.EventRedditFailed, 1)
-		return err
+	return false, nil
+}
+
+// refusals says briefly which ways refused and why ("json: http 403,
+// feed: http 403").
+func refusals(rs []ports.RedditRefusal) string {
+	var b strings.Builder
+	for i, rf := range rs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(rf.Via + ": " + rf.Reason)
 	}
-	r.Metrics.Count(ports.EventRedditReads, 1)
-	set := Compile(phrases)
-	ownerOf := make(map[string]string, len(phrases))
-	for _, p := range phrases {
-		ownerOf[p.ID] = p.OwnerID
+	return b.String()
+}
+
+// checkpoint returns c's checkpoint of l, making one when there is none.
+func (r *Reddit) checkpoint(c *community, l ports.RedditListing) *ports.RedditCheckpoint {
+	cp := c.cps[l]
+	if cp == nil {
+		cp = &ports.RedditCheckpoint{Community: c.name, Listing: l}
+		c.cps[l] = cp
 	}
+	return cp
+}
+
+// store matches the posts against the phrases of their own community and
+// saves the matches, one batch per owner.
+func (r *Reddit) store(ctx context.Context, posts []ports.RedditPost, byName map[string]*community) error {
 	byOwner := map[string][]ports.PostMatches{}
-	for _, rp := range read.Posts {
+	for _, rp := range posts {
+		c := byName[rp.Community]
+		if c == nil {
+			continue
+		}
+		if c.set == nil {
+			c.set = Compile(c.phrases)
+		}
 		owners := map[string][]string{}
-		for _, id := range set.Match(rp.Post.Title, rp.Post.Text) {
-			owners[ownerOf[id]] = append(owners[ownerOf[id]], id)
+		for _, id := range c.set.Match(rp.Post.Title, rp.Post.Text) {
+			owner := ownerOf(c.phrases, id)
+			owners[owner] = append(owners[owner], id)
 		}
 		for owner, pids := range owners {
 			byOwner[owner] = append(byOwner[owner], ports.PostMatches{Post: rp.Post, PhraseIDs: pids})
@@ -114,24 +407,31 @@ func (r *Reddit) community(ctx context.Context, community string, phrases []core
 		announce(ctx, r.pub, r.log, res.Matches)
 		r.Metrics.Count(ports.EventMatchesCreated, len(res.Matches))
 	}
-	ids := make([]string, len(phrases))
-	for i, p := range phrases {
-		ids[i] = p.ID
-	}
-	return r.phrases.MarkChecked(ctx, ids, read.Source, now)
+	return nil
 }
 
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
+func ownerOf(ps []core.Phrase, id string) string {
+	for _, p := range ps {
+		if p.ID == id {
+			return p.OwnerID
+		}
 	}
-	return b
+	return ""
 }
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time { return later(b, a) }
 
 // Run polls at start and then every interval until ctx ends.
 func (r *Reddit) Run(ctx context.Context, interval time.Duration) {
 	every(ctx, interval, func() {
-		if err := r.Cycle(ctx, interval); err != nil && ctx.Err() == nil {
+		if _, err := r.Cycle(ctx, interval); err != nil && ctx.Err() == nil {
 			r.log.WarnContext(ctx, "reddit cycle failed", "err", err)
 		}
 	})

@@ -27,3 +27,20 @@ type NoMetrics struct{}
 
 // Count does nothing.
 func (NoMetrics) Count(string, int) {}
+
+// SourceMetrics counts the reddit poller's reads by the way each was
+// answered. source is always one of RedditVias, so the label set is closed.
+type SourceMetrics interface {
+	// CountRead counts one read through source, or one refused or failed
+	// attempt when ok is false.
+	CountRead(source string, ok bool)
+	// SetRemaining records the requests left in reddit's window, as its
+	// X-Ratelimit-Remaining header said on the last answer through source.
+	SetRemaining(source string, remaining float64)
+}
+
+// CountRead does nothing.
+func (NoMetrics) CountRead(string, bool) {}
+
+// SetRemaining does nothing.
+func (NoMetrics) SetRemaining(string, float64) {}

@@ -39,6 +39,7 @@ type Config struct {
 	RedditUserAgent    string
 	RedditMirrorURL    string
 	RedditMirrorAPI    string
+	RedditOverlap      time.Duration
 
 	WebhookRetrySchedule []time.Duration
 	WebhookTimeout       time.Duration
@@ -132,7 +133,8 @@ var settings = []setting{
 	{"EARSHOT_RATE_LIMIT_PER_MINUTE", "60", "requests per key per minute on /api/v1", intSetting(1, 1000000, func(c *Config, n int) { c.RateLimit = n })},
 	{"EARSHOT_SCORING_INTERVAL", "10m", "backstop sweep for unscored matches", durationSetting(func(c *Config, d time.Duration) { c.ScoringInterval = d })},
 	{"EARSHOT_REDDIT_INTERVAL", "10m", "reddit polling period", durationSetting(func(c *Config, d time.Duration) { c.RedditInterval = d })},
-	{"EARSHOT_REDDIT_BASE_URL", "https://www.reddit.com", "reddit JSON endpoints", urlSetting(false, func(c *Config, v string) { c.RedditBaseURL = v })},
+	{"EARSHOT_REDDIT_OVERLAP", "5m", "how far each reddit read reaches back before the last one, for posts listed late", durationSetting(func(c *Config, d time.Duration) { c.RedditOverlap = d })},
+	{"EARSHOT_REDDIT_BASE_URL", "https://www.reddit.com", "reddit JSON listings and Atom feeds (keyless reads, the token endpoint)", urlSetting(false, func(c *Config, v string) { c.RedditBaseURL = v })},
 	{"EARSHOT_REDDIT_CLIENT_ID", "", "reddit app client id (reads go through OAuth)", func(c *Config, v string) error { c.RedditClientID = v; return nil }},
 	{"EARSHOT_REDDIT_CLIENT_SECRET", "", "reddit app client secret", func(c *Config, v string) error { c.RedditClientSecret = v; return nil }},
 	{"EARSHOT_REDDIT_USER_AGENT", "server:earshot:" + Version, "User-Agent sent to reddit; add (by /u/NAME)", func(c *Config, v string) error {

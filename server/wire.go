@@ -44,6 +44,7 @@ var StoreModule = fx.Module("store",
 		fx.Annotate(gormstore.NewWebhookStore, fx.As(new(ports.WebhookStore))),
 		fx.Annotate(gormstore.NewLeaseStore, fx.As(new(ports.LeaseStore))),
 		fx.Annotate(gormstore.NewAlertStore, fx.As(new(ports.AlertStore))),
+		fx.Annotate(gormstore.NewRedditStore, fx.As(new(ports.RedditStore))),
 	),
 )
 
@@ -92,9 +93,12 @@ var ServiceModule = fx.Module("services",
 		newWebhooks,
 		newHolder,
 		newRedditSource,
-		func(ph ports.PhraseStore, m ports.MatchStore, src ports.RedditSource, l ports.LeaseStore, pub ports.Publisher,
-			c ports.Clock, log *slog.Logger, h Holder) *app.Reddit {
-			return app.NewReddit(ph, m, src, l, pub, c, log, string(h))
+		func(ph ports.PhraseStore, m ports.MatchStore, src ports.RedditSource, cp ports.RedditStore, l ports.LeaseStore,
+			pub ports.Publisher, c ports.Clock, log *slog.Logger, h Holder, cfg Config) *app.Reddit {
+			r := app.NewReddit(app.RedditDeps{Phrases: ph, Matches: m, Source: src, Checkpoints: cp, Leases: l,
+				Publisher: pub, Clock: c, Log: log, Holder: string(h)})
+			r.Overlap = cfg.RedditOverlap
+			return r
 		},
 		newMailer,
 		func(st ports.AlertStore, l ports.LeaseStore, m ports.Mailer, c ports.Clock, log *slog.Logger, h Holder, cfg Config, site *Site) *app.Alerts {
@@ -107,6 +111,9 @@ var ServiceModule = fx.Module("services",
 // setMetrics hands the metrics port to the services that count work.
 func setMetrics(m ports.Metrics, i *app.Ingest, s *app.Scoring, a *app.Alerts, r *app.Reddit) {
 	i.Metrics, s.Metrics, a.Metrics, r.Metrics = m, m, m, m
+	if sm, ok := m.(ports.SourceMetrics); ok {
+		r.Sources = sm
+	}
 }
 
 // Holder names this process in leases.
@@ -455,6 +462,7 @@ type Console struct {
 	Keys     *app.Keys
 	Phrases  *app.Phrases
 	Accounts *app.Accounts
+	Reddit   *app.RedditHealth
 	db       *gormstore.DB
 }
 
@@ -482,6 +490,7 @@ func OpenConsole(ctx context.Context, cfg Config) (*Console, error) {
 		Owners:   app.NewOwners(gormstore.NewOwnerStore(db), keys),
 		Keys:     keys,
 		Phrases:  app.NewPhrases(gormstore.NewPhraseStore(db), cfg.Limits, clock),
+		Reddit:   app.NewRedditHealth(gormstore.NewPhraseStore(db), gormstore.NewRedditStore(db), clock),
 		db:       db,
 	}, nil
 }

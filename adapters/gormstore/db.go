@@ -158,16 +158,6 @@ func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 	return st.QueryContext(db.callCtx(ctx), args...)
 }
 
-// queryString runs q, which yields one text value, on a cached statement.
-func (db *DB) queryString(ctx context.Context, q string, args ...any) (string, error) {
-	st, err := db.stmt(ctx, q)
-	if err != nil {
-		return "", err
-	}
-	var v string
-	return v, st.QueryRowContext(db.callCtx(ctx), args...).Scan(&v)
-}
-
 func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if st, ok := db.stmts.Load(q); ok {
 		return st.(*sql.Stmt), nil

@@ -169,6 +169,7 @@ CREATE {{unlogged}} TABLE rate_windows (
 	count   BIGINT NOT NULL
 );
 `},
+	{7, "reddit checkpoints and source health", redditCheckpointsSQL},
 }
 
 func init() {

@@ -5,6 +5,7 @@ package metrics
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,9 +23,15 @@ type Registry struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	events   *prometheus.CounterVec
+
+	redditReads     *prometheus.CounterVec
+	redditRemaining *prometheus.GaugeVec
 }
 
-var _ ports.Metrics = (*Registry)(nil)
+var (
+	_ ports.Metrics       = (*Registry)(nil)
+	_ ports.SourceMetrics = (*Registry)(nil)
+)
 
 // New returns a registry with the Go runtime and process collectors.
 func New() *Registry {
@@ -40,8 +47,14 @@ func New() *Registry {
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "earshot_events_total", Help: "Work done, by event: posts ingested and skipped, matches created and scored, deliveries, alerts, reddit reads.",
 		}, []string{"event"}),
+		redditReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "earshot_reddit_reads_total", Help: "Reddit reads by the way they were answered (oauth, json, feed, archive) and result (ok, failed).",
+		}, []string{"source", "result"}),
+		redditRemaining: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "earshot_reddit_ratelimit_remaining", Help: "Requests left in reddit's window, from X-Ratelimit-Remaining on its last answer, by source.",
+		}, []string{"source"}),
 	}
-	r.reg.MustRegister(r.requests, r.latency, r.events,
+	r.reg.MustRegister(r.requests, r.latency, r.events, r.redditReads, r.redditRemaining,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
 }
@@ -51,6 +64,28 @@ func (r *Registry) Count(event string, n int) {
 	if n > 0 {
 		r.events.WithLabelValues(event).Add(float64(n))
 	}
+}
+
+// CountRead implements ports.SourceMetrics.
+func (r *Registry) CountRead(source string, ok bool) {
+	result := "ok"
+	if !ok {
+		result = "failed"
+	}
+	r.redditReads.WithLabelValues(redditSource(source), result).Inc()
+}
+
+// SetRemaining implements ports.SourceMetrics.
+func (r *Registry) SetRemaining(source string, remaining float64) {
+	r.redditRemaining.WithLabelValues(redditSource(source)).Set(remaining)
+}
+
+// redditSource keeps the source label to the fixed list of ports.RedditVias.
+func redditSource(s string) string {
+	if slices.Contains(ports.RedditVias, s) {
+		return s
+	}
+	return "other"
 }
 
 // Gauge registers a gauge whose value f reads at scrape time.

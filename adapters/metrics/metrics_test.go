@@ -54,3 +54,28 @@ func TestMiddlewareAndCounters(t *testing.T) {
 		}
 	}
 }
+
+func TestRedditSources(t *testing.T) {
+	r := New()
+	r.CountRead("feed", true)
+	r.CountRead("feed", true)
+	r.CountRead("json", false)
+	r.CountRead("/r/anything-a-caller-sends", true) // never a label of its own
+	r.SetRemaining("oauth", 97)
+	rec := httptest.NewRecorder()
+	r.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`earshot_reddit_reads_total{result="ok",source="feed"} 2`,
+		`earshot_reddit_reads_total{result="failed",source="json"} 1`,
+		`earshot_reddit_reads_total{result="ok",source="other"} 1`,
+		`earshot_reddit_ratelimit_remaining{source="oauth"} 97`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(body, "anything-a-caller-sends") {
+		t.Error("an unknown source became a label")
+	}
+}

@@ -11,11 +11,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/earshothq/earshot/adapters/reddit"
+	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
 
@@ -161,12 +164,62 @@ func slow(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// redditRoutes answers both listings of community with the fixtures.
+// redditRoutes answers both listings of community with the fixtures, as
+// JSON and as Atom feeds.
 func redditRoutes(t testing.TB) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("GET /r/"+community+"/new.json", jsonFile(t, "listing_new.json"))
 	mux.Handle("GET /r/"+community+"/comments.json", jsonFile(t, "listing_comments.json"))
+	mux.Handle("GET /r/"+community+"/new/.rss", atomFile(t, "feed_new.xml"))
+	mux.Handle("GET /r/"+community+"/comments/.rss", atomFile(t, "feed_comments.xml"))
 	return mux
+}
+
+func atomFile(t testing.TB, name string) http.HandlerFunc {
+	b := fixture(t, name)
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/atom+xml; charset=UTF-8")
+		_, _ = w.Write(b)
+	}
+}
+
+// failingReddit answers every read of community, JSON or feed, with fail.
+func failingReddit(fail http.HandlerFunc) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /r/"+community+"/", fail)
+	return mux
+}
+
+// both is what reading both listings of one community found.
+type both struct {
+	Posts  []ports.RedditPost
+	Source core.Source
+	Vias   []string
+}
+
+// readBoth reads the posts and then the comments of one community, as a
+// cycle does, and merges them newest first.
+func readBoth(ctx context.Context, src *reddit.Source, name string, since time.Time) (both, error) {
+	var out both
+	out.Source = core.SourceReddit
+	for _, l := range ports.RedditListings {
+		r, err := src.Read(ctx, ports.RedditQuery{Listing: l, Want: []ports.RedditWant{{Community: name, Since: since}}})
+		if err != nil {
+			return both{}, err
+		}
+		out.Posts = append(out.Posts, r.Posts...)
+		out.Vias = append(out.Vias, r.Via)
+		if r.Source == core.SourceMirror {
+			out.Source = core.SourceMirror
+		}
+	}
+	slices.SortStableFunc(out.Posts, func(a, b ports.RedditPost) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.Post.ExternalID, a.Post.ExternalID)
+	})
+	return out, nil
 }
 
 // mirrorPaths are the post and comment search paths of each mirror API.

@@ -51,48 +51,54 @@ func (m *mirror) query(community string, since time.Time, before int64) url.Valu
 	return q
 }
 
-// readMirror reads the posts and comments of community made after since
-// from the mirror. The mirrors have no cursor: a full page is followed by
-// one that ends just after the oldest time seen (before = oldest + 1 s, so
-// things sharing that second are not lost) and repeats are dropped, until
-// a short page, a page with nothing new, or MaxPages.
-func (s *Source) readMirror(ctx context.Context, community string, since time.Time) ([]ports.RedditPost, error) {
-	var out []ports.RedditPost
-	for _, ep := range s.mirror.endpoints() {
-		seen := map[string]bool{}
-		var before int64
-		for range MaxPages {
-			items, err := s.mirrorPage(ctx, ep, s.mirror.query(community, since, before))
-			if err != nil {
-				return nil, err
-			}
-			fresh := 0
-			var oldest time.Time
-			for _, it := range items {
-				created := it.CreatedUTC.time()
-				if created.IsZero() || !since.IsZero() && !created.After(since) {
-					continue
-				}
-				id, ok := fullname(it.kind, it.Name, it.ID)
-				if !ok || seen[id] {
-					continue
-				}
-				seen[id] = true
-				fresh++
-				if oldest.IsZero() || created.Before(oldest) {
-					oldest = created
-				}
-				if rp, ok := it.post(community); ok {
-					out = append(out, rp)
-				}
-			}
-			if since.IsZero() || len(items) < pageSize || fresh == 0 {
-				break
-			}
-			before = oldest.Unix() + 1
+// readMirror reads one endpoint's things of community made after since.
+// The archives have no cursor: a full page is followed by one that ends
+// just after the oldest time seen (before = oldest + 1 s, so things
+// sharing that second are not lost) and repeats are dropped, until a short
+// page, a page with nothing new, or MaxPages. newest is the newest item's
+// time (zero when none); from is since, or the oldest time reached when
+// the page cap ended the read first.
+func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, since time.Time) (out []ports.RedditPost, newest, from time.Time, err error) {
+	seen := map[string]bool{}
+	var before int64
+	from = since
+	for page := 0; ; page++ {
+		if page == MaxPages {
+			return newestFirst(out), newest, from, nil
 		}
+		items, err := s.mirrorPage(ctx, ep, s.mirror.query(community, since, before))
+		if err != nil {
+			return nil, time.Time{}, time.Time{}, err
+		}
+		fresh := 0
+		var oldest time.Time
+		for _, it := range items {
+			created := it.CreatedUTC.time()
+			if created.IsZero() || !since.IsZero() && !created.After(since) {
+				continue
+			}
+			id, ok := fullname(it.kind, it.Name, it.ID)
+			if !ok || seen[id] {
+				continue
+			}
+			seen[id] = true
+			fresh++
+			if oldest.IsZero() || created.Before(oldest) {
+				oldest = created
+			}
+			if created.After(newest) {
+				newest = created
+			}
+			if rp, ok := it.post(community); ok {
+				out = append(out, rp)
+			}
+		}
+		if since.IsZero() || len(items) < pageSize || fresh == 0 {
+			return newestFirst(out), newest, since, nil
+		}
+		before = oldest.Unix() + 1
+		from = oldest
 	}
-	return newestFirst(out), nil
 }
 
 // mirrorPage fetches and decodes one page of a mirror search.

@@ -1,71 +1,68 @@
-// Package reddit reads the newest posts and comments of a subreddit
-// (ports.RedditSource) from reddit's JSON listings, and from a public
-// archive mirror when reddit refuses or fails.
+// Package reddit reads the newest posts and comments of subreddits
+// (ports.RedditSource): from reddit's JSON listings through OAuth or
+// keyless, from reddit's Atom feeds, and from a public archive when reddit
+// refuses or fails.
 //
 // # Reading
 //
-// One Read fetches /r/NAME/new.json and /r/NAME/comments.json (limit=100,
-// raw_json=1 so text comes without HTML entities), following each
-// listing's after cursor page by page until it reaches posts older than
-// since, or MaxPages pages. Nothing is filtered by phrase here: the caller
-// matches locally, once per community however many phrases watch it.
+// One Read reads one listing (new or comments) of up to
+// ports.MaxRedditGroup communities in one merged listing
+// (/r/a+b+c/new.json, or /r/a+b+c/new/.rss), limit=100 a page, following
+// the after cursor until the oldest post seen is at or before every
+// community's since, or MaxPages pages. It says, per community, which span
+// of time it saw whole (ports.RedditCover), so the caller moves a
+// checkpoint only over what was read. Nothing is filtered by phrase.
 //
-// With a client id and secret, reads use an application-only OAuth token
-// (client_credentials grant, cached until a minute before it expires and
-// replaced at once on a 401) against the OAuth host; without them, reads
-// are anonymous against BaseURL. Every request carries the configured
-// User-Agent, which reddit requires to be descriptive.
+// The ways, in order: reddit's JSON through OAuth (application-only
+// token, client_credentials grant, against the OAuth host) when a client
+// id and secret are set; keyless JSON against BaseURL; keyless Atom feeds
+// against BaseURL; the archive. A way that refuses (403, 429, 5xx, a
+// time-out, an HTML block page, an answer of the wrong shape) is rested
+// for one Interval, so a cycle does not spend a request per read on a
+// known refusal; the feeds, the last of reddit's ways, are never rested,
+// so reddit is asked again at every read. The archive is read only when
+// every way of reddit's refused or failed.
 //
 // # Budget
 //
-// Reddit allows about 10 requests a minute anonymously and 100 with OAuth.
-// Requests are spaced by at least a minute divided by that budget (6 s
-// anonymous, 0.6 s with OAuth), so the app, which calls Read for one
-// community after another during a cycle, spreads the cycle's reads over
-// time instead of bursting. When an answer says the budget is spent
-// (X-Ratelimit-Remaining below 1) the next request waits until
-// X-Ratelimit-Reset seconds have passed; a Retry-After header is honoured
-// the same way. Waits honour ctx. A wait longer than one polling cycle
-// (Config.Interval) is not sat out: reddit counts as failing and the mirror
-// is read, so one stingy answer cannot hold up the whole poll.
+// Reddit allows about 10 requests a minute keyless and 100 with OAuth
+// (the keyless ways share one budget). Requests are spaced by a minute
+// divided by the budget; X-Ratelimit-Remaining below 1 holds requests until
+// X-Ratelimit-Reset, and Retry-After likewise. A read waits for its slot
+// (honouring ctx) unless the slot is after the query's deadline or more
+// than Interval away: then nothing is read, the archive is not asked, and
+// the error is core.KindRateLimited, so the caller keeps those communities
+// for later. Pacing never sends a read to the archive.
 //
-// # Mirror
+// # Archive
 //
-// On 403, 429, 5xx, a time-out or a 200 whose body is not a JSON listing
-// (reddit's block page is HTML), and likewise on any other failure but a
-// 404 (a transport error, a refused token, a budget wait longer than a
-// cycle), the whole read of that community and window is made from the
-// mirror instead, so one read has one source: Arctic Shift
-// (/api/posts/search, /api/comments/search) or PullPush
-// (/reddit/search/submission/, /reddit/search/comment/), both answering
-// {"data": [...]} with reddit's own field names. Posts are keyed by
-// reddit's fullname (t3_ + id, t1_ + id) from every source, so a post read
-// from reddit and later from the mirror is the same post. The mirrors' text
-// search is stemmed and is never used: only the subreddit and time window
-// are asked for. The mirror is not paced: it is read only when reddit
-// fails, two or a few requests per community.
+// Arctic Shift (/api/posts/search, /api/comments/search) or PullPush
+// (/reddit/search/submission/, /reddit/search/comment/), one community at
+// a time (their subreddit parameter takes one name), both answering
+// {"data": [...]} with reddit's field names. An archive copies reddit
+// late, so a read from it covers a community only up to the newest item
+// it holds (its high-water mark), and the lag is reported. Its text search
+// is stemmed and never used. Posts are keyed by reddit's fullname (t3_,
+// t1_) from every source, so overlapping reads never double a post.
 //
 // Posts whose author or text is [deleted] or [removed], or that have a
 // removed_by_category, are skipped. The whole text is kept (up to
-// reddit's own 40,000 characters) so a phrase near the end still
-// matches; the store cuts what a match keeps. A 404 from reddit (no such community) is reported as
-// core.KindNotFound without asking the mirror.
+// reddit's own 40,000 characters); the store cuts what a match keeps. A
+// 404 from reddit (no such community) is core.KindNotFound, without the
+// archive.
 package reddit
 
 import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -87,8 +84,9 @@ const (
 )
 
 // MaxPages bounds the pages read from one listing in one Read, so a busy
-// community or a long gap since the last read costs a bounded number of
-// requests. Older posts beyond it are not read.
+// group or a long gap since the last read costs a bounded number of
+// requests; reddit's own listings end near 1,000 items anyway. What lies
+// beyond is reported as not covered.
 const MaxPages = 10
 
 // pageSize is the most reddit and both mirrors hand out per request.
@@ -108,7 +106,7 @@ type Config struct {
 	UserAgent    string        // EARSHOT_REDDIT_USER_AGENT, e.g. server:earshot:1.2.0 (by /u/NAME)
 	MirrorURL    string        // EARSHOT_REDDIT_MIRROR_URL; empty: no mirror
 	MirrorAPI    string        // EARSHOT_REDDIT_MIRROR_API: MirrorArcticShift (default) or MirrorPullPush
-	Interval     time.Duration // EARSHOT_REDDIT_INTERVAL; the longest single wait for reddit's budget
+	Interval     time.Duration // EARSHOT_REDDIT_INTERVAL; the longest single wait for reddit's budget, and how long a refusing way rests
 
 	HTTPClient *http.Client                                     // default: a client with DefaultTimeout
 	Logger     *slog.Logger                                     // default: slog.Default()
@@ -116,22 +114,19 @@ type Config struct {
 	Sleep      func(ctx context.Context, d time.Duration) error // default: a timer that ends early with ctx
 }
 
-// Source reads subreddits from reddit or its mirror. It is safe for
-// concurrent use; concurrent reads share one request budget.
+// Source reads subreddits from reddit or its archive. It is safe for
+// concurrent use; concurrent reads share the request budgets.
 type Source struct {
 	base, oauthURL string
 	ua             string
-	tokens         *tokens // nil for anonymous reads
-	mirror         *mirror // nil when no mirror is set
+	tokens         *tokens // nil for keyless reads
+	mirror         *mirror // nil when no archive is set
 	maxWait        time.Duration
-	pace           *pacer
+	ways           []*way // reddit's ways, most preferred first
 	client         *http.Client
 	log            *slog.Logger
 	now            func() time.Time
 	sleep          func(context.Context, time.Duration) error
-
-	mu      sync.Mutex
-	failing bool // reddit failed on the last read; logged on change only
 }
 
 var _ ports.RedditSource = (*Source)(nil)
@@ -181,15 +176,17 @@ func New(cfg Config) (*Source, error) {
 	}
 
 	id, secret := strings.TrimSpace(cfg.ClientID), strings.TrimSpace(cfg.ClientSecret)
+	keyless := newPacer(anonymousPerMinute)
 	switch {
 	case id != "" && secret != "":
 		s.tokens = &tokens{url: tokenURL, id: id, secret: secret, ua: s.ua, client: s.client, now: s.now}
-		s.pace = newPacer(oauthPerMinute)
+		s.ways = append(s.ways, &way{via: ports.RedditViaOAuth, pace: newPacer(oauthPerMinute), remaining: -1})
 	case id != "" || secret != "":
 		return nil, core.Errorf(core.KindInvalid, "EARSHOT_REDDIT_CLIENT_ID and EARSHOT_REDDIT_CLIENT_SECRET must be set together")
-	default:
-		s.pace = newPacer(anonymousPerMinute)
 	}
+	s.ways = append(s.ways,
+		&way{via: ports.RedditViaJSON, pace: keyless, remaining: -1},
+		&way{via: ports.RedditViaFeed, pace: keyless, remaining: -1, neverRest: true})
 
 	api := strings.ToLower(strings.TrimSpace(cfg.MirrorAPI))
 	if api == "" {
@@ -230,58 +227,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
-	}
-}
-
-// Read implements ports.RedditSource.
-func (s *Source) Read(ctx context.Context, community string, since time.Time) (ports.RedditRead, error) {
-	name := strings.ToLower(strings.TrimSpace(community))
-	if !validCommunity(name) {
-		return ports.RedditRead{}, core.Errorf(core.KindInvalid, "community must be 1 to 21 letters, digits or underscores")
-	}
-	posts, rerr := s.readReddit(ctx, name, since)
-	if rerr == nil {
-		s.setFailing(false, name, nil)
-		s.log.Debug("read", "community", name, "source", core.SourceReddit, "posts", len(posts))
-		return ports.RedditRead{Posts: posts, Source: core.SourceReddit}, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return ports.RedditRead{}, core.Wrap(core.KindUnavailable, err, "reading r/"+name+" stopped")
-	}
-	var f *failure
-	if errors.As(rerr, &f) && f.status == http.StatusNotFound {
-		return ports.RedditRead{}, core.Errorf(core.KindNotFound, "r/%s does not exist on reddit", name)
-	}
-	s.setFailing(true, name, rerr)
-	if s.mirror == nil {
-		return ports.RedditRead{}, core.Wrap(core.KindUnavailable, cause(rerr), fmt.Sprintf("r/%s: reddit %s; no mirror set", name, rerr))
-	}
-	posts, merr := s.readMirror(ctx, name, since)
-	if merr != nil {
-		if err := ctx.Err(); err != nil {
-			return ports.RedditRead{}, core.Wrap(core.KindUnavailable, err, "reading r/"+name+" stopped")
-		}
-		return ports.RedditRead{}, core.Wrap(core.KindUnavailable, errors.Join(cause(rerr), cause(merr)),
-			fmt.Sprintf("r/%s: reddit %s; mirror %s", name, rerr, merr))
-	}
-	s.log.Debug("read", "community", name, "source", core.SourceMirror, "posts", len(posts), "reddit", rerr.Error())
-	return ports.RedditRead{Posts: posts, Source: core.SourceMirror}, nil
-}
-
-// setFailing logs when reddit starts or stops failing, not at every read:
-// while reddit blocks the service, every community of every cycle would
-// repeat the same line.
-func (s *Source) setFailing(failing bool, community string, err error) {
-	s.mu.Lock()
-	changed := s.failing != failing
-	s.failing = failing
-	s.mu.Unlock()
-	switch {
-	case changed && failing:
-		s.log.Warn("reddit read failed; reading the mirror until reddit answers again",
-			"community", community, "reason", err.Error(), "mirror", s.mirror != nil, "cause", causeText(err))
-	case changed:
-		s.log.Info("reddit answers again", "community", community)
 	}
 }
 
@@ -342,119 +287,18 @@ func transportFailure(what string, err error) *failure {
 	return &failure{reason: reason, cause: err}
 }
 
-// readReddit reads both listings of community from reddit.
-func (s *Source) readReddit(ctx context.Context, community string, since time.Time) ([]ports.RedditPost, error) {
-	var out []ports.RedditPost
-	for _, listing := range []string{"new", "comments"} {
-		posts, err := s.readListing(ctx, community, listing, since)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, posts...)
-	}
-	return newestFirst(out), nil
-}
-
-// readListing follows one listing page by page until it reaches posts made
-// at or before since, the last page, or MaxPages. A zero since reads one
-// page: the first look at a community takes its newest posts, not its
-// history.
-func (s *Source) readListing(ctx context.Context, community, listing string, since time.Time) ([]ports.RedditPost, error) {
-	var out []ports.RedditPost
-	after := ""
-	for range MaxPages {
-		q := url.Values{"limit": {strconv.Itoa(pageSize)}, "raw_json": {"1"}}
-		if after != "" {
-			q.Set("after", after)
-		}
-		p, err := s.redditPage(ctx, "/r/"+community+"/"+listing+".json", q)
-		if err != nil {
-			return nil, err
-		}
-		older := false
-		for _, it := range p.items {
-			created := it.CreatedUTC.time()
-			if !since.IsZero() && !created.IsZero() && !created.After(since) {
-				// A pinned post can be old and still head a listing; only
-				// ordinary posts say the rest of the listing is older.
-				if !it.Stickied {
-					older = true
-				}
-				continue
-			}
-			if rp, ok := it.post(community); ok {
-				out = append(out, rp)
-			}
-		}
-		if older || since.IsZero() || p.after == "" || len(p.items) == 0 {
-			break
-		}
-		after = p.after
-	}
-	return out, nil
-}
-
-// redditPage fetches one page of a listing, within the budget. A 401 on
-// an OAuth read drops the token and tries once more with a fresh one.
-func (s *Source) redditPage(ctx context.Context, path string, q url.Values) (page, error) {
-	for attempt := 0; ; attempt++ {
-		wait, ok := s.pace.reserve(s.now(), s.maxWait)
-		if !ok {
-			return page{}, &failure{reason: fmt.Sprintf("rate limited for %s", wait.Round(time.Second))}
-		}
-		if wait > 0 {
-			if err := s.sleep(ctx, wait); err != nil {
-				return page{}, err
-			}
-		}
-		base, token := s.base, ""
-		if s.tokens != nil {
-			var err error
-			if token, err = s.tokens.get(ctx); err != nil {
-				return page{}, err
-			}
-			base = s.oauthURL
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path+"?"+q.Encode(), nil)
-		if err != nil {
-			return page{}, &failure{reason: "request could not be built", cause: err}
-		}
-		req.Header.Set("User-Agent", s.ua)
-		req.Header.Set("Accept", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "bearer "+token)
-		}
-		status, body, err := s.do(req)
-		if err != nil {
-			return page{}, err
-		}
-		if status == http.StatusUnauthorized && s.tokens != nil && attempt == 0 {
-			s.tokens.drop(token)
-			continue
-		}
-		if status < 200 || status > 299 {
-			return page{}, &failure{reason: fmt.Sprintf("http %d", status), status: status}
-		}
-		p, err := decodeListing(body)
-		if err != nil {
-			if errors.Is(err, errNotListing) {
-				return page{}, &failure{reason: "answer is not a listing", status: status}
-			}
-			return page{}, &failure{reason: "answer is not JSON", status: status, cause: err}
-		}
-		return p, nil
-	}
-}
-
-// do sends req to reddit, feeds the rate-limit headers to the pacer, and
-// reads the body.
-func (s *Source) do(req *http.Request) (int, []byte, error) {
+// do sends req to reddit, feeds the rate-limit headers to the pacer of
+// the way it went, and reads the body.
+func (s *Source) do(req *http.Request, w *way) (int, []byte, error) {
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return 0, nil, transportFailure("", err)
 	}
 	defer resp.Body.Close()
-	s.pace.observe(s.now(), resp.Header)
+	w.pace.observe(s.now(), resp.Header)
+	if r, ok := seconds(resp.Header.Get("X-Ratelimit-Remaining")); ok {
+		w.setRemaining(r)
+	}
 	body, err := readBody(resp.Body)
 	if err != nil {
 		return 0, nil, err

@@ -64,7 +64,7 @@ func TestReadAnonymous(t *testing.T) {
 	srv, rec := serve(t, c, redditRoutes(t))
 	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
 
-	got, err := src.Read(context.Background(), "SmallBusiness", since)
+	got, err := readBoth(context.Background(), src, "SmallBusiness", since)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,12 +156,16 @@ func (ts *tokenServer) authorized(h http.Handler) http.Handler {
 
 // oauthSetup starts reddit's www host (token endpoint only: with
 // credentials nothing is read there) and its OAuth host.
-func oauthSetup(t *testing.T, c *fakeClock, api http.Handler) (*tokenServer, reddit.Config, *recorder) {
+func oauthSetup(t *testing.T, c *fakeClock, api http.Handler, keyless ...http.Handler) (*tokenServer, reddit.Config, *recorder) {
 	ts := &tokenServer{t: t, clock: c}
 	www := http.NewServeMux()
 	www.Handle("/api/v1/access_token", ts)
+	if len(keyless) > 0 {
+		// OAuth refused: the keyless ways are tried next.
+		www.Handle("/r/", keyless[0])
+	}
 	www.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		t.Errorf("read %s from the anonymous host despite credentials", r.URL.Path)
+		t.Errorf("read %s from the keyless host while OAuth answers", r.URL.Path)
 		http.NotFound(w, r)
 	})
 	wwwSrv, _ := serve(t, c, www)
@@ -179,7 +183,7 @@ func TestReadOAuth(t *testing.T) {
 
 	read := func(step string) {
 		t.Helper()
-		got, err := src.Read(ctx, community, since)
+		got, err := readBoth(ctx, src, community, since)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
@@ -243,7 +247,7 @@ func TestReadOAuth(t *testing.T) {
 	}
 }
 
-// failures are the ways reddit fails that send a read to the mirror.
+// failures are the ways reddit fails that send a read to the archive.
 func failures(t *testing.T) map[string]http.HandlerFunc {
 	html := fixture(t, "blocked.html")
 	return map[string]http.HandlerFunc{
@@ -268,14 +272,14 @@ func TestFallbackToMirror(t *testing.T) {
 			t.Run(name+"/"+api, func(t *testing.T) {
 				t.Parallel()
 				c := newClock()
-				rsrv, rrec := serve(t, c, failingNew(t, fail))
+				rsrv, rrec := serve(t, c, failingReddit(fail))
 				msrv, mrec := serve(t, c, mirrorRoutes(t, api))
 				src := newSource(t, c, nil, reddit.Config{
 					BaseURL: rsrv.URL, MirrorURL: msrv.URL + "/", MirrorAPI: api,
 					HTTPClient: &http.Client{Timeout: 300 * time.Millisecond},
 				})
 
-				got, err := src.Read(context.Background(), community, since)
+				got, err := readBoth(context.Background(), src, community, since)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -304,8 +308,10 @@ func TestFallbackToMirror(t *testing.T) {
 					t.Errorf("comment URL = %q, want %q", u, wantURL)
 				}
 
-				if p := rrec.Paths(); len(p) != 1 {
-					t.Errorf("reddit requests = %v, want only the failing one", p)
+				// JSON refused once rests; the feeds are asked for each
+				// listing, then the archive.
+				if p, want := rrec.Paths(), []string{"/r/smallbusiness/new.json", "/r/smallbusiness/new/.rss", "/r/smallbusiness/comments/.rss"}; !slices.Equal(p, want) {
+					t.Errorf("reddit requests = %v, want %v", p, want)
 				}
 				hits := mrec.Hits()
 				if got, want := mrec.Paths(), mirrorPaths[api]; !slices.Equal(got, want[:]) {
@@ -348,28 +354,29 @@ func TestMirrorFailure(t *testing.T) {
 		mirror http.HandlerFunc
 		reason string
 	}{
-		"status":       {status(http.StatusBadGateway, `{"error": "bad gateway"}`), "mirror http 502"},
-		"not JSON":     {func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>oops</html>")) }, "mirror answer is not JSON"},
-		"error answer": {status(http.StatusOK, `{"error": "Timeout. Maybe slow down a bit"}`), "mirror answer is not a search result"},
-		"timeout":      {slow, "mirror timeout"},
+		"status":       {status(http.StatusBadGateway, `{"error": "bad gateway"}`), "archive http 502"},
+		"not JSON":     {func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("<html>oops</html>")) }, "archive answer is not JSON"},
+		"error answer": {status(http.StatusOK, `{"error": "Timeout. Maybe slow down a bit"}`), "archive answer is not a search result"},
+		"timeout":      {slow, "archive timeout"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c := newClock()
 			logs := &syncBuffer{}
-			ts, cfg, _ := oauthSetup(t, c, status(http.StatusServiceUnavailable, `{"message": "Service Unavailable", "error": 503}`))
+			unavailable := status(http.StatusServiceUnavailable, `{"message": "Service Unavailable", "error": 503}`)
+			ts, cfg, _ := oauthSetup(t, c, unavailable, unavailable)
 			msrv, _ := serve(t, c, tc.mirror)
 			cfg.MirrorURL = msrv.URL
 			cfg.HTTPClient = &http.Client{Timeout: 300 * time.Millisecond}
 			src := newSource(t, c, logs, cfg)
 
-			_, err := src.Read(context.Background(), community, since)
+			_, err := readBoth(context.Background(), src, community, since)
 			if !core.IsKind(err, core.KindUnavailable) {
 				t.Fatalf("err = %v, want unavailable", err)
 			}
 			msg := core.Message(err)
-			if !strings.Contains(msg, "reddit http 503") || !strings.Contains(msg, tc.reason) {
+			if !strings.Contains(msg, "reddit oauth: http 503, json: http 503, feed: http 503") || !strings.Contains(msg, tc.reason) {
 				t.Errorf("message %q does not name both failures (%q)", msg, tc.reason)
 			}
 			_, tok, _ := ts.state()
@@ -385,21 +392,23 @@ func TestMirrorFailure(t *testing.T) {
 func TestNoMirror(t *testing.T) {
 	c := newClock()
 	logs := &syncBuffer{}
-	srv, rec := serve(t, c, failingNew(t, status(http.StatusServiceUnavailable, `{"message": "Service Unavailable", "error": 503}`)))
+	srv, rec := serve(t, c, failingReddit(status(http.StatusServiceUnavailable, `{"message": "Service Unavailable", "error": 503}`)))
 	src := newSource(t, c, logs, reddit.Config{BaseURL: srv.URL})
 
-	for range 2 {
-		_, err := src.Read(context.Background(), community, since)
-		if !core.IsKind(err, core.KindUnavailable) || !strings.Contains(core.Message(err), "reddit http 503") {
+	want := []string{"json: http 503, feed: http 503", "feed: http 503"}
+	for i := range 2 {
+		_, err := readBoth(context.Background(), src, community, since)
+		if !core.IsKind(err, core.KindUnavailable) || !strings.Contains(core.Message(err), "reddit "+want[i]+"; no archive set") {
 			t.Fatalf("err = %v, want unavailable naming reddit's failure", err)
 		}
 	}
-	if n := len(rec.Hits()); n != 2 {
-		t.Errorf("reddit requests = %d, want 2", n)
+	// The refused JSON rests; the feeds are asked every time.
+	if p, want := rec.Paths(), []string{"/r/smallbusiness/new.json", "/r/smallbusiness/new/.rss", "/r/smallbusiness/new/.rss"}; !slices.Equal(p, want) {
+		t.Errorf("reddit requests = %v, want %v", p, want)
 	}
-	// The failure is logged when it starts, not at every read.
-	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
-		t.Errorf("warnings = %d, want 1:\n%s", n, logs.String())
+	// A way's refusal is logged when it starts, not at every read.
+	if n := strings.Count(logs.String(), "level=WARN"); n != 2 {
+		t.Errorf("warnings = %d, want 2 (json, feed):\n%s", n, logs.String())
 	}
 }
 
@@ -409,7 +418,7 @@ func TestNotFound(t *testing.T) {
 	msrv, mrec := serve(t, c, mirrorRoutes(t, reddit.MirrorArcticShift))
 	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL, MirrorURL: msrv.URL})
 
-	_, err := src.Read(context.Background(), community, since)
+	_, err := readBoth(context.Background(), src, community, since)
 	if !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("err = %v, want not found", err)
 	}
@@ -423,7 +432,7 @@ func TestInvalidCommunity(t *testing.T) {
 	srv, rec := serve(t, c, redditRoutes(t))
 	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
 	for _, name := range []string{"", "r/golang", "../api/v1/me", "go lang", "a23456789012345678901x", "café"} {
-		if _, err := src.Read(context.Background(), name, since); !core.IsKind(err, core.KindInvalid) {
+		if _, err := readBoth(context.Background(), src, name, since); !core.IsKind(err, core.KindInvalid) {
 			t.Errorf("Read(%q) err = %v, want invalid", name, err)
 		}
 	}
@@ -454,7 +463,7 @@ func TestPagingStopsAtSince(t *testing.T) {
 	srv, rec := serve(t, c, mux)
 	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
 
-	got, err := src.Read(context.Background(), community, since)
+	got, err := readBoth(context.Background(), src, community, since)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +496,7 @@ func TestPagingIsBounded(t *testing.T) {
 	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
 
 	// A window far in the past: paging stops at the page cap.
-	got, err := src.Read(context.Background(), community, time.Unix(t0-1_000_000, 0))
+	got, err := readBoth(context.Background(), src, community, time.Unix(t0-1_000_000, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +510,7 @@ func TestPagingIsBounded(t *testing.T) {
 
 	// No since: only the newest page of each listing.
 	before := len(rec.Hits())
-	if _, err := src.Read(context.Background(), community, time.Time{}); err != nil {
+	if _, err := readBoth(context.Background(), src, community, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if hits := len(rec.Hits()) - before; hits != 2 {
@@ -524,7 +533,7 @@ func TestLongAndNonASCIIText(t *testing.T) {
 	srv, _ := serve(t, c, mux)
 	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
 
-	got, err := src.Read(context.Background(), community, since)
+	got, err := readBoth(context.Background(), src, community, since)
 	if err != nil || len(got.Posts) != 1 {
 		t.Fatalf("Read = %v, %v", got, err)
 	}
@@ -550,7 +559,7 @@ func TestRateLimitHeaders(t *testing.T) {
 			routes.ServeHTTP(w, r)
 		}))
 		src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
-		if _, err := src.Read(context.Background(), community, since); err != nil {
+		if _, err := readBoth(context.Background(), src, community, since); err != nil {
 			t.Fatal(err)
 		}
 		if want := []time.Duration{42 * time.Second}; !slices.Equal(c.Sleeps(), want) {
@@ -567,7 +576,7 @@ func TestRateLimitHeaders(t *testing.T) {
 		var mu sync.Mutex
 		refused := false
 		routes := redditRoutes(t)
-		srv, _ := serve(t, c, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv, rec := serve(t, c, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			first := !refused
 			refused = true
@@ -579,38 +588,54 @@ func TestRateLimitHeaders(t *testing.T) {
 			}
 			routes.ServeHTTP(w, r)
 		}))
-		msrv, _ := serve(t, c, mirrorRoutes(t, reddit.MirrorArcticShift))
+		msrv, mrec := serve(t, c, mirrorRoutes(t, reddit.MirrorArcticShift))
 		src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL, MirrorURL: msrv.URL})
 
-		got, err := src.Read(context.Background(), community, since)
-		if err != nil || got.Source != core.SourceMirror {
-			t.Fatalf("first read: %v %v", got.Source, err)
+		// JSON answers 429: the feeds, after the pause reddit asked for.
+		got, err := readBoth(context.Background(), src, community, since)
+		if err != nil || got.Source != core.SourceReddit || !slices.Equal(got.Vias, []string{"feed", "feed"}) {
+			t.Fatalf("first read: %v %v %v", got.Source, got.Vias, err)
 		}
-		got, err = src.Read(context.Background(), community, since)
-		if err != nil || got.Source != core.SourceReddit {
-			t.Fatalf("second read: %v %v", got.Source, err)
+		if !slices.Equal(ids(got.Posts), ids(wantReddit)) {
+			t.Errorf("feed posts = %v, want %v", ids(got.Posts), ids(wantReddit))
 		}
 		if want := []time.Duration{30 * time.Second, 6 * time.Second}; !slices.Equal(c.Sleeps(), want) {
 			t.Errorf("sleeps = %v, want %v", c.Sleeps(), want)
 		}
+		// JSON rests for one interval, then is asked again.
+		c.Set(c.Now().Add(reddit.DefaultInterval))
+		got, err = readBoth(context.Background(), src, community, since)
+		if err != nil || !slices.Equal(got.Vias, []string{"json", "json"}) {
+			t.Fatalf("after the rest: %v %v", got.Vias, err)
+		}
+		if n := len(mrec.Hits()); n != 0 {
+			t.Errorf("archive asked %d times while the feeds answered", n)
+		}
+		if p := rec.Paths(); len(p) != 5 {
+			t.Errorf("reddit requests = %v", p)
+		}
 	})
 
-	t.Run("wait longer than a cycle reads the mirror", func(t *testing.T) {
+	t.Run("a wait past the deadline is not the archive", func(t *testing.T) {
 		c := newClock()
 		srv, rec := serve(t, c, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "3600")
 			status(http.StatusTooManyRequests, `{"message": "Too Many Requests", "error": 429}`)(w, r)
 		}))
-		msrv, _ := serve(t, c, mirrorRoutes(t, reddit.MirrorPullPush))
+		msrv, mrec := serve(t, c, mirrorRoutes(t, reddit.MirrorPullPush))
 		src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL, MirrorURL: msrv.URL, MirrorAPI: reddit.MirrorPullPush, Interval: 10 * time.Minute})
 		for i := range 2 {
-			got, err := src.Read(context.Background(), community, since)
-			if err != nil || got.Source != core.SourceMirror {
-				t.Fatalf("read %d: %v %v", i, got.Source, err)
+			_, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+				Want: []ports.RedditWant{{Community: community, Since: since}}, Deadline: c.Now().Add(5 * time.Minute)})
+			if !core.IsKind(err, core.KindRateLimited) {
+				t.Fatalf("read %d: %v, want rate limited", i, err)
 			}
 		}
 		if n := len(rec.Hits()); n != 1 {
 			t.Errorf("reddit requests = %d, want 1", n)
+		}
+		if n := len(mrec.Hits()); n != 0 {
+			t.Errorf("the archive was read %d times because of pacing", n)
 		}
 		if s := c.Sleeps(); len(s) != 0 {
 			t.Errorf("sleeps = %v, want none", s)
@@ -642,7 +667,7 @@ func TestPacingSpreadsReads(t *testing.T) {
 		srv, rec := serve(t, c, empty(t))
 		src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
 		for _, name := range communities {
-			if _, err := src.Read(context.Background(), name, since); err != nil {
+			if _, err := readBoth(context.Background(), src, name, since); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -654,7 +679,7 @@ func TestPacingSpreadsReads(t *testing.T) {
 		_, cfg, rec := oauthSetup(t, c, empty(t))
 		src := newSource(t, c, nil, cfg)
 		for _, name := range communities {
-			if _, err := src.Read(context.Background(), name, since); err != nil {
+			if _, err := readBoth(context.Background(), src, name, since); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -673,7 +698,7 @@ func TestWaitHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = src.Read(ctx, community, since)
+	_, err = readBoth(ctx, src, community, since)
 	if !core.IsKind(err, core.KindUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want unavailable after the deadline", err)
 	}

@@ -190,6 +190,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
   earshot admin session set --owner ID --platform P --file JAR.json
   earshot admin phrase add --owner ID --platform P --phrase S [--community C]
   earshot admin phrase list --owner ID
+  earshot admin reddit status
 `
 	if len(args) < 2 {
 		fmt.Fprint(stderr, adminUsage)
@@ -206,7 +207,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "key create":
 		name = fs.String("name", "", "key name (required)")
 		scopes = fs.String("scopes", "read", "comma-separated scopes: read, write:phrases, webhooks")
-	case "key list", "ingest-key create", "phrase list":
+	case "key list", "ingest-key create", "phrase list", "reddit status":
 	case "key revoke":
 		id = fs.String("id", "", "key id (required)")
 	case "session set":
@@ -230,7 +231,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		return nil
 	}
-	if cmd != "owner create" {
+	if cmd != "owner create" && cmd != "reddit status" {
 		if err := need("owner", owner); err != nil {
 			return err
 		}
@@ -304,6 +305,8 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		fmt.Fprintln(stdout, p.ID)
+	case "reddit status":
+		return redditStatus(ctx, con, stdout)
 	case "phrase list":
 		ps, err := con.Phrases.List(ctx, *owner, ports.PhraseFilter{})
 		if err != nil {

@@ -1,0 +1,4 @@
+package reddit
+
+// PlainText is plainText, for the tests of the reddit_test package.
+var PlainText = plainText

@@ -1,0 +1,273 @@
+package reddit_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/adapters/reddit"
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// Reddit refuses keyless JSON (403 with its HTML block page): the Atom
+// feeds give the same posts, author without /u/, text as plain text
+// without reddit's trailer, the permalink as the URL.
+func TestFeeds(t *testing.T) {
+	c := newClock()
+	routes := redditRoutes(t)
+	block := fixture(t, "blocked.html")
+	srv, rec := serve(t, c, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".json") {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write(block)
+			return
+		}
+		routes.ServeHTTP(w, r)
+	}))
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+
+	got, err := readBoth(context.Background(), src, community, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Source != core.SourceReddit || !slices.Equal(got.Vias, []string{"feed", "feed"}) {
+		t.Fatalf("source %s by %v, want reddit by feed", got.Source, got.Vias)
+	}
+	// Feeds carry no score or comment count; everything else is as JSON.
+	want := slices.Clone(wantReddit)
+	for i := range want {
+		want[i].Post.Likes, want[i].Post.Comments = 0, 0
+	}
+	if !reflect.DeepEqual(got.Posts, want) {
+		t.Errorf("posts:\n got %+v\nwant %+v", got.Posts, want)
+	}
+	if want := []string{"/r/smallbusiness/new.json", "/r/smallbusiness/new/.rss", "/r/smallbusiness/comments/.rss"}; !slices.Equal(rec.Paths(), want) {
+		t.Errorf("paths = %v, want %v", rec.Paths(), want)
+	}
+	for _, h := range rec.Hits()[1:] {
+		if h.Query.Get("limit") != "100" || h.Query.Has("raw_json") {
+			t.Errorf("%s query = %v", h.Path, h.Query)
+		}
+	}
+}
+
+func TestPlainText(t *testing.T) {
+	for in, want := range map[string]string{
+		`<!-- SC_OFF --><div class="md"><p>Tom &amp; Jerry&#39;s &lt;b&gt; caf&eacute;</p> <p>second</p></div><!-- SC_ON --> &#32; submitted by &#32; <a href="https://www.reddit.com/user/x"> /u/x </a>`: "Tom & Jerry's <b> café\nsecond",
+		`<table><tr><td><a href="x"><img src="y"/></a></td><td> &#32; submitted by &#32; <a href="z"> /u/x </a> <span><a href="l">[link]</a></span></td></tr></table>`:                                    "",
+		`<div class="md"><blockquote><p>quoted</p></blockquote><ul><li>one</li><li>two <code>x&lt;y</code></li></ul><div>inner</div><p>after</p></div>`:                                                   "quoted\none\ntwo x<y\ninner\nafter",
+		`plain words, no markup`:      "plain words, no markup",
+		`<div class="md"><p>unclosed`: "unclosed",
+	} {
+		if got := reddit.PlainText(in); got != want {
+			t.Errorf("PlainText(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}
+
+// groupServer serves merged listings of several communities from one
+// time-ordered list, 100 a page, and records what was asked.
+func groupServer(t *testing.T, c *fakeClock, things []map[string]any) (*recorder, string) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /r/{names}/{listing}", func(w http.ResponseWriter, r *http.Request) {
+		names := map[string]bool{}
+		for _, n := range strings.Split(r.PathValue("names"), "+") {
+			names[n] = true
+		}
+		var page []map[string]any
+		after := r.URL.Query().Get("after")
+		started := after == ""
+		for _, th := range things {
+			if !names[th["subreddit"].(string)] {
+				continue
+			}
+			if !started {
+				started = th["name"] == after
+				continue
+			}
+			page = append(page, th)
+			if len(page) == 100 {
+				break
+			}
+		}
+		next := ""
+		if len(page) == 100 {
+			next = page[99]["name"].(string)
+		}
+		writeJSON(w, http.StatusOK, listing(t, next, page...))
+	})
+	srv, rec := serve(t, c, mux)
+	return rec, srv.URL
+}
+
+func postIn(sub, id string, created int64) map[string]any {
+	p := selfPost(id, created)
+	p["subreddit"] = sub
+	p["permalink"] = "/r/" + sub + "/comments/" + id + "/title/"
+	return p
+}
+
+func TestGroupedRead(t *testing.T) {
+	c := newClock()
+	// 250 posts of "busy" one a second back from t0, and three of "quiet"
+	// among them.
+	var things []map[string]any
+	for i := range 250 {
+		things = append(things, postIn("busy", fmt.Sprintf("b%03d", i), t0-int64(i)))
+		if i == 10 || i == 120 || i == 240 {
+			things = append(things, postIn("quiet", "q"+strconv.Itoa(i), t0-int64(i)))
+		}
+	}
+	rec, url := groupServer(t, c, things)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: url})
+	ctx := context.Background()
+
+	// quiet wants everything after t0-200, busy only after t0-50: the
+	// read goes back as far as the oldest wish.
+	r, err := src.Read(ctx, ports.RedditQuery{Listing: ports.RedditPosts, Want: []ports.RedditWant{
+		{Community: "Busy", Since: time.Unix(t0-50, 0)}, {Community: "quiet", Since: time.Unix(t0-200, 0)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := rec.Paths(); len(p) != 3 || p[0] != "/r/busy+quiet/new.json" {
+		t.Fatalf("paths = %v, want three pages of /r/busy+quiet/new.json", p)
+	}
+	count := map[string]int{}
+	for _, p := range r.Posts {
+		count[p.Community]++
+	}
+	if count["busy"] != 50 || count["quiet"] != 2 || r.Requests != 3 || r.Via != "json" {
+		t.Errorf("counts %v, requests %d, via %s", count, r.Requests, r.Via)
+	}
+	for _, cv := range r.Covered {
+		if !cv.Complete || !cv.Until.Equal(time.Unix(t0, 0)) || cv.Posts != count[cv.Community] {
+			t.Errorf("cover %+v", cv)
+		}
+	}
+
+	// A cap of one page: the listing does not reach quiet's since, so
+	// quiet is not complete and busy is.
+	c2 := newClock()
+	rec2, url2 := groupServer(t, c2, things)
+	src2 := newSource(t, c2, nil, reddit.Config{BaseURL: url2})
+	r, err = src2.Read(ctx, ports.RedditQuery{Listing: ports.RedditPosts, Want: []ports.RedditWant{
+		{Community: "busy", Since: time.Unix(t0-50, 0)}, {Community: "quiet", Since: time.Unix(t0-100000, 0)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec2.Hits()); n != 3 {
+		t.Errorf("requests = %d; the listing ends after 253 posts", n)
+	}
+	for _, cv := range r.Covered {
+		// The listing ended: everything it had was seen.
+		if !cv.Complete {
+			t.Errorf("cover %+v, want complete: the listing ended", cv)
+		}
+	}
+
+	for _, bad := range [][]ports.RedditWant{
+		nil,
+		{{Community: "a"}, {Community: "A"}},
+		slices.Repeat([]ports.RedditWant{{Community: "a"}}, ports.MaxRedditGroup+1),
+	} {
+		if _, err := src.Read(ctx, ports.RedditQuery{Listing: ports.RedditPosts, Want: bad}); !core.IsKind(err, core.KindInvalid) {
+			t.Errorf("%d wants: err = %v, want invalid", len(bad), err)
+		}
+	}
+	if _, err := src.Read(ctx, ports.RedditQuery{Listing: "hot", Want: []ports.RedditWant{{Community: "a"}}}); !core.IsKind(err, core.KindInvalid) {
+		t.Errorf("listing hot: err = %v", err)
+	}
+}
+
+// A group whose listing holds more than the page cap before reaching a
+// member's since reports that member incomplete, from the oldest post
+// reached.
+func TestGroupedReadCap(t *testing.T) {
+	c := newClock()
+	var things []map[string]any
+	for i := range 100 * (reddit.MaxPages + 2) {
+		things = append(things, postIn("busy", fmt.Sprintf("b%04d", i), t0-int64(i)))
+	}
+	things = append(things, postIn("quiet", "q1", t0-5000))
+	rec, url := groupServer(t, c, things)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: url})
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts, Want: []ports.RedditWant{
+		{Community: "busy", Since: time.Unix(t0-100, 0)}, {Community: "quiet", Since: time.Unix(t0-6000, 0)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.Hits()); n != reddit.MaxPages {
+		t.Errorf("requests = %d, want the cap %d", n, reddit.MaxPages)
+	}
+	reached := time.Unix(t0-int64(100*reddit.MaxPages-1), 0)
+	for _, cv := range r.Covered {
+		if !cv.From.Equal(reached) || cv.Complete != (cv.Community == "busy") {
+			t.Errorf("cover %+v, want from %v, complete only for busy", cv, reached)
+		}
+	}
+}
+
+// The archive covers a community only up to its newest item, and says
+// how far behind that was.
+func TestArchiveHighWaterMark(t *testing.T) {
+	c := newClock()
+	rsrv, _ := serve(t, c, failingReddit(status(http.StatusForbidden, `{"message": "Forbidden", "error": 403}`)))
+	msrv, _ := serve(t, c, mirrorRoutes(t, reddit.MirrorArcticShift))
+	src := newSource(t, c, nil, reddit.Config{BaseURL: rsrv.URL, MirrorURL: msrv.URL})
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+		Want: []ports.RedditWant{{Community: community, Since: since}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := time.Unix(1767225500, 0).UTC() // t3_1hx0a1, the newest post the archive holds
+	if r.Via != "archive" || r.Source != core.SourceMirror || len(r.Covered) != 1 || !r.Covered[0].Until.Equal(newest) ||
+		!r.Covered[0].Complete || r.ArchiveLag[community] != c.Now().Sub(newest) {
+		t.Errorf("archive read: via %s, cover %+v, lag %v", r.Via, r.Covered, r.ArchiveLag)
+	}
+	if len(r.Refused) != 2 || r.Refused[0].Via != "json" || r.Refused[1].Reason != "http 403" {
+		t.Errorf("refused = %+v", r.Refused)
+	}
+}
+
+// The feeds take a group the same way: one merged feed, each entry
+// credited to the community its category names.
+func TestGroupedFeed(t *testing.T) {
+	c := newClock()
+	mux := http.NewServeMux()
+	mux.Handle("GET /r/smallbusiness+golang/new.json", status(http.StatusTooManyRequests, `{"message": "Too Many Requests", "error": 429}`))
+	mux.Handle("GET /r/smallbusiness+golang/new/.rss", atomFile(t, "feed_new.xml"))
+	srv, rec := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts, Want: []ports.RedditWant{
+		{Community: community, Since: since}, {Community: "golang", Since: since},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Via != "feed" || len(r.Refused) != 1 || r.Refused[0].Reason != "http 429" || r.Requests != 2 {
+		t.Fatalf("via %s, refused %+v, requests %d", r.Via, r.Refused, r.Requests)
+	}
+	if want := []string{"t3_1hx0a1", "t3_1hx0a4"}; !slices.Equal(ids(r.Posts), want) {
+		t.Errorf("posts %v, want %v", ids(r.Posts), want)
+	}
+	for _, cv := range r.Covered {
+		want := map[string]int{community: 2, "golang": 0}[cv.Community]
+		if !cv.Complete || cv.Posts != want {
+			t.Errorf("cover %+v", cv)
+		}
+	}
+	if p := rec.Paths(); len(p) != 2 {
+		t.Errorf("paths %v", p)
+	}
+}

@@ -1,0 +1,398 @@
+package reddit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// way is one of reddit's ways of answering: OAuth JSON, keyless JSON or
+// the feeds. The keyless ways share one pacer, as they share reddit's
+// budget for the address.
+type way struct {
+	via       string
+	pace      *pacer
+	neverRest bool // the last of reddit's ways is always tried
+
+	mu        sync.Mutex
+	restUntil time.Time // refused lately: skipped until then
+	refused   bool      // logged on change only
+	remaining float64   // X-Ratelimit-Remaining of the last answer; -1 unknown
+}
+
+func (w *way) resting(now time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.neverRest && now.Before(w.restUntil)
+}
+
+// result records how a try went and reports whether that changed whether
+// the way refuses, so a change is logged once rather than every read.
+func (w *way) result(ok bool, restUntil time.Time) (changed bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	changed = w.refused == ok
+	w.refused = !ok
+	if ok {
+		w.restUntil = time.Time{}
+	} else {
+		w.restUntil = restUntil
+	}
+	return changed
+}
+
+func (w *way) setRemaining(r float64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.remaining = r
+}
+
+func (w *way) getRemaining() float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.remaining
+}
+
+// errBudget says reddit's budget allows no request before the deadline.
+type errBudget struct{ wait time.Duration }
+
+func (e errBudget) Error() string {
+	return fmt.Sprintf("reddit's budget allows the next request in %s", e.wait.Round(time.Second))
+}
+
+// Read implements ports.RedditSource.
+func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRead, error) {
+	if q.Listing != ports.RedditPosts && q.Listing != ports.RedditComments {
+		return ports.RedditRead{}, core.Errorf(core.KindInvalid, "listing must be %s or %s", ports.RedditPosts, ports.RedditComments)
+	}
+	if len(q.Want) == 0 || len(q.Want) > ports.MaxRedditGroup {
+		return ports.RedditRead{}, core.Errorf(core.KindInvalid, "a read takes 1 to %d communities", ports.MaxRedditGroup)
+	}
+	want := make([]ports.RedditWant, len(q.Want))
+	seen := make(map[string]bool, len(q.Want))
+	for i, w := range q.Want {
+		name := strings.ToLower(strings.TrimSpace(w.Community))
+		if !validCommunity(name) {
+			return ports.RedditRead{}, core.Errorf(core.KindInvalid, "community must be 1 to 21 letters, digits or underscores")
+		}
+		if seen[name] {
+			return ports.RedditRead{}, core.Errorf(core.KindInvalid, "r/%s is named twice in one read", name)
+		}
+		seen[name] = true
+		want[i] = ports.RedditWant{Community: name, Since: w.Since}
+	}
+	q.Want = want
+	group := groupName(want)
+
+	var refused []ports.RedditRefusal
+	var causes []error
+	requests := 0
+	for _, w := range s.ways {
+		if w.resting(s.now()) {
+			continue
+		}
+		read, n, err := s.readReddit(ctx, w, q)
+		requests += n
+		if err == nil {
+			if w.result(true, time.Time{}) {
+				s.log.Info("reddit answers again", "via", w.via, "communities", group)
+			}
+			read.Refused, read.Requests = refused, requests
+			return read, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return ports.RedditRead{}, core.Wrap(core.KindUnavailable, err, "reading r/"+group+" stopped")
+		}
+		var budget errBudget
+		if errors.As(err, &budget) {
+			// Pacing is not a refusal: the read waits for a later slot
+			// rather than going to the archive.
+			return ports.RedditRead{Refused: refused, Requests: requests, Remaining: -1},
+				core.Wrap(core.KindRateLimited, err, "r/"+group+" waits for reddit's budget")
+		}
+		var f *failure
+		if errors.As(err, &f) && f.status == http.StatusNotFound {
+			return ports.RedditRead{}, core.Errorf(core.KindNotFound, "r/%s: reddit says no such community", group)
+		}
+		if w.result(false, s.now().Add(s.maxWait)) {
+			s.log.Warn("reddit refused a way of reading; trying the next", "via", w.via, "communities", group,
+				"reason", err.Error(), "cause", causeText(err))
+		}
+		refused = append(refused, ports.RedditRefusal{Via: w.via, Reason: err.Error()})
+		causes = append(causes, cause(err))
+	}
+	reasons := refusalText(refused)
+	failed := ports.RedditRead{Refused: refused, Requests: requests, Remaining: -1}
+	if s.mirror == nil {
+		return failed, core.Wrap(core.KindUnavailable, errors.Join(causes...),
+			fmt.Sprintf("r/%s: reddit %s; no archive set", group, reasons))
+	}
+	read, err := s.readArchive(ctx, q)
+	if err != nil {
+		if err := ctx.Err(); err != nil {
+			return ports.RedditRead{}, core.Wrap(core.KindUnavailable, err, "reading r/"+group+" stopped")
+		}
+		failed.Refused = append(failed.Refused, ports.RedditRefusal{Via: ports.RedditViaArchive, Reason: err.Error()})
+		return failed, core.Wrap(core.KindUnavailable, errors.Join(append(causes, cause(err))...),
+			fmt.Sprintf("r/%s: reddit %s; archive %s", group, reasons, err))
+	}
+	read.Refused, read.Requests = refused, requests
+	s.log.Debug("read", "communities", group, "via", ports.RedditViaArchive, "posts", len(read.Posts), "reddit", reasons)
+	return read, nil
+}
+
+func groupName(want []ports.RedditWant) string {
+	names := make([]string, len(want))
+	for i, w := range want {
+		names[i] = w.Community
+	}
+	return strings.Join(names, "+")
+}
+
+func refusalText(rs []ports.RedditRefusal) string {
+	if len(rs) == 0 {
+		return "not asked"
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.Via + ": " + r.Reason
+	}
+	return strings.Join(parts, ", ")
+}
+
+// entry is one post of a page, from either JSON or a feed.
+type entry struct {
+	id       string // fullname
+	created  time.Time
+	sticky   bool // pinned: may be old and still head a listing
+	post     ports.RedditPost
+	ok       bool // false: deleted or removed, skipped
+	sortable bool // has a creation time
+}
+
+// readReddit reads one listing of the wanted communities through w, as
+// one merged listing, and reports the span each community was seen whole.
+// n is the number of requests made.
+func (s *Source) readReddit(ctx context.Context, w *way, q ports.RedditQuery) (ports.RedditRead, int, error) {
+	since := make(map[string]time.Time, len(q.Want))
+	names := make([]string, len(q.Want))
+	var oldest time.Time // the earliest since; zero when some community is new
+	newest := false
+	for i, wt := range q.Want {
+		since[wt.Community] = wt.Since
+		names[i] = wt.Community
+		if wt.Since.IsZero() {
+			newest = true
+		} else if oldest.IsZero() || wt.Since.Before(oldest) {
+			oldest = wt.Since
+		}
+	}
+	single := ""
+	if len(names) == 1 {
+		single = names[0]
+	}
+	path := "/r/" + strings.Join(names, "+") + "/" + string(q.Listing)
+	if w.via == ports.RedditViaFeed {
+		path += "/.rss"
+	} else {
+		path += ".json"
+	}
+	// A post made after the first request is taken may be missed by the
+	// later pages; the read covers up to the moment it began.
+	until := s.now()
+	var posts []ports.RedditPost
+	counts := map[string]int{}
+	reached := time.Time{} // the oldest ordinary post seen
+	ended := false         // the listing has nothing older
+	after := ""
+	n := 0
+	for page := 0; page < MaxPages; page++ {
+		qs := url.Values{"limit": {strconv.Itoa(pageSize)}}
+		if w.via != ports.RedditViaFeed {
+			qs.Set("raw_json", "1")
+		}
+		if after != "" {
+			qs.Set("after", after)
+		}
+		entries, next, err := s.fetchPage(ctx, w, path, qs, q.Deadline, single, &n)
+		if err != nil {
+			return ports.RedditRead{}, n, err
+		}
+		for _, e := range entries {
+			if !e.sortable {
+				continue
+			}
+			if !e.sticky && (reached.IsZero() || e.created.Before(reached)) {
+				reached = e.created
+			}
+			c := e.post.Community
+			cs, wanted := since[c]
+			if !wanted || !e.ok || (!cs.IsZero() && !e.created.After(cs)) {
+				continue
+			}
+			posts = append(posts, e.post)
+			counts[c]++
+		}
+		// Reddit's JSON may hand out a short page with a cursor (posts it
+		// filtered out); a feed has no cursor, so a short page is its end.
+		if next == "" || len(entries) == 0 || (w.via == ports.RedditViaFeed && len(entries) < pageSize) {
+			ended = true
+			break
+		}
+		if newest || (!reached.IsZero() && !reached.After(oldest)) {
+			break
+		}
+		after = next
+	}
+	covered := make([]ports.RedditCover, len(q.Want))
+	for i, wt := range q.Want {
+		from := reached
+		if ended {
+			from = time.Time{}
+		}
+		covered[i] = ports.RedditCover{
+			Community: wt.Community, From: from, Until: until, Posts: counts[wt.Community],
+			Complete: wt.Since.IsZero() || !from.After(wt.Since),
+		}
+	}
+	return ports.RedditRead{
+		Posts: newestFirst(posts), Covered: covered, Source: core.SourceReddit, Via: w.via, Remaining: w.getRemaining(),
+	}, n, nil
+}
+
+// fetchPage fetches and decodes one page of a listing through w, within
+// the budget. A 401 on an OAuth read drops the token and tries once more
+// with a fresh one. next is the cursor of the following page.
+func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Values,
+	deadline time.Time, single string, n *int) ([]entry, string, error) {
+	for attempt := 0; ; attempt++ {
+		now := s.now()
+		limit := s.maxWait
+		if !deadline.IsZero() && deadline.Sub(now) < limit {
+			limit = deadline.Sub(now)
+		}
+		wait, ok := w.pace.reserve(now, limit)
+		if !ok {
+			return nil, "", errBudget{wait: wait}
+		}
+		if wait > 0 {
+			if err := s.sleep(ctx, wait); err != nil {
+				return nil, "", err
+			}
+		}
+		base, token := s.base, ""
+		if w.via == ports.RedditViaOAuth {
+			var err error
+			if token, err = s.tokens.get(ctx); err != nil {
+				return nil, "", err
+			}
+			base = s.oauthURL
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path+"?"+qs.Encode(), nil)
+		if err != nil {
+			return nil, "", &failure{reason: "request could not be built", cause: err}
+		}
+		req.Header.Set("User-Agent", s.ua)
+		if w.via == ports.RedditViaFeed {
+			req.Header.Set("Accept", "application/atom+xml")
+		} else {
+			req.Header.Set("Accept", "application/json")
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "bearer "+token)
+		}
+		*n++
+		status, body, err := s.do(req, w)
+		if err != nil {
+			return nil, "", err
+		}
+		if status == http.StatusUnauthorized && token != "" && attempt == 0 {
+			s.tokens.drop(token)
+			continue
+		}
+		if status < 200 || status > 299 {
+			return nil, "", &failure{reason: fmt.Sprintf("http %d", status), status: status}
+		}
+		if w.via == ports.RedditViaFeed {
+			es, err := decodeFeed(body, single)
+			if err != nil {
+				return nil, "", &failure{reason: "answer is not a feed", status: status, cause: err}
+			}
+			next := ""
+			if len(es) > 0 {
+				next = es[len(es)-1].id
+			}
+			return es, next, nil
+		}
+		p, err := decodeListing(body)
+		if err != nil {
+			if errors.Is(err, errNotListing) {
+				return nil, "", &failure{reason: "answer is not a listing", status: status}
+			}
+			return nil, "", &failure{reason: "answer is not JSON", status: status, cause: err}
+		}
+		return listingEntries(p, single), p.after, nil
+	}
+}
+
+// listingEntries turns a JSON page into entries. single is the community
+// to credit a post to when it names none (a read of one community).
+func listingEntries(p page, single string) []entry {
+	out := make([]entry, 0, len(p.items))
+	for _, it := range p.items {
+		e := entry{sticky: it.Stickied, created: it.CreatedUTC.time()}
+		e.sortable = !e.created.IsZero()
+		e.id, _ = fullname(it.kind, it.Name, it.ID)
+		e.post, e.ok = it.post(single)
+		if !e.ok {
+			// A skipped post still counts for how far the listing reached,
+			// so it needs its community only to be ignored.
+			e.post.Community = strings.ToLower(it.Subreddit)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// readArchive reads the listing of each wanted community from the archive,
+// one community at a time. A community is covered up to the newest item
+// the archive holds of it: an archive that lags has not seen what came
+// after, and the caller's checkpoint must not move past it.
+func (s *Source) readArchive(ctx context.Context, q ports.RedditQuery) (ports.RedditRead, error) {
+	ep := s.mirror.endpoints()[0]
+	if q.Listing == ports.RedditComments {
+		ep = s.mirror.endpoints()[1]
+	}
+	at := s.now()
+	read := ports.RedditRead{Source: core.SourceMirror, Via: ports.RedditViaArchive, Remaining: -1,
+		ArchiveLag: map[string]time.Duration{}}
+	for _, w := range q.Want {
+		posts, newest, from, err := s.readMirror(ctx, ep, w.Community, w.Since)
+		if err != nil {
+			return ports.RedditRead{}, err
+		}
+		until := w.Since
+		if newest.After(until) {
+			until = newest
+		}
+		if !newest.IsZero() {
+			read.ArchiveLag[w.Community] = max(at.Sub(newest), 0)
+		}
+		read.Posts = append(read.Posts, posts...)
+		read.Covered = append(read.Covered, ports.RedditCover{
+			Community: w.Community, From: from, Until: until, Posts: len(posts),
+			Complete: w.Since.IsZero() || !from.After(w.Since),
+		})
+	}
+	read.Posts = newestFirst(read.Posts)
+	return read, nil
+}
