@@ -168,7 +168,7 @@ const claimAhead = 8
 // SQLite writers queue for one lock. Gathered, one claim takes what a
 // few milliseconds brought, and the wait is a small part of a
 // message's way.
-const claimGap = 2 * time.Millisecond
+const claimGap = 5 * time.Millisecond
 
 // recordGather is how long the recorder waits for more attempts to
 // store with the first, for the same reason: fewer, larger
