@@ -382,22 +382,32 @@ func (r *Reddit) checkpoint(c *community, l ports.RedditListing) *ports.RedditCh
 // saves the matches, one batch per owner.
 func (r *Reddit) store(ctx context.Context, posts []ports.RedditPost, byName map[string]*community) error {
 	byOwner := map[string][]ports.PostMatches{}
+	skipped := 0
 	for _, rp := range posts {
 		c := byName[rp.Community]
 		if c == nil {
+			continue
+		}
+		post, err := core.CleanPost(rp.Post)
+		if err != nil {
+			skipped++
 			continue
 		}
 		if c.set == nil {
 			c.set = Compile(c.phrases)
 		}
 		owners := map[string][]string{}
-		for _, id := range c.set.Match(rp.Post.Title, rp.Post.Text) {
+		for _, id := range c.set.Match(post.Title, post.Text) {
 			owner := ownerOf(c.phrases, id)
 			owners[owner] = append(owners[owner], id)
 		}
 		for owner, pids := range owners {
-			byOwner[owner] = append(byOwner[owner], ports.PostMatches{Post: rp.Post, PhraseIDs: pids})
+			byOwner[owner] = append(byOwner[owner], ports.PostMatches{Post: post, PhraseIDs: pids})
 		}
+	}
+	if skipped > 0 {
+		r.log.InfoContext(ctx, "reddit posts skipped as invalid", "posts", skipped)
+		r.Metrics.Count(ports.EventPostsSkipped, skipped)
 	}
 	for owner, batch := range byOwner {
 		res, err := r.matches.SaveMatches(ctx, owner, core.Reddit, batch)

@@ -230,12 +230,13 @@ func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID str
 	if err != nil {
 		return core.Delivery{}, err
 	}
-	if !w.Active {
-		return core.Delivery{}, core.Errorf(core.KindConflict, "the webhook is switched off: switch it on with PATCH {\"active\": true} first")
-	}
 	now := s.deps.Clock.Now()
+	// The delivery is looked up first: an unknown one is not found,
+	// whatever the webhook's state.
 	d, err := s.deps.Store.UpdateDelivery(ctx, ownerID, webhookID, deliveryID, func(d core.Delivery) (core.Delivery, error) {
 		switch {
+		case !w.Active:
+			return d, core.Errorf(core.KindConflict, "the webhook is switched off: switch it on with PATCH {\"active\": true} first")
 		case d.Trigger == core.TriggerPing:
 			return d, core.Errorf(core.KindInvalidRequest, "a test ping is not sent again: call POST /webhooks/{id}/test")
 		case !d.Status.Final():

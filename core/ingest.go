@@ -39,8 +39,8 @@ func (p IngestPost) Post() (Post, error) {
 	}
 	var parts []string
 	for _, b := range p.Body {
-		if b = strings.TrimSpace(b); b != "" {
-			parts = append(parts, strings.ToValidUTF8(b, "\uFFFD"))
+		if b = strings.TrimSpace(cleanText(b)); b != "" {
+			parts = append(parts, b)
 		}
 	}
 	if len(parts) == 0 {
@@ -53,14 +53,47 @@ func (p IngestPost) Post() (Post, error) {
 	if p.Likes < 0 || p.Comments < 0 {
 		return Post{}, Errorf(KindInvalid, "likes and comments must not be negative")
 	}
-	return Post{
+	return CleanPost(Post{
 		ExternalID: id,
-		Author:     Cut(strings.ToValidUTF8(strings.TrimSpace(p.AuthorName), "\uFFFD"), 200),
+		Author:     Cut(strings.TrimSpace(cleanText(p.AuthorName)), 200),
 		Text:       Cut(strings.Join(parts, "\n\n"), MaxPostText),
 		URL:        u.String(),
 		Likes:      p.Likes,
 		Comments:   p.Comments,
-	}, nil
+	})
+}
+
+// CleanPost is the check every post passes before it is matched and
+// stored, whatever its source (helpers, reddit, the archives), so that
+// both databases store the same thing: Postgres text refuses NUL and
+// bytes that are not UTF-8, SQLite keeps them.
+//
+// A NUL is removed from the author, the title and the text: it carries
+// nothing a reader sees, and the rest of the post is worth keeping. An
+// externalId or url that holds a NUL, or an externalId that is empty or
+// not UTF-8, makes the post invalid (KindInvalid; the caller skips it):
+// a post's identity and address are not guessed at. Bytes that are not
+// UTF-8 in the other fields become U+FFFD.
+func CleanPost(p Post) (Post, error) {
+	if p.ExternalID == "" || !utf8.ValidString(p.ExternalID) || strings.IndexByte(p.ExternalID, 0) >= 0 {
+		return Post{}, Errorf(KindInvalid, "externalId must be UTF-8 text without NUL")
+	}
+	if strings.IndexByte(p.URL, 0) >= 0 {
+		return Post{}, Errorf(KindInvalid, "url must be an http or https address")
+	}
+	p.URL = strings.ToValidUTF8(p.URL, "\uFFFD")
+	p.Author = cleanText(p.Author)
+	p.Title = cleanText(p.Title)
+	p.Text = cleanText(p.Text)
+	return p, nil
+}
+
+// cleanText removes NUL from s and replaces bytes that are not UTF-8.
+func cleanText(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "")
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // Parts returns the texts of a post that are searched for phrases: the
@@ -68,6 +101,10 @@ func (p IngestPost) Post() (Post, error) {
 func (p IngestPost) Parts() []string {
 	out := make([]string, 0, len(p.Body))
 	for _, b := range p.Body {
+		// Searched as stored: a NUL inside a word does not hide it.
+		if strings.IndexByte(b, 0) >= 0 {
+			b = strings.ReplaceAll(b, "\x00", "")
+		}
 		if strings.TrimSpace(b) != "" {
 			out = append(out, b)
 		}

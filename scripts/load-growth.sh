@@ -23,7 +23,7 @@ go build -o "$work/earshot" ./cmd/earshot
 go build -o "$work/earshot-load" ./cmd/earshot-load
 
 serve() {
-	EARSHOT_DATABASE_URL=$db EARSHOT_ADDR=$addr EARSHOT_RATE_LIMIT_PER_MINUTE=1000000 \
+	EARSHOT_DATABASE_URL=$db EARSHOT_ADDR=$addr EARSHOT_RATE_LIMIT_PER_MINUTE=1000000 EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000 \
 		EARSHOT_SECRET_KEY=load-growth-secret-key-load-growth-secret EARSHOT_LOG_FORMAT=json \
 		"$work/earshot" serve >>"$work/out" 2>>"$work/log" &
 	pid=$!

@@ -30,6 +30,8 @@ type Config struct {
 	Limits      core.Limits
 	RateLimit   int
 
+	HelperRateLimit int
+
 	ScoringInterval time.Duration
 
 	RedditInterval     time.Duration
@@ -131,6 +133,7 @@ var settings = []setting{
 	{"EARSHOT_PLAN_ACCOUNTS_PER_PLATFORM", "1", "plan limit: accounts per platform", intSetting(0, 100000, func(c *Config, n int) { c.Limits.AccountsPerPlatform = n })},
 	{"EARSHOT_PLAN_WEBHOOKS_PER_PERSON", "0", "plan limit: webhooks per owner (0: webhooks answer 403 plan_limit)", intSetting(0, 100000, func(c *Config, n int) { c.Limits.WebhooksPerPerson = n })},
 	{"EARSHOT_RATE_LIMIT_PER_MINUTE", "60", "requests per key per minute on /api/v1", intSetting(1, 1000000, func(c *Config, n int) { c.RateLimit = n })},
+	{"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE", "120", "requests per ingest key per minute on the helper endpoints", intSetting(1, 1000000, func(c *Config, n int) { c.HelperRateLimit = n })},
 	{"EARSHOT_SCORING_INTERVAL", "10m", "backstop sweep for unscored matches", durationSetting(func(c *Config, d time.Duration) { c.ScoringInterval = d })},
 	{"EARSHOT_REDDIT_INTERVAL", "10m", "reddit polling period", durationSetting(func(c *Config, d time.Duration) { c.RedditInterval = d })},
 	{"EARSHOT_REDDIT_OVERLAP", "5m", "how far each reddit read reaches back before the last one, for posts listed late", durationSetting(func(c *Config, d time.Duration) { c.RedditOverlap = d })},

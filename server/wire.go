@@ -329,9 +329,9 @@ func newAPI(cfg Config, log *slog.Logger, keys *app.Keys, phrases *app.Phrases, 
 	})
 }
 
-func newHelper(cfg Config, log *slog.Logger, keys *app.Keys, ingest *app.Ingest, accounts *app.Accounts) *httpapi.Helper {
-	return httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: cfg.ProxyURL, ProxyRequired: cfg.ProxyRequired, Logger: log},
-		keys, ingest, accounts)
+func newHelper(cfg Config, log *slog.Logger, keys *app.Keys, ingest *app.Ingest, accounts *app.Accounts, limiter ports.RateLimiter) *httpapi.Helper {
+	return httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: cfg.ProxyURL, ProxyRequired: cfg.ProxyRequired,
+		RateLimit: cfg.HelperRateLimit, Limiter: limiter, Logger: log}, keys, ingest, accounts)
 }
 
 func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, b *bus.Bus, m *metrics.Registry, log *slog.Logger) http.Handler {

@@ -2,15 +2,20 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/fx"
+
+	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
 func testConfig(t *testing.T, env map[string]string) Config {
@@ -96,3 +101,111 @@ type unexpected struct {
 }
 
 func (u *unexpected) Error() string { return http.StatusText(u.status) + ": " + u.body }
+
+// The helper endpoints count each ingest key against
+// EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE on the server's limiter.
+func TestHelperRateLimitIsWired(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": "sqlite://:memory:", "EARSHOT_ADDR": addr,
+		"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE": "2"})
+	var out strings.Builder
+	a := Serve(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), &out)
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop(context.Background())
+	_, rest, _ := strings.Cut(out.String(), "ingest key:")
+	key, _, _ := strings.Cut(strings.TrimSpace(rest), "\n")
+	var statuses []string
+	for i := 0; i < 3; i++ {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/phrases?platform=x", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		statuses = append(statuses, resp.Status[:3]+"/"+resp.Header.Get("X-RateLimit-Remaining"))
+	}
+	if got := strings.Join(statuses, " "); got != "200/1 200/0 429/0" {
+		t.Fatalf("three calls with limit 2: %s (key %q)", got, key)
+	}
+}
+
+// Every route with an id in its path answers 404 for an id that cannot
+// exist (a NUL, bytes that are not UTF-8), on both databases. The routes
+// come from the served OpenAPI document, which a test in httpapi keeps
+// equal to the route table.
+func TestImpossiblePathIDs(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testImpossiblePathIDs(t, "sqlite://:memory:") })
+	t.Run("postgres", func(t *testing.T) { testImpossiblePathIDs(t, pgtest.URL(t)) })
+}
+
+func testImpossiblePathIDs(t *testing.T, dbURL string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": dbURL, "EARSHOT_ADDR": addr,
+		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON": "1", "EARSHOT_SECRET_KEY": strings.Repeat("k", 32)})
+	var out strings.Builder
+	a := Serve(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), &out)
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop(context.Background())
+	_, rest, _ := strings.Cut(out.String(), "API key (every scope):")
+	key, _, _ := strings.Cut(strings.TrimSpace(rest), "\n")
+	resp, err := http.Get("http://" + addr + "/api/v1/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage
+	}
+	err = json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, ops := range doc.Paths {
+		if !strings.Contains(path, "{") {
+			continue
+		}
+		for method := range ops {
+			if method == "parameters" {
+				continue
+			}
+			for _, id := range []string{"%00", "a%00b", "%FF", "t3_%C3"} {
+				u := "http://" + addr + regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(path, id)
+				body := map[string]string{"patch": `{"status":"paused"}`}[method]
+				if strings.Contains(path, "webhooks") && method == "patch" {
+					body = `{"active":true}`
+				}
+				req, _ := http.NewRequest(strings.ToUpper(method), u, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+key)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 404 || !strings.Contains(string(b), `"not_found"`) {
+					t.Errorf("%s %s: %d %s", strings.ToUpper(method), u, resp.StatusCode, b)
+				}
+				n++
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d requests", n)
+	}
+}

@@ -338,7 +338,7 @@ func translate(err error, what string) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows), unstorable(err):
 		return core.Errorf(core.KindNotFound, "%s not found", what)
 	case errors.Is(err, gorm.ErrDuplicatedKey):
 		return core.Errorf(core.KindConflict, "%s already exists", what)
@@ -350,6 +350,25 @@ func translate(err error, what string) error {
 		return err
 	}
 	return core.Wrap(core.KindInternal, err, "database error")
+}
+
+// unstorable reports whether Postgres refused a value that its text
+// cannot hold: a NUL, or bytes that are not UTF-8 (SQLSTATE 22021,
+// character_not_in_repertoire; 22P05, untranslatable_character). No row
+// holds such a value, so a lookup by it finds nothing, which is what
+// SQLite answers for the same lookup: /keywords/%00 is not found on
+// both. Writes never carry one: core cleans posts (core.CleanPost) and
+// refuses control characters in phrases.
+func unstorable(err error) bool {
+	var coded interface{ SQLState() string }
+	if !errors.As(err, &coded) {
+		return false
+	}
+	switch coded.SQLState() {
+	case "22021", "22P05":
+		return true
+	}
+	return false
 }
 
 // SQL returns the underlying connection pool, for tools and benchmarks

@@ -137,7 +137,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		limitKey = "key:" + k.ID
 	}
 	if !a.takeQuota(ctx, w, limitKey) {
-		a.encodeError(ctx, core.Errorf(core.KindRateLimited, "rate limit of %d requests a minute reached: retry after %s seconds", a.cfg.RateLimit, w.Header().Get("Retry-After")), w)
+		a.encodeError(ctx, rateLimited(w, a.cfg.RateLimit), w)
 		return
 	}
 	if r.ContentLength > maxBody {

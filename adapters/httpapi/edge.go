@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-kit/kit/endpoint"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
 )
 
 // maxBody is the largest request body the public API reads.
@@ -44,12 +46,19 @@ func (a *API) authenticate(ctx context.Context, r *http.Request) (core.Key, erro
 }
 
 // takeQuota counts the request and sets the rate headers; false means
-// the caller is over the limit (Retry-After is set then). A limiter that
-// fails lets the request through: better a lost count than a down API.
+// the caller is over the limit (Retry-After is set then).
 func (a *API) takeQuota(ctx context.Context, w http.ResponseWriter, key string) bool {
-	q, err := a.deps.Limiter.Take(ctx, key, a.cfg.RateLimit)
+	return takeQuota(ctx, a.deps.Limiter, a.cfg.Logger, w, key, a.cfg.RateLimit)
+}
+
+// takeQuota counts one request of key against limit on l and sets the
+// rate headers; false means the caller is over the limit (Retry-After is
+// set then). A limiter that fails lets the request through: better a
+// lost count than a down API.
+func takeQuota(ctx context.Context, l ports.RateLimiter, log *slog.Logger, w http.ResponseWriter, key string, limit int) bool {
+	q, err := l.Take(ctx, key, limit)
 	if err != nil {
-		a.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
+		log.WarnContext(ctx, "rate limiter failed", "err", err)
 		return true
 	}
 	h := w.Header()
@@ -60,6 +69,12 @@ func (a *API) takeQuota(ctx context.Context, w http.ResponseWriter, key string) 
 		h.Set("Retry-After", strconv.Itoa(max(secs, 1)))
 	}
 	return q.Allowed
+}
+
+// rateLimited is the error of a request over limit, once takeQuota has
+// set Retry-After.
+func rateLimited(w http.ResponseWriter, limit int) error {
+	return core.Errorf(core.KindRateLimited, "rate limit of %d requests a minute reached: retry after %s seconds", limit, w.Header().Get("Retry-After"))
 }
 
 func clientIP(r *http.Request) string {

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -60,12 +62,16 @@ func FuzzDecodeQuery(f *testing.F) {
 }
 
 // FuzzDecodeIngest throws arbitrary bodies at the ingest decoder: a body
-// either decodes to at most 100 posts or fails with a 4xx kind, and the
-// fast decoder, where it takes a body, agrees with encoding/json.
+// either decodes to at most 100 posts or fails with a 4xx kind; a body
+// whose posts array encoding/json reads as more than 100 posts fails;
+// and the fast decoder, where it takes a body, agrees with encoding/json.
 func FuzzDecodeIngest(f *testing.F) {
 	for _, s := range []string{
 		`{"platform":"x","posts":[{"externalId":"1","body":["a"],"url":"https://x.com/1"}]}`,
 		`{"platform":"x","posts":[{"externalId":1,"body":"a"},"no",null,{}]}`, `{"platform":null}`, `{"posts":{}}`, `[]`, `{`, ``,
+		floodBody(400, "", `"platform":"x",`), floodBody(400, `{"likes":1.0},`, `"platform":"x",`),
+		floodBody(400, `"no",`, `"platform":"x","poſts":{"posts":[]},`), floodBody(400, "[],", `"POSTS":null,`),
+		`{"platform":"x","posts":[` + strings.Repeat(`{},`, core.MaxIngestBatch) + `{}],"posts":[]}`,
 	} {
 		f.Add(s)
 	}
@@ -74,6 +80,7 @@ func FuzzDecodeIngest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		checkParseIngest(t, []byte(body))
+		checkCountPosts(t, []byte(body))
 		r := httptest.NewRequest("POST", "/ingest", strings.NewReader(body))
 		r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, maxHelperBody)
 		v, err := decodeIngest(context.Background(), r)
@@ -87,4 +94,24 @@ func FuzzDecodeIngest(f *testing.F) {
 			t.Fatalf("decoded %d posts", n)
 		}
 	})
+}
+
+// checkCountPosts fails t if countPosts, capped at the limit, reads fewer
+// posts than encoding/json finds in the posts field of body.
+func checkCountPosts(t *testing.T, body []byte) {
+	t.Helper()
+	var whole struct{ Posts []json.RawMessage }
+	if json.Unmarshal(body, &whole) != nil {
+		return
+	}
+	want := min(len(whole.Posts), core.MaxIngestBatch+1)
+	if got := countPosts(body); got < want {
+		t.Fatalf("body %q: countPosts = %d, encoding/json finds %d posts", body, got, len(whole.Posts))
+	}
+	if len(whole.Posts) > core.MaxIngestBatch {
+		r := httptest.NewRequest("POST", "/ingest", bytes.NewReader(body))
+		if _, err := decodeIngest(context.Background(), r); !core.IsKind(err, core.KindInvalid) {
+			t.Fatalf("body %q of %d posts: %v, want the batch limit", body, len(whole.Posts), err)
+		}
+	}
 }

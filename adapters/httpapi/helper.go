@@ -10,10 +10,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"time"
 
 	httptransport "github.com/go-kit/kit/transport/http"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
 )
 
 // maxHelperBody is the largest ingest request read.
@@ -30,11 +33,31 @@ type SessionService interface {
 	Session(ctx context.Context, ownerID, platform string) (json.RawMessage, error)
 }
 
-// HelperConfig holds the proxy handed to helper programs.
+// Defaults of HelperConfig.
+const (
+	DefaultHelperRateLimit = 120             // requests per ingest key per minute
+	DefaultHelperBodies    = 8               // ingest requests handled at once
+	DefaultHelperBodyWait  = 2 * time.Second // a request's wait for one of them
+)
+
+// HelperConfig holds the helper endpoints' settings.
 type HelperConfig struct {
 	ProxyURL      string // empty: GET /proxy answers 503
 	ProxyRequired bool
-	Logger        *slog.Logger
+	// RateLimit is the requests per ingest key per minute, counted on
+	// Limiter apart from the public API's; 0 is DefaultHelperRateLimit.
+	// A nil Limiter counts nothing.
+	RateLimit int
+	Limiter   ports.RateLimiter
+	// Bodies bounds the requests with a body (POST /ingest) read,
+	// decoded and stored at once, so that memory does not grow with the
+	// requests in flight; one key holds at most half of them, so that a
+	// key sending slowly cannot hold up every other owner. A request
+	// that finds no room within BodyWait answers 503 with Retry-After.
+	// 0 is the default.
+	Bodies   int
+	BodyWait time.Duration
+	Logger   *slog.Logger
 }
 
 // Helper serves the endpoints helper programs use with an ingest key:
@@ -47,6 +70,7 @@ type Helper struct {
 	sessions SessionService
 	mux      *http.ServeMux
 	api      *API // for its error encoder
+	bodies   *slots
 }
 
 // NewHelper returns the helper endpoints' handler.
@@ -54,11 +78,24 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.RateLimit <= 0 {
+		cfg.RateLimit = DefaultHelperRateLimit
+	}
+	if cfg.Bodies <= 0 {
+		cfg.Bodies = DefaultHelperBodies
+	}
+	if cfg.BodyWait <= 0 {
+		cfg.BodyWait = DefaultHelperBodyWait
+	}
 	h := &Helper{cfg: cfg, keys: keys, ingest: ingest, sessions: sessions, mux: http.NewServeMux(),
-		api: &API{cfg: Config{Logger: cfg.Logger}}}
+		api: &API{cfg: Config{Logger: cfg.Logger}}, bodies: newSlots(cfg.Bodies)}
 	opts := []httptransport.ServerOption{httptransport.ServerErrorEncoder(h.api.encodeError)}
 	for _, r := range h.routes() {
-		h.mux.Handle(r.method+" "+r.path, httptransport.NewServer(r.endpoint, r.decode, encodeResponse, opts...))
+		var handler http.Handler = httptransport.NewServer(r.endpoint, r.decode, encodeResponse, opts...)
+		if r.method == http.MethodPost {
+			handler = h.bounded(handler)
+		}
+		h.mux.Handle(r.method+" "+r.path, handler)
 	}
 	return h
 }
@@ -75,18 +112,26 @@ func (h *Helper) routes() []route {
 	}
 }
 
-// ServeHTTP checks the ingest key, then routes.
+// ServeHTTP runs the edge checks every helper route shares, in order:
+// the ingest key (a failed one counts against the caller's address); the
+// key's rate limit (its headers go on every answer from here); the body
+// limit; then the route.
 func (h *Helper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	auth := r.Header.Get("Authorization")
 	scheme, secret, ok := strings.Cut(auth, " ")
-	if auth == "" || !ok || !strings.EqualFold(scheme, "Bearer") {
-		h.api.encodeError(ctx, core.Errorf(core.KindUnauthorized, "missing ingest key: send Authorization: Bearer <INGEST_KEY>"), w)
+	var k core.Key
+	var err error = core.Errorf(core.KindUnauthorized, "missing ingest key: send Authorization: Bearer <INGEST_KEY>")
+	if auth != "" && ok && strings.EqualFold(scheme, "Bearer") {
+		k, err = h.keys.Authenticate(ctx, core.IngestKey, strings.TrimSpace(secret))
+	}
+	if err != nil {
+		h.takeQuota(ctx, w, "helper:ip:"+clientIP(r))
+		h.api.encodeError(ctx, err, w)
 		return
 	}
-	k, err := h.keys.Authenticate(ctx, core.IngestKey, strings.TrimSpace(secret))
-	if err != nil {
-		h.api.encodeError(ctx, err, w)
+	if !h.takeQuota(ctx, w, "helper:key:"+k.ID) {
+		h.api.encodeError(ctx, rateLimited(w, h.cfg.RateLimit), w)
 		return
 	}
 	if r.ContentLength > maxHelperBody {
@@ -95,6 +140,89 @@ func (h *Helper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxHelperBody)
 	h.mux.ServeHTTP(w, r.WithContext(withKey(ctx, k)))
+}
+
+func (h *Helper) takeQuota(ctx context.Context, w http.ResponseWriter, key string) bool {
+	if h.cfg.Limiter == nil {
+		return true
+	}
+	return takeQuota(ctx, h.cfg.Limiter, h.cfg.Logger, w, key, h.cfg.RateLimit)
+}
+
+// bounded lets next run only while it holds one of the body slots: a
+// batch of up to 1 MB is read, decoded into posts and stored under it,
+// so the memory all requests hold at once is bounded by the slots, not
+// by the connections. A request that finds none free within BodyWait
+// answers 503 with Retry-After: the helper sends the batch again.
+func (h *Helper) bounded(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := keyFrom(r.Context()).ID
+		if !h.bodies.acquire(r.Context(), key, h.cfg.BodyWait) {
+			if r.Context().Err() != nil {
+				return // the client left
+			}
+			w.Header().Set("Retry-After", "1")
+			h.api.encodeError(r.Context(), core.Errorf(core.KindUnavailable,
+				"the server is busy with other batches: send this one again after Retry-After seconds"), w)
+			return
+		}
+		defer h.bodies.release(key)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// slots counts the requests with a body in hand, in all and per key.
+type slots struct {
+	mu     sync.Mutex
+	total  int
+	perKey int
+	used   int
+	byKey  map[string]int // only keys holding a slot: at most total entries
+	freed  chan struct{}  // closed, and replaced, when a slot frees
+}
+
+func newSlots(total int) *slots {
+	return &slots{total: total, perKey: max(1, total/2), byKey: map[string]int{}, freed: make(chan struct{})}
+}
+
+// acquire takes a slot for key, waiting up to wait for one; false when
+// none came in time or ctx ended.
+func (s *slots) acquire(ctx context.Context, key string, wait time.Duration) bool {
+	var timeout <-chan time.Time
+	for {
+		s.mu.Lock()
+		if s.used < s.total && s.byKey[key] < s.perKey {
+			s.used++
+			s.byKey[key]++
+			s.mu.Unlock()
+			return true
+		}
+		freed := s.freed
+		s.mu.Unlock()
+		if timeout == nil {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-freed:
+		case <-timeout:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (s *slots) release(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.used--
+	if s.byKey[key]--; s.byKey[key] == 0 {
+		delete(s.byKey, key)
+	}
+	close(s.freed)
+	s.freed = make(chan struct{})
 }
 
 type ingestRequest struct {
@@ -142,10 +270,17 @@ func decodeIngest(_ context.Context, r *http.Request) (any, error) {
 		return out, nil
 	}
 	// What parseIngest leaves is decoded by encoding/json, which decides.
+	// It is checked and its posts counted first: decoding a posts array
+	// whole allocates a slice entry per element, about 170 bytes for each
+	// three-byte `{},`, before the length can be checked.
+	if !json.Valid(t) {
+		return nil, core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
+	}
+	if err := core.CheckIngestBatch(countPosts(body)); err != nil {
+		return nil, err
+	}
 	// Nearly every batch is well formed: decode it in one pass, and go row
-	// by row only when some row has the wrong shape. Unmarshal checks the
-	// syntax of the whole body before it decodes, so a body it takes is
-	// valid JSON and is not scanned a second time for that.
+	// by row only when some row has the wrong shape.
 	var whole struct {
 		Platform *string          `json:"platform"`
 		Posts    []ingestPostJSON `json:"posts"`
@@ -159,9 +294,6 @@ func decodeIngest(_ context.Context, r *http.Request) (any, error) {
 			out.posts[i] = core.IngestPost(p)
 		}
 		return out, nil
-	}
-	if !json.Valid(t) {
-		return nil, core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
 	var req struct {
 		Platform *string           `json:"platform"`

@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/earshothq/earshot/core"
@@ -460,4 +462,92 @@ func (p *ingestParser) number() bool {
 		}
 	}
 	return true
+}
+
+// countPosts returns the length of the longest posts array among the
+// members of the valid JSON object body that encoding/json would decode
+// into the posts field, counting at most MaxIngestBatch+1 elements: it
+// reads element by element, so a body of a million posts costs no more
+// than one of 101.
+func countPosts(body []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0
+	}
+	most := 0
+	var skip json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return most
+		}
+		key, _ := t.(string)
+		if !jsonNameIs(key, "posts") {
+			if dec.Decode(&skip) != nil {
+				return most
+			}
+			continue
+		}
+		if !dec.More() {
+			return most
+		}
+		// A value that is not an array is read whole: it is no batch.
+		if t, err = dec.Token(); err != nil {
+			return most
+		} else if t != json.Delim('[') {
+			if d, ok := t.(json.Delim); ok && d == '{' {
+				if skipRest(dec) != nil {
+					return most
+				}
+			}
+			continue
+		}
+		n := 0
+		for dec.More() {
+			if n++; n > core.MaxIngestBatch {
+				return n
+			}
+			if dec.Decode(&skip) != nil {
+				return max(most, n)
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return max(most, n)
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// skipRest reads the members of an object whose opening brace was read.
+func skipRest(dec *json.Decoder) error {
+	var skip json.RawMessage
+	for dec.More() {
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token()
+	return err
+}
+
+// jsonNameIs reports whether encoding/json decodes a member named key
+// into a field named name: the same name after upper-casing each rune,
+// which is how it folds names (so "poſts" is "posts").
+func jsonNameIs(key, name string) bool {
+	i := 0
+	for _, r := range key {
+		if i >= len(name) {
+			return false
+		}
+		n, size := utf8.DecodeRuneInString(name[i:])
+		if unicode.ToUpper(r) != unicode.ToUpper(n) {
+			return false
+		}
+		i += size
+	}
+	return i == len(name)
 }

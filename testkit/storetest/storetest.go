@@ -57,6 +57,7 @@ func Run(t *testing.T, f Factory) {
 		{"PhraseVersionAndListening", testPhraseVersionAndListening},
 		{"Claims", testClaims},
 		{"Webhooks", testWebhookStore},
+		{"ImpossibleIDs", testImpossibleIDs},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,66 @@
+package app
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// A NUL in a post is removed from its text and author, and a post whose
+// externalId holds one is skipped, whatever the source: the valid posts
+// of the batch are stored, and both databases store the same text.
+func TestIngestNUL(t *testing.T) { databases(t, testIngestNUL) }
+
+func testIngestNUL(t *testing.T, w world) {
+	ctx := context.Background()
+	o := w.owner(t, "nul@example.com")
+	p, err := core.NewPhrase(o.ID, "acme", "x", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.phrases.CreatePhrase(ctx, &p, core.Limits{PhrasesPerPlatform: 10}, ports.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	ingest := NewIngest(w.matches, gormstore.NewAccountStore(w.db), NewMatchers(w.phrases), nil, core.Limits{AccountsPerPlatform: 1}, quiet)
+	_, ingested, skipped, err := ingest.Ingest(ctx, o.ID, "x", []core.IngestPost{
+		{ExternalID: "plain", Body: []string{"acme one"}, URL: "https://x.com/1"},
+		{ExternalID: "body", AuthorName: "a\x00da", Body: []string{"ac\x00me two\x00", "\x00"}, URL: "https://x.com/2"},
+		{ExternalID: "id\x00", Body: []string{"acme three"}, URL: "https://x.com/3"},
+		{ExternalID: "url", Body: []string{"acme four"}, URL: "https://x.com/\x00"},
+		{ExternalID: "empty", Body: []string{"\x00", " \x00 "}, URL: "https://x.com/5"},
+	})
+	if err != nil || ingested != 2 || skipped != 3 {
+		t.Fatalf("Ingest = %d ingested, %d skipped, %v; want 2, 3, nil", ingested, skipped, err)
+	}
+	ms, _, err := w.matches.Matches(ctx, o.ID, ports.MatchFilter{MinScore: -1, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]core.Post{}
+	for _, m := range ms {
+		got[m.Post.ExternalID] = m.Post
+	}
+	if len(got) != 2 || got["plain"].Text != "acme one" || got["body"].Text != "acme two" || got["body"].Author != "ada" {
+		t.Fatalf("stored posts: %+v", got)
+	}
+
+	// The same rule on posts read from reddit or an archive.
+	rp := w.phrase(t, o.ID, "acme", "saas")
+	c := newSimClock()
+	f := newFakeReddit(t, c)
+	c.Set(time.Now())
+	made := c.Now().Add(time.Second)
+	id := f.add("saas", ports.RedditPosts, "is ac\x00me worth it\x00", made, made, time.Time{})
+	c.Advance(2 * time.Second)
+	if _, err := w.poller(f.source(t, false, time.Minute, false), c, "r1", nil).Cycle(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ms, _, _ = w.matches.Matches(ctx, o.ID, ports.MatchFilter{MinScore: -1, Limit: 10, Platform: core.Reddit})
+	if len(ms) != 1 || ms[0].PhraseID != rp.ID || ms[0].Post.ExternalID != id || ms[0].Post.Text != "is acme worth it" {
+		t.Fatalf("reddit matches: %+v", ms)
+	}
+}
