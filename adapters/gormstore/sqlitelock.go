@@ -19,6 +19,11 @@ import (
 // transactions on a mutex per database instead and each starts as soon
 // as the one before ends. Other processes on the same file still meet
 // the busy handler.
+//
+// So code inside a transaction uses that transaction's handle only: a
+// statement on another connection of the pool could find every
+// connection held by transactions waiting for this one, and would wait
+// for ever where the busy handler would have given up after its timeout.
 
 // lockingDriverName is the database/sql name of the SQLite driver whose
 // transactions take the mutex of their database.
