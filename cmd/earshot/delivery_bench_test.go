@@ -82,7 +82,7 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 	drain := deliverySetting(b, "EARSHOT_BENCH_DRAIN", 30*time.Second, time.ParseDuration)
 
 	env = append(env, "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true",
-		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON=10", "EARSHOT_RATE_LIMIT_PER_MINUTE=1000000")
+		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON=10", "EARSHOT_RATE_LIMIT_PER_MINUTE=1000000", "EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000")
 	s := &instance{t: b, env: append(baseEnv(b.TempDir()), env...)}
 	s.bin = os.Getenv("EARSHOT_BENCH_BINARY") // another build to compare, such as the commit before a change
 	if dir := os.Getenv("EARSHOT_BENCH_CPUPROFILE"); dir != "" {
