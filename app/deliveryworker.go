@@ -12,9 +12,10 @@ import (
 
 // Defaults of DeliveryConfig.
 const (
-	DefaultWebhookWorkers    = 32
-	DefaultWebhookPerWebhook = 2
-	DefaultWebhookPoll       = time.Second
+	DefaultWebhookWorkers        = 32
+	DefaultWebhookPerWebhook     = 2
+	DefaultWebhookFastPerWebhook = 8
+	DefaultWebhookPoll           = time.Second
 )
 
 // DeliveryConfig is the delivery worker's part of the settings.
@@ -28,9 +29,13 @@ type DeliveryConfig struct {
 	Timeout time.Duration
 	// Workers bounds the sends in flight over every webhook, PerWebhook
 	// those to one webhook, so that a receiver that never answers holds
-	// PerWebhook slots and never the whole pool.
-	Workers    int
-	PerWebhook int
+	// PerWebhook slots and never the whole pool. A webhook whose last
+	// answer was a 2xx within fastAnswer may have FastPerWebhook: one
+	// receiver taking 1,000 messages a second needs more than 2 at once,
+	// and a receiver that slows down drops back at its next answer.
+	Workers        int
+	PerWebhook     int
+	FastPerWebhook int
 	// Poll is how often the worker looks for due retries and for
 	// deliveries queued by other processes. Scores stored by this
 	// process wake it at once (Poke).
@@ -81,6 +86,10 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 	if cfg.PerWebhook > cfg.Workers {
 		cfg.PerWebhook = cfg.Workers
 	}
+	if cfg.FastPerWebhook <= 0 {
+		cfg.FastPerWebhook = DefaultWebhookFastPerWebhook
+	}
+	cfg.FastPerWebhook = min(max(cfg.FastPerWebhook, cfg.PerWebhook), cfg.Workers)
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultWebhookPoll
 	}
@@ -125,7 +134,8 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 		busy:    map[string]int{},
 		held:    map[string][]ports.DueDelivery{},
 		more:    map[string]bool{},
-		done:    make(chan string, s.cfg.Workers),
+		fast:    map[string]bool{},
+		done:    make(chan sent, s.cfg.Workers),
 		claims:  make(chan claimed, 1),
 		records: make(chan ports.Attempt, maxRecordBatch),
 	}
@@ -149,8 +159,8 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 			w.fill(ctx)
 		case c := <-w.claims:
 			w.took(ctx, c)
-		case id := <-w.done:
-			if w.finished(id) {
+		case e := <-w.done:
+			if w.finished(e) {
 				w.fill(ctx)
 			}
 		}
@@ -188,7 +198,8 @@ type worker struct {
 	waiting int                            // held in all
 	full    bool                           // the last fill stopped with nothing more to hold
 	more    map[string]bool                // webhooks that may have due deliveries the last claim did not take
-	done    chan string                    // the webhook id of each send that ended
+	fast    map[string]bool                // per webhook with sends under way or held: its last answer was fast
+	done    chan sent                      // each send that ended
 	claims  chan claimed                   // the outcome of the claim under way
 	records chan ports.Attempt             // attempts made, for the recorder
 
@@ -197,6 +208,17 @@ type worker struct {
 	lastClaim time.Time        // when the last claim started
 	gap       <-chan time.Time // fires when a claim held back by claimGap may start; nil when none is
 }
+
+// sent is the end of one send.
+type sent struct {
+	webhook string
+	known   bool // a message went out and fast says how it went
+	fast    bool // a 2xx answer within fastAnswer
+}
+
+// fastAnswer is the answer time under which a webhook may have
+// FastPerWebhook sends at once.
+const fastAnswer = 250 * time.Millisecond
 
 // claimed is the outcome of one claim, with what it was asked.
 type claimed struct {
@@ -364,7 +386,7 @@ func (w *worker) stop() {
 // oldest first.
 func (w *worker) startHeld() {
 	for id, q := range w.held {
-		for len(q) > 0 && w.running < w.s.cfg.Workers && w.busy[id] < w.s.cfg.PerWebhook {
+		for len(q) > 0 && w.running < w.s.cfg.Workers && w.busy[id] < w.slots(id) {
 			w.start(q[0])
 			q = q[1:]
 			w.waiting--
@@ -388,19 +410,36 @@ func (w *worker) start(d ports.DueDelivery) {
 		// A send under way finishes even when Run is told to stop:
 		// stopping waits for it rather than leave a message sent but not
 		// recorded.
-		if a, ok := w.s.attempt(context.Background(), d); ok {
+		began := time.Now()
+		a, ok := w.s.attempt(context.Background(), d)
+		if ok {
 			w.records <- a
 		}
-		w.done <- id
+		w.done <- sent{webhook: id, known: ok, fast: ok && a.Delivery.Status == core.DeliveryDelivered && time.Since(began) < fastAnswer}
 	}()
 }
 
-// finished books the end of a send to webhook id, starts what the freed
-// slot allows, and reports whether a claim may now find work.
-func (w *worker) finished(id string) bool {
+// slots is how many sends webhook id may have under way.
+func (w *worker) slots(id string) int {
+	if w.fast[id] {
+		return w.s.cfg.FastPerWebhook
+	}
+	return w.s.cfg.PerWebhook
+}
+
+// finished books the end of a send, starts what the freed slot allows,
+// and reports whether a claim may now find work.
+func (w *worker) finished(e sent) bool {
+	id := e.webhook
 	w.running--
+	if e.known {
+		w.fast[id] = e.fast
+	}
 	if w.busy[id]--; w.busy[id] <= 0 {
 		delete(w.busy, id)
+		if _, holding := w.held[id]; !holding {
+			delete(w.fast, id) // idle: it starts again at PerWebhook
+		}
 	}
 	w.startHeld()
 	return w.full || w.low(len(w.held[id])) && w.more[id]

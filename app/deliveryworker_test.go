@@ -417,3 +417,74 @@ func testTwoWorkers(t *testing.T, url string) {
 		t.Fatalf("%d messages for %d deliveries, want %d each once", len(rcv.Messages()), len(seen), n)
 	}
 }
+
+// inFlight is a receiver that answers 204 after delay and records the
+// most requests it had under way at once.
+type inFlight struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	now, max int
+	got      int
+}
+
+func newInFlight(t *testing.T, delay time.Duration) *inFlight {
+	r := &inFlight{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.now++
+		r.max = max(r.max, r.now)
+		r.mu.Unlock()
+		time.Sleep(delay)
+		r.mu.Lock()
+		r.now--
+		r.got++
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *inFlight) counts() (got, most int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.got, r.max
+}
+
+// A receiver that answers within fastAnswer gets up to FastPerWebhook
+// sends at once; one that answers slower keeps PerWebhook.
+func TestFastReceiverGetsMoreSlots(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	for _, c := range []struct {
+		name  string
+		delay time.Duration
+		n     int
+		most  int
+	}{
+		{"fast", 20 * time.Millisecond, 40, DefaultWebhookFastPerWebhook},
+		{"slow", fastAnswer + 50*time.Millisecond, 6, DefaultWebhookPerWebhook},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := w.owner(t, c.name+"@example.com")
+			h := newHooks(t, w, DeliveryConfig{})
+			rcv := newInFlight(t, c.delay)
+			zero := 0
+			if _, _, err := h.Create(ctx, o.ID, rcv.srv.URL, &zero, nil); err != nil {
+				t.Fatal(err)
+			}
+			h.score(t, o.ID, c.n, 80)
+			h.start()
+			deadline := time.Now().Add(10 * time.Second)
+			for got, _ := rcv.counts(); got < c.n; got, _ = rcv.counts() {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d of %d messages arrived", got, c.n)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if _, most := rcv.counts(); most != c.most {
+				t.Fatalf("at most %d sends at once, want %d", most, c.most)
+			}
+		})
+	}
+}
