@@ -170,7 +170,7 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 // claimAhead is how many sends' worth of deliveries the worker claims
 // for a webhook at once: a busy webhook's next message is at hand when a
 // send ends, and claims, each a write, stay a fraction of the sends.
-const claimAhead = 8
+const claimAhead = 16
 
 // claimGap is the least time between the starts of two claims. Every
 // score stored here wakes the worker; a claim for each would be a write
@@ -206,6 +206,7 @@ type worker struct {
 	claiming  bool             // a claim is under way
 	again     bool             // and another was asked for meanwhile
 	lastClaim time.Time        // when the last claim started
+	backlog   bool             // the last claim left due deliveries behind
 	gap       <-chan time.Time // fires when a claim held back by claimGap may start; nil when none is
 }
 
@@ -298,7 +299,7 @@ func (w *worker) fill(ctx context.Context) {
 	if w.full || ctx.Err() != nil {
 		return
 	}
-	if wait := claimGap - time.Since(w.lastClaim); wait > 0 {
+	if wait := claimGap - time.Since(w.lastClaim); wait > 0 && !w.backlog {
 		if w.gap == nil {
 			w.gap = time.After(wait)
 		}
@@ -351,7 +352,10 @@ func (w *worker) took(ctx context.Context, c claimed) {
 			capped = capped || n >= w.depth
 		}
 	}
-	if w.again || !exhausted || capped {
+	// Known work waiting is claimed without the gap, which is there for
+	// wake-ups that may find nothing.
+	w.backlog = !exhausted || capped
+	if w.again || w.backlog {
 		w.fill(ctx)
 	}
 }
