@@ -432,20 +432,16 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		recorded, err := s.recordAttempts(tx, attempts)
+		if err != nil {
+			return err
+		}
 		var trim []string
 		hooks := map[string]core.Webhook{} // read once a batch, under the row lock
 		for i, a := range attempts {
 			d := a.Delivery
 			out[i] = ports.AttemptResult{Webhook: a.Due.Webhook}
-			cols := attemptColumns(d)
-			cols["payload"] = d.Payload
-			res := tx.Model(&deliveryRow{}).
-				Where("id = ? AND status = ? AND lease_until = ?", d.ID, string(core.DeliveryQueued), micros(a.Due.LeaseUntil)).
-				Updates(cols)
-			if res.Error != nil {
-				return res.Error
-			}
-			if res.RowsAffected == 0 {
+			if !recorded[d.ID] {
 				continue // the lease was lost
 			}
 			out[i].Recorded = true
@@ -488,6 +484,54 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 		return nil, translate(err, "webhook")
 	}
 	return out, nil
+}
+
+// recordAttempts stores the attempts in one statement, each only where
+// the row still carries its claim's lease, and returns the ids stored.
+// One statement rather than one per attempt: on Postgres each is a round
+// trip, and the recorder's batches are up to 64.
+func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (map[string]bool, error) {
+	// VALUES columns are column1, column2, ... on both databases; Postgres
+	// needs their types, which SQLite's CAST would take as conversions.
+	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	if s.db.postgres {
+		row = "(?::text, ?::bigint, ?::text, ?::text, ?::integer, ?::integer, ?::text, ?::bigint, ?::bigint, ?::bytea)"
+	}
+	var q strings.Builder
+	q.WriteString(`UPDATE webhook_deliveries SET trigger_kind = v.column3, status = v.column4, tries = v.column5,
+		response_status = v.column6, last_error = v.column7, last_attempt_at = v.column8, next_attempt_at = v.column9,
+		lease_until = 0, payload = v.column10 FROM (VALUES `)
+	args := make([]any, 0, 10*len(attempts)+1)
+	for i, a := range attempts {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString(row)
+		d := a.Delivery
+		payload := d.Payload
+		if payload == nil {
+			payload = []byte{}
+		}
+		args = append(args, d.ID, micros(a.Due.LeaseUntil), string(d.Trigger), string(d.Status), d.Tries,
+			d.ResponseStatus, d.Error, micros(d.LastAttemptAt), micros(d.NextAttemptAt), payload)
+	}
+	q.WriteString(`) AS v WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.lease_until = v.column2
+		AND webhook_deliveries.status = ? RETURNING webhook_deliveries.id`)
+	args = append(args, string(core.DeliveryQueued))
+	rows, err := tx.Raw(q.String(), args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]bool, len(attempts))
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
 }
 
 // ReleaseDeliveries implements ports.WebhookStore.
