@@ -180,6 +180,10 @@ const claimAhead = 16
 // message's way.
 const claimGap = 5 * time.Millisecond
 
+// claimWebhooks is how many webhooks' worth of deliveries one claim
+// asks for at most.
+const claimWebhooks = 4
+
 // recordGather is how long the recorder waits for more attempts to
 // store with the first, for the same reason: fewer, larger
 // transactions. A send's slot is free before its attempt is stored, so
@@ -313,6 +317,12 @@ func (w *worker) fill(ctx context.Context) {
 		}
 	}
 	w.claiming, w.again = true, false
+	// A claim reads its candidates before it keeps PerWebhook of each
+	// (on Postgres locking every one), so asking for the whole pool when
+	// one webhook has a backlog would read and lock many rows to take a
+	// few; a few webhooks' worth a claim, and claims that follow, cost
+	// less.
+	free = min(free, claimWebhooks*w.depth)
 	c := ports.DeliveryClaim{Limit: free, PerWebhook: w.depth, Skip: skip, Lease: w.s.lease}
 	go func() {
 		// Not cut short by a stop: a claim that took rows but was not
