@@ -346,7 +346,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	// One pass uses the whole data set, whatever b.N: run with -benchtime 1x.
 	// The backlog: scored while no worker runs, then drained.
 	for _, m := range order[:backlog] {
-		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc); err != nil {
+		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc, core.QueueMatchCreated); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -364,7 +364,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	// The stream: one score every interval, the worker running.
 	stored := make(map[string]time.Time, stream)
 	for _, m := range order[backlog : backlog+stream] {
-		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc); err != nil {
+		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc, core.QueueMatchCreated); err != nil {
 			b.Fatal(err)
 		}
 		stored[m.id] = time.Now()

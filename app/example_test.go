@@ -13,17 +13,15 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// scoreAtOnce is the smallest bus an embedder can bring: it hands each
-// event straight to the scoring service, in the caller's goroutine.
+// scoreAtOnce is the smallest bus an embedder can bring: news of new
+// matches makes the scoring service score them at once, in the caller's
+// goroutine. (A long-running service runs Scoring.Run instead, which
+// such news wakes.)
 type scoreAtOnce struct{ scoring *app.Scoring }
 
 func (p scoreAtOnce) Publish(ctx context.Context, events ...ports.Event) error {
-	for _, e := range events {
-		if err := p.scoring.Handle(ctx, e); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := p.scoring.Sweep(ctx)
+	return err
 }
 
 // Example embeds the phrase, ingest and scoring services over SQLite in
@@ -44,7 +42,7 @@ func Example() {
 
 	owners := app.NewOwners(gormstore.NewOwnerStore(db), app.NewKeys(gormstore.NewKeyStore(db), gormstore.NewOwnerStore(db), ports.SystemClock{}))
 	phrases := app.NewPhrases(phraseStore, core.FreeLimits, ports.SystemClock{})
-	scoring := app.NewScoring(matchStore, score.Rules{}, quiet)
+	scoring := app.NewScoring(matchStore, score.Rules{}, quiet, app.ScoringConfig{})
 	ingest := app.NewIngest(matchStore, gormstore.NewAccountStore(db), app.NewMatchers(phraseStore),
 		scoreAtOnce{scoring}, core.FreeLimits, quiet)
 

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -65,6 +66,26 @@ func (s *Keys) Revoke(ctx context.Context, ownerID, id string) error {
 	return s.keys.RevokeKey(ctx, ownerID, id, s.clock.Now())
 }
 
+// RevokeOfKind is Revoke for a key of the kind only: an id of the other
+// kind is KindNotFound, so a command about ingest keys cannot revoke an
+// API key by a mistyped id. Every request looks its key up in the store,
+// so the key stops working from the next request on.
+func (s *Keys) RevokeOfKind(ctx context.Context, ownerID string, kind core.KeyKind, id string) error {
+	k, err := s.keys.Key(ctx, ownerID, id)
+	if err != nil {
+		return err
+	}
+	if k.Kind != kind {
+		return core.Errorf(core.KindNotFound, "no %s key %s", kind, id)
+	}
+	return s.keys.RevokeKey(ctx, ownerID, id, s.clock.Now())
+}
+
+// lastUsedStep is how stale a key's last use may be before a request
+// records it again: a write per key a minute, not one per request, on a
+// path every request takes.
+const lastUsedStep = time.Minute
+
 // Authenticate returns the live key of the kind whose secret was sent.
 // Every failure is KindUnauthorized: missing, malformed, unknown, revoked,
 // or a key of the other kind.
@@ -83,6 +104,13 @@ func (s *Keys) Authenticate(ctx context.Context, kind core.KeyKind, secret strin
 		return core.Key{}, core.Errorf(core.KindUnauthorized, "unknown %s key", kind)
 	case k.Revoked():
 		return core.Key{}, core.Errorf(core.KindUnauthorized, "this key was revoked")
+	}
+	if now := s.clock.Now(); now.Sub(k.LastUsedAt) >= lastUsedStep {
+		// Only a record for the owner to read: a store that cannot write
+		// it must not refuse a valid key, so the error is dropped.
+		if s.keys.MarkKeyUsed(ctx, k.ID, now) == nil {
+			k.LastUsedAt = now
+		}
 	}
 	return k, nil
 }

@@ -88,7 +88,7 @@ func scoredMatches(t *testing.T, w world, owner core.Owner, scores ...int) []cor
 		t.Fatal(err)
 	}
 	for i, m := range res.Matches {
-		w.matches.SetScore(ctx, owner.ID, m.ID, core.Score{Value: scores[i], Intent: core.IntentBuying, Reason: fmt.Sprintf("cue %d", scores[i])})
+		w.matches.SetScore(ctx, owner.ID, m.ID, core.Score{Value: scores[i], Intent: core.IntentBuying, Reason: fmt.Sprintf("cue %d", scores[i])}, core.QueueMatchCreated)
 	}
 	return res.Matches
 }

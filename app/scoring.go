@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -14,12 +15,37 @@ import (
 // dies meanwhile, the sweep takes the match again after this.
 const scoreLease = time.Minute
 
-// Scoring scores new matches: at once when the bus announces them, and in
-// a sweep that finds whatever the bus lost.
+// Defaults of ScoringConfig.
+const (
+	DefaultScoringInterval = 10 * time.Minute
+	DefaultScoreBatch      = 200
+)
+
+// ScoringConfig tunes Scoring. The zero value works.
+type ScoringConfig struct {
+	// Interval is the period of the backstop sweep, which runs even when
+	// nothing wakes it; 0 means DefaultScoringInterval.
+	Interval time.Duration
+	// Batch is how many unscored matches one claim takes and one
+	// transaction scores; 0 means DefaultScoreBatch.
+	Batch int
+	// Workers is how many matches are scored at once; more than 1 needs a
+	// scorer that is safe for concurrent use. 0 means 1.
+	Workers int
+}
+
+// Scoring scores new matches. One loop claims unscored matches from the
+// store in batches, scores them (Workers at a time) and stores each
+// batch's scores in one transaction. An event about a new match, or the
+// bus dropping one, only wakes the loop: the database says what is left
+// to score, so a lost event costs nothing and the work done per match
+// does not depend on how many events arrived.
 type Scoring struct {
 	matches ports.MatchStore
 	scorer  ports.Scorer
 	log     *slog.Logger
+	cfg     ScoringConfig
+	wake    chan struct{}
 	// scored is told about every match this service scored, after the
 	// score is stored (webhook deliveries hang off it).
 	scored func(ctx context.Context, m core.Match) error
@@ -28,83 +54,146 @@ type Scoring struct {
 }
 
 // NewScoring returns the scoring service.
-func NewScoring(matches ports.MatchStore, scorer ports.Scorer, log *slog.Logger) *Scoring {
-	return &Scoring{matches: matches, scorer: scorer, log: log, scored: func(context.Context, core.Match) error { return nil },
-		Metrics: ports.NoMetrics{}}
+func NewScoring(matches ports.MatchStore, scorer ports.Scorer, log *slog.Logger, cfg ScoringConfig) *Scoring {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultScoringInterval
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = DefaultScoreBatch
+	}
+	cfg.Workers = max(cfg.Workers, 1)
+	return &Scoring{matches: matches, scorer: scorer, log: log, cfg: cfg, wake: make(chan struct{}, 1),
+		scored: func(context.Context, core.Match) error { return nil }, Metrics: ports.NoMetrics{}}
 }
 
 // OnScored registers f to run after each score is stored.
 func (s *Scoring) OnScored(f func(ctx context.Context, m core.Match) error) { s.scored = f }
 
-// Handle scores the match an event names. It acknowledges events for
-// matches gone or scored. It takes no lease: the bus hands each event to
-// one replica, the store keeps only the first score, and a plain read
-// costs the single writer of SQLite nothing.
+// Wake makes the loop of Run sweep at once rather than at its next
+// interval. It never blocks: wakes that come while one is pending are one
+// wake, since one sweep takes every match stored by then.
+func (s *Scoring) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Handle takes an event naming a new match: it wakes the loop and
+// acknowledges. A malformed event is logged and acknowledged.
 func (s *Scoring) Handle(ctx context.Context, e ports.Event) error {
 	var ev MatchEvent
 	if err := json.Unmarshal(e.Payload, &ev); err != nil || ev.MatchID == "" {
 		s.log.WarnContext(ctx, "dropping a malformed match event", "err", err)
 		return nil
 	}
-	m, err := s.matches.Match(ctx, ev.OwnerID, ev.MatchID)
-	switch {
-	case core.IsKind(err, core.KindNotFound):
-		return nil
-	case err != nil:
-		return err
-	case m.Score != nil:
-		return nil
-	}
-	return s.score(ctx, m)
+	s.Wake()
+	return nil
 }
 
 // Sweep scores every unscored match whose lease ran out and returns how
-// many it scored.
+// many scores it stored. A match the scorer fails on keeps its lease and
+// is tried again by a sweep after the lease. When ctx ends it returns
+// after the batch under way, however long the backlog.
 func (s *Scoring) Sweep(ctx context.Context) (int, error) {
 	n := 0
 	for {
-		ms, err := s.matches.ClaimUnscored(ctx, 100, scoreLease)
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		ms, err := s.matches.ClaimUnscored(ctx, s.cfg.Batch, scoreLease)
 		if err != nil || len(ms) == 0 {
 			return n, err
 		}
-		for _, m := range ms {
-			if err := s.score(ctx, m); err != nil {
-				s.log.WarnContext(ctx, "scoring failed; the next sweep retries", "match", m.ID, "err", err)
-				continue
+		updates := s.scoreAll(ctx, ms)
+		if len(updates) == 0 {
+			continue
+		}
+		got, err := s.matches.SetScores(ctx, updates, core.QueueMatchCreated)
+		if err != nil {
+			return n, err
+		}
+		s.Metrics.Count(ports.EventMatchesScored, len(got))
+		n += len(got)
+		for _, m := range got {
+			if err := s.scored(ctx, m); err != nil {
+				s.log.WarnContext(ctx, "after scoring", "match", m.ID, "err", err)
 			}
-			n++
 		}
 	}
 }
 
-func (s *Scoring) score(ctx context.Context, m core.Match) error {
-	sc, err := s.scorer.Score(ctx, m)
-	if err != nil {
-		s.Metrics.Count(ports.EventScoringFailed, 1)
-		return err
+// scoreAll scores ms, Workers at a time, and returns the verdicts of
+// those the scorer could score, in the order of ms.
+func (s *Scoring) scoreAll(ctx context.Context, ms []core.Match) []ports.ScoreUpdate {
+	verdicts := make([]*core.Score, len(ms))
+	one := func(i int) {
+		sc, err := s.scorer.Score(ctx, ms[i])
+		if err != nil {
+			s.Metrics.Count(ports.EventScoringFailed, 1)
+			if ctx.Err() == nil {
+				s.log.WarnContext(ctx, "scoring failed; a later sweep retries", "match", ms[i].ID, "err", err)
+			}
+			return
+		}
+		verdicts[i] = &sc
 	}
-	got, stored, err := s.matches.SetScore(ctx, m.OwnerID, m.ID, sc)
-	if err != nil || !stored {
-		return err
+	if s.cfg.Workers == 1 {
+		for i := range ms {
+			one(i)
+		}
+	} else {
+		// A fixed set of workers takes the next index in turn, so a slow
+		// call (a remote model) holds up one worker, not the batch.
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(s.cfg.Workers, len(ms)) {
+			wg.Go(func() {
+				for i := range next {
+					one(i)
+				}
+			})
+		}
+		for i := range ms {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
 	}
-	s.Metrics.Count(ports.EventMatchesScored, 1)
-	return s.scored(ctx, got)
+	out := make([]ports.ScoreUpdate, 0, len(ms))
+	for i, v := range verdicts {
+		if v != nil {
+			out = append(out, ports.ScoreUpdate{Match: ms[i], Score: *v})
+		}
+	}
+	return out
 }
 
-// Run subscribes to new matches and sweeps at start and then every
-// interval, until ctx ends.
-func (s *Scoring) Run(ctx context.Context, sub ports.Subscriber, interval time.Duration) error {
-	if err := sub.Subscribe(ctx, TopicMatchCreated, s.Handle); err != nil {
-		return err
-	}
-	go every(ctx, interval, func() {
+// Listen subscribes to new matches, so that each one wakes the loop of
+// Run. It does not block.
+func (s *Scoring) Listen(ctx context.Context, sub ports.Subscriber) error {
+	return sub.Subscribe(ctx, TopicMatchCreated, s.Handle)
+}
+
+// Run sweeps at start, then whenever woken and at least every interval,
+// until ctx ends; it returns when the sweep under way has finished.
+func (s *Scoring) Run(ctx context.Context) {
+	t := time.NewTimer(s.cfg.Interval)
+	defer t.Stop()
+	for {
 		if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "scoring sweep failed", "err", err)
 		} else if n > 0 {
-			s.log.InfoContext(ctx, "scoring sweep", "scored", n)
+			s.log.DebugContext(ctx, "scoring sweep", "scored", n)
 		}
-	})
-	return nil
+		t.Reset(s.cfg.Interval)
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		case <-t.C:
+		}
+	}
 }
 
 // every runs f now and then every interval until ctx ends.

@@ -139,7 +139,7 @@ func (h *hooks) score(t *testing.T, ownerID string, n, value int) []core.Match {
 	}
 	out := make([]core.Match, len(res.Matches))
 	for i, m := range res.Matches {
-		got, _, err := h.w.matches.SetScore(ctx, ownerID, m.ID, core.Score{Value: value, Intent: core.IntentBuying, Reason: "asks where to buy"})
+		got, _, err := h.w.matches.SetScore(ctx, ownerID, m.ID, core.Score{Value: value, Intent: core.IntentBuying, Reason: "asks where to buy"}, core.QueueMatchCreated)
 		if err != nil {
 			t.Fatal(err)
 		}

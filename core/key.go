@@ -92,6 +92,9 @@ type Key struct {
 	Scopes    []Scope // empty means read only: keys made before scopes existed
 	CreatedAt time.Time
 	RevokedAt time.Time // zero while the key is live
+	// LastUsedAt is when the key last authenticated a request, to within
+	// the step the app records it at; zero when it never has.
+	LastUsedAt time.Time
 }
 
 // Revoked reports whether the key was revoked.

@@ -16,9 +16,11 @@ type Publisher interface {
 	// Publish sends events to their topics. It returns once the bus has
 	// taken them (for AMQP, after the broker confirmed); an error means
 	// some may not have been sent. Publishing to a topic nobody listens
-	// to is not an error. KindInvalid for an event without a valid topic;
-	// KindUnavailable when the bus is closed or the broker cannot be
-	// reached; the ctx error when ctx ends first.
+	// to is not an error, and neither is an event a bounded in-process
+	// bus drops because its consumers are that far behind (it reports the
+	// drop instead; the database holds the work). KindInvalid for an
+	// event without a valid topic; KindUnavailable when the bus is closed
+	// or the broker cannot be reached; the ctx error when ctx ends first.
 	Publish(ctx context.Context, events ...Event) error
 }
 

@@ -14,6 +14,7 @@ const (
 	EventAlertsFailed   = "alerts_failed"
 	EventRedditReads    = "reddit_reads"
 	EventRedditFailed   = "reddit_reads_failed"
+	EventBusDropped     = "bus_events_dropped"
 )
 
 // Metrics counts what the application does. It is safe for concurrent

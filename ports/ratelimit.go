@@ -19,4 +19,9 @@ type RateLimiter interface {
 	// may go ahead. It is safe for concurrent use; with a shared backend
 	// the count holds across replicas.
 	Take(ctx context.Context, key string, limit int) (Quota, error)
+	// Peek answers what Take would, without counting a request: Allowed
+	// is false once key has used its limit in the current window, and
+	// Reset says when that window ends (a whole window for a key not
+	// seen in it). It is safe for concurrent use.
+	Peek(ctx context.Context, key string, limit int) (Quota, error)
 }

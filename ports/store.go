@@ -33,6 +33,13 @@ type KeyStore interface {
 	// RevokeKey marks the owner's key id revoked at at. Revoking a revoked
 	// key changes nothing. KindNotFound when id is not the owner's.
 	RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error
+	// Key returns the owner's key id, revoked or not. KindNotFound when id
+	// is not the owner's.
+	Key(ctx context.Context, ownerID, id string) (core.Key, error)
+	// MarkKeyUsed records that key id authenticated a request at at. A
+	// time before the one recorded changes nothing, so the mark never goes
+	// back; neither does an unknown id.
+	MarkKeyUsed(ctx context.Context, id string, at time.Time) error
 }
 
 // Idempotency names a create request the caller may repeat.
@@ -132,8 +139,20 @@ type MatchStore interface {
 	Matches(ctx context.Context, ownerID string, f MatchFilter) (ms []core.Match, more bool, err error)
 	// SetScore stores the verdict on a match and returns the match; a
 	// match scored already keeps its first score and scored is false.
-	// KindNotFound.
-	SetScore(ctx context.Context, ownerID, id string, s core.Score) (m core.Match, scored bool, err error)
+	// When it stores the first score, the deliveries plan returns are
+	// queued in the same transaction, as SetScores does. KindNotFound.
+	SetScore(ctx context.Context, ownerID, id string, s core.Score, plan DeliveryPlan) (m core.Match, scored bool, err error)
+	// SetScores stores many verdicts in one transaction and returns the
+	// matches it scored, in the order of updates. A match scored already
+	// keeps its first score, and one that is gone or not the owner's is
+	// passed over; neither is returned. For each match scored, plan (when
+	// not nil) is given the match and every webhook of its owner as they
+	// stand in the transaction, and the deliveries it returns are stored
+	// in that same transaction, so a stored score never loses its
+	// messages and a failed one queues none. The store sets an empty
+	// delivery ID; which webhooks get a delivery is the plan's rule,
+	// never the store's.
+	SetScores(ctx context.Context, updates []ScoreUpdate, plan DeliveryPlan) ([]core.Match, error)
 	// ClaimMatch leases one unscored match for lease, so that of several
 	// replicas only one scores it. claimed is false when it is scored or
 	// leased already. KindNotFound.
@@ -142,6 +161,21 @@ type MatchStore interface {
 	// lease has run out, oldest first: the scoring sweep's work.
 	ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error)
 }
+
+// ScoreUpdate is one verdict for SetScores. Match names the match by its
+// OwnerID and ID, and is what SetScores returns and hands the plan, its
+// Score set, once the verdict is stored: the copy the caller read serves,
+// since nothing of a stored match but its score ever changes.
+type ScoreUpdate struct {
+	Match core.Match
+	Score core.Score
+}
+
+// DeliveryPlan decides what a match just scored queues: given the match,
+// its score set, every webhook of its owner and the store's time, it
+// returns the deliveries to store. core.QueueMatchCreated is the rule the
+// application hands in.
+type DeliveryPlan func(m core.Match, hooks []core.Webhook, at time.Time) []core.Delivery
 
 // MatchQuery is a page request for an owner's matches, as the public API
 // takes it.

@@ -11,9 +11,10 @@ import (
 // owner are scoped to that owner: another owner's webhook or delivery is
 // KindNotFound.
 //
-// Deliveries of match.created are queued by MatchStore.SetScore, in the
+// Deliveries of match.created are queued by MatchStore.SetScores, in the
 // transaction that stores the first score, so a stored score never loses
-// its messages. A queued delivery is a row with its next attempt time;
+// its messages; which webhooks get one is decided by the DeliveryPlan the
+// caller hands in. A queued delivery is a row with its next attempt time;
 // whoever sends claims it with a lease, so of several replicas one makes
 // each attempt.
 type WebhookStore interface {
@@ -146,6 +147,9 @@ type AttemptRules struct {
 type AttemptResult struct {
 	Recorded bool         // false when the lease was lost
 	Webhook  core.Webhook // the webhook as it then stands
+	// SwitchedOff is true for exactly the attempt whose recording
+	// switched the webhook off, so a switch-off is followed up once.
+	SwitchedOff bool
 }
 
 // WebhookChange is a change an owner asks for; nil fields stay as they

@@ -253,12 +253,18 @@ func urlSetting(optional bool, set func(*Config, string)) func(*Config, string) 
 }
 
 // ConfigError is a setting with a value it does not accept. Programs stop
-// with exit status 2 on it.
+// with exit status 2 on it. Value is empty when the setting can hold a
+// secret (Hidden): the message then names the setting and what it
+// accepts, and nothing of what was given.
 type ConfigError struct {
 	Name, Value, Accepts string
+	Hidden               bool
 }
 
 func (e *ConfigError) Error() string {
+	if e.Hidden {
+		return fmt.Sprintf("%s (value not shown: it can hold a secret): %s", e.Name, e.Accepts)
+	}
 	return fmt.Sprintf("%s=%s: %s", e.Name, e.Value, e.Accepts)
 }
 
@@ -283,7 +289,10 @@ func ConfigFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, e
 				v, name = *values[i], "--"+s.flagName()
 			}
 			if err := s.set(&c, v); err != nil {
-				return Config{}, &ConfigError{Name: name, Value: redact(s.env, v), Accepts: err.Error()}
+				if holdsSecret(s.env) {
+					return Config{}, &ConfigError{Name: name, Accepts: err.Error(), Hidden: true}
+				}
+				return Config{}, &ConfigError{Name: name, Value: v, Accepts: err.Error()}
 			}
 		}
 		if c.SiteURL == "" {
@@ -303,22 +312,18 @@ func lookup(getenv func(string) string, name string) (string, bool) {
 	return v, v != ""
 }
 
-// secretSettings never have their value repeated in an error.
-var secretSettings = map[string]bool{
-	"EARSHOT_SECRET_KEY": true, "EARSHOT_REDDIT_CLIENT_SECRET": true, "EARSHOT_LLM_API_KEY": true,
-}
-
-// redact hides what an error message must not show: secret settings whole,
-// and the password of any URL.
-func redact(env, v string) string {
-	if secretSettings[env] {
-		return "(hidden)"
+// holdsSecret reports whether the setting named env can hold a secret, so
+// that its value is never repeated in an error: keys and secrets, and
+// every address, since a URL may carry a password (smtp://user:PW@host),
+// and a slightly malformed one (smtp:user:PW@host, a libpq
+// "host=db password=PW" string) cannot be parsed to hide just the
+// password. The rule goes by the name, so a new setting of either sort
+// is covered without a list to keep.
+func holdsSecret(env string) bool {
+	for _, suffix := range []string{"_URL", "_KEY", "_SECRET", "_PASSWORD", "_TOKEN"} {
+		if strings.HasSuffix(env, suffix) {
+			return true
+		}
 	}
-	if u, err := url.Parse(v); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	if strings.Contains(v, "@") && strings.Contains(v, "://") {
-		return "(hidden: the value holds credentials)"
-	}
-	return v
+	return false
 }

@@ -42,13 +42,14 @@ func TestConfigPrecedence(t *testing.T) {
 
 func TestConfigErrorsNameTheSetting(t *testing.T) {
 	for _, tc := range []struct{ env, value, want string }{
-		{"EARSHOT_DATABASE_URL", "mysql://x", "EARSHOT_DATABASE_URL=mysql://x: accepts sqlite://PATH, sqlite://:memory: or a postgres:// URL"},
+		{"EARSHOT_DATABASE_URL", "mysql://x", "EARSHOT_DATABASE_URL (value not shown: it can hold a secret): accepts sqlite://PATH, sqlite://:memory: or a postgres:// URL"},
+		{"EARSHOT_ADDR", "nowhere", "EARSHOT_ADDR=nowhere: accepts host:port"},
 		{"EARSHOT_PLAN_PHRASES_PER_PLATFORM", "-1", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=-1: accepts a whole number from 0 to 100000"},
 		{"EARSHOT_ALERT_MIN_SCORE", "101", "EARSHOT_ALERT_MIN_SCORE=101: accepts a whole number from 0 to 100"},
 		{"EARSHOT_WEBHOOK_RETRY_SCHEDULE", "1m,,5m", "accepts a comma-separated list of positive durations"},
 		{"EARSHOT_REDDIT_MIRROR_API", "pushshift", "accepts arcticshift or pullpush"},
-		{"EARSHOT_SMTP_URL", "http://user:hunter2@mail", "EARSHOT_SMTP_URL=http://user:xxxxx@mail: accepts smtp://"},
-		{"EARSHOT_SECRET_KEY", "tooshort", "EARSHOT_SECRET_KEY=(hidden)"},
+		{"EARSHOT_SMTP_URL", "http://user:hunter2@mail", "EARSHOT_SMTP_URL (value not shown: it can hold a secret): accepts smtp://"},
+		{"EARSHOT_SECRET_KEY", "tooshort", "EARSHOT_SECRET_KEY (value not shown: it can hold a secret): accepts a secret of at least 32 characters"},
 		{"EARSHOT_SITE_URL", "ftp://x", "accepts an http or https URL"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
@@ -66,6 +67,51 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), "hunter2") || (tc.env == "EARSHOT_SECRET_KEY" && strings.Contains(err.Error(), tc.value)) {
 			t.Errorf("%s: the error shows a secret: %v", tc.env, err)
+		}
+	}
+}
+
+// A setting that can hold a secret never has its value repeated, however
+// malformed: these are the shapes a password slips through when only a
+// well-formed URL's password is hidden.
+func TestConfigErrorsHideSecrets(t *testing.T) {
+	for _, tc := range []struct{ env, value, accepts string }{
+		{"EARSHOT_SMTP_URL", "smtp:user:hunter2@mail.example.com", "accepts smtp://user:pass@host:port"},
+		{"EARSHOT_SMTP_URL", "smtp://user:hunter2@mail.example.com:bad", "accepts smtp://"},
+		{"EARSHOT_BUS_URL", "amqp:/guest:hunter2@broker", "accepts memory:// or amqp://"},
+		{"EARSHOT_PROXY_URL", "socks5:/user:hunter2@proxy", "accepts an http or https URL"},
+		{"EARSHOT_PROXY_URL", "http//user:hunter2@proxy:8080", "accepts an http or https URL"},
+		{"EARSHOT_DATABASE_URL", "host=db user=earshot password=hunter2 dbname=earshot", "accepts sqlite://PATH"},
+		{"EARSHOT_DATABASE_URL", "postgres://earshot:hunter2@db:port/earshot", "accepts sqlite://PATH"},
+		{"EARSHOT_LLM_URL", "https//key:hunter2@llm", "accepts an http or https URL"},
+		{"EARSHOT_REDDIT_MIRROR_URL", "ftp://u:hunter2@mirror", "accepts an http or https URL"},
+		{"EARSHOT_SECRET_KEY", "hunter2", "accepts a secret of at least 32 characters"},
+	} {
+		for _, viaFlag := range []bool{false, true} {
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			read := ConfigFlags(fs, func(k string) string {
+				if k == tc.env && !viaFlag {
+					return tc.value
+				}
+				return ""
+			})
+			name := tc.env
+			var args []string
+			if viaFlag {
+				name = "--" + strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(tc.env, "EARSHOT_")), "_", "-")
+				args = []string{name, tc.value}
+			}
+			if err := fs.Parse(args); err != nil {
+				t.Fatal(err)
+			}
+			_, err := read()
+			if err == nil {
+				t.Errorf("%s=%s was accepted", name, tc.value)
+				continue
+			}
+			if msg := err.Error(); strings.Contains(msg, "hunter2") || !strings.HasPrefix(msg, name+" ") || !strings.Contains(msg, tc.accepts) {
+				t.Errorf("%s=%s: %q, want the name and %q and no secret", name, tc.value, msg, tc.accepts)
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"time"
 
 	"go.uber.org/fx"
@@ -45,6 +46,8 @@ var StoreModule = fx.Module("store",
 		fx.Annotate(gormstore.NewLeaseStore, fx.As(new(ports.LeaseStore))),
 		fx.Annotate(gormstore.NewAlertStore, fx.As(new(ports.AlertStore))),
 		fx.Annotate(gormstore.NewRedditStore, fx.As(new(ports.RedditStore))),
+		fx.Annotate(gormstore.NewAccountHealthStore, fx.As(new(ports.AccountHealthStore))),
+		fx.Annotate(gormstore.NewNotificationStore, fx.As(new(ports.NotificationStore))),
 	),
 )
 
@@ -58,13 +61,28 @@ var BusModule = fx.Module("bus",
 	),
 )
 
-func openBus(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*bus.Bus, error) {
-	b, err := bus.Open(cfg.BusURL, bus.Config{Logger: log, Group: bus.DefaultGroup, QueuePrefix: cfg.BusPrefix})
+// openBus opens the bus. An event the in-process bus drops when full is
+// counted, and a dropped new-match event wakes the scoring sweep at once:
+// the match is in the database, so the sweep finds it.
+func openBus(lc fx.Lifecycle, cfg Config, log *slog.Logger, m ports.Metrics, scoring *app.Scoring) (*bus.Bus, error) {
+	b, err := bus.Open(cfg.BusURL, bus.Config{Logger: log, Group: bus.DefaultGroup, QueuePrefix: cfg.BusPrefix,
+		Dropped: busDropped(m, scoring)})
 	if err != nil {
 		return nil, err
 	}
 	lc.Append(fx.StopHook(b.Close))
 	return b, nil
+}
+
+// busDropped counts events the in-process bus dropped and wakes the
+// scoring sweep when they announced new matches.
+func busDropped(m ports.Metrics, scoring *app.Scoring) func(topic string, n int) {
+	return func(topic string, n int) {
+		m.Count(ports.EventBusDropped, n)
+		if topic == app.TopicMatchCreated {
+			scoring.Wake()
+		}
+	}
 }
 
 // ServiceModule provides the use cases.
@@ -86,7 +104,7 @@ var ServiceModule = fx.Module("services",
 			return app.NewIngest(m, a, mm, pub, cfg.Limits, log)
 		},
 		newScorer,
-		app.NewScoring,
+		newScoring,
 		newWebhookSender,
 		func() ports.MatchRenderer { return httpapi.MatchRenderer{} },
 		newDeliveryWorker,
@@ -104,9 +122,34 @@ var ServiceModule = fx.Module("services",
 		func(st ports.AlertStore, l ports.LeaseStore, m ports.Mailer, c ports.Clock, log *slog.Logger, h Holder, cfg Config, site *Site) *app.Alerts {
 			return app.NewAlerts(st, l, m, c, log, string(h), cfg.AlertMinScore, site.URL)
 		},
+		func(a ports.AccountStore, st ports.AccountHealthStore, c ports.Clock, cfg Config) *app.AccountHealth {
+			return app.NewAccountHealth(a, st, cfg.Limits, c)
+		},
+		func(st ports.NotificationStore, o ports.OwnerStore, m ports.Mailer, c ports.Clock, log *slog.Logger, site *Site) *app.Notifications {
+			return app.NewNotifications(st, o, m, c, log, site.URL)
+		},
 	),
-	fx.Invoke(setMetrics, runScoring, runPeriodic, runWebhooks),
+	fx.Invoke(setMetrics, runScoring, runPeriodic, runWebhooks, runNotifications),
 )
+
+// notificationSweep is how often owed notification emails are looked
+// for; a new one wakes the sender at once, so this only catches retries
+// and what another replica left.
+const notificationSweep = time.Minute
+
+// runNotifications connects account health and webhook switch-offs to
+// the notifications, serves POST /account-status, and runs the email
+// sender for the life of the app.
+func runNotifications(lc fx.Lifecycle, h *app.AccountHealth, n *app.Notifications, w *app.DeliveryWorker, helper *httpapi.Helper, log *slog.Logger) {
+	h.Notified = n.Poke
+	w.OnSwitchedOff(func(ctx context.Context, wh core.Webhook) {
+		if err := n.WebhookSwitchedOff(ctx, wh); err != nil {
+			log.Warn("recording a webhook switch-off for its owner failed", "webhook", wh.ID, "owner", wh.OwnerID, "err", err)
+		}
+	})
+	helper.HandleAccountStatus(h)
+	background(lc, func(ctx context.Context) { n.Run(ctx, notificationSweep) })
+}
 
 // setMetrics hands the metrics port to the services that count work.
 func setMetrics(m ports.Metrics, i *app.Ingest, s *app.Scoring, a *app.Alerts, r *app.Reddit) {
@@ -226,13 +269,44 @@ func runWebhooks(lc fx.Lifecycle, w *app.DeliveryWorker, s *app.Scoring) {
 	background(lc, w.Run)
 }
 
-// runScoring subscribes the scorer to new matches and runs its sweep for
-// the life of the app.
-func runScoring(lc fx.Lifecycle, s *app.Scoring, sub ports.Subscriber, cfg Config) {
+// newScoring scores as many matches at once as the scorer gains from:
+// one per processor for the rules, as many as the model takes in flight
+// for the LLM scorer. A model call can take seconds, so the LLM scorer
+// claims four calls' worth per worker: a batch then ends well within the
+// lease that keeps other replicas off its matches.
+func newScoring(m ports.MatchStore, scorer ports.Scorer, log *slog.Logger, cfg Config) *app.Scoring {
+	sc := app.ScoringConfig{Interval: cfg.ScoringInterval, Workers: runtime.GOMAXPROCS(0)}
+	if cfg.LLMURL != "" {
+		sc.Workers = llmscorer.DefaultMaxInFlight
+		sc.Batch = 4 * sc.Workers
+	}
+	return app.NewScoring(m, scorer, log, sc)
+}
+
+// runScoring subscribes the scorer to new matches and runs its loop for
+// the life of the app; on stop it waits for the sweep under way.
+func runScoring(lc fx.Lifecycle, s *app.Scoring, sub ports.Subscriber) {
 	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
 	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error { return s.Run(ctx, sub, cfg.ScoringInterval) },
-		OnStop:  func(context.Context) error { cancel(); return nil },
+		OnStart: func(context.Context) error {
+			if err := s.Listen(ctx, sub); err != nil {
+				cancel()
+				close(done)
+				return err
+			}
+			go func() { defer close(done); s.Run(ctx) }()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+				return nil
+			case <-stop.Done():
+				return stop.Err()
+			}
+		},
 	})
 }
 
@@ -362,7 +436,7 @@ func newRootHandler(api *httpapi.API, helper *httpapi.Helper, db *gormstore.DB, 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path))
 	})
-	return httpapi.RequestLog(log, m.Middleware(mux))
+	return httpapi.RequestLog(log, m.ObserveRequest, mux)
 }
 
 func writeStatus(w http.ResponseWriter, code int, status string) {

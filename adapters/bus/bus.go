@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +41,18 @@ type Config struct {
 	// queue names, so that tests and deployments sharing a broker never see
 	// each other's messages.
 	QueuePrefix string
+	// MemoryCapacity bounds the in-process bus: how many events each
+	// consumer group holds, published and not yet acknowledged; 0 means
+	// DefaultMemoryCapacity. Past it, Publish drops events for the full
+	// group (and still returns nil: the database is the truth) and
+	// reports them to Dropped. RabbitMQ keeps its queues on its own and
+	// drops nothing.
+	MemoryCapacity int
+	// Dropped is told how many events of topic (without the prefix) the
+	// in-process bus dropped for a full group; nil ignores drops. It is
+	// called from Publish, so it must be quick: count, and wake whoever
+	// sweeps the database for the work the events announced.
+	Dropped func(topic string, n int)
 }
 
 // DefaultGroup is the consumer group when Config.Group is empty.
@@ -100,7 +113,8 @@ var (
 )
 
 // Open connects to the bus at rawURL: "memory://" for an in-process bus
-// (events never leave the process and are lost when it stops) or
+// (events never leave the process and are lost when it stops; each group
+// holds at most Config.MemoryCapacity of them) or
 // "amqp://user:pass@host:5672/vhost" (also amqps://) for RabbitMQ.
 // KindInvalid for an unsupported or malformed URL; KindUnavailable when the
 // broker cannot be reached. Errors never contain the password.
@@ -128,7 +142,18 @@ func Open(rawURL string, cfg Config) (*Bus, error) {
 	var tr transport
 	switch u.Scheme {
 	case "memory":
-		tr = newMemory(wlog)
+		if cfg.MemoryCapacity < 0 {
+			return nil, core.Errorf(core.KindInvalid, "bus memory capacity must not be negative")
+		}
+		if cfg.MemoryCapacity == 0 {
+			cfg.MemoryCapacity = DefaultMemoryCapacity
+		}
+		dropped := func(topic string, n int) {
+			if cfg.Dropped != nil {
+				cfg.Dropped(strings.TrimPrefix(topic, cfg.QueuePrefix), n)
+			}
+		}
+		tr = newMemory(wlog, cfg.MemoryCapacity, dropped)
 	case "amqp", "amqps":
 		tr, err = newAMQP(rawURL, u, cfg.Group, wlog)
 		if err != nil {

@@ -70,11 +70,22 @@ func openBus(t *testing.T, url string, cfg Config) *Bus {
 
 // memoryBackend shares one in-process bus; groups are views on it.
 func memoryBackend(t *testing.T) bustest.Backend {
-	b := openBus(t, "memory://", Config{})
+	var mu sync.Mutex
+	dropped := map[string]int{}
+	b := openBus(t, "memory://", Config{Dropped: func(topic string, n int) {
+		mu.Lock()
+		dropped[topic] += n
+		mu.Unlock()
+	}})
 	return bustest.Backend{
 		Publisher:  b,
 		Subscriber: func(_ *testing.T, group string) ports.Subscriber { return b.Group(group) },
-		Features:   bustest.Features{Persistent: false, SharedGroups: true},
+		Features:   bustest.Features{Persistent: false, SharedGroups: true, Capacity: DefaultMemoryCapacity},
+		Dropped: func(topic string) int {
+			mu.Lock()
+			defer mu.Unlock()
+			return dropped[topic]
+		},
 	}
 }
 

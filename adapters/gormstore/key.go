@@ -12,14 +12,15 @@ import (
 )
 
 type keyRow struct {
-	ID        string `gorm:"primaryKey"`
-	OwnerID   string
-	Kind      string
-	Name      string
-	Hash      string
-	Scopes    string
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
-	RevokedAt int64
+	ID         string `gorm:"primaryKey"`
+	OwnerID    string
+	Kind       string
+	Name       string
+	Hash       string
+	Scopes     string
+	CreatedAt  int64 `gorm:"autoCreateTime:false"`
+	RevokedAt  int64
+	LastUsedAt int64
 }
 
 func (keyRow) TableName() string { return "api_keys" }
@@ -27,7 +28,7 @@ func (keyRow) TableName() string { return "api_keys" }
 func (r keyRow) key() core.Key {
 	k := core.Key{
 		ID: r.ID, OwnerID: r.OwnerID, Kind: core.KeyKind(r.Kind), Name: r.Name, Hash: r.Hash,
-		CreatedAt: fromMicros(r.CreatedAt), RevokedAt: fromMicros(r.RevokedAt),
+		CreatedAt: fromMicros(r.CreatedAt), RevokedAt: fromMicros(r.RevokedAt), LastUsedAt: fromMicros(r.LastUsedAt),
 	}
 	for _, s := range strings.Split(r.Scopes, ",") {
 		if s != "" {
@@ -78,7 +79,7 @@ func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error) {
 	// Every API request looks its key up: a hand-written scan keeps it cheap.
 	var row keyRow
-	rows, err := s.db.query(ctx, "SELECT id, owner_id, kind, name, hash, scopes, created_at, revoked_at FROM api_keys WHERE hash = ?", hash)
+	rows, err := s.db.query(ctx, "SELECT id, owner_id, kind, name, hash, scopes, created_at, revoked_at, last_used_at FROM api_keys WHERE hash = ?", hash)
 	if err != nil {
 		return core.Key{}, translate(err, "key")
 	}
@@ -89,7 +90,7 @@ func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error)
 		}
 		return core.Key{}, translate(gorm.ErrRecordNotFound, "key")
 	}
-	if err := rows.Scan(&row.ID, &row.OwnerID, &row.Kind, &row.Name, &row.Hash, &row.Scopes, &row.CreatedAt, &row.RevokedAt); err != nil {
+	if err := rows.Scan(&row.ID, &row.OwnerID, &row.Kind, &row.Name, &row.Hash, &row.Scopes, &row.CreatedAt, &row.RevokedAt, &row.LastUsedAt); err != nil {
 		return core.Key{}, translate(err, "key")
 	}
 	return row.key(), nil
@@ -121,6 +122,21 @@ func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Ti
 		}
 		return tx.Model(&keyRow{}).Where("id = ?", id).Update("revoked_at", micros(at)).Error
 	}), "key")
+}
+
+// Key implements ports.KeyStore.
+func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error) {
+	var row keyRow
+	if err := s.db.with(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+		return core.Key{}, translate(err, "key")
+	}
+	return row.key(), nil
+}
+
+// MarkKeyUsed implements ports.KeyStore.
+func (s *KeyStore) MarkKeyUsed(ctx context.Context, id string, at time.Time) error {
+	us := micros(at)
+	return translate(s.db.with(ctx).Exec("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND last_used_at < ?", us, id, us).Error, "key")
 }
 
 // lockOwner reads the owner row, locking it on Postgres until the

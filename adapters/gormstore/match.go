@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -400,35 +398,10 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 	return out, more, nil
 }
 
-// SetScore implements ports.MatchStore.
-func (s *MatchStore) SetScore(ctx context.Context, ownerID, id string, sc core.Score) (core.Match, bool, error) {
-	var out core.Match
-	scored := false
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		intent, reason := string(sc.Intent), sc.Reason
-		res := tx.Model(&matchRow{}).Where("id = ? AND owner_id = ? AND score IS NULL", id, ownerID).
-			Updates(map[string]any{"score": sc.Value, "intent": intent, "reason": reason, "scored_at": tx.NowFunc().UnixMicro()})
-		if res.Error != nil {
-			return res.Error
-		}
-		scored = res.RowsAffected == 1
-		var row matchRow
-		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-			return err
-		}
-		out = row.match()
-		if !scored {
-			return nil
-		}
-		return queueDeliveries(tx, out, tx.NowFunc())
-	})
-	return out, scored, translate(err, "match")
-}
-
 // ClaimMatch implements ports.MatchStore.
 func (s *MatchStore) ClaimMatch(ctx context.Context, ownerID, id string, lease time.Duration) (core.Match, bool, error) {
 	now := s.db.gorm.NowFunc()
-	ms, err := s.claim(ctx, "UPDATE matches SET lease_until = ? WHERE id = ? AND owner_id = ? AND score IS NULL AND lease_until < ? RETURNING "+matchColumns,
+	ms, err := s.claim(ctx, "UPDATE matches SET lease_until = ? WHERE id = ? AND owner_id = ? AND score IS NULL AND lease_until < ? RETURNING "+s.db.returned(),
 		micros(now.Add(lease)), id, ownerID, micros(now))
 	if err != nil {
 		return core.Match{}, false, err
@@ -451,12 +424,43 @@ func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Du
 	}
 	return s.claim(ctx, `UPDATE matches SET lease_until = ? WHERE id IN (
 		SELECT id FROM matches WHERE score IS NULL AND lease_until < ? ORDER BY created_us LIMIT ?`+lock+`)
-		RETURNING `+matchColumns, micros(now.Add(lease)), micros(now), limit)
+		RETURNING `+s.db.returned(), micros(now.Add(lease)), micros(now), limit)
 }
 
 func (s *MatchStore) claim(ctx context.Context, q string, args ...any) ([]core.Match, error) {
 	rows, err := s.db.with(ctx).Raw(q, args...).Rows()
-	return collectMatches(rows, err)
+	return s.db.collectReturned(rows, err)
+}
+
+// returned is what a RETURNING clause reads of a match: packedColumns on
+// SQLite, where each column read is a cgo call and the scoring path
+// reads a few hundred rows per statement, matchColumns on Postgres.
+func (db *DB) returned() string {
+	if db.postgres {
+		return matchColumns
+	}
+	return packedColumns
+}
+
+// collectReturned reads every row of db.returned() and closes rows.
+func (db *DB) collectReturned(rows *sql.Rows, err error) ([]core.Match, error) {
+	if db.postgres || err != nil {
+		return collectMatches(rows, err)
+	}
+	defer rows.Close()
+	var out []core.Match
+	for rows.Next() {
+		var packed string
+		if err := rows.Scan(&packed); err != nil {
+			return nil, translate(err, "match")
+		}
+		r, err := unpack(packed)
+		if err != nil {
+			return nil, translate(err, "match")
+		}
+		out = append(out, r.match())
+	}
+	return out, translate(rows.Err(), "match")
 }
 
 // collectMatches reads every row of matchColumns and closes rows.

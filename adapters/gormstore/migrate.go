@@ -170,6 +170,10 @@ CREATE {{unlogged}} TABLE rate_windows (
 );
 `},
 	{7, "reddit checkpoints and source health", redditCheckpointsSQL},
+	{8, "account health, notifications", healthSQL},
+	{9, "when each key was last used", `
+ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
+`},
 }
 
 func init() {

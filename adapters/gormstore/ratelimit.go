@@ -54,6 +54,35 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 	return q, nil
 }
 
+// Peek implements ports.RateLimiter. It reads through a cached statement,
+// since the API peeks before every key lookup.
+func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Quota, error) {
+	now := l.db.gorm.NowFunc()
+	rows, err := l.db.query(ctx, "SELECT started, count FROM rate_windows WHERE key = ?", key)
+	if err != nil {
+		return ports.Quota{}, translate(err, "rate window")
+	}
+	defer rows.Close()
+	var started, count int64
+	found := rows.Next()
+	if found {
+		if err := rows.Scan(&started, &count); err != nil {
+			return ports.Quota{}, translate(err, "rate window")
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return ports.Quota{}, translate(err, "rate window")
+	}
+	if !found || started <= micros(now.Add(-rateWindow)) {
+		return ports.Quota{Allowed: limit > 0, Limit: limit, Remaining: max(limit, 0), Reset: rateWindow}, nil
+	}
+	q := ports.Quota{Limit: limit, Reset: fromMicros(started).Add(rateWindow).Sub(now)}
+	if count < int64(limit) {
+		q.Allowed, q.Remaining = true, limit-int(count)
+	}
+	return q, nil
+}
+
 // SweepRateWindows deletes windows that ended, so keys seen once do not
 // stay forever.
 func (l *RateLimiter) SweepRateWindows(ctx context.Context) error {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"gorm.io/gorm"
 
@@ -464,6 +463,7 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 			}
 			w := rules.Webhook(before, d)
 			w.ID, w.OwnerID, w.URL, w.CreatedAt = before.ID, before.OwnerID, before.URL, before.CreatedAt
+			out[i].SwitchedOff = before.Active && !w.Active
 			if w.ConsecutiveFailures != before.ConsecutiveFailures || w.Active != before.Active || w.DisabledReason != before.DisabledReason ||
 				w.MinScore != before.MinScore || !slices.Equal(w.Platforms, before.Platforms) {
 				if err := saveWebhook(tx, w.ID, w); err != nil {
@@ -554,30 +554,4 @@ func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDel
 func (s *WebhookStore) DropDelivery(ctx context.Context, due ports.DueDelivery) error {
 	return translate(s.db.with(ctx).Where("id = ? AND lease_until = ?", due.Delivery.ID, micros(due.LeaseUntil)).
 		Delete(&deliveryRow{}).Error, "delivery")
-}
-
-// queueDeliveries queues a match.created delivery of m, just scored, for
-// each of the owner's active webhooks that wants it. It runs inside the
-// transaction that stores the score, so the score and its deliveries are
-// stored together or not at all.
-func queueDeliveries(tx *gorm.DB, m core.Match, at time.Time) error {
-	var hooks []webhookRow
-	if err := tx.Where("owner_id = ? AND active = ?", m.OwnerID, true).Find(&hooks).Error; err != nil {
-		return err
-	}
-	var rows []deliveryRow
-	for _, h := range hooks {
-		if !h.webhook().Wants(m) {
-			continue
-		}
-		rows = append(rows, deliveryRow{
-			ID: newID(), WebhookID: h.ID, OwnerID: m.OwnerID, MatchID: m.ID, Event: core.EventMatchCreated,
-			TriggerKind: string(core.TriggerScheduled), Status: string(core.DeliveryQueued),
-			CreatedAt: micros(at), NextAttemptAt: micros(at),
-		})
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	return tx.Create(&rows).Error
 }

@@ -127,9 +127,8 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	public := r.URL.Path == "/api/v1/openapi.json"
 	limitKey := "ip:" + clientIP(r)
 	if !public {
-		k, err := a.authenticate(ctx, r)
+		k, err := authenticateKey(ctx, r, w, a.deps.Keys, core.APIKey, a.deps.Limiter, a.cfg.Logger, "auth:"+clientIP(r), a.cfg.RateLimit)
 		if err != nil {
-			a.takeQuota(ctx, w, limitKey) // failed keys count against the caller's address
 			a.encodeError(ctx, err, w)
 			return
 		}

@@ -33,7 +33,7 @@ type addPhraseRequest struct {
 
 func decodeAddPhrase(_ context.Context, r *http.Request) (any, error) {
 	var req addPhraseRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeJSON(r, &req, maxBody); err != nil {
 		return nil, err
 	}
 	switch {
@@ -59,7 +59,7 @@ type patchPhraseRequest struct {
 
 func decodePatchPhrase(_ context.Context, r *http.Request) (any, error) {
 	var req patchPhraseRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeJSON(r, &req, maxBody); err != nil {
 		return nil, err
 	}
 	if req.Status == nil {
@@ -112,29 +112,33 @@ func single(vs []string) (string, bool) {
 	return vs[0], true
 }
 
-// decodeJSON reads one JSON object into v: malformed JSON is
-// invalid_json; a field of the wrong type or an unknown field is
-// invalid_parameter naming the field; a body over the limit is
-// payload_too_large.
-func decodeJSON(r *http.Request, v any) error {
-	body, err := io.ReadAll(r.Body)
+// decodeJSON reads one JSON object of at most limit bytes into v, the
+// one body reader of every JSON route: malformed JSON is invalid_json; a
+// field of the wrong type or an unknown field is invalid_parameter
+// naming the field; a larger body is payload_too_large.
+func decodeJSON(r *http.Request, v any, limit int) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return core.Errorf(core.KindPayloadTooLarge, "request body is over %d bytes", maxBody)
+			return core.Errorf(core.KindPayloadTooLarge, "request body is over %d bytes", limit)
 		}
 		return core.Wrap(core.KindInvalidRequest, err, "could not read the request body")
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	if len(body) > limit {
+		return core.Errorf(core.KindPayloadTooLarge, "request body is over %d bytes", limit)
+	}
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 {
 		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
-	if !json.Valid(body) {
+	if !json.Valid(t) {
 		return core.Errorf(core.KindInvalidJSON, "request body is not valid JSON")
 	}
-	if t := bytes.TrimSpace(body); t[0] != '{' {
+	if t[0] != '{' {
 		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
+	dec := json.NewDecoder(bytes.NewReader(t))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError

@@ -33,16 +33,39 @@ func keyFrom(ctx context.Context) core.Key {
 	return k
 }
 
-func (a *API) authenticate(ctx context.Context, r *http.Request) (core.Key, error) {
+// authenticateKey is the one key check of every edge, API and helper
+// alike. An address past its quota of failed keys gets 429 before any
+// lookup; otherwise the Bearer token is parsed and looked up as a key of
+// kind, and a missing, malformed, unknown or revoked one is
+// KindUnauthorized and counts against the address. failKey names the
+// address's bucket of failed keys on l (nil l: no counting).
+func authenticateKey(ctx context.Context, r *http.Request, w http.ResponseWriter, keys Authenticator, kind core.KeyKind,
+	l ports.RateLimiter, log *slog.Logger, failKey string, limit int) (core.Key, error) {
+	if l != nil && !keyCheckAllowed(ctx, l, log, w, failKey, limit) {
+		return core.Key{}, tooManyFailedKeys(w)
+	}
+	k, err := bearerKey(ctx, r, keys, kind)
+	if err != nil && l != nil {
+		takeQuota(ctx, l, log, w, failKey, limit)
+	}
+	return k, err
+}
+
+// bearerKey reads `Authorization: Bearer <key>` and looks the key up.
+func bearerKey(ctx context.Context, r *http.Request, keys Authenticator, kind core.KeyKind) (core.Key, error) {
+	name, placeholder := "API key", "<API_KEY>"
+	if kind == core.IngestKey {
+		name, placeholder = "ingest key", "<INGEST_KEY>"
+	}
 	h := r.Header.Get("Authorization")
-	scheme, secret, ok := strings.Cut(h, " ")
 	if h == "" {
-		return core.Key{}, core.Errorf(core.KindUnauthorized, "missing API key: send Authorization: Bearer <API_KEY>")
+		return core.Key{}, core.Errorf(core.KindUnauthorized, "missing %s: send Authorization: Bearer %s", name, placeholder)
 	}
+	scheme, secret, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return core.Key{}, core.Errorf(core.KindUnauthorized, "malformed Authorization header: send Authorization: Bearer <API_KEY>")
+		return core.Key{}, core.Errorf(core.KindUnauthorized, "malformed Authorization header: send Authorization: Bearer %s", placeholder)
 	}
-	return a.deps.Keys.Authenticate(ctx, core.APIKey, strings.TrimSpace(secret))
+	return keys.Authenticate(ctx, kind, strings.TrimSpace(secret))
 }
 
 // takeQuota counts the request and sets the rate headers; false means
@@ -69,6 +92,35 @@ func takeQuota(ctx context.Context, l ports.RateLimiter, log *slog.Logger, w htt
 		h.Set("Retry-After", strconv.Itoa(max(secs, 1)))
 	}
 	return q.Allowed
+}
+
+// keyCheckAllowed says whether a key sent from the caller's address may
+// be looked up at all, where failKey counts that address's failed keys
+// on l against limit. Past the quota it sets the rate headers and
+// Retry-After and answers false, so a guess costs no lookup and learns
+// nothing about the key it tried: the caller then answers
+// tooManyFailedKeys. Only failed keys use up this quota: a valid key
+// from an address that never sent a bad one is never refused here. A
+// limiter that fails lets the request through, as takeQuota does.
+func keyCheckAllowed(ctx context.Context, l ports.RateLimiter, log *slog.Logger, w http.ResponseWriter, failKey string, limit int) bool {
+	q, err := l.Peek(ctx, failKey, limit)
+	if err != nil {
+		log.WarnContext(ctx, "rate limiter failed", "err", err)
+		return true
+	}
+	if q.Allowed {
+		return true
+	}
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("Retry-After", strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1)))
+	return false
+}
+
+// tooManyFailedKeys is the error of a request refused by keyCheckAllowed.
+func tooManyFailedKeys(w http.ResponseWriter) error {
+	return core.Errorf(core.KindRateLimited, "too many failed keys from this address: retry after %s seconds", w.Header().Get("Retry-After"))
 }
 
 // rateLimited is the error of a request over limit, once takeQuota has

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -101,7 +100,9 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 }
 
 // Paths lists the paths the helper serves, for the root mux.
-func (h *Helper) Paths() []string { return []string{"/ingest", "/phrases", "/session", "/proxy"} }
+func (h *Helper) Paths() []string {
+	return []string{"/ingest", "/phrases", "/session", "/proxy", "/account-status"}
+}
 
 func (h *Helper) routes() []route {
 	return []route{
@@ -113,20 +114,14 @@ func (h *Helper) routes() []route {
 }
 
 // ServeHTTP runs the edge checks every helper route shares, in order:
-// the ingest key (a failed one counts against the caller's address); the
+// the ingest key (authenticateKey, as on the API: an address past its
+// quota of failed keys is refused before any lookup); the
 // key's rate limit (its headers go on every answer from here); the body
 // limit; then the route.
 func (h *Helper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	auth := r.Header.Get("Authorization")
-	scheme, secret, ok := strings.Cut(auth, " ")
-	var k core.Key
-	var err error = core.Errorf(core.KindUnauthorized, "missing ingest key: send Authorization: Bearer <INGEST_KEY>")
-	if auth != "" && ok && strings.EqualFold(scheme, "Bearer") {
-		k, err = h.keys.Authenticate(ctx, core.IngestKey, strings.TrimSpace(secret))
-	}
+	k, err := authenticateKey(ctx, r, w, h.keys, core.IngestKey, h.cfg.Limiter, h.cfg.Logger, "helper:ip:"+clientIP(r), h.cfg.RateLimit)
 	if err != nil {
-		h.takeQuota(ctx, w, "helper:ip:"+clientIP(r))
 		h.api.encodeError(ctx, err, w)
 		return
 	}

@@ -34,10 +34,12 @@ func validRequestID(id string) bool {
 
 // RequestLog gives every request an id (the caller's X-Request-Id when it
 // is plain, else a new one), returns it in the X-Request-Id header, puts
-// it in the context so every log line of the request carries it, and logs
-// one line per request. The line holds no header, query or body: keys and
-// cookies never reach the log.
-func RequestLog(log *slog.Logger, next http.Handler) http.Handler {
+// it in the context so every log line of the request carries it, logs
+// one line per request and hands the answer's status and duration to
+// observe (the metrics), so one writer records the status for both. The
+// line holds no header, query or body: keys and cookies never reach the
+// log.
+func RequestLog(log *slog.Logger, observe func(method, path string, status int, d time.Duration), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if !validRequestID(id) {
@@ -50,8 +52,10 @@ func RequestLog(log *slog.Logger, next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &codeWriter{ResponseWriter: w, code: http.StatusOK}
 		next.ServeHTTP(sw, r.WithContext(ctx))
+		d := time.Since(start)
+		observe(r.Method, r.URL.Path, sw.code, d)
 		log.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "status", sw.code,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000)
+			"duration_ms", float64(d.Microseconds())/1000)
 	})
 }
 

@@ -47,7 +47,7 @@ type addWebhookRequest struct {
 
 func decodeAddWebhook(_ context.Context, r *http.Request) (any, error) {
 	var req addWebhookRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeJSON(r, &req, maxBody); err != nil {
 		return nil, err
 	}
 	return req, nil
@@ -63,7 +63,7 @@ type patchWebhookRequest struct {
 
 func decodePatchWebhook(_ context.Context, r *http.Request) (any, error) {
 	var req patchWebhookRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeJSON(r, &req, maxBody); err != nil {
 		return nil, err
 	}
 	req.id = r.PathValue("id")

@@ -31,6 +31,10 @@ func (unlimited) Take(context.Context, string, int) (ports.Quota, error) {
 	return ports.Quota{Allowed: true, Limit: 60, Remaining: 59}, nil
 }
 
+func (unlimited) Peek(context.Context, string, int) (ports.Quota, error) {
+	return ports.Quota{Allowed: true, Limit: 60, Remaining: 60}, nil
+}
+
 // fakeWebhooks answers fixed values and records what the transport
 // handed it.
 type fakeWebhooks struct {

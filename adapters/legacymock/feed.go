@@ -3,6 +3,7 @@ package legacymock
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -41,7 +42,9 @@ func decodeListFeedByPlatform(_ context.Context, r *http.Request) (any, error) {
 
 // listFeed filters the static feed by platform and by a case-insensitive
 // substring over author, handle, community, title and body. The feed is
-// newest first.
+// newest first. The search string is used as given, spaces included (the
+// spec asks for a substring, so " ru" must not find "truck"), and is
+// looked for in each field on its own, so it never spans two of them.
 func (s *Server) listFeed(_ context.Context, request any) (any, error) {
 	req := request.(listFeedRequest)
 	if req.platform != "" {
@@ -49,13 +52,15 @@ func (s *Server) listFeed(_ context.Context, request any) (any, error) {
 			return nil, err
 		}
 	}
-	needle := strings.ToLower(strings.TrimSpace(req.search))
+	needle := strings.ToLower(req.search)
 	items := []feedItem{}
 	for _, it := range s.feed {
 		if req.platform != "" && it.Platform != req.platform {
 			continue
 		}
-		if needle != "" && !strings.Contains(strings.ToLower(it.Author+"\n"+it.Handle+"\n"+it.Community+"\n"+it.Title+"\n"+it.Body), needle) {
+		if needle != "" && !slices.ContainsFunc([]string{it.Author, it.Handle, it.Community, it.Title, it.Body}, func(f string) bool {
+			return strings.Contains(strings.ToLower(f), needle)
+		}) {
 			continue
 		}
 		items = append(items, it)

@@ -2,6 +2,7 @@ package legacymock
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,43 @@ func TestFeedSearch(t *testing.T) {
 	}
 	if n := len(c.must(200, "GET", "/feed?search=zzzz-no-such-text", nil).list("items")); n != 0 {
 		t.Errorf("nonsense search: %d", n)
+	}
+}
+
+// The search string is a substring as given: spaces around it count, so
+// " ru" does not find "one-truck", and it never spans two fields.
+func TestFeedSearchAsGiven(t *testing.T) {
+	c := newClient(t, Config{})
+	all := c.must(200, "GET", "/feed", nil).list("items")
+	fields := func(it map[string]any) []string {
+		return []string{it["author"].(string), it["handle"].(string), it["community"].(string), it["title"].(string), it["body"].(string)}
+	}
+	ids := func(items []map[string]any) []string {
+		var out []string
+		for _, it := range items {
+			out = append(out, it["id"].(string))
+		}
+		return out
+	}
+	for _, q := range []string{" ru", "ru", "truck ", " TRUCK", "-truck", "plumbing business?", " ", "marisol vega\n"} {
+		var want []map[string]any
+		for _, it := range all {
+			if slices.ContainsFunc(fields(it), func(f string) bool { return strings.Contains(strings.ToLower(f), strings.ToLower(q)) }) {
+				want = append(want, it)
+			}
+		}
+		got := c.must(200, "GET", "/feed?search="+url.QueryEscape(q), nil).list("items")
+		if !slices.Equal(ids(got), ids(want)) {
+			t.Errorf("search %q found %v, want %v", q, ids(got), ids(want))
+		}
+	}
+	truck := find(all, "title", "Is booking software worth it for a one-truck plumbing business?")
+	if truck == nil {
+		t.Fatal("the seed lost its one-truck post")
+	}
+	for _, it := range c.must(200, "GET", "/feed?search="+url.QueryEscape(" ru"), nil).list("items") {
+		if it["id"] == truck["id"] {
+			t.Errorf(`search " ru" found %q`, truck["title"])
+		}
 	}
 }

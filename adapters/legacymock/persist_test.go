@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -123,5 +124,108 @@ func TestParallelWritersKeepStateConsistent(t *testing.T) {
 	c2 := newClient(t, Config{StatePath: path})
 	if n := len(c2.must(200, "GET", "/listings", nil).list("listings")); n != len(lst) {
 		t.Errorf("file has %d listings, memory %d", n, len(lst))
+	}
+}
+
+// --state pointed at a file the mock did not write is refused, and the
+// file stays exactly as it was: no start, no overwrite.
+func TestForeignStateFileIsRefusedUntouched(t *testing.T) {
+	for name, content := range map[string]string{
+		"tsconfig":           `{"compilerOptions": {"strict": true}, "include": ["src"]}`,
+		"fields that fit":    `{"version": 1, "accounts": [], "keywords": []}`,
+		"legacy plus extras": `{"version": 1, "accounts": [], "apiKeys": [], "brand": null, "communities": [], "keywords": [], "listings": [], "name": "x"}`,
+		"another format":     `{"format": "something-else", "version": 1}`,
+		"newer version":      `{"format": "earshot-mock-state", "version": 99}`,
+		"array":              `[1, 2, 3]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "tsconfig.json")
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := New(Config{StatePath: path}); err == nil {
+				t.Fatal("New adopted a file the mock did not write")
+			}
+			if data, _ := os.ReadFile(path); string(data) != content {
+				t.Errorf("the file was changed to %s", data)
+			}
+		})
+	}
+}
+
+// The file the mock writes carries the marker; a file written before the
+// marker existed (version 1 and exactly the mock's keys) is still read,
+// and gets the marker on the next change.
+func TestStateFileMarker(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	c := newClient(t, Config{StatePath: path})
+	c.must(201, "POST", "/keywords", map[string]any{"phrase": "chair rental", "platform": "x"})
+	data, _ := os.ReadFile(path)
+	var top map[string]any
+	if err := json.Unmarshal(data, &top); err != nil || top["format"] != stateFormat {
+		t.Fatalf("state file without the marker: %v, %.80s", err, data)
+	}
+	delete(top, "format")
+	legacy, _ := json.Marshal(top)
+	if err := os.WriteFile(path, legacy, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c2 := newClient(t, Config{StatePath: path})
+	if kws := c2.must(200, "GET", "/keywords?platform=x", nil).list("keywords"); find(kws, "phrase", "chair rental") == nil {
+		t.Fatal("the legacy file's keyword is lost")
+	}
+	c2.must(201, "POST", "/keywords", map[string]any{"phrase": "walk-in queue", "platform": "x"})
+	data, _ = os.ReadFile(path)
+	if err := json.Unmarshal(data, &top); err != nil || top["format"] != stateFormat {
+		t.Fatalf("the rewritten legacy file has no marker: %v", err)
+	}
+}
+
+// No request grows the state by more than a little: a text or a list
+// over the field bounds is refused, and so is a change that adds more
+// than maxGrowth however it is spread, leaving the file as it was.
+func TestStateGrowthIsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	c := newClient(t, Config{StatePath: path})
+	before, _ := os.ReadFile(path)
+
+	c.fails(400, fmt.Sprintf("title is longer than %d bytes", maxString), "POST", "/listings", with(newListing(), "title", strings.Repeat("x", maxString+1)))
+	long := map[string]any{"identity": map[string]any{"name": "Slotwise"}, "voice": map[string]any{"dos": make([]string, maxItems+1)}}
+	c.fails(400, fmt.Sprintf("dos has more than %d items", maxItems), "PUT", "/brand", long)
+	c.fails(400, fmt.Sprintf("a field name in channels is longer than %d bytes", maxString), "PUT", "/brand",
+		map[string]any{"identity": map[string]any{"name": "Slotwise"}, "channels": map[string]any{strings.Repeat("k", maxString+1): true}})
+	// Each text and the list within bounds, the whole far past maxGrowth.
+	dos := make([]string, maxItems)
+	for i := range dos {
+		dos[i] = strings.Repeat("d", 4<<10)
+	}
+	r := c.must(413, "PUT", "/brand", map[string]any{"identity": map[string]any{"name": "Slotwise"}, "voice": map[string]any{"dos": dos}})
+	if !strings.Contains(r.errMsg(), "one request may add at most 64 KB") {
+		t.Errorf("413 message %q", r.errMsg())
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("refused changes grew the state file from %d to %d bytes", len(before), len(after))
+	}
+	if b := c.must(200, "GET", "/brand", nil).raw; strings.Contains(b, "dddd") {
+		t.Error("a refused brand is served")
+	}
+	// Within bounds all is as before.
+	c.must(200, "PUT", "/brand", map[string]any{"identity": map[string]any{"name": "Slotwise"}, "voice": map[string]any{"dos": dos[:8]}})
+}
+
+func TestCheckGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		before, after int
+		ok            bool
+	}{
+		{1000, 1000 + maxGrowth, true},
+		{1000, 1001 + maxGrowth, false},
+		{maxState - 10, maxState + 10, false},
+		{maxState + 100, maxState + 50, true}, // shrinking a full state is always allowed
+		{5000, 10, true},
+	} {
+		if err := checkGrowth(tc.before, tc.after); (err == nil) != tc.ok {
+			t.Errorf("checkGrowth(%d, %d) = %v", tc.before, tc.after, err)
+		}
 	}
 }

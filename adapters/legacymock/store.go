@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -19,9 +21,24 @@ import (
 // an old file apart.
 const stateVersion = 1
 
+// stateFormat marks a file the mock wrote. A file without it is refused
+// and left as it is: --state pointed at the wrong file (a tsconfig.json
+// whose fields happen to fit) must not be adopted and overwritten.
+const stateFormat = "earshot-mock-state"
+
+// Bounds on what the state may take, so that no request grows the file
+// (and the memory holding it) by more than a little: maxGrowth per
+// change, maxState in all. Field lengths are bounded where bodies are
+// decoded (maxString, maxItems); these catch whatever adds up past them.
+const (
+	maxGrowth = 64 << 10
+	maxState  = 8 << 20
+)
+
 // state is everything the mock persists. The feed is static and is not
 // part of it.
 type state struct {
+	Format      string         `json:"format"`
 	Version     int            `json:"version"`
 	Accounts    []account      `json:"accounts"`
 	Communities []community    `json:"communities"`
@@ -94,12 +111,45 @@ func loadState(path string) (*state, error) {
 	if err != nil {
 		return nil, fmt.Errorf("legacymock: read state: %w", err)
 	}
+	if err := checkFormat(data); err != nil {
+		return nil, fmt.Errorf("legacymock: state file %s %w; it is left untouched: give --state another path, or delete the file to start from the seed", path, err)
+	}
 	var st state
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("legacymock: state file %s is not valid: %w", path, err)
 	}
 	st.fillNils()
 	return &st, nil
+}
+
+// legacyKeys are the top-level keys of the files written before the
+// format marker: such a file, with version 1 and exactly these keys, is
+// still the mock's own.
+var legacyKeys = []string{"accounts", "apiKeys", "brand", "communities", "keywords", "listings", "version"}
+
+// checkFormat says whether data is a state file the mock wrote: a JSON
+// object with the format marker and a version it reads.
+func checkFormat(data []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return fmt.Errorf("is not valid: %w", err)
+	}
+	var head struct {
+		Format  *string `json:"format"`
+		Version int     `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return fmt.Errorf("is not valid: %w", err)
+	}
+	switch {
+	case head.Format == nil && head.Version == 1 && slices.Equal(slices.Sorted(maps.Keys(top)), legacyKeys):
+		return nil
+	case head.Format == nil || *head.Format != stateFormat:
+		return fmt.Errorf(`was not written by earshot mock (it lacks "format": %q)`, stateFormat)
+	case head.Version < 1 || head.Version > stateVersion:
+		return fmt.Errorf("has version %d; this earshot reads version %d", head.Version, stateVersion)
+	}
+	return nil
 }
 
 func encodeState(st *state) ([]byte, error) {
@@ -158,6 +208,12 @@ func (s *store) write(fn func(st *state) (result, error)) (reply, error) {
 		return reply{}, err
 	}
 	data, err := encodeState(s.st)
+	if err == nil {
+		if err = checkGrowth(len(s.saved), len(data)); err != nil {
+			s.rollback()
+			return reply{}, err
+		}
+	}
 	if err == nil && s.path != "" {
 		err = writeAtomic(s.path, data)
 	}
@@ -167,6 +223,18 @@ func (s *store) write(fn func(st *state) (result, error)) (reply, error) {
 	}
 	s.saved = data
 	return encodeReply(res)
+}
+
+// checkGrowth refuses a change that takes the encoded state from before
+// to after bytes when it adds more than maxGrowth or passes maxState.
+func checkGrowth(before, after int) error {
+	switch {
+	case after > maxState && after > before:
+		return core.Errorf(core.KindPayloadTooLarge, "the mock's state is full (%d MB): delete records, or reset it", maxState>>20)
+	case after-before > maxGrowth:
+		return core.Errorf(core.KindPayloadTooLarge, "this change would add %d KB to the mock's state; one request may add at most %d KB", (after-before+1023)>>10, maxGrowth>>10)
+	}
+	return nil
 }
 
 func (s *store) rollback() {
@@ -230,5 +298,5 @@ func (st *state) fillNils() {
 			st.APIKeys[i].Scopes.GroupIDs = []string{}
 		}
 	}
-	st.Version = stateVersion
+	st.Format, st.Version = stateFormat, stateVersion
 }

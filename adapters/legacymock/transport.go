@@ -133,7 +133,75 @@ func decodeJSON(r *http.Request, v any, optional bool) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		return jsonError(err)
 	}
-	return nil
+	return checkSizes(data)
+}
+
+// Field bounds of every request body: no text longer than maxString
+// bytes, no list longer than maxItems. They hold wherever a body is
+// decoded, so free-form parts (the brand) are bound as well as the
+// fields the rules name; the store bounds what a change adds in all.
+const (
+	maxString = 8 << 10
+	maxItems  = 200
+)
+
+// checkSizes walks a valid JSON body and refuses a text (key or value)
+// or a list over the bounds, naming the nearest field.
+func checkSizes(data []byte) error {
+	type frame struct {
+		array   bool
+		items   int
+		wantKey bool
+		key     string
+	}
+	var stack []*frame
+	name := func() string {
+		for i := len(stack) - 1; i >= 0; i-- {
+			if stack[i].key != "" {
+				return stack[i].key
+			}
+		}
+		return "the body"
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end: Unmarshal has already read the body as valid
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if s, ok := tok.(string); ok && len(s) > maxString {
+			if top != nil && top.wantKey {
+				return core.Errorf(core.KindInvalid, "a field name in %s is longer than %d bytes", name(), maxString)
+			}
+			return core.Errorf(core.KindInvalid, "%s is longer than %d bytes", name(), maxString)
+		}
+		if top != nil && top.wantKey {
+			top.key, top.wantKey = tok.(string), false
+			continue
+		}
+		// A value starts.
+		if top != nil {
+			if top.array {
+				if top.items++; top.items > maxItems {
+					return core.Errorf(core.KindInvalid, "%s has more than %d items", name(), maxItems)
+				}
+			} else {
+				top.wantKey = true
+			}
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, &frame{array: d == '[', wantKey: d == '{'})
+		}
+	}
 }
 
 func jsonError(err error) error {

@@ -49,17 +49,27 @@ type Config struct {
 	// Logger receives a warning for each fallback; nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// MaxInFlight bounds the model calls under way at once, however many
+	// callers score concurrently; zero means DefaultMaxInFlight. A call
+	// waits for a free slot within its Timeout, after which the fallback
+	// scores the match, so a slow model slows scoring to the fallback's
+	// pace at worst and never piles up requests.
+	MaxInFlight int
 }
 
 // DefaultTimeout is the wait for a model answer when Config.Timeout is 0.
 const DefaultTimeout = 10 * time.Second
+
+// DefaultMaxInFlight is the bound on concurrent model calls when
+// Config.MaxInFlight is 0.
+const DefaultMaxInFlight = 8
 
 // maxAnswer caps the response body read; a verdict is a few hundred bytes
 // and a misbehaving server should not make us buffer without limit.
 const maxAnswer = 1 << 20
 
 // Scorer asks the model and falls back when it cannot. It is safe for
-// concurrent use.
+// concurrent use, with at most Config.MaxInFlight model calls under way.
 type Scorer struct {
 	endpoint string
 	model    string
@@ -68,6 +78,7 @@ type Scorer struct {
 	fallback ports.Scorer
 	client   *http.Client
 	log      *slog.Logger
+	slots    chan struct{} // one value per model call under way
 }
 
 var _ ports.Scorer = (*Scorer)(nil)
@@ -90,6 +101,12 @@ func New(cfg Config) (*Scorer, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	if cfg.MaxInFlight < 0 {
+		return nil, core.Errorf(core.KindInvalid, "llm max in flight must not be negative")
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
 	if cfg.Fallback == nil {
 		cfg.Fallback = score.Rules{}
 	}
@@ -108,6 +125,7 @@ func New(cfg Config) (*Scorer, error) {
 		fallback: cfg.Fallback,
 		client:   cfg.Client,
 		log:      cfg.Logger.With("component", "llmscorer"),
+		slots:    make(chan struct{}, cfg.MaxInFlight),
 	}, nil
 }
 
@@ -117,7 +135,15 @@ func New(cfg Config) (*Scorer, error) {
 // (the caller gave up, so no fallback is tried) or the fallback fails.
 func (s *Scorer) Score(ctx context.Context, m core.Match) (core.Score, error) {
 	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
-	v, err := s.ask(callCtx, m)
+	var v core.Score
+	var err error
+	select {
+	case s.slots <- struct{}{}:
+		v, err = s.ask(callCtx, m)
+		<-s.slots
+	case <-callCtx.Done():
+		err = errors.New("timeout waiting for a free model slot")
+	}
 	cancel()
 	if err == nil {
 		return v, nil
@@ -339,3 +365,7 @@ Decide the author's intent, exactly one of:
 Score how valuable the post is as a lead, an integer from 0 to 100: buying and recommendation 70 to 95, complaint 45 to 80 (higher when the author may leave the product), question 30 to 65, praise 15 to 50, discussion 5 to 40, promotion 0 to 20. Stronger and more specific signals score higher within the range.
 
 Answer with one JSON object and nothing else: {"score": <integer>, "intent": "<one of the seven>", "reason": "<one line, at most 160 characters, naming the words in the post that decided it>"}`
+
+// MaxInFlight returns the bound on concurrent model calls: the most
+// callers that gain anything from scoring at once.
+func (s *Scorer) MaxInFlight() int { return cap(s.slots) }

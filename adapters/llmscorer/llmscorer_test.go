@@ -362,3 +362,70 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestScoreMaxInFlight holds every model call until the test lets it go:
+// with twenty callers at once the server never sees more than
+// MaxInFlight calls, and every caller still gets the model's verdict.
+func TestScoreMaxInFlight(t *testing.T) {
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	arrived := make(chan struct{}, 100)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		arrived <- struct{}{}
+		<-release
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		io.WriteString(w, answer(`{"score": 77, "intent": "buying", "reason": "asks for an alternative"}`))
+	}))
+	t.Cleanup(srv.Close)
+	s, err := llmscorer.New(llmscorer.Config{URL: srv.URL, Model: model, Timeout: time.Minute, MaxInFlight: 3,
+		Client: srv.Client(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MaxInFlight() != 3 {
+		t.Fatalf("MaxInFlight = %d", s.MaxInFlight())
+	}
+	const callers = 20
+	results := make(chan core.Score, callers)
+	for range callers {
+		go func() {
+			v, err := s.Score(context.Background(), match)
+			if err != nil {
+				t.Error(err)
+			}
+			results <- v
+		}()
+	}
+	// Hold calls until three wait at the server, give a fourth the chance
+	// to arrive (an unbounded scorer sends it), then let one go; repeat
+	// until all twenty passed.
+	held := 0
+	for released := 0; released < callers; released++ {
+		for held < min(3, callers-released) {
+			<-arrived
+			held++
+		}
+		select {
+		case <-arrived:
+			held++
+		case <-time.After(20 * time.Millisecond):
+		}
+		release <- struct{}{}
+		held--
+	}
+	for range callers {
+		if v := <-results; v.Value != 77 {
+			t.Fatalf("verdict %+v, want the model's", v)
+		}
+	}
+	if most > 3 {
+		t.Fatalf("%d model calls at once, want at most 3", most)
+	}
+}

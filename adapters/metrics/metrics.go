@@ -98,46 +98,53 @@ func (r *Registry) Handler() http.Handler {
 	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{Registry: r.reg})
 }
 
-// Middleware counts and times every request by route template, so ids in
-// paths never become labels.
-func (r *Registry) Middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, req)
-		route := Route(req.URL.Path)
-		r.requests.WithLabelValues(route, req.Method, strconv.Itoa(sw.status)).Inc()
-		r.latency.WithLabelValues(route, req.Method).Observe(time.Since(start).Seconds())
-	})
+// ObserveRequest counts and times one answered request by route
+// template, method and status; the HTTP edge's one request middleware
+// (httpapi.RequestLog) calls it. Each label comes from a closed set
+// (Route, Method, Status): a series lives for the life of the process, so
+// a label copied from the request would let any client grow memory and
+// every scrape without bound.
+func (r *Registry) ObserveRequest(method, path string, status int, d time.Duration) {
+	route, m := Route(path), Method(method)
+	r.requests.WithLabelValues(route, m, Status(status)).Inc()
+	r.latency.WithLabelValues(route, m).Observe(d.Seconds())
 }
 
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	wrote  bool
+// methods are the request methods of RFC 9110 and PATCH (RFC 5789).
+var methods = []string{
+	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace,
 }
 
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wrote {
-		w.status, w.wrote = code, true
+// Method maps a request method to itself when it is a standard one and to
+// "other" otherwise. Methods are case-sensitive (RFC 9110 9.1), so "get"
+// is "other" too, as the router treats it.
+func Method(m string) string {
+	for _, k := range methods {
+		if m == k {
+			return k
+		}
 	}
-	w.ResponseWriter.WriteHeader(code)
+	return "other"
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wrote = true
-	return w.ResponseWriter.Write(b)
+// Status is the label of an answer's status code: the code when it is a
+// valid three-digit one, else "other". Codes come from the server's own
+// handlers, yet a handler that relays a number it was given must not be
+// able to open new series either.
+func Status(code int) string {
+	if code < 100 || code > 599 {
+		return "other"
+	}
+	return strconv.Itoa(code)
 }
-
-// Unwrap lets http.ResponseController reach the real writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // routes are the templates of every path the server answers.
 var routes = []string{
 	"/api/v1/me", "/api/v1/keywords", "/api/v1/keywords/{id}", "/api/v1/matches", "/api/v1/matches/{id}",
 	"/api/v1/openapi.json", "/api/v1/webhooks", "/api/v1/webhooks/{id}", "/api/v1/webhooks/{id}/test",
 	"/api/v1/webhooks/{id}/deliveries", "/api/v1/webhooks/{id}/deliveries/{id}/retry",
-	"/ingest", "/phrases", "/session", "/proxy", "/healthz", "/readyz", "/metrics",
+	"/ingest", "/phrases", "/session", "/proxy", "/account-status", "/healthz", "/readyz", "/metrics",
 }
 
 // Route maps a path to its template, or "other" for paths the server

@@ -4,8 +4,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRoute(t *testing.T) {
@@ -23,12 +26,22 @@ func TestRoute(t *testing.T) {
 	}
 }
 
-func TestMiddlewareAndCounters(t *testing.T) {
+// observed serves next and hands what it answered to r, as the HTTP
+// edge's request middleware does.
+func observed(r *Registry, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, req)
+		r.ObserveRequest(req.Method, req.URL.Path, rec.Code, time.Millisecond)
+	})
+}
+
+func TestObserveRequestAndCounters(t *testing.T) {
 	r := New()
 	r.Count("posts_ingested", 3)
 	r.Count("posts_ingested", 0)
 	r.Gauge("earshot_test_depth", "a test gauge", func() float64 { return 7 })
-	h := r.Middleware(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	h := observed(r, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasSuffix(req.URL.Path, "nope") {
 			w.WriteHeader(404)
 		}
@@ -51,6 +64,67 @@ func TestMiddlewareAndCounters(t *testing.T) {
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+// Any client can send any method, so a label copied from it would add a
+// series for good per request; the series count must stay fixed whatever
+// arrives.
+func TestRequestLabelsFromClosedSets(t *testing.T) {
+	r := New()
+	h := observed(r, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/healthz" {
+			w.WriteHeader(799) // net/http lets a handler write it; no HTTP status has it
+		}
+	}))
+	for i := range 200 {
+		req := httptest.NewRequest("GET", "/api/v1/me", nil)
+		req.Method = strings.Repeat("X", 100) + strconv.Itoa(i)
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		req = httptest.NewRequest("GET", "/ingest", nil)
+		req.Method = "get" // methods are case-sensitive: not GET
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("PATCH", "/api/v1/keywords/k1", nil))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/healthz", nil))
+
+	families, err := r.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var series []string
+	for _, f := range families {
+		if f.GetName() != "earshot_http_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			series = append(series, strings.Join(labels, ","))
+		}
+	}
+	slices.Sort(series)
+	want := []string{
+		"method=GET,route=/healthz,status=other",
+		"method=PATCH,route=/api/v1/keywords/{id},status=200",
+		"method=other,route=/api/v1/me,status=200",
+		"method=other,route=/ingest,status=200",
+	}
+	if !slices.Equal(series, want) {
+		t.Errorf("series %q, want %q", series, want)
+	}
+}
+
+func TestMethod(t *testing.T) {
+	for in, want := range map[string]string{
+		"GET": "GET", "DELETE": "DELETE", "OPTIONS": "OPTIONS", "PATCH": "PATCH",
+		"get": "other", "": "other", "PROPFIND": "other", strings.Repeat("A", 65536): "other",
+	} {
+		if got := Method(in); got != want {
+			t.Errorf("Method(%.20q) = %q, want %q", in, got, want)
 		}
 	}
 }

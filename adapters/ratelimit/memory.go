@@ -58,6 +58,22 @@ func (m *Memory) Take(_ context.Context, key string, limit int) (ports.Quota, er
 	return q, nil
 }
 
+// Peek implements ports.RateLimiter.
+func (m *Memory) Peek(_ context.Context, key string, limit int) (ports.Quota, error) {
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w := m.windows[key]
+	if w == nil || now.Sub(w.start) >= Window {
+		return ports.Quota{Allowed: limit > 0, Limit: limit, Remaining: max(limit, 0), Reset: Window}, nil
+	}
+	q := ports.Quota{Limit: limit, Reset: w.start.Add(Window).Sub(now)}
+	if w.count < limit {
+		q.Allowed, q.Remaining = true, limit-w.count
+	}
+	return q, nil
+}
+
 // sweep drops ended windows once a window length, so keys seen once do
 // not stay forever.
 func (m *Memory) sweep(now time.Time) {

@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/server"
@@ -187,6 +188,8 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
   earshot admin key list --owner ID
   earshot admin key revoke --owner ID --id KEY_ID
   earshot admin ingest-key create --owner ID
+  earshot admin ingest-key list --owner ID
+  earshot admin ingest-key revoke --owner ID --id KEY_ID
   earshot admin session set --owner ID --platform P --file JAR.json
   earshot admin phrase add --owner ID --platform P --phrase S [--community C]
   earshot admin phrase list --owner ID
@@ -207,8 +210,8 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "key create":
 		name = fs.String("name", "", "key name (required)")
 		scopes = fs.String("scopes", "read", "comma-separated scopes: read, write:phrases, webhooks")
-	case "key list", "ingest-key create", "phrase list", "reddit status":
-	case "key revoke":
+	case "key list", "ingest-key create", "ingest-key list", "phrase list", "reddit status":
+	case "key revoke", "ingest-key revoke":
 		id = fs.String("id", "", "key id (required)")
 	case "session set":
 		platform = fs.String("platform", "", "reddit, x or facebook (required)")
@@ -246,6 +249,12 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	if cmd == "key create" {
 		if err := need("name", name); err != nil {
+			return err
+		}
+	}
+	var jar []byte
+	if cmd == "session set" {
+		if jar, err = readJar(*file); err != nil {
 			return err
 		}
 	}
@@ -291,11 +300,24 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		fmt.Fprintln(stdout, secret)
-	case "session set":
-		jar, err := os.ReadFile(*file)
+	case "ingest-key list":
+		keys, err := con.Keys.List(ctx, *owner, core.IngestKey)
 		if err != nil {
-			return fmt.Errorf("reading the cookie jar: %w", err)
+			return err
 		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tCREATED\tLAST USED\tSTATUS")
+		for _, k := range keys {
+			used := "never"
+			if !k.LastUsedAt.IsZero() {
+				used = k.LastUsedAt.Format(time.RFC3339)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, k.CreatedAt.Format(time.RFC3339), used, keyStatus(k))
+		}
+		return tw.Flush()
+	case "ingest-key revoke":
+		return con.Keys.RevokeOfKind(ctx, *owner, core.IngestKey, *id)
+	case "session set":
 		if _, err := con.Accounts.SetSession(ctx, *owner, *platform, jar); err != nil {
 			return err
 		}
@@ -321,6 +343,25 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 	return nil
+}
+
+// readJar reads a cookie jar file, at most one byte past the largest jar
+// accepted: a file that is too large (or endless, like /dev/zero) is
+// refused at once instead of being read whole into memory.
+func readJar(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cookie jar: %w", err)
+	}
+	defer f.Close()
+	jar, err := io.ReadAll(io.LimitReader(f, app.MaxCookieJar+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the cookie jar: %w", err)
+	}
+	if len(jar) > app.MaxCookieJar {
+		return nil, fmt.Errorf("the cookie jar file %s is too large: at most %d bytes (%d KB)", path, app.MaxCookieJar, app.MaxCookieJar>>10)
+	}
+	return jar, nil
 }
 
 func scopeList(k core.Key) string {

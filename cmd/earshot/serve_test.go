@@ -49,19 +49,20 @@ func TestBadSettingsExit2(t *testing.T) {
 	for _, tc := range []struct {
 		setting, want string
 	}{
-		{"EARSHOT_DATABASE_URL=mysql://x", "EARSHOT_DATABASE_URL=mysql://x: accepts sqlite://PATH"},
-		{"EARSHOT_BUS_URL=kafka://x", "EARSHOT_BUS_URL=kafka://x: accepts memory://"},
+		{"EARSHOT_DATABASE_URL=mysql://x", "EARSHOT_DATABASE_URL (value not shown: it can hold a secret): accepts sqlite://PATH"},
+		{"EARSHOT_BUS_URL=kafka://x", "EARSHOT_BUS_URL (value not shown: it can hold a secret): accepts memory://"},
 		{"EARSHOT_RATE_LIMIT_PER_MINUTE=lots", "EARSHOT_RATE_LIMIT_PER_MINUTE=lots: accepts a whole number"},
 		{"EARSHOT_SCORING_INTERVAL=soon", "EARSHOT_SCORING_INTERVAL=soon: accepts a positive duration"},
 		{"EARSHOT_WEBHOOK_ALLOW_PRIVATE=maybe", "EARSHOT_WEBHOOK_ALLOW_PRIVATE=maybe: accepts true or false"},
 		{"EARSHOT_LOG_FORMAT=xml", "EARSHOT_LOG_FORMAT=xml: accepts text or json"},
 		{"EARSHOT_ADDR=nowhere", "EARSHOT_ADDR=nowhere: accepts host:port"},
-		{"EARSHOT_SECRET_KEY=short", "EARSHOT_SECRET_KEY=(hidden): accepts a secret of at least 32 characters"},
+		{"EARSHOT_BUS_URL=amqp:/guest:hunter2@127.0.0.1", "EARSHOT_BUS_URL (value not shown: it can hold a secret): accepts memory://"},
+		{"EARSHOT_SECRET_KEY=short", "EARSHOT_SECRET_KEY (value not shown: it can hold a secret): accepts a secret of at least 32 characters"},
 	} {
 		for _, cmd := range [][]string{{"serve"}, {"migrate"}, {"admin", "owner", "create", "--email", "a@example.com"}} {
 			_, err := runEarshot(append(env, tc.setting), cmd...)
 			var re *runError
-			if !errors.As(err, &re) || re.code != 2 || !strings.Contains(re.stderr, tc.want) {
+			if !errors.As(err, &re) || re.code != 2 || !strings.Contains(re.stderr, tc.want) || strings.Contains(re.stderr, "hunter2") {
 				t.Errorf("%s %v: %v; want exit 2 with %q", tc.setting, cmd, err, tc.want)
 			}
 		}
@@ -69,7 +70,7 @@ func TestBadSettingsExit2(t *testing.T) {
 	// A flag wins over the variable and is named in the message.
 	_, err := runEarshot(append(env, "EARSHOT_DATABASE_URL=sqlite://ok.db"), "migrate", "--database-url", "mysql://y")
 	var re *runError
-	if !errors.As(err, &re) || re.code != 2 || !strings.Contains(re.stderr, "--database-url=mysql://y: accepts") {
+	if !errors.As(err, &re) || re.code != 2 || !strings.Contains(re.stderr, "--database-url (value not shown: it can hold a secret): accepts") {
 		t.Errorf("flag: %v", err)
 	}
 	_, err = runEarshot(env, "frobnicate")

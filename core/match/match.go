@@ -39,7 +39,10 @@
 // unusual white space) goes rune by rune.
 package match
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Token numbers. Every other number is a word or a character used by
 // some phrase.
@@ -104,6 +107,10 @@ type Set struct {
 	// to k, then continues with the outputs of the longest suffix.
 	acc     []accept
 	entries []uint32
+
+	// finders keeps the reporters of Find, whose bit sets are sized by
+	// the phrase set, for the next call.
+	finders sync.Pool
 }
 
 type state struct {
@@ -159,13 +166,18 @@ func (s *Set) Scan(text string, found func(i int)) {
 	if s == nil || len(s.states) < 2 {
 		return
 	}
+	r := reporter{found: found}
+	s.scan(text, &r)
+}
+
+func (s *Set) scan(text string, r *reporter) {
 	st := uint32(0)
 	for i := 0; i < len(text); {
 		c := text[i]
 		cl := s.class[c]
 		if cl == cWord {
 			var j int
-			if st, j = s.words(text, i, st, found); j != i {
+			if st, j = s.words(text, i, st, r); j != i {
 				i = j
 				continue
 			}
@@ -190,26 +202,80 @@ func (s *Set) Scan(text string, found func(i int)) {
 				continue
 			}
 		}
-		st = s.step(st, tok, found)
+		st = s.step(st, tok, r)
 	}
 }
 
 // Find returns the sorted, distinct indexes of the phrases that occur in
 // any of the texts, or nil if none does. Each text is searched on its own:
 // pass a post's title and body parts as separate texts.
+//
+// Find records each phrase once, however often it occurs, so its memory
+// is bounded by the phrase set, not by occurrences: nested phrases ("a",
+// "a a", "a a a", ...) over a long run of "a" end at every word, and
+// collecting every occurrence before removing duplicates would cost words
+// times phrases. The outputs of a state are listed once too: a list
+// reported before, with the lists it continues with, holds nothing new,
+// so the work per word stays constant however deep the nesting.
 func (s *Set) Find(texts ...string) []int {
-	var found []int
-	add := func(i int) { found = append(found, i) }
-	for _, t := range texts {
-		s.Scan(t, add)
+	if s == nil || len(s.states) < 2 {
+		return nil
 	}
-	slices.Sort(found)
-	return slices.Compact(found)
+	r, _ := s.finders.Get().(*reporter)
+	if r == nil {
+		r = &reporter{
+			phraseSeen: make([]uint64, (s.n+63)/64),
+			accSeen:    make([]uint64, (len(s.acc)+63)/64),
+		}
+	}
+	for _, t := range texts {
+		s.scan(t, r)
+	}
+	var found []int
+	if len(r.out) > 0 {
+		found = slices.Clone(r.out)
+		slices.Sort(found)
+	}
+	r.reset()
+	s.finders.Put(r)
+	return found
+}
+
+// reporter takes what a scan finds: each occurrence to found (Scan), or,
+// when found is nil, each phrase once into out (Find).
+type reporter struct {
+	found func(int)
+
+	phraseSeen []uint64 // bit i: phrase i is in out
+	accSeen    []uint64 // bit k: acc[k] and the lists it continues with are reported
+	out        []int
+	accTouched []uint32 // the bits set in accSeen, to clear them
+}
+
+// reset clears what a Find recorded, in time proportional to it rather
+// than to the phrase set, so that a reporter can serve the next Find.
+func (r *reporter) reset() {
+	for _, i := range r.out {
+		r.phraseSeen[i>>6] = 0
+	}
+	for _, k := range r.accTouched {
+		r.accSeen[k>>6] = 0
+	}
+	r.out, r.accTouched = r.out[:0], r.accTouched[:0]
+}
+
+// add records phrase i once.
+func (r *reporter) add(i uint32) {
+	w, b := i>>6, uint64(1)<<(i&63)
+	if r.phraseSeen[w]&b == 0 {
+		r.phraseSeen[w] |= b
+		r.out = append(r.out, int(i))
+	}
 }
 
 // step moves the automaton from st on token tok (not white space) and
 // reports the phrases that end there.
-func (s *Set) step(st, tok uint32, found func(int)) uint32 {
+func (s *Set) step(st, tok uint32, r *reporter) uint32 {
 	switch {
 	case tok == tokNone:
 		return 0
@@ -219,7 +285,7 @@ func (s *Set) step(st, tok uint32, found func(int)) uint32 {
 		st = s.next(st, tok, s.root[tok])
 	}
 	if st&accBit != 0 {
-		s.report(s.states[st&^accBit].acc, found)
+		s.report(s.states[st&^accBit].acc, r)
 	}
 	return st
 }
@@ -278,16 +344,43 @@ func (s *Set) child(st, tok uint32, h uint64) uint32 {
 	}
 }
 
-// report calls found with the phrases of state.acc k.
-func (s *Set) report(k uint32, found func(int)) {
+// report hands r the phrases of state.acc k.
+func (s *Set) report(k uint32, r *reporter) {
+	if r.found == nil {
+		s.collect(k, r)
+		return
+	}
 	if k&onePhrase != 0 {
-		found(int(k &^ onePhrase))
+		r.found(int(k &^ onePhrase))
 		return
 	}
 	for k != noAcc {
 		a := &s.acc[k]
 		for _, e := range s.entries[a.lo:a.hi] {
-			found(int(e))
+			r.found(int(e))
+		}
+		k = a.next
+	}
+}
+
+// collect records the phrases of state.acc k in r, stopping at the first
+// list it has recorded before: that list's phrases, and those of the
+// lists it continues with, are in r already.
+func (s *Set) collect(k uint32, r *reporter) {
+	if k&onePhrase != 0 {
+		r.add(k &^ onePhrase)
+		return
+	}
+	for k != noAcc {
+		w, b := k>>6, uint64(1)<<(k&63)
+		if r.accSeen[w]&b != 0 {
+			return
+		}
+		r.accSeen[w] |= b
+		r.accTouched = append(r.accTouched, k)
+		a := &s.acc[k]
+		for _, e := range s.entries[a.lo:a.hi] {
+			r.add(e)
 		}
 		k = a.next
 	}

@@ -2,6 +2,7 @@ package match
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -104,6 +105,41 @@ func TestScanAllocs(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("Scan found nothing")
+	}
+}
+
+// nested returns the phrases "a", "a a", ... of up to n words.
+func nested(n int) []string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = strings.TrimSpace(strings.Repeat("a ", i+1))
+	}
+	return ps
+}
+
+// Nested phrases end at every word of a long run of the word, so memory
+// that grows with occurrences grows with words times phrases. Find keeps
+// each phrase once: what one call allocates stays near the size of the
+// phrase set, whatever the length of the text.
+func TestFindNestedMemory(t *testing.T) {
+	s := Compile(nested(50))
+	text := strings.Repeat("a ", 440<<10) // 880 KB
+	want := make([]int, 50)
+	for i := range want {
+		want[i] = i
+	}
+	if got := s.Find(text); !slices.Equal(got, want) {
+		t.Fatalf("Find = %v", got)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := s.Find(text, "a", text)
+	runtime.ReadMemStats(&after)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Find = %v", got)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("Find over 1.7 MB of text with 50 nested phrases allocated %d bytes, want at most 64 KB", n)
 	}
 }
 
@@ -223,16 +259,27 @@ func FuzzFind(f *testing.F) {
 	f.Add("new york\nyork city\nyork", "NEW\t YORK  city")
 	f.Add("σοφία\n\u212aelvin\nstraße", "ΣΟΦΊΑ kelvin STRASSE")
 	f.Add("cafe\u0301\nb", "CAFE\u0301 \xffb éb")
+	f.Add("a\na a\na a a\na a a a", "a a a a a a a a, a")
+	f.Add("go\ngo go\nc++", "go go go c++ c++ go")
 	f.Fuzz(func(t *testing.T, phrases, text string) {
 		list := strings.Split(phrases, "\n")
 		if len(list) > 64 {
 			list = list[:64]
 		}
 		parts := strings.Split(text, "\x00")
-		want := refFind(list, parts...)
-		for _, v := range variants {
-			if got := v.find(list, parts...); !slices.Equal(got, want) {
-				t.Fatalf("%s: phrases %q, text %q: got %v, want %v", v.name, list, parts, got, want)
+		// Each set also runs nested: its first phrase repeated 1 to 8
+		// times, so that outputs chain deep and Find meets the same
+		// lists again and again.
+		nested := slices.Clone(list)
+		for k := 1; k <= 8 && len(list[0]) <= 16; k++ {
+			nested = append(nested, strings.TrimSpace(strings.Repeat(list[0]+" ", k)))
+		}
+		for _, set := range [][]string{list, nested} {
+			want := refFind(set, parts...)
+			for _, v := range variants {
+				if got := v.find(set, parts...); !slices.Equal(got, want) {
+					t.Fatalf("%s: phrases %q, text %q: got %v, want %v", v.name, set, parts, got, want)
+				}
 			}
 		}
 	})
@@ -248,6 +295,25 @@ var variants = []struct {
 	find func(phrases []string, texts ...string) []int
 }{
 	{"Find", func(phrases []string, texts ...string) []int { return Compile(phrases).Find(texts...) }},
+	{"Scan", func(phrases []string, texts ...string) []int {
+		// Every occurrence, duplicates removed afterwards: Find's record
+		// of each phrase once must come to the same.
+		var all []int
+		s := Compile(phrases)
+		for _, t := range texts {
+			s.Scan(t, func(i int) { all = append(all, i) })
+		}
+		slices.Sort(all)
+		return slices.Compact(all)
+	}},
+	{"Find twice", func(phrases []string, texts ...string) []int {
+		// A second Find on the same Set reuses what the first recorded
+		// with: it must start clean.
+		s := Compile(phrases)
+		s.Find(texts...)
+		s.Find("")
+		return s.Find(texts...)
+	}},
 	{"edge table", func(phrases []string, texts ...string) []int { return compile(phrases, 1).Find(texts...) }},
 	{"long texts", func(phrases []string, texts ...string) []int {
 		sep := ""

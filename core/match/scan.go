@@ -30,7 +30,7 @@ const (
 //
 // Shift counts are masked with 63 where they are known to be smaller, so
 // that the compiler leaves out its handling of counts of 64 and more.
-func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int) {
+func (s *Set) words(text string, i int, st uint32, r *reporter) (uint32, int) {
 	var folded [80]byte // the chunk folded, and room to read 16 bytes from any of its bytes
 	for i < len(text) {
 		p := i
@@ -80,7 +80,7 @@ func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int
 				st = s.next(st, sl.tok, root)
 			}
 			if st&accBit != 0 {
-				s.report(s.states[st&^accBit].acc, found)
+				s.report(s.states[st&^accBit].acc, r)
 			}
 
 			// The characters up to the next word, if they are ASCII
@@ -111,7 +111,7 @@ func (s *Set) words(text string, i int, st uint32, found func(int)) (uint32, int
 				if t := s.sym[c]; t == tokNone {
 					st = 0 // most punctuation: no phrase has it
 				} else {
-					st = s.step(st, t, found)
+					st = s.step(st, t, r)
 				}
 				q++
 			}

@@ -13,7 +13,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +33,11 @@ type Features struct {
 	// SharedGroups: subscribers of one group share the work, each event
 	// handled once in total.
 	SharedGroups bool
+	// Capacity: the backend holds at most this many events per consumer
+	// group, published and not yet acknowledged, and drops the rest,
+	// reporting them to Backend.Dropped. 0: the backend drops nothing
+	// (a broker keeps its queues itself).
+	Capacity int
 }
 
 // Backend is one bus under test.
@@ -41,6 +48,9 @@ type Backend struct {
 	// group must reach the same events as Publisher publishes.
 	Subscriber func(t *testing.T, group string) ports.Subscriber
 	Features   Features
+	// Dropped returns how many events of topic the backend reported
+	// dropped so far; needed when Features.Capacity is set.
+	Dropped func(topic string) int
 }
 
 // Factory returns a fresh backend for one test. It releases what it opens
@@ -71,6 +81,7 @@ func Run(t *testing.T, f Factory) {
 		{"CancelStopsDelivery", testCancelStopsDelivery},
 		{"KeptWhileGroupAway", testKeptWhileGroupAway},
 		{"ConcurrentPublishers", testConcurrentPublishers},
+		{"FullDropsAndCounts", testFullDropsAndCounts},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -425,5 +436,67 @@ func (r *recorder) waitKeys(t *testing.T, keys ...string) {
 			}
 			t.Fatalf("after %v, %d of %d events not delivered: %v", Wait, n, len(keys), missing)
 		}
+	}
+}
+
+// testFullDropsAndCounts publishes 100,000 events while the only handler
+// is stuck: a bounded backend keeps its goroutines under a bound that
+// does not grow with the backlog, drops every event past its capacity
+// and reports each one, delivers the ones it kept once the handler
+// moves, and takes events again once they are acknowledged.
+func testFullDropsAndCounts(t *testing.T, f Factory) {
+	b := f(t)
+	capacity := b.Features.Capacity
+	if capacity == 0 {
+		t.Skip("the backend drops nothing: no bound to reach")
+	}
+	const n, batch = 100_000, 1000
+	topic := Topic(t)
+	release := make(chan struct{})
+	var handled atomic.Int64
+	subscribe(t, t.Context(), b.Subscriber(t, "g"), topic, func(ctx context.Context, _ ports.Event) error {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		handled.Add(1)
+		return nil
+	})
+	before := runtime.NumGoroutine()
+	events := make([]ports.Event, batch)
+	for i := 0; i < n; i += batch {
+		for j := range events {
+			events[j] = ports.Event{Topic: topic, Key: fmt.Sprintf("k%d", i+j), Payload: []byte(`{}`)}
+		}
+		publish(t, b.Publisher, events...)
+	}
+	// Other cases run beside this one, hence the slack; an unbounded
+	// backend parks goroutines by the hundred thousand here.
+	if g, bound := runtime.NumGoroutine(), before+3*capacity+2000; g > bound {
+		t.Fatalf("%d goroutines with %d events waiting, want at most %d", g, n, bound)
+	}
+	if got := b.Dropped(topic); got != n-capacity {
+		t.Fatalf("%d events reported dropped, want %d", got, n-capacity)
+	}
+	close(release)
+	waitCount(t, &handled, capacity)
+	// Acknowledged events free their room: the next ones are kept.
+	publishN(t, b.Publisher, topic, capacity)
+	waitCount(t, &handled, 2*capacity)
+	if got := b.Dropped(topic); got != n-capacity {
+		t.Fatalf("%d events reported dropped after the handler caught up, want %d", got, n-capacity)
+	}
+}
+
+// waitCount waits until c reaches want.
+func waitCount(t *testing.T, c *atomic.Int64, want int) {
+	t.Helper()
+	deadline := time.Now().Add(Wait)
+	for c.Load() < int64(want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v, %d events handled, want %d", Wait, c.Load(), want)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -15,7 +15,8 @@ import (
 
 // Run checks a limiter: a window admits limit requests per key and no
 // more, even from many goroutines (or replicas sharing the limiter), keys
-// are independent, and a refusal says when to retry.
+// are independent, a refusal says when to retry, and a peek counts
+// nothing yet sees a used-up window.
 func Run(t *testing.T, l ports.RateLimiter) {
 	ctx := context.Background()
 	key := func() string {
@@ -37,6 +38,27 @@ func Run(t *testing.T, l ports.RateLimiter) {
 		}
 		if q, _ := l.Take(ctx, key(), 3); !q.Allowed || q.Remaining != 2 {
 			t.Fatalf("another key: %+v", q)
+		}
+	})
+	t.Run("Peek", func(t *testing.T) {
+		k := key()
+		for range 2 {
+			q, err := l.Peek(ctx, k, 2)
+			if err != nil || !q.Allowed || q.Remaining != 2 || q.Limit != 2 || q.Reset <= 0 || q.Reset > time.Minute {
+				t.Fatalf("peek at a fresh key: %+v, %v", q, err)
+			}
+		}
+		if q, err := l.Take(ctx, k, 2); err != nil || !q.Allowed || q.Remaining != 1 {
+			t.Fatalf("take after two peeks counted them: %+v, %v", q, err)
+		}
+		if q, err := l.Peek(ctx, k, 2); err != nil || !q.Allowed || q.Remaining != 1 {
+			t.Fatalf("peek after one take: %+v, %v", q, err)
+		}
+		l.Take(ctx, k, 2)
+		l.Take(ctx, k, 2) // refused: the count may pass the limit
+		q, err := l.Peek(ctx, k, 2)
+		if err != nil || q.Allowed || q.Remaining != 0 || q.Reset <= 0 || q.Reset > time.Minute {
+			t.Fatalf("peek past the limit: %+v, %v", q, err)
 		}
 	})
 	t.Run("Concurrent", func(t *testing.T) {

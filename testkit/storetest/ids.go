@@ -33,7 +33,7 @@ func testImpossibleIDs(t *testing.T, s Stores) {
 			"Match":              func() error { _, err := s.Matches.Match(ctx, o.ID, bad); return err }(),
 			"Match owner":        func() error { _, err := s.Matches.Match(ctx, bad, bad); return err }(),
 			"SetScore": func() error {
-				_, _, err := s.Matches.SetScore(ctx, o.ID, bad, core.Score{Value: 1, Intent: core.IntentQuestion, Reason: "r"})
+				_, _, err := s.Matches.SetScore(ctx, o.ID, bad, core.Score{Value: 1, Intent: core.IntentQuestion, Reason: "r"}, core.QueueMatchCreated)
 				return err
 			}(),
 			"ClaimMatch":     func() error { _, _, err := s.Matches.ClaimMatch(ctx, o.ID, bad, time.Minute); return err }(),

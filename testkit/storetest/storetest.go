@@ -41,6 +41,7 @@ func Run(t *testing.T, f Factory) {
 		{"Owners", testOwners},
 		{"Keys", testKeys},
 		{"KeyLimit", testKeyLimit},
+		{"KeyByIDAndLastUse", testKeyByIDAndLastUse},
 		{"Phrases", testPhrases},
 		{"PhraseDuplicate", testPhraseDuplicate},
 		{"PhraseLimit", testPhraseLimit},
@@ -56,6 +57,7 @@ func Run(t *testing.T, f Factory) {
 		{"Accounts", testAccounts},
 		{"PhraseVersionAndListening", testPhraseVersionAndListening},
 		{"Claims", testClaims},
+		{"SetScores", testSetScores},
 		{"Webhooks", testWebhookStore},
 		{"ImpossibleIDs", testImpossibleIDs},
 	}
@@ -179,6 +181,53 @@ func testKeys(t *testing.T, s Stores) {
 		t.Fatalf("RevokedAt = %v, want %v", got.RevokedAt, at)
 	}
 	wantKind(t, s.Keys.RevokeKey(ctx, o.ID, "no-such-key", at), core.KindNotFound)
+}
+
+func testKeyByIDAndLastUse(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	_, hash, _ := core.NewSecret(core.IngestKey)
+	k := core.Key{OwnerID: o.ID, Kind: core.IngestKey, Name: "helper", Hash: hash}
+	if err := s.Keys.CreateKey(ctx, &k, core.MaxAPIKeys); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Keys.Key(ctx, o.ID, k.ID)
+	if err != nil || got.ID != k.ID || got.Kind != core.IngestKey || got.Name != "helper" || got.Hash != hash ||
+		!got.CreatedAt.Equal(k.CreatedAt) || !got.LastUsedAt.IsZero() {
+		t.Fatalf("Key = %+v, %v", got, err)
+	}
+	other := newOwner(t, s)
+	_, err = s.Keys.Key(ctx, other.ID, k.ID)
+	wantKind(t, err, core.KindNotFound)
+	_, err = s.Keys.Key(ctx, o.ID, "no-such-key")
+	wantKind(t, err, core.KindNotFound)
+
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	if err := s.Keys.MarkKeyUsed(ctx, k.ID, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Keys.MarkKeyUsed(ctx, k.ID, at.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Keys.MarkKeyUsed(ctx, "no-such-key", at); err != nil {
+		t.Fatalf("marking an unknown key: %v", err)
+	}
+	if got, _ := s.Keys.KeyByHash(ctx, hash); !got.LastUsedAt.Equal(at) {
+		t.Fatalf("KeyByHash LastUsedAt = %v, want %v (an earlier mark must not move it back)", got.LastUsedAt, at)
+	}
+	if got, _ := s.Keys.Key(ctx, o.ID, k.ID); !got.LastUsedAt.Equal(at) {
+		t.Fatalf("Key LastUsedAt = %v, want %v", got.LastUsedAt, at)
+	}
+	list, err := s.Keys.Keys(ctx, o.ID, core.IngestKey)
+	if err != nil || len(list) != 1 || !list[0].LastUsedAt.Equal(at) {
+		t.Fatalf("Keys = %+v, %v", list, err)
+	}
+	later := at.Add(90 * time.Second)
+	if err := s.Keys.MarkKeyUsed(ctx, k.ID, later); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Keys.Key(ctx, o.ID, k.ID); !got.LastUsedAt.Equal(later) {
+		t.Fatalf("LastUsedAt = %v, want %v", got.LastUsedAt, later)
+	}
 }
 
 func testKeyLimit(t *testing.T, s Stores) {
@@ -583,15 +632,15 @@ func testMatchFilters(t *testing.T, s Stores) {
 		t.Fatalf("min_score 0 returned %d unscored matches", len(ms))
 	}
 	all, _, _ := s.Matches.Matches(ctx, o.ID, ports.MatchFilter{MinScore: -1, Limit: 10})
-	m, scored, err := s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 80, Intent: core.IntentBuying, Reason: "asks where to buy"})
+	m, scored, err := s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 80, Intent: core.IntentBuying, Reason: "asks where to buy"}, core.QueueMatchCreated)
 	if err != nil || !scored || m.Score == nil || m.Score.Value != 80 || m.Score.Intent != core.IntentBuying || m.Score.Reason != "asks where to buy" {
 		t.Fatalf("SetScore = %+v, %v, %v", m, scored, err)
 	}
-	m, scored, err = s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 10, Intent: core.IntentPraise, Reason: "again"})
+	m, scored, err = s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 10, Intent: core.IntentPraise, Reason: "again"}, core.QueueMatchCreated)
 	if err != nil || scored || m.Score.Value != 80 {
 		t.Fatalf("second SetScore changed the score: %+v, %v, %v", m, scored, err)
 	}
-	if _, _, err := s.Matches.SetScore(ctx, "someone-else", all[0].ID, core.Score{Value: 1}); !core.IsKind(err, core.KindNotFound) {
+	if _, _, err := s.Matches.SetScore(ctx, "someone-else", all[0].ID, core.Score{Value: 1}, core.QueueMatchCreated); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("SetScore by another owner: %v", err)
 	}
 	for _, tc := range []struct{ min, want int }{{0, 1}, {80, 1}, {81, 0}} {
@@ -752,7 +801,7 @@ func testClaims(t *testing.T, s Stores) {
 	}
 	_, _, err = s.Matches.ClaimMatch(ctx, "other-owner", first.ID, time.Minute)
 	wantKind(t, err, core.KindNotFound)
-	s.Matches.SetScore(ctx, o.ID, res.Matches[1].ID, core.Score{Value: 50, Intent: core.IntentDiscussion, Reason: "talks about it"})
+	s.Matches.SetScore(ctx, o.ID, res.Matches[1].ID, core.Score{Value: 50, Intent: core.IntentDiscussion, Reason: "talks about it"}, core.QueueMatchCreated)
 	if _, claimed, _ := s.Matches.ClaimMatch(ctx, o.ID, res.Matches[1].ID, time.Minute); claimed {
 		t.Fatal("a scored match was claimed")
 	}

@@ -188,7 +188,7 @@ func scoredMatches(t *testing.T, s Stores, ownerID string, platform core.Platfor
 	}
 	out := make([]core.Match, len(res.Matches))
 	for i, m := range res.Matches {
-		got, scored, err := s.Matches.SetScore(ctx, ownerID, m.ID, core.Score{Value: value, Intent: core.IntentBuying, Reason: "wants one"})
+		got, scored, err := s.Matches.SetScore(ctx, ownerID, m.ID, core.Score{Value: value, Intent: core.IntentBuying, Reason: "wants one"}, core.QueueMatchCreated)
 		if err != nil || !scored {
 			t.Fatalf("SetScore: %v %v", scored, err)
 		}
@@ -245,7 +245,7 @@ func testDeliveriesQueuedOnScore(t *testing.T, s Stores) {
 		}
 	}
 	// A second score is refused and queues nothing more.
-	if _, scored, _ := s.Matches.SetScore(ctx, o.ID, m.ID, core.Score{Value: 99, Intent: core.IntentBuying, Reason: "again"}); scored {
+	if _, scored, _ := s.Matches.SetScore(ctx, o.ID, m.ID, core.Score{Value: 99, Intent: core.IntentBuying, Reason: "again"}, core.QueueMatchCreated); scored {
 		t.Fatal("a match was scored twice")
 	}
 	if n := len(deliveries(t, s, o.ID, all.ID)); n != 1 {

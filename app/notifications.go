@@ -1,0 +1,182 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/health"
+	"github.com/earshothq/earshot/ports"
+)
+
+// Bounds of the notification list and of the email sender.
+const (
+	DefaultNotificationPage = 50
+	notificationEmailBatch  = 20
+	// notificationEmailLease covers a send that waits for a slow mail
+	// server; a claim not marked emailed by then is sent again.
+	notificationEmailLease = 5 * time.Minute
+)
+
+// NotificationList is one page of an owner's notifications, newest
+// first, with the count of all unread ones.
+type NotificationList struct {
+	Items  []core.Notification
+	Unread int
+}
+
+// Notifications lists owners' notifications, marks them read, and emails
+// those that need the owner once, through the mailer (written to the log
+// when no mail server is set).
+type Notifications struct {
+	store  ports.NotificationStore
+	owners ports.OwnerStore
+	mailer ports.Mailer
+	clock  ports.Clock
+	log    *slog.Logger
+	site   string
+	wake   chan struct{}
+}
+
+// NewNotifications returns the notification service; site is the public
+// address the emails link to.
+func NewNotifications(store ports.NotificationStore, owners ports.OwnerStore, mailer ports.Mailer, clock ports.Clock, log *slog.Logger, site string) *Notifications {
+	if clock == nil {
+		clock = ports.SystemClock{}
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Notifications{store: store, owners: owners, mailer: mailer, clock: clock, log: log, site: site, wake: make(chan struct{}, 1)}
+}
+
+// List returns up to limit of the owner's notifications, newest first,
+// and the unread count. limit 0 means DefaultNotificationPage; it may not
+// pass core.MaxNotifications (KindInvalid).
+func (s *Notifications) List(ctx context.Context, ownerID string, limit int) (NotificationList, error) {
+	if limit == 0 {
+		limit = DefaultNotificationPage
+	}
+	if limit < 1 || limit > core.MaxNotifications {
+		return NotificationList{}, core.Errorf(core.KindInvalid, "limit must be 1 to %d", core.MaxNotifications)
+	}
+	items, unread, err := s.store.Notifications(ctx, ownerID, limit)
+	if err != nil {
+		return NotificationList{}, err
+	}
+	return NotificationList{Items: items, Unread: unread}, nil
+}
+
+// MarkRead marks one of the owner's notifications read. KindNotFound.
+func (s *Notifications) MarkRead(ctx context.Context, ownerID, id string) error {
+	return s.store.MarkRead(ctx, ownerID, id, s.clock.Now())
+}
+
+// MarkAllRead marks every notification of the owner read and returns how
+// many were unread.
+func (s *Notifications) MarkAllRead(ctx context.Context, ownerID string) (int, error) {
+	return s.store.MarkAllRead(ctx, ownerID, s.clock.Now())
+}
+
+// WebhookSwitchedOff records that w switched itself off, for its owner's
+// list and one email naming the webhook and the reason.
+func (s *Notifications) WebhookSwitchedOff(ctx context.Context, w core.Webhook) error {
+	n := core.Notification{
+		OwnerID: w.OwnerID, Kind: core.NotifyWebhookOff, SubjectID: w.ID, Severity: string(health.Alert),
+		Title: "Your webhook " + w.URL + " was switched off",
+		Message: fmt.Sprintf("The webhook %s (id %s) switched itself off: %s. Fix the receiver, then switch the webhook on again "+
+			"in the dashboard or with PATCH /api/v1/webhooks/%s {\"active\": true}; messages queued meanwhile then go out.",
+			w.URL, w.ID, w.DisabledReason, w.ID),
+		Email: true,
+	}
+	if err := s.store.AddNotification(ctx, &n); err != nil {
+		return err
+	}
+	s.Poke()
+	return nil
+}
+
+// Poke tells the sender that an email may be owed now. It never blocks.
+func (s *Notifications) Poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// SendEmails sends every email owed and returns how many the mail server
+// accepted. Each is claimed with a lease first, so of several replicas
+// one sends it, and marked emailed only once the server accepted it: a
+// refused or failed send is tried again when the lease runs out. An
+// email that can never be sent as given (KindInvalid: a bad address) is
+// given up, with a warning.
+func (s *Notifications) SendEmails(ctx context.Context) (int, error) {
+	sent := 0
+	for {
+		batch, err := s.store.ClaimEmails(ctx, notificationEmailBatch, notificationEmailLease)
+		if err != nil {
+			return sent, err
+		}
+		for _, n := range batch {
+			err := s.send(ctx, n)
+			switch {
+			case err == nil:
+				sent++
+			case core.IsKind(err, core.KindInvalid):
+				s.log.WarnContext(ctx, "notification email cannot be sent; given up", "notification", n.ID, "owner", n.OwnerID, "err", err)
+			default:
+				s.log.WarnContext(ctx, "notification email not sent; retried when its claim runs out", "notification", n.ID, "owner", n.OwnerID, "err", err)
+				continue
+			}
+			if err := s.store.MarkEmailed(ctx, n.ID, s.clock.Now()); err != nil {
+				return sent, err
+			}
+		}
+		if len(batch) < notificationEmailBatch {
+			return sent, nil
+		}
+	}
+}
+
+func (s *Notifications) send(ctx context.Context, n core.Notification) error {
+	o, err := s.owners.Owner(ctx, n.OwnerID)
+	if err != nil {
+		return err
+	}
+	return s.mailer.Send(ctx, NotificationMail(o, n, s.site))
+}
+
+// NotificationMail renders the plain-text email of a notification.
+func NotificationMail(o core.Owner, n core.Notification, site string) ports.Mail {
+	var b strings.Builder
+	b.WriteString(n.Message)
+	b.WriteString("\n\n")
+	if n.Kind == core.NotifyAccountHealth {
+		fmt.Fprintf(&b, "Account: %s (%s)\nIssue: %s\nWhat to do: %s\n\n", n.Platform, n.SubjectID, n.Issue, strings.ReplaceAll(n.Action, "_", " "))
+	}
+	fmt.Fprintf(&b, "Dashboard: %s/app/\n", strings.TrimSuffix(site, "/"))
+	return ports.Mail{To: o.Email, Subject: "earshot: " + oneLine(n.Title), Body: b.String()}
+}
+
+// Run sends owed emails every interval, and at once when poked, until ctx
+// ends.
+func (s *Notifications) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if n, err := s.SendEmails(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "sending notification emails failed", "err", err)
+		} else if n > 0 {
+			s.log.InfoContext(ctx, "notification emails sent", "emails", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.wake:
+		}
+	}
+}
