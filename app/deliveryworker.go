@@ -157,7 +157,7 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 			w.stop()
 			return
 		case <-s.wake:
-			w.fill(ctx)
+			w.woken(ctx)
 		case <-tick.C:
 			w.fill(ctx)
 		case <-w.gap:
@@ -185,6 +185,10 @@ const claimAhead = 16
 // few milliseconds brought, and the wait is a small part of a
 // message's way.
 const claimGap = 5 * time.Millisecond
+
+// idleGap is the least time between claims for wake-ups after a claim
+// that found nothing.
+const idleGap = 50 * time.Millisecond
 
 // claimWebhooks is how many webhooks' worth of deliveries one claim
 // asks for at most.
@@ -217,6 +221,7 @@ type worker struct {
 	again     bool             // and another was asked for meanwhile
 	lastClaim time.Time        // when the last claim started
 	backlog   bool             // the last claim left due deliveries behind
+	empty     bool             // the last claim found nothing, with webhooks left out
 	gap       <-chan time.Time // fires when a claim held back by claimGap may start; nil when none is
 }
 
@@ -374,6 +379,7 @@ func (w *worker) took(ctx context.Context, c claimed) {
 	// Known work waiting is claimed without the gap, which is there for
 	// wake-ups that may find nothing.
 	w.backlog = !exhausted || capped
+	w.empty = len(c.due) == 0 && len(c.skip) > 0
 	if w.again || w.backlog {
 		w.fill(ctx)
 	}
@@ -466,6 +472,22 @@ func (w *worker) finished(e sent) bool {
 	}
 	w.startHeld()
 	return w.full || w.low(len(w.held[id])) && w.more[id]
+}
+
+// woken claims for a wake-up. After a claim that left webhooks out and
+// found nothing, wake-ups are answered at most every idleGap: while a webhook with a backlog is
+// left out of claims because it holds enough, a claim must read past
+// its backlog to find nothing, and on Postgres a wake-up per score made
+// that the busiest statement. A webhook running low claims through
+// finished, without this wait.
+func (w *worker) woken(ctx context.Context) {
+	if wait := idleGap - time.Since(w.lastClaim); w.empty && wait > 0 {
+		if w.gap == nil {
+			w.gap = time.After(wait)
+		}
+		return
+	}
+	w.fill(ctx)
 }
 
 // low reports whether a webhook holding n deliveries is due a claim:
