@@ -430,8 +430,8 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 	go func() { defer close(done); notes.Run(runCtx, time.Hour) }() // only pokes wake it
 	t.Cleanup(func() { stop(); <-done })
 
-	h := newHooks(t, w, WebhookConfig{Schedule: core.RetrySchedule{}}) // one try each
-	h.OnSwitchedOff(func(ctx context.Context, wh core.Webhook) {
+	h := newHooks(t, w, DeliveryConfig{Schedule: core.RetrySchedule{}}) // one try each
+	h.worker.OnSwitchedOff(func(ctx context.Context, wh core.Webhook) {
 		if err := notes.WebhookSwitchedOff(ctx, wh); err != nil {
 			t.Error(err)
 		}

@@ -99,10 +99,6 @@ func (s *Notifications) WebhookSwitchedOff(ctx context.Context, w core.Webhook) 
 	return nil
 }
 
-// OnSwitchedOff has the worker call f once for each webhook whose
-// switch-off one of its attempts stored. Set it before Run.
-func (s *Webhooks) OnSwitchedOff(f func(context.Context, core.Webhook)) { s.switchedOff = f }
-
 // Poke tells the sender that an email may be owed now. It never blocks.
 func (s *Notifications) Poke() {
 	select {

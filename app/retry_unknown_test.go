@@ -14,7 +14,7 @@ func TestRetryOfUnknownDelivery(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	o := w.owner(t, "retry@example.com")
-	h := newHooks(t, w, WebhookConfig{})
+	h := newHooks(t, w, DeliveryConfig{})
 	wh, _ := h.webhook(t, o.ID, 0)
 	if _, err := h.Retry(ctx, o.ID, wh.ID, "no-such-delivery"); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("unknown delivery of an active webhook: %v", err)

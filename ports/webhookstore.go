@@ -21,12 +21,13 @@ type WebhookStore interface {
 	// CreateWebhook stores w, setting its ID and CreatedAt, with the sealed
 	// signing secret seal returns for the new id (the id is the seal's
 	// associated data, so the secret is known to the caller before the
-	// row exists and no row ever lacks one). limits.CheckNewWebhook is
-	// checked against the owner's usage in the same transaction, so
-	// concurrent creates cannot pass the limit. KindConflict when the
-	// owner has a webhook with the same URL; KindPlanLimit past the limit;
-	// KindNotFound for an unknown owner.
-	CreateWebhook(ctx context.Context, w *core.Webhook, limits core.Limits, seal func(id string) ([]byte, error)) error
+	// row exists and no row ever lacks one). allow is given the owner's
+	// usage inside the transaction, under a lock on the owner, so
+	// concurrent creates cannot pass the plan limit it checks; its error
+	// is returned as is and nothing is stored. KindConflict when the
+	// owner has a webhook with the same URL; KindNotFound for an unknown
+	// owner.
+	CreateWebhook(ctx context.Context, w *core.Webhook, allow func(core.Usage) error, seal func(id string) ([]byte, error)) error
 	// Webhook returns one webhook and its sealed secret. KindNotFound.
 	Webhook(ctx context.Context, ownerID, id string) (core.Webhook, []byte, error)
 	// Webhooks lists the owner's webhooks, oldest first.
@@ -40,11 +41,15 @@ type WebhookStore interface {
 	// KindNotFound.
 	DeleteWebhook(ctx context.Context, ownerID, id string) error
 
+	// NewDeliveryID returns a fresh delivery id, of the kind the store
+	// gives the deliveries it queues, for a delivery made by the caller
+	// (a test ping, whose id is in the body sent before it is stored).
+	NewDeliveryID() string
 	// AddDelivery stores d as it is (a test ping, stored once sent) and
-	// trims the webhook's log to its core.DeliveryLogSize newest entries;
-	// queued deliveries are never trimmed. d.ID is set by the caller.
-	// KindNotFound when the webhook is not d.OwnerID's.
-	AddDelivery(ctx context.Context, d core.Delivery) error
+	// trims the webhook's log to its keep newest entries: finished
+	// deliveries past them are deleted, queued ones never. d.ID is set by
+	// the caller. KindNotFound when the webhook is not d.OwnerID's.
+	AddDelivery(ctx context.Context, d core.Delivery, keep int) error
 	// Deliveries returns up to limit of the webhook's deliveries, newest
 	// first. KindNotFound when the webhook is not the owner's.
 	Deliveries(ctx context.Context, ownerID, webhookID string, limit int) ([]core.Delivery, error)
@@ -62,19 +67,22 @@ type WebhookStore interface {
 	// runs.
 	ClaimDeliveries(ctx context.Context, c DeliveryClaim) ([]DueDelivery, error)
 	// FinishAttempts records attempts on claimed deliveries, in order,
-	// in one transaction: each delivery as core.Delivery.Attempted left
-	// it, with the payload sent, and its lease ended. When a delivery is
-	// final, its webhook's failure count moves by core's rule
-	// (core.Webhook.AfterDelivery), switching it off when the rule says
-	// so, and the log is trimmed as AddDelivery trims it; the count is
-	// read and written in the same transaction, so deliveries finishing
-	// together all count. Results are in the order of the attempts.
+	// in one transaction: each delivery as the caller left it (the
+	// caller decides the retry, the failure and the next time), with the
+	// payload sent, and its lease ended. For each recorded delivery that
+	// is delivered or failed, rules.Webhook is given its webhook as it
+	// then stands and the delivery, under the webhook's row lock, and
+	// what it returns is stored; the webhook is read and written in the
+	// same transaction, so deliveries finishing together all count. The
+	// logs of webhooks with such deliveries are then trimmed to
+	// rules.KeepLog as AddDelivery trims. Results are in the order of the
+	// attempts.
 	//
 	// An attempt whose lease was lost (it ran out and another claim took
 	// the delivery, or the delivery or its webhook was deleted) stores
 	// nothing and its result is not Recorded: the holder of the new lease
 	// records its own attempt.
-	FinishAttempts(ctx context.Context, attempts []Attempt) ([]AttemptResult, error)
+	FinishAttempts(ctx context.Context, attempts []Attempt, rules AttemptRules) ([]AttemptResult, error)
 	// ReleaseDeliveries ends the leases of claimed deliveries that were
 	// not tried, where the lease is still the claim's, so the next claim,
 	// in this process or another, takes them at once.
@@ -118,6 +126,21 @@ type DueDelivery struct {
 type Attempt struct {
 	Due      DueDelivery
 	Delivery core.Delivery // as core.Delivery.Attempted left it, payload included
+}
+
+// AttemptRules is what finished deliveries do beyond themselves,
+// decided by the caller and applied by FinishAttempts inside its
+// transaction.
+type AttemptRules struct {
+	// Webhook returns the webhook after d reached a final status: its
+	// count of failures in a row, and whether it stays on. Called under
+	// the webhook's row lock, in the order of the attempts, each call
+	// given what the one before returned for that webhook. Nil leaves
+	// webhooks as they are.
+	Webhook func(w core.Webhook, d core.Delivery) core.Webhook
+	// KeepLog is how many of its newest deliveries a webhook's log keeps;
+	// 0 keeps every one.
+	KeepLog int
 }
 
 // AttemptResult is what recording an attempt did.

@@ -111,6 +111,7 @@ var ServiceModule = fx.Module("services",
 		newScoring,
 		newWebhookSender,
 		func() ports.MatchRenderer { return httpapi.MatchRenderer{} },
+		newDeliveryWorker,
 		newWebhooks,
 		newHolder,
 		newRedditSource,
@@ -145,7 +146,7 @@ const notificationSweep = time.Minute
 // runNotifications connects account health and webhook switch-offs to
 // the notifications, serves POST /account-status, and runs the email
 // sender for the life of the app.
-func runNotifications(lc fx.Lifecycle, h *app.AccountHealth, n *app.Notifications, w *app.Webhooks, helper *httpapi.Helper, log *slog.Logger) {
+func runNotifications(lc fx.Lifecycle, h *app.AccountHealth, n *app.Notifications, w *app.DeliveryWorker, helper *httpapi.Helper, log *slog.Logger) {
 	h.Notified = n.Poke
 	w.OnSwitchedOff(func(ctx context.Context, wh core.Webhook) {
 		if err := n.WebhookSwitchedOff(ctx, wh); err != nil {
@@ -276,18 +277,25 @@ func newWebhookSender(cfg Config, log *slog.Logger) ports.WebhookSender {
 	return webhooksender.New(webhooksender.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate})
 }
 
-func newWebhooks(st ports.WebhookStore, sender ports.WebhookSender, r ports.MatchRenderer,
-	sealer *core.Sealer, c ports.Clock, log *slog.Logger, mt ports.Metrics, cfg Config) *app.Webhooks {
+func newDeliveryWorker(st ports.WebhookStore, sender ports.WebhookSender, r ports.MatchRenderer,
+	sealer *core.Sealer, c ports.Clock, log *slog.Logger, mt ports.Metrics, cfg Config) *app.DeliveryWorker {
+	return app.NewDeliveryWorker(
+		app.DeliveryDeps{Store: st, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
+		app.DeliveryConfig{Schedule: cfg.WebhookRetrySchedule, Timeout: cfg.WebhookTimeout})
+}
+
+func newWebhooks(st ports.WebhookStore, sender ports.WebhookSender, sealer *core.Sealer, c ports.Clock,
+	log *slog.Logger, mt ports.Metrics, cfg Config, worker *app.DeliveryWorker) *app.Webhooks {
 	return app.NewWebhooks(
-		app.WebhookDeps{Store: st, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
-		app.WebhookConfig{Limits: cfg.Limits, Schedule: cfg.WebhookRetrySchedule, AllowPrivate: cfg.WebhookAllowPrivate, Timeout: cfg.WebhookTimeout})
+		app.WebhookDeps{Store: st, Sender: sender, Sealer: sealer, Clock: c, Log: log, Metrics: mt, Wake: worker.Poke},
+		app.WebhookConfig{Limits: cfg.Limits, AllowPrivate: cfg.WebhookAllowPrivate})
 }
 
 // runWebhooks runs the delivery worker for the life of the app. Each
 // score stored here wakes it, so a message leaves within milliseconds;
 // its poll finds retries and what other replicas queued. On stop it lets
 // the sends under way finish.
-func runWebhooks(lc fx.Lifecycle, w *app.Webhooks, s *app.Scoring) {
+func runWebhooks(lc fx.Lifecycle, w *app.DeliveryWorker, s *app.Scoring) {
 	s.OnScored(func(context.Context, core.Match) error { w.Poke(); return nil })
 	background(lc, w.Run)
 }

@@ -44,7 +44,7 @@ func Open(rawURL string) (*DB, error) {
 		}
 		dsn, mem := sqliteDSN(path)
 		memory = mem
-		dial = sqlite.Open(dsn)
+		dial = sqlite.New(sqlite.Config{DriverName: lockingDriverName, DSN: dsn})
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		u, err := url.Parse(rawURL)
 		if err != nil {

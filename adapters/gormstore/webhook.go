@@ -5,7 +5,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 
 	"gorm.io/gorm"
 
@@ -102,21 +101,6 @@ func attemptColumns(d core.Delivery) map[string]any {
 // WebhookStore keeps webhooks and their deliveries.
 type WebhookStore struct {
 	db *DB
-	// writes orders this process's claims and records on SQLite. SQLite
-	// has one writer at a time and makes the others sleep and poll, by
-	// steps of milliseconds; a delivery worker writes from many
-	// goroutines at once, and queueing them here instead keeps each
-	// write to its own cost.
-	writes sync.Mutex
-}
-
-// serialize takes the write lock on SQLite and returns its release.
-func (s *WebhookStore) serialize() func() {
-	if s.db.postgres {
-		return func() {}
-	}
-	s.writes.Lock()
-	return s.writes.Unlock
 }
 
 var _ ports.WebhookStore = (*WebhookStore)(nil)
@@ -125,10 +109,10 @@ var _ ports.WebhookStore = (*WebhookStore)(nil)
 func NewWebhookStore(db *DB) *WebhookStore { return &WebhookStore{db: db} }
 
 // CreateWebhook implements ports.WebhookStore.
-func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, limits core.Limits, seal func(id string) ([]byte, error)) error {
+func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow func(core.Usage) error, seal func(id string) ([]byte, error)) error {
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		// The owner lock orders concurrent creates of one owner, so the
-		// duplicate check and the limit see the create before.
+		// duplicate check and allow see the create before.
 		if _, err := lockOwner(tx, w.OwnerID); err != nil {
 			return translate(err, "owner")
 		}
@@ -136,7 +120,7 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, limit
 		if err != nil {
 			return err
 		}
-		if err := limits.CheckNewWebhook(u); err != nil {
+		if err := allow(u); err != nil {
 			return err
 		}
 		var n int64
@@ -229,8 +213,11 @@ func (s *WebhookStore) DeleteWebhook(ctx context.Context, ownerID, id string) er
 	return nil
 }
 
+// NewDeliveryID implements ports.WebhookStore.
+func (s *WebhookStore) NewDeliveryID() string { return newID() }
+
 // AddDelivery implements ports.WebhookStore.
-func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery) error {
+func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery, keep int) error {
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
 		if err := tx.Model(&webhookRow{}).Where("id = ? AND owner_id = ?", d.WebhookID, d.OwnerID).Count(&n).Error; err != nil {
@@ -243,20 +230,29 @@ func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery) error {
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
-		return trimLog(tx, d.WebhookID)
+		return trimLog(tx, d.WebhookID, keep)
 	})
 	return translate(err, "webhook")
 }
 
-// trimLog deletes the webhook's finished deliveries older than the
-// newest core.DeliveryLogSize. Queued ones are work still to do, so they
-// stay however old. Naming the final statuses (rather than "not queued")
-// lets the status index find the few finished rows without walking a
-// backlog of queued ones.
-func trimLog(tx *gorm.DB, webhookID string) error {
+// trimLog deletes the webhook's finished deliveries older than its
+// newest keep; keep 0 deletes nothing. Queued ones are work still to do,
+// so they stay however old. Naming the final statuses (rather than "not
+// queued") lets the status index find the few finished rows without
+// walking a backlog of queued ones.
+func trimLog(tx *gorm.DB, webhookID string, keep int) error {
+	if keep <= 0 {
+		return nil
+	}
 	return tx.Exec(`DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status IN (?, ?) AND id NOT IN (
 		SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)`,
-		webhookID, string(core.DeliveryDelivered), string(core.DeliveryFailed), webhookID, core.DeliveryLogSize).Error
+		webhookID, string(core.DeliveryDelivered), string(core.DeliveryFailed), webhookID, keep).Error
+}
+
+// finished reports whether a stored status ends a delivery: such rows
+// are the ones a log trim may delete.
+func finished(status core.DeliveryStatus) bool {
+	return status == core.DeliveryDelivered || status == core.DeliveryFailed
 }
 
 // Deliveries implements ports.WebhookStore.
@@ -347,26 +343,33 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 		RETURNING ` + deliveryColumns
 	args = append(args, until, per, string(core.DeliveryQueued), micros(now))
 
-	unlock := s.serialize()
-	rows, err := s.db.with(ctx).Raw(q, args...).Rows()
-	if err != nil {
-		unlock()
-		return nil, translate(err, "delivery")
-	}
 	var claimed []deliveryRow
-	for rows.Next() {
-		var r deliveryRow
-		if err := rows.Scan(&r.ID, &r.WebhookID, &r.OwnerID, &r.MatchID, &r.Event, &r.TriggerKind, &r.Status, &r.Tries,
-			&r.ResponseStatus, &r.LastError, &r.Payload, &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.LeaseUntil); err != nil {
-			rows.Close()
-			unlock()
-			return nil, translate(err, "delivery")
+	take := func(db *gorm.DB) error {
+		rows, err := db.Raw(q, args...).Rows()
+		if err != nil {
+			return err
 		}
-		claimed = append(claimed, r)
+		defer rows.Close()
+		for rows.Next() {
+			var r deliveryRow
+			if err := rows.Scan(&r.ID, &r.WebhookID, &r.OwnerID, &r.MatchID, &r.Event, &r.TriggerKind, &r.Status, &r.Tries,
+				&r.ResponseStatus, &r.LastError, &r.Payload, &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.LeaseUntil); err != nil {
+				return err
+			}
+			claimed = append(claimed, r)
+		}
+		return rows.Err()
 	}
-	rows.Close()
-	unlock()
-	if err := rows.Err(); err != nil {
+	var err error
+	if s.db.postgres {
+		err = take(s.db.with(ctx))
+	} else {
+		// In a transaction, so that it queues with this process's other
+		// writers (see sqlitelock.go) rather than meet SQLite's busy
+		// handler.
+		err = s.db.with(ctx).Transaction(take)
+	}
+	if err != nil {
 		return nil, translate(err, "delivery")
 	}
 	if len(claimed) == 0 {
@@ -425,28 +428,29 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 }
 
 // FinishAttempts implements ports.WebhookStore.
-func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt) ([]ports.AttemptResult, error) {
+func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
-	defer s.serialize()()
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		recorded, err := s.recordAttempts(tx, attempts)
+		if err != nil {
+			return err
+		}
 		var trim []string
 		hooks := map[string]core.Webhook{} // read once a batch, under the row lock
 		for i, a := range attempts {
 			d := a.Delivery
 			out[i] = ports.AttemptResult{Webhook: a.Due.Webhook}
-			cols := attemptColumns(d)
-			cols["payload"] = d.Payload
-			res := tx.Model(&deliveryRow{}).
-				Where("id = ? AND status = ? AND lease_until = ?", d.ID, string(core.DeliveryQueued), micros(a.Due.LeaseUntil)).
-				Updates(cols)
-			if res.Error != nil {
-				return res.Error
-			}
-			if res.RowsAffected == 0 {
+			if !recorded[d.ID] {
 				continue // the lease was lost
 			}
 			out[i].Recorded = true
-			if !d.Status.Final() {
+			if !finished(d.Status) {
+				continue
+			}
+			if !slices.Contains(trim, d.WebhookID) {
+				trim = append(trim, d.WebhookID)
+			}
+			if rules.Webhook == nil {
 				continue
 			}
 			before, ok := hooks[d.WebhookID]
@@ -457,21 +461,20 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 				}
 				before = row.webhook()
 			}
-			w := before.AfterDelivery(d)
+			w := rules.Webhook(before, d)
+			w.ID, w.OwnerID, w.URL, w.CreatedAt = before.ID, before.OwnerID, before.URL, before.CreatedAt
 			out[i].SwitchedOff = before.Active && !w.Active
-			if w.ConsecutiveFailures != before.ConsecutiveFailures || w.Active != before.Active || w.DisabledReason != before.DisabledReason {
+			if w.ConsecutiveFailures != before.ConsecutiveFailures || w.Active != before.Active || w.DisabledReason != before.DisabledReason ||
+				w.MinScore != before.MinScore || !slices.Equal(w.Platforms, before.Platforms) {
 				if err := saveWebhook(tx, w.ID, w); err != nil {
 					return err
 				}
 			}
 			hooks[w.ID] = w
 			out[i].Webhook = w
-			if !slices.Contains(trim, d.WebhookID) {
-				trim = append(trim, d.WebhookID)
-			}
 		}
 		for _, id := range trim {
-			if err := trimLog(tx, id); err != nil {
+			if err := trimLog(tx, id, rules.KeepLog); err != nil {
 				return err
 			}
 		}
@@ -483,12 +486,59 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 	return out, nil
 }
 
+// recordAttempts stores the attempts in one statement, each only where
+// the row still carries its claim's lease, and returns the ids stored.
+// One statement rather than one per attempt: on Postgres each is a round
+// trip, and the recorder's batches are up to 64.
+func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (map[string]bool, error) {
+	// VALUES columns are column1, column2, ... on both databases; Postgres
+	// needs their types, which SQLite's CAST would take as conversions.
+	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	if s.db.postgres {
+		row = "(?::text, ?::bigint, ?::text, ?::text, ?::integer, ?::integer, ?::text, ?::bigint, ?::bigint, ?::bytea)"
+	}
+	var q strings.Builder
+	q.WriteString(`UPDATE webhook_deliveries SET trigger_kind = v.column3, status = v.column4, tries = v.column5,
+		response_status = v.column6, last_error = v.column7, last_attempt_at = v.column8, next_attempt_at = v.column9,
+		lease_until = 0, payload = v.column10 FROM (VALUES `)
+	args := make([]any, 0, 10*len(attempts)+1)
+	for i, a := range attempts {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString(row)
+		d := a.Delivery
+		payload := d.Payload
+		if payload == nil {
+			payload = []byte{}
+		}
+		args = append(args, d.ID, micros(a.Due.LeaseUntil), string(d.Trigger), string(d.Status), d.Tries,
+			d.ResponseStatus, d.Error, micros(d.LastAttemptAt), micros(d.NextAttemptAt), payload)
+	}
+	q.WriteString(`) AS v WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.lease_until = v.column2
+		AND webhook_deliveries.status = ? RETURNING webhook_deliveries.id`)
+	args = append(args, string(core.DeliveryQueued))
+	rows, err := tx.Raw(q.String(), args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]bool, len(attempts))
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
 // ReleaseDeliveries implements ports.WebhookStore.
 func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDelivery) error {
 	if len(due) == 0 {
 		return nil
 	}
-	defer s.serialize()()
 	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, d := range due {
 			if err := tx.Model(&deliveryRow{}).Where("id = ? AND lease_until = ?", d.Delivery.ID, micros(d.LeaseUntil)).

@@ -120,7 +120,7 @@ func New(cfg Config) *Sender {
 		TLSHandshakeTimeout:    cfg.Timeout,
 		DisableCompression:     true, // never inflate an answer: a small gzip body can unpack to gigabytes
 		MaxResponseHeaderBytes: maxAnswerHeader,
-		MaxIdleConnsPerHost:    2,
+		MaxIdleConnsPerHost:    8, // the delivery worker sends up to 8 at once to a receiver that answers fast
 		IdleConnTimeout:        90 * time.Second,
 	}
 	return &Sender{

@@ -37,7 +37,7 @@ func newTenant(t *testing.T, s *instance, email string) tenant {
 	}
 }
 
-func dataOf(t *testing.T, r response) map[string]any {
+func dataOf(t testing.TB, r response) map[string]any {
 	t.Helper()
 	d, ok := r.JSON(t)["data"].(map[string]any)
 	if !ok {

@@ -75,6 +75,7 @@ func baseEnv(dir string) []string {
 
 type instance struct {
 	t         testing.TB
+	bin       string // the binary to run; empty: the one TestMain built
 	URL       string
 	env       []string
 	cmd       *exec.Cmd
@@ -103,7 +104,11 @@ func (s *instance) launch() {
 	t := s.t
 	t.Helper()
 	s.stdout, s.logs = &logtest.Buffer{}, &logtest.Buffer{}
-	s.cmd = exec.Command(binary, "serve")
+	bin := s.bin
+	if bin == "" {
+		bin = binary
+	}
+	s.cmd = exec.Command(bin, "serve")
 	s.cmd.Env = s.env
 	s.cmd.Stdout = s.stdout
 	stderr, err := s.cmd.StderrPipe()

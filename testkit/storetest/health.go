@@ -365,7 +365,7 @@ func testWebhookSwitchedOffOnce(t *testing.T, s Stores, _ Health) {
 	o := newOwner(t, s)
 	w := core.Webhook{OwnerID: o.ID, URL: "https://hooks.example.com/off-" + unique(), MinScore: 0, Active: true}
 	seal := func(id string) ([]byte, error) { return []byte("sealed:" + id), nil }
-	if err := s.Webhooks.CreateWebhook(ctx, &w, core.Limits{WebhooksPerPerson: 100}, seal); err != nil {
+	if err := s.Webhooks.CreateWebhook(ctx, &w, core.Limits{WebhooksPerPerson: 100}.CheckNewWebhook, seal); err != nil {
 		t.Fatal(err)
 	}
 	const n = core.MaxConsecutiveFailures + 2
@@ -407,7 +407,7 @@ func testWebhookSwitchedOffOnce(t *testing.T, s Stores, _ Health) {
 		failed.Status, failed.Tries, failed.Error, failed.Payload = core.DeliveryFailed, 4, "http 500", []byte(`{}`)
 		batchOf = append(batchOf, ports.Attempt{Due: d, Delivery: failed})
 		if i < 3 || i == len(due)-1 {
-			rs, err := s.Webhooks.FinishAttempts(ctx, batchOf)
+			rs, err := s.Webhooks.FinishAttempts(ctx, batchOf, attemptRules)
 			if err != nil {
 				t.Fatal(err)
 			}

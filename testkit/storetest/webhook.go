@@ -19,6 +19,9 @@ func testWebhookStore(t *testing.T, s Stores) {
 	if s.Webhooks == nil {
 		t.Skip("no webhook store")
 	}
+	// Before the others, which start once this function returns: it
+	// claims every due delivery, so it must not take theirs.
+	t.Run("CallerRules", func(t *testing.T) { testCallerRules(t, s) })
 	for _, c := range []struct {
 		name string
 		run  func(*testing.T, Stores)
@@ -28,6 +31,7 @@ func testWebhookStore(t *testing.T, s Stores) {
 		{"QueuedOnScore", testDeliveriesQueuedOnScore},
 		{"Log", testDeliveryLog},
 		{"Claims", testDeliveryClaims},
+		{"DeliveryIDs", testDeliveryIDs},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -38,13 +42,17 @@ func testWebhookStore(t *testing.T, s Stores) {
 
 var webhookLimits = core.Limits{WebhooksPerPerson: 2}
 
+// attemptRules are the rules the delivery worker hands FinishAttempts:
+// core's failure count and switch-off, and the log of the spec's size.
+var attemptRules = ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize}
+
 // fakeSeal stands in for core.Sealer: the store only keeps the bytes.
 func fakeSeal(id string) ([]byte, error) { return []byte("sealed:" + id), nil }
 
 func newWebhook(t *testing.T, s Stores, ownerID, url string, minScore int, platforms ...core.Platform) core.Webhook {
 	t.Helper()
 	w := core.Webhook{OwnerID: ownerID, URL: url, MinScore: minScore, Platforms: platforms, Active: true}
-	if err := s.Webhooks.CreateWebhook(ctx, &w, core.Limits{WebhooksPerPerson: 100}, fakeSeal); err != nil {
+	if err := s.Webhooks.CreateWebhook(ctx, &w, core.Limits{WebhooksPerPerson: 100}.CheckNewWebhook, fakeSeal); err != nil {
 		t.Fatalf("CreateWebhook(%s): %v", url, err)
 	}
 	return w
@@ -53,7 +61,7 @@ func newWebhook(t *testing.T, s Stores, ownerID, url string, minScore int, platf
 func testWebhookCRUD(t *testing.T, s Stores) {
 	o, other := newOwner(t, s), newOwner(t, s)
 	w := core.Webhook{OwnerID: o.ID, URL: "https://hooks.example.com/a", MinScore: 70, Platforms: []core.Platform{core.X, core.Reddit}, Active: true}
-	if err := s.Webhooks.CreateWebhook(ctx, &w, webhookLimits, fakeSeal); err != nil {
+	if err := s.Webhooks.CreateWebhook(ctx, &w, webhookLimits.CheckNewWebhook, fakeSeal); err != nil {
 		t.Fatal(err)
 	}
 	if w.ID == "" || w.CreatedAt.IsZero() || !w.Active || w.MinScore != 70 || !slices.Equal(w.Platforms, []core.Platform{core.X, core.Reddit}) {
@@ -68,25 +76,25 @@ func testWebhookCRUD(t *testing.T, s Stores) {
 	wantKind(t, err, core.KindNotFound)
 
 	dup := core.Webhook{OwnerID: o.ID, URL: w.URL, Active: true}
-	wantKind(t, s.Webhooks.CreateWebhook(ctx, &dup, webhookLimits, fakeSeal), core.KindConflict)
+	wantKind(t, s.Webhooks.CreateWebhook(ctx, &dup, webhookLimits.CheckNewWebhook, fakeSeal), core.KindConflict)
 	theirs := core.Webhook{OwnerID: other.ID, URL: w.URL, Active: true}
-	if err := s.Webhooks.CreateWebhook(ctx, &theirs, webhookLimits, fakeSeal); err != nil {
+	if err := s.Webhooks.CreateWebhook(ctx, &theirs, webhookLimits.CheckNewWebhook, fakeSeal); err != nil {
 		t.Fatalf("another owner's webhook with the same url: %v", err)
 	}
 	none := core.Webhook{OwnerID: o.ID, URL: "https://hooks.example.com/none", Active: true}
-	wantKind(t, s.Webhooks.CreateWebhook(ctx, &none, core.Limits{}, fakeSeal), core.KindPlanLimit)
+	wantKind(t, s.Webhooks.CreateWebhook(ctx, &none, core.Limits{}.CheckNewWebhook, fakeSeal), core.KindPlanLimit)
 	sealErr := errors.New("no key")
 	failing := core.Webhook{OwnerID: o.ID, URL: "https://hooks.example.com/seal", Active: true}
-	if err := s.Webhooks.CreateWebhook(ctx, &failing, webhookLimits, func(string) ([]byte, error) { return nil, sealErr }); err == nil {
+	if err := s.Webhooks.CreateWebhook(ctx, &failing, webhookLimits.CheckNewWebhook, func(string) ([]byte, error) { return nil, sealErr }); err == nil {
 		t.Fatal("a webhook was created although sealing its secret failed")
 	}
 	w2 := core.Webhook{OwnerID: o.ID, URL: "https://hooks.example.com/b", MinScore: 0, Active: true}
-	if err := s.Webhooks.CreateWebhook(ctx, &w2, webhookLimits, fakeSeal); err != nil {
+	if err := s.Webhooks.CreateWebhook(ctx, &w2, webhookLimits.CheckNewWebhook, fakeSeal); err != nil {
 		t.Fatal(err)
 	}
 	w3 := core.Webhook{OwnerID: o.ID, URL: "https://hooks.example.com/c", Active: true}
-	wantKind(t, s.Webhooks.CreateWebhook(ctx, &w3, webhookLimits, fakeSeal), core.KindPlanLimit)
-	wantKind(t, s.Webhooks.CreateWebhook(ctx, &core.Webhook{OwnerID: "no-such-owner", URL: "https://x.example.com", Active: true}, webhookLimits, fakeSeal), core.KindNotFound)
+	wantKind(t, s.Webhooks.CreateWebhook(ctx, &w3, webhookLimits.CheckNewWebhook, fakeSeal), core.KindPlanLimit)
+	wantKind(t, s.Webhooks.CreateWebhook(ctx, &core.Webhook{OwnerID: "no-such-owner", URL: "https://x.example.com", Active: true}, webhookLimits.CheckNewWebhook, fakeSeal), core.KindNotFound)
 
 	if u, err := s.Phrases.Usage(ctx, o.ID); err != nil || u.Webhooks != 2 {
 		t.Fatalf("Usage = %+v, %v; want 2 webhooks", u, err)
@@ -147,7 +155,7 @@ func testWebhookLimitConcurrent(t *testing.T, s Stores) {
 		go func() {
 			defer wg.Done()
 			w := core.Webhook{OwnerID: o.ID, URL: fmt.Sprintf("https://hooks.example.com/%d", i), Active: true}
-			errs[i] = s.Webhooks.CreateWebhook(ctx, &w, webhookLimits, fakeSeal)
+			errs[i] = s.Webhooks.CreateWebhook(ctx, &w, webhookLimits.CheckNewWebhook, fakeSeal)
 		}()
 	}
 	wg.Wait()
@@ -268,7 +276,7 @@ func testDeliveryLog(t *testing.T, s Stores) {
 		if i%2 == 0 {
 			d.Status, d.ResponseStatus, d.Error = core.DeliveryDelivered, 204, ""
 		}
-		if err := s.Webhooks.AddDelivery(ctx, d); err != nil {
+		if err := s.Webhooks.AddDelivery(ctx, d, core.DeliveryLogSize); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, d.ID)
@@ -293,7 +301,7 @@ func testDeliveryLog(t *testing.T, s Stores) {
 	}
 	foreign := core.Delivery{ID: "foreign-" + unique(), WebhookID: w.ID, OwnerID: other.ID, Event: core.EventPing,
 		Trigger: core.TriggerPing, Status: core.DeliveryDelivered, CreatedAt: time.Now()}
-	wantKind(t, s.Webhooks.AddDelivery(ctx, foreign), core.KindNotFound)
+	wantKind(t, s.Webhooks.AddDelivery(ctx, foreign, core.DeliveryLogSize), core.KindNotFound)
 
 	// A requeue, as a manual retry makes it.
 	next := time.Now().UTC().Truncate(time.Microsecond).Add(time.Hour) // not due: no claim of a parallel case takes it
@@ -332,7 +340,7 @@ func testDeliveryLog(t *testing.T, s Stores) {
 	for i := 0; i < core.DeliveryLogSize; i++ {
 		d := core.Delivery{ID: fmt.Sprintf("later-%s-%02d", unique(), i), WebhookID: w.ID, OwnerID: o.ID, Event: core.EventPing,
 			Trigger: core.TriggerPing, Status: core.DeliveryDelivered, Tries: 1, CreatedAt: time.Now().Add(time.Duration(i) * time.Millisecond)}
-		if err := s.Webhooks.AddDelivery(ctx, d); err != nil {
+		if err := s.Webhooks.AddDelivery(ctx, d, core.DeliveryLogSize); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -367,7 +375,7 @@ func claimAll(t *testing.T, s Stores, ownerID string, c ports.DeliveryClaim) []p
 // finish records one attempt.
 func finish(t *testing.T, s Stores, due ports.DueDelivery, d core.Delivery) (core.Webhook, bool, error) {
 	t.Helper()
-	res, err := s.Webhooks.FinishAttempts(ctx, []ports.Attempt{{Due: due, Delivery: d}})
+	res, err := s.Webhooks.FinishAttempts(ctx, []ports.Attempt{{Due: due, Delivery: d}}, attemptRules)
 	if err != nil {
 		return core.Webhook{}, false, err
 	}
@@ -512,7 +520,7 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 	for _, due := range claimed[2:7] {
 		batch = append(batch, ports.Attempt{Due: due, Delivery: due.Delivery.Attempted(nil, 0, "timeout", time.Now(), 0)})
 	}
-	results, err := s.Webhooks.FinishAttempts(ctx, batch)
+	results, err := s.Webhooks.FinishAttempts(ctx, batch, attemptRules)
 	if err != nil || len(results) != 5 {
 		t.Fatalf("FinishAttempts of 5 = %d results, %v", len(results), err)
 	}
@@ -641,4 +649,93 @@ func findDelivery(t *testing.T, s Stores, ownerID, webhookID, id string) core.De
 		}
 	}
 	return core.Delivery{}
+}
+
+// testCallerRules checks that the store applies the rules it is handed
+// rather than rules of its own: an allow that refuses, a log size other
+// than the spec's, and a webhook change other than core's.
+func testCallerRules(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	refuse := core.Errorf(core.KindPlanLimit, "no webhooks today")
+	var seen core.Usage
+	no := core.Webhook{OwnerID: o.ID, URL: "https://hooks.example.com/no", Active: true}
+	if err := s.Webhooks.CreateWebhook(ctx, &no, func(u core.Usage) error { seen = u; return refuse }, fakeSeal); !errors.Is(err, refuse) && !core.IsKind(err, core.KindPlanLimit) {
+		t.Fatalf("a refused create answered %v", err)
+	}
+	if list, _ := s.Webhooks.Webhooks(ctx, o.ID); len(list) != 0 || seen.Webhooks != 0 {
+		t.Fatalf("after a refused create: %d webhooks, usage seen %+v", len(list), seen)
+	}
+	w := newWebhook(t, s, o.ID, "https://hooks.example.com/rules", 0)
+	if err := s.Webhooks.CreateWebhook(ctx, &core.Webhook{OwnerID: o.ID, URL: "https://hooks.example.com/seen", Active: true},
+		func(u core.Usage) error { seen = u; return nil }, fakeSeal); err != nil || seen.Webhooks != 1 {
+		t.Fatalf("allow saw %+v, %v; want the one webhook there was", seen, err)
+	}
+
+	base := time.Now().UTC().Truncate(time.Microsecond).Add(-time.Hour)
+	for i := 0; i < 5; i++ {
+		d := core.Delivery{ID: fmt.Sprintf("keep-%s-%d", unique(), i), WebhookID: w.ID, OwnerID: o.ID, Event: core.EventPing,
+			Trigger: core.TriggerPing, Status: core.DeliveryDelivered, Tries: 1, CreatedAt: base.Add(time.Duration(i) * time.Second)}
+		if err := s.Webhooks.AddDelivery(ctx, d, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(deliveries(t, s, o.ID, w.ID)); n != 3 {
+		t.Fatalf("AddDelivery with keep 3 left %d deliveries", n)
+	}
+
+	scoredMatches(t, s, o.ID, core.X, 2, 80)
+	due := claimAll(t, s, o.ID, ports.DeliveryClaim{Limit: 50, Lease: time.Hour})
+	var mine []ports.DueDelivery
+	for _, d := range due {
+		if d.Delivery.WebhookID == w.ID {
+			mine = append(mine, d)
+		}
+	}
+	if len(mine) != 2 {
+		t.Fatalf("claimed %d deliveries of the webhook, want 2", len(mine))
+	}
+	calls := 0
+	rules := ports.AttemptRules{
+		Webhook: func(w core.Webhook, d core.Delivery) core.Webhook {
+			calls++
+			w.ConsecutiveFailures += 10
+			w.Active, w.DisabledReason = false, "caller says off after "+d.Error
+			return w
+		},
+		KeepLog: 1,
+	}
+	var batch []ports.Attempt
+	for _, d := range mine {
+		batch = append(batch, ports.Attempt{Due: d, Delivery: d.Delivery.Attempted(nil, 0, "dns", time.Now(), 0)})
+	}
+	res, err := s.Webhooks.FinishAttempts(ctx, batch, rules)
+	if err != nil || len(res) != 2 || !res[1].Recorded || res[1].Webhook.ConsecutiveFailures != 20 || calls != 2 {
+		t.Fatalf("FinishAttempts with the caller's rules = %+v, %v (%d calls)", res, err, calls)
+	}
+	got, _, _ := s.Webhooks.Webhook(ctx, o.ID, w.ID)
+	if got.Active || got.ConsecutiveFailures != 20 || got.DisabledReason != "caller says off after dns" {
+		t.Fatalf("stored after the caller's rules: %+v", got)
+	}
+	if ds := deliveries(t, s, o.ID, w.ID); len(ds) != 1 || ds[0].Status != core.DeliveryFailed {
+		t.Fatalf("KeepLog 1 left %+v", ds)
+	}
+}
+
+// testDeliveryIDs checks that ids for deliveries made by the caller are
+// fresh each time and unlike the ids of queued deliveries.
+func testDeliveryIDs(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	w := newWebhook(t, s, o.ID, "https://hooks.example.com/ids", 0)
+	scoredMatches(t, s, o.ID, core.X, 1, 80)
+	seen := map[string]bool{}
+	for _, d := range deliveries(t, s, o.ID, w.ID) {
+		seen[d.ID] = true
+	}
+	for i := 0; i < 100; i++ {
+		id := s.Webhooks.NewDeliveryID()
+		if id == "" || seen[id] {
+			t.Fatalf("NewDeliveryID gave %q, empty or seen before", id)
+		}
+		seen[id] = true
+	}
 }

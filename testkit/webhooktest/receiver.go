@@ -194,6 +194,11 @@ func (r *Receiver) WaitFor(n int, timeout time.Duration) []Message {
 	}
 }
 
+// ServeHTTP checks and records a message as the receiver's own server
+// does, so a server of the caller's (one whose address has to exist
+// before the webhook, and so the secret, does) can hand requests to it.
+func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.serve(w, req) }
+
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	m, problem := r.check(req)
 	if problem != "" {

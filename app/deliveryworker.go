@@ -1,0 +1,526 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	mrand "math/rand/v2"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// Defaults of DeliveryConfig.
+const (
+	DefaultWebhookWorkers        = 32
+	DefaultWebhookPerWebhook     = 2
+	DefaultWebhookFastPerWebhook = 8
+	DefaultWebhookPoll           = time.Second
+)
+
+// DeliveryConfig is the delivery worker's part of the settings.
+type DeliveryConfig struct {
+	// Schedule is the wait before each retry; nil means
+	// core.DefaultRetrySchedule.
+	Schedule core.RetrySchedule
+	// Timeout is the sender's answer wait. A claim holds its deliveries
+	// long enough for a queued one to wait for a busy slot and then be
+	// sent.
+	Timeout time.Duration
+	// Workers bounds the sends in flight over every webhook, PerWebhook
+	// those to one webhook, so that a receiver that never answers holds
+	// PerWebhook slots and never the whole pool. A webhook whose last
+	// answer was a 2xx within fastAnswer may have FastPerWebhook: one
+	// receiver taking 1,000 messages a second needs more than 2 at once,
+	// and a receiver that slows down drops back at its next answer.
+	Workers        int
+	PerWebhook     int
+	FastPerWebhook int
+	// Poll is how often the worker looks for due retries and for
+	// deliveries queued by other processes. Scores stored by this
+	// process wake it at once (Poke).
+	Poll time.Duration
+}
+
+// DeliveryDeps are the ports the delivery worker uses.
+type DeliveryDeps struct {
+	Store    ports.WebhookStore
+	Sender   ports.WebhookSender
+	Renderer ports.MatchRenderer
+	Sealer   *core.Sealer
+	Clock    ports.Clock
+	Log      *slog.Logger
+	Metrics  ports.Metrics // counts tries; nil counts nothing
+}
+
+// DeliveryWorker sends queued webhook deliveries. The deliveries
+// themselves are rows of the store: MatchStore.SetScore queues them with
+// the score, Run sends whatever is due, and a process that stops leaves
+// nothing but rows that the next one picks up. What an answer does to
+// the delivery (core.Delivery.Attempted) and to its webhook
+// (core.Webhook.AfterDelivery), and how long the log is
+// (core.DeliveryLogSize), is decided here and handed to the store.
+type DeliveryWorker struct {
+	deps  DeliveryDeps
+	cfg   DeliveryConfig
+	msg   messenger
+	rules ports.AttemptRules
+	lease time.Duration
+	wake  chan struct{}
+	// switchedOff is told of each switch-off stored (OnSwitchedOff).
+	switchedOff func(context.Context, core.Webhook)
+}
+
+// NewDeliveryWorker returns the delivery worker; Run starts it.
+func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
+	if cfg.Schedule == nil {
+		cfg.Schedule = core.DefaultRetrySchedule
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWebhookWorkers
+	}
+	if cfg.PerWebhook <= 0 {
+		cfg.PerWebhook = DefaultWebhookPerWebhook
+	}
+	if cfg.PerWebhook > cfg.Workers {
+		cfg.PerWebhook = cfg.Workers
+	}
+	if cfg.FastPerWebhook <= 0 {
+		cfg.FastPerWebhook = DefaultWebhookFastPerWebhook
+	}
+	cfg.FastPerWebhook = min(max(cfg.FastPerWebhook, cfg.PerWebhook), cfg.Workers)
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultWebhookPoll
+	}
+	if deps.Clock == nil {
+		deps.Clock = ports.SystemClock{}
+	}
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	if deps.Metrics == nil {
+		deps.Metrics = ports.NoMetrics{}
+	}
+	return &DeliveryWorker{
+		deps:  deps,
+		cfg:   cfg,
+		msg:   messenger{sender: deps.Sender, renderer: deps.Renderer, sealer: deps.Sealer, metrics: deps.Metrics},
+		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize},
+		// A claimed delivery may wait for the sends of its webhook held
+		// before it (up to half a claim, and the claim), each within the
+		// timeout; the margin covers a slow database.
+		lease: max(time.Minute, time.Duration(claimAhead*3/2+2)*cfg.Timeout),
+		wake:  make(chan struct{}, 1),
+	}
+}
+
+// OnSwitchedOff has the worker call f once for each webhook whose
+// switch-off one of its attempts stored. Set it before Run.
+func (s *DeliveryWorker) OnSwitchedOff(f func(context.Context, core.Webhook)) { s.switchedOff = f }
+
+// Poke tells the worker that deliveries may be due now. It never blocks.
+func (s *DeliveryWorker) Poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run sends due deliveries until ctx ends, then gives back what it
+// claimed and did not start, lets the sends under way finish (each within
+// the sender's timeout) and returns. Only one Run of a service may be
+// going at once; other processes run their own.
+func (s *DeliveryWorker) Run(ctx context.Context) {
+	w := &worker{
+		s:       s,
+		depth:   s.cfg.PerWebhook * claimAhead,
+		busy:    map[string]int{},
+		held:    map[string][]ports.DueDelivery{},
+		more:    map[string]bool{},
+		fast:    map[string]bool{},
+		done:    make(chan sent, s.cfg.Workers),
+		claims:  make(chan claimed, 1),
+		records: make(chan ports.Attempt, maxRecordBatch),
+	}
+	recorded := make(chan struct{})
+	go func() { defer close(recorded); s.recorder(w.records) }()
+	defer func() { close(w.records); <-recorded }()
+	tick := time.NewTicker(s.cfg.Poll)
+	defer tick.Stop()
+	w.fill(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			w.stop()
+			return
+		case <-s.wake:
+			w.woken(ctx)
+		case <-tick.C:
+			w.fill(ctx)
+		case <-w.gap:
+			w.gap = nil
+			w.fill(ctx)
+		case c := <-w.claims:
+			w.took(ctx, c)
+		case e := <-w.done:
+			if w.finished(e) {
+				w.fill(ctx)
+			}
+		}
+	}
+}
+
+// claimAhead is how many sends' worth of deliveries the worker claims
+// for a webhook at once: a busy webhook's next message is at hand when a
+// send ends, and claims, each a write, stay a fraction of the sends.
+const claimAhead = 16
+
+// claimGap is the least time between the starts of two claims. Every
+// score stored here wakes the worker; a claim for each would be a write
+// for each message, beside the writes that store the scores, and on
+// SQLite writers queue for one lock. Gathered, one claim takes what a
+// few milliseconds brought, and the wait is a small part of a
+// message's way.
+const claimGap = 5 * time.Millisecond
+
+// idleGap is the least time between claims for wake-ups after a claim
+// that found nothing.
+const idleGap = 50 * time.Millisecond
+
+// claimWebhooks is how many webhooks' worth of deliveries one claim
+// asks for at most.
+const claimWebhooks = 4
+
+// recordGather is how long the recorder waits for more attempts to
+// store with the first, for the same reason: fewer, larger
+// transactions. A send's slot is free before its attempt is stored, so
+// the wait holds up no message.
+const recordGather = 5 * time.Millisecond
+
+// worker is the state of one Run, touched only by its goroutine, which
+// never waits for the database: claims run beside it, one at a time,
+// and attempts are recorded by the recorder.
+type worker struct {
+	s       *DeliveryWorker
+	depth   int                            // claimed at most per webhook in one claim
+	running int                            // sends in flight
+	busy    map[string]int                 // per webhook: sends in flight
+	held    map[string][]ports.DueDelivery // per webhook: claimed, waiting for a slot
+	waiting int                            // held in all
+	full    bool                           // the last fill stopped with nothing more to hold
+	more    map[string]bool                // webhooks that may have due deliveries the last claim did not take
+	fast    map[string]bool                // per webhook with sends under way or held: its last answer was fast
+	done    chan sent                      // each send that ended
+	claims  chan claimed                   // the outcome of the claim under way
+	records chan ports.Attempt             // attempts made, for the recorder
+
+	claiming  bool             // a claim is under way
+	again     bool             // and another was asked for meanwhile
+	lastClaim time.Time        // when the last claim started
+	backlog   bool             // the last claim left due deliveries behind
+	empty     bool             // the last claim found nothing, with webhooks left out
+	gap       <-chan time.Time // fires when a claim held back by claimGap may start; nil when none is
+}
+
+// sent is the end of one send.
+type sent struct {
+	webhook string
+	known   bool // a message went out and fast says how it went
+	fast    bool // a 2xx answer within fastAnswer
+}
+
+// fastAnswer is the answer time under which a webhook may have
+// FastPerWebhook sends at once.
+const fastAnswer = 250 * time.Millisecond
+
+// claimed is the outcome of one claim, with what it was asked.
+type claimed struct {
+	due  []ports.DueDelivery
+	err  error
+	free int
+	skip []string
+}
+
+// maxRecordBatch bounds the attempts stored in one transaction.
+const maxRecordBatch = 64
+
+// recorder stores attempts as they come, those waiting together in one
+// transaction: sends end together often, and on SQLite a commit costs
+// more than the writes in it. A send's slot is free as soon as its
+// attempt is handed over, so a slow write never holds up sending; the
+// channel's bound holds sending back when writes fall behind. It returns
+// once in is closed and everything in it is stored.
+func (s *DeliveryWorker) recorder(in <-chan ports.Attempt) {
+	gather := time.NewTimer(recordGather)
+	defer gather.Stop()
+	for a := range in {
+		batch := []ports.Attempt{a}
+		gather.Reset(recordGather)
+	collect:
+		for len(batch) < maxRecordBatch {
+			select {
+			case a, ok := <-in:
+				if !ok {
+					break collect
+				}
+				batch = append(batch, a)
+			case <-gather.C:
+				break collect
+			}
+		}
+		results, err := s.deps.Store.FinishAttempts(context.Background(), batch, s.rules)
+		if err != nil {
+			// Left to their leases: the deliveries are tried again once
+			// those run out.
+			s.deps.Log.Warn("recording webhook deliveries failed; they are tried again when their lease runs out", "deliveries", len(batch), "err", err)
+			continue
+		}
+		for i, r := range results {
+			s.recorded(batch[i], r)
+		}
+	}
+}
+
+// recorded follows up a stored attempt: a retry due before the next poll
+// wakes the worker itself, and a webhook switched off is logged.
+func (s *DeliveryWorker) recorded(a ports.Attempt, r ports.AttemptResult) {
+	if !r.Recorded {
+		return
+	}
+	if d := a.Delivery; d.Status == core.DeliveryQueued {
+		if wait := d.NextAttemptAt.Sub(s.deps.Clock.Now()); wait < s.cfg.Poll {
+			time.AfterFunc(max(wait, 0), s.Poke)
+		}
+	}
+	if a.Due.Webhook.Active && !r.Webhook.Active {
+		s.deps.Log.Info("webhook switched off", "webhook", r.Webhook.ID, "owner", r.Webhook.OwnerID, "reason", r.Webhook.DisabledReason)
+	}
+	if r.SwitchedOff && s.switchedOff != nil {
+		s.switchedOff(context.Background(), r.Webhook)
+	}
+}
+
+// fill starts a claim of due deliveries, or notes that another should
+// follow the one under way. Webhooks holding more than half a claim are
+// left out: they have work at hand. One holding less is claimed for
+// before it runs dry, so that its sends go on while the claim runs.
+func (w *worker) fill(ctx context.Context) {
+	if w.claiming {
+		w.again = true
+		return
+	}
+	free := w.s.cfg.Workers*claimAhead - w.running - w.waiting
+	w.full = free <= 0
+	if w.full || ctx.Err() != nil {
+		return
+	}
+	if wait := claimGap - time.Since(w.lastClaim); wait > 0 && !w.backlog {
+		if w.gap == nil {
+			w.gap = time.After(wait)
+		}
+		return
+	}
+	w.lastClaim = time.Now()
+	var skip []string
+	for id, q := range w.held {
+		if !w.low(len(q)) {
+			skip = append(skip, id)
+		}
+	}
+	w.claiming, w.again = true, false
+	// A claim reads its candidates before it keeps PerWebhook of each
+	// (on Postgres locking every one), so asking for the whole pool when
+	// one webhook has a backlog would read and lock many rows to take a
+	// few; a few webhooks' worth a claim, and claims that follow, cost
+	// less.
+	free = min(free, claimWebhooks*w.depth)
+	c := ports.DeliveryClaim{Limit: free, PerWebhook: w.depth, Skip: skip, Lease: w.s.lease}
+	go func() {
+		// Not cut short by a stop: a claim that took rows but was not
+		// heard of would leave them to their lease.
+		due, err := w.s.deps.Store.ClaimDeliveries(context.WithoutCancel(ctx), c)
+		w.claims <- claimed{due: due, err: err, free: free, skip: skip}
+	}()
+}
+
+// took holds what a claim returned, starts what the slots allow and
+// claims again when there may be more.
+func (w *worker) took(ctx context.Context, c claimed) {
+	w.claiming = false
+	if c.err != nil {
+		w.s.deps.Log.WarnContext(ctx, "claiming webhook deliveries failed; the next poll retries", "err", c.err)
+		return
+	}
+	got := map[string]int{}
+	for _, d := range c.due {
+		id := d.Delivery.WebhookID
+		got[id]++
+		w.held[id] = append(w.held[id], d)
+		w.waiting++
+	}
+	w.startHeld()
+	// Fewer than asked means every due delivery of the webhooks not left
+	// out was seen, unless the per-webhook bound cut some off.
+	exhausted := len(c.due) < c.free
+	clear(w.more)
+	for _, id := range c.skip {
+		w.more[id] = true
+	}
+	capped := false
+	for id, n := range got {
+		if n >= w.depth || !exhausted {
+			w.more[id] = true
+			capped = capped || n >= w.depth
+		}
+	}
+	// Known work waiting is claimed without the gap, which is there for
+	// wake-ups that may find nothing.
+	w.backlog = !exhausted || capped
+	w.empty = len(c.due) == 0 && len(c.skip) > 0
+	if w.again || w.backlog {
+		w.fill(ctx)
+	}
+}
+
+// stop hands back what was claimed and not started, the outcome of a
+// claim under way included, and waits for the sends under way.
+func (w *worker) stop() {
+	if w.claiming {
+		c := <-w.claims
+		w.claiming = false
+		for _, d := range c.due {
+			w.held[d.Delivery.WebhookID] = append(w.held[d.Delivery.WebhookID], d)
+		}
+	}
+	var back []ports.DueDelivery
+	for _, q := range w.held {
+		back = append(back, q...)
+	}
+	clear(w.held)
+	w.waiting = 0
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.s.deps.Store.ReleaseDeliveries(ctx, back); err != nil {
+		w.s.deps.Log.WarnContext(ctx, "handing back claimed webhook deliveries failed; they are taken again when their lease runs out", "err", err)
+	}
+	for w.running > 0 {
+		w.finished(<-w.done)
+	}
+}
+
+// startHeld starts held deliveries while slots are free, one webhook's
+// oldest first.
+func (w *worker) startHeld() {
+	for id, q := range w.held {
+		for len(q) > 0 && w.running < w.s.cfg.Workers && w.busy[id] < w.slots(id) {
+			w.start(q[0])
+			q = q[1:]
+			w.waiting--
+		}
+		if len(q) == 0 {
+			delete(w.held, id)
+		} else {
+			w.held[id] = q
+		}
+		if w.running >= w.s.cfg.Workers {
+			return
+		}
+	}
+}
+
+func (w *worker) start(d ports.DueDelivery) {
+	id := d.Delivery.WebhookID
+	w.running++
+	w.busy[id]++
+	go func() {
+		// A send under way finishes even when Run is told to stop:
+		// stopping waits for it rather than leave a message sent but not
+		// recorded.
+		began := time.Now()
+		a, ok := w.s.attempt(context.Background(), d)
+		if ok {
+			w.records <- a
+		}
+		w.done <- sent{webhook: id, known: ok, fast: ok && a.Delivery.Status == core.DeliveryDelivered && time.Since(began) < fastAnswer}
+	}()
+}
+
+// slots is how many sends webhook id may have under way.
+func (w *worker) slots(id string) int {
+	if w.fast[id] {
+		return w.s.cfg.FastPerWebhook
+	}
+	return w.s.cfg.PerWebhook
+}
+
+// finished books the end of a send, starts what the freed slot allows,
+// and reports whether a claim may now find work.
+func (w *worker) finished(e sent) bool {
+	id := e.webhook
+	w.running--
+	if e.known {
+		w.fast[id] = e.fast
+	}
+	if w.busy[id]--; w.busy[id] <= 0 {
+		delete(w.busy, id)
+		if _, holding := w.held[id]; !holding {
+			delete(w.fast, id) // idle: it starts again at PerWebhook
+		}
+	}
+	w.startHeld()
+	return w.full || w.low(len(w.held[id])) && w.more[id]
+}
+
+// woken claims for a wake-up. After a claim that left webhooks out and
+// found nothing, wake-ups are answered at most every idleGap: while a webhook with a backlog is
+// left out of claims because it holds enough, a claim must read past
+// its backlog to find nothing, and on Postgres a wake-up per score made
+// that the busiest statement. A webhook running low claims through
+// finished, without this wait.
+func (w *worker) woken(ctx context.Context) {
+	if wait := idleGap - time.Since(w.lastClaim); w.empty && wait > 0 {
+		if w.gap == nil {
+			w.gap = time.After(wait)
+		}
+		return
+	}
+	w.fill(ctx)
+}
+
+// low reports whether a webhook holding n deliveries is due a claim:
+// what it holds lasts about as long as a claim takes.
+func (w *worker) low(n int) bool { return n <= w.depth/2 }
+
+// attempt makes one try of a claimed delivery and returns it, to be
+// recorded; ok is false when there was nothing to send.
+func (s *DeliveryWorker) attempt(ctx context.Context, due ports.DueDelivery) (a ports.Attempt, ok bool) {
+	d := due.Delivery
+	if len(d.Payload) == 0 {
+		// The body is rendered at the first try, from the match as stored,
+		// and kept: every later try, and a manual retry, sends these bytes.
+		if due.Match == nil {
+			// The match went with its phrase before anything was sent:
+			// there is nothing left to announce.
+			if err := s.deps.Store.DropDelivery(ctx, due); err != nil {
+				s.deps.Log.WarnContext(ctx, "dropping a delivery of a deleted match failed", "delivery", d.ID, "err", err)
+			}
+			return a, false
+		}
+		var err error
+		if d.Payload, err = s.msg.matchCreated(d, *due.Match); err != nil {
+			// Left to its lease: a later claim tries again.
+			s.deps.Log.WarnContext(ctx, "preparing a webhook message failed", "delivery", d.ID, "err", err)
+			return a, false
+		}
+	}
+	res, err := s.msg.send(ctx, due.Webhook, due.SealedSecret, d)
+	if err != nil {
+		s.deps.Log.ErrorContext(ctx, "a webhook's signing secret does not open; its messages fail until it is replaced", "webhook", due.Webhook.ID, "err", err)
+		s.deps.Metrics.Count(ports.EventDeliveriesFail, 1)
+	}
+	next := d.Attempted(s.cfg.Schedule, res.Status, res.Error, s.deps.Clock.Now(), mrand.Float64())
+	return ports.Attempt{Due: due, Delivery: next}, true
+}

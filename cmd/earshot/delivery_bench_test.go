@@ -1,0 +1,268 @@
+package main
+
+// The delivery benchmark measures webhooks as an outside harness does:
+// the built binary in a process of its own on loopback with a Pro plan
+// and EARSHOT_WEBHOOK_ALLOW_PRIVATE, a receiver in this process
+// (testkit/webhooktest, which checks every signature), matching posts
+// ingested at a fixed rate over keep-alive HTTP. It reports deliveries a
+// second, the time from the ingest answer to the receipt (median and
+// 99th percentile), messages lost and doubled, and where the time went:
+// from the answer to the stored score, and from the score to the receipt.
+//
+//	go test -run '^$' -bench Deliveries -benchtime 1x -timeout 30m ./cmd/earshot
+//	EARSHOT_BENCH_DURATION=5s go test -run '^$' -bench Deliveries -benchtime 1x ./cmd/earshot
+//
+// EARSHOT_BENCH_RATE (posts a second, 1000), EARSHOT_BENCH_DURATION (of
+// the ingest, 60s) and EARSHOT_BENCH_DRAIN (the wait for the last
+// messages, 30s) set the run. With EARSHOT_TEST_POSTGRES_URL and
+// EARSHOT_TEST_AMQP_URL set it also runs on Postgres (a schema of its
+// own) and RabbitMQ (queues of its own). With EARSHOT_BENCH_CPUPROFILE=DIR
+// the server is built with -tags profile and writes a CPU profile of each
+// case to DIR. EARSHOT_BENCH_BINARY=PATH runs another build of earshot
+// instead, to compare with the one under test on the same machine.
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/testkit/pgtest"
+	"github.com/earshothq/earshot/testkit/webhooktest"
+)
+
+// deliveryBatch is the posts in one ingest request; deliveryClients the
+// requests in flight at most.
+const (
+	deliveryBatch   = 10
+	deliveryClients = 64
+)
+
+func BenchmarkDeliveries(b *testing.B) {
+	b.Run("sqlite-memory", func(b *testing.B) {
+		benchDeliveries(b, "sqlite://"+filepath.Join(b.TempDir(), "earshot.db"), "EARSHOT_BUS_URL=memory://")
+	})
+	b.Run("postgres-rabbitmq", func(b *testing.B) {
+		amqp := os.Getenv("EARSHOT_TEST_AMQP_URL")
+		if amqp == "" {
+			b.Skip("EARSHOT_TEST_AMQP_URL is unset: Postgres and RabbitMQ case skipped")
+		}
+		benchDeliveries(b, pgtest.URL(b), "EARSHOT_BUS_URL="+amqp, fmt.Sprintf("EARSHOT_BUS_PREFIX=bench%d", time.Now().UnixNano()))
+	})
+}
+
+// deliverySetting reads a positive setting of the run from the
+// environment, or gives def.
+func deliverySetting[T int | time.Duration](b *testing.B, name string, def T, parse func(string) (T, error)) T {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	x, err := parse(v)
+	if err != nil || x <= 0 {
+		b.Fatalf("%s=%q: want a positive value such as %v", name, v, def)
+	}
+	return x
+}
+
+func benchDeliveries(b *testing.B, dbURL string, env ...string) {
+	rate := deliverySetting(b, "EARSHOT_BENCH_RATE", 1000, strconv.Atoi)
+	duration := deliverySetting(b, "EARSHOT_BENCH_DURATION", 60*time.Second, time.ParseDuration)
+	drain := deliverySetting(b, "EARSHOT_BENCH_DRAIN", 30*time.Second, time.ParseDuration)
+
+	env = append(env, "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true",
+		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON=10", "EARSHOT_RATE_LIMIT_PER_MINUTE=1000000", "EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000")
+	s := &instance{t: b, env: append(baseEnv(b.TempDir()), env...)}
+	s.bin = os.Getenv("EARSHOT_BENCH_BINARY") // another build to compare, such as the commit before a change
+	if dir := os.Getenv("EARSHOT_BENCH_CPUPROFILE"); dir != "" {
+		s.bin = filepath.Join(b.TempDir(), "earshot-profile")
+		if out, err := exec.Command("go", "build", "-tags", "profile", "-o", s.bin, ".").CombinedOutput(); err != nil {
+			b.Fatalf("building with -tags profile: %v\n%s", err, out)
+		}
+		s.env = append(s.env, "EARSHOT_CPU_PROFILE="+filepath.Join(dir, strings.ReplaceAll(b.Name(), "/", "_")+".pprof"))
+	}
+	s.launch()
+	b.Cleanup(s.stop)
+
+	// The webhook's address has to exist before its secret does.
+	var rcv atomic.Pointer[webhooktest.Receiver]
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := rcv.Load(); h != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		http.Error(w, "no receiver yet", http.StatusServiceUnavailable)
+	}))
+	defer front.Close()
+	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(b, 201, "")
+	created := dataOf(b, s.call("POST", "/api/v1/webhooks", s.APIKey, map[string]any{"url": front.URL + "/hook", "min_score": 0}).want(b, 201, ""))
+	receiver := webhooktest.NewReceiver(b, created["secret"].(string))
+	rcv.Store(receiver)
+
+	ingest := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: deliveryClients}, Timeout: 30 * time.Second}
+	requests := rate * int(duration/time.Second) / deliveryBatch
+	answered := make([]time.Time, requests) // request i carries posts i*deliveryBatch onwards
+	var failed, late atomic.Int64
+	slots := make(chan struct{}, deliveryClients)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	begin := time.Now()
+	tick := time.NewTicker(time.Second * deliveryBatch / time.Duration(rate))
+	for i := 0; i < requests; i++ {
+		if i > 0 {
+			<-tick.C
+		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			late.Add(1) // every client is waiting for the server: this one goes out late
+			slots <- struct{}{}
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-slots; wg.Done() }()
+			var sb strings.Builder
+			sb.WriteString(`{"platform":"x","posts":[`)
+			for j := 0; j < deliveryBatch; j++ {
+				if j > 0 {
+					sb.WriteByte(',')
+				}
+				n := i*deliveryBatch + j
+				fmt.Fprintf(&sb, `{"externalId":"%d","authorName":"ada","body":["We have used acme for two years and the pricing keeps going up. Any alternatives?"],"url":"https://x.com/ada/status/%d"}`, n, n)
+			}
+			sb.WriteString(`]}`)
+			req, _ := http.NewRequest("POST", s.URL+"/ingest", strings.NewReader(sb.String()))
+			req.Header.Set("Authorization", "Bearer "+s.IngestKey)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := ingest.Do(req)
+			if err != nil {
+				failed.Add(1)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				failed.Add(1)
+				return
+			}
+			answered[i] = time.Now()
+		}(i)
+	}
+	tick.Stop()
+	wg.Wait()
+	ingested := time.Since(begin)
+
+	want := 0
+	for _, at := range answered {
+		if !at.IsZero() {
+			want += deliveryBatch
+		}
+	}
+	for deadline := time.Now().Add(drain); len(receiver.Messages()) < want && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // time for a late double to show
+	b.StopTimer()
+
+	received := map[int]time.Time{} // post number -> first receipt
+	ids := map[string]bool{}
+	doubled := 0
+	var last time.Time
+	for _, m := range receiver.Messages() {
+		data, _ := m.JSON["data"].(map[string]any)
+		post, _ := data["post"].(map[string]any)
+		u, _ := post["url"].(string)
+		n, err := strconv.Atoi(u[strings.LastIndex(u, "/")+1:])
+		if err != nil || n < 0 || n >= requests*deliveryBatch {
+			b.Fatalf("a message about no post of the run: %s", m.Body)
+		}
+		if _, seen := received[n]; seen || ids[m.DeliveryID] {
+			doubled++
+			continue
+		}
+		ids[m.DeliveryID] = true
+		received[n] = m.ReceivedAt
+		if m.ReceivedAt.After(last) {
+			last = m.ReceivedAt
+		}
+	}
+	scored := deliveryScoreTimes(b, dbURL)
+	var total, toScore, toSend []float64
+	lost := 0
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	for i, at := range answered {
+		for j := 0; j < deliveryBatch && !at.IsZero(); j++ {
+			n := i*deliveryBatch + j
+			got, ok := received[n]
+			if !ok {
+				lost++
+				continue
+			}
+			total = append(total, ms(got.Sub(at)))
+			if sc, ok := scored[strconv.Itoa(n)]; ok {
+				toScore = append(toScore, ms(sc.Sub(at)))
+				toSend = append(toSend, ms(got.Sub(sc)))
+			}
+		}
+	}
+	if len(total) == 0 {
+		b.Fatalf("no message arrived; logs:\n%s", s.logs)
+	}
+	pct := func(v []float64, p int) float64 {
+		if len(v) == 0 {
+			return 0
+		}
+		slices.Sort(v)
+		return v[len(v)*p/100]
+	}
+	b.ReportMetric(float64(want)/ingested.Seconds(), "posts/s")
+	b.ReportMetric(float64(len(received))/last.Sub(begin).Seconds(), "deliveries/s")
+	b.ReportMetric(pct(total, 50), "p50-ms")
+	b.ReportMetric(pct(total, 99), "p99-ms")
+	b.ReportMetric(float64(lost), "lost")
+	b.ReportMetric(float64(doubled), "doubled")
+	b.ReportMetric(pct(toScore, 50), "score-p50-ms")
+	b.ReportMetric(pct(toSend, 50), "send-p50-ms")
+	b.ReportMetric(pct(toSend, 99), "send-p99-ms")
+	b.ReportMetric(float64(failed.Load()), "failed-requests")
+	b.ReportMetric(float64(late.Load()), "late-requests")
+	if n := receiver.Refused(); n > 0 {
+		b.Errorf("%d messages failed the receiver's checks", n)
+	}
+}
+
+// deliveryScoreTimes reads when each post's match was scored, by
+// external id.
+func deliveryScoreTimes(b *testing.B, url string) map[string]time.Time {
+	db, err := gormstore.Open(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.SQL().Query("SELECT external_id, scored_at FROM matches WHERE scored_at > 0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var id string
+		var us int64
+		if err := rows.Scan(&id, &us); err != nil {
+			b.Fatal(err)
+		}
+		out[id] = time.UnixMicro(us)
+	}
+	return out
+}
