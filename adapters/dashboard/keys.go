@@ -140,7 +140,7 @@ func (d *Dashboard) createAPIKey(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		field := "name"
-		if core.IsKind(err, core.KindPlanLimit) || strings.Contains(core.Message(err), "scope") {
+		if strings.Contains(core.Message(err), "scope") {
 			field = "scope"
 		}
 		v := keysView{Form: f, Errors: map[string]string{field: core.Message(err)}}
