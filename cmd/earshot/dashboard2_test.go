@@ -6,6 +6,8 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -82,5 +84,72 @@ func TestDashboardChallengeFlow(t *testing.T) {
 	id := s.call("POST", "/account-status", s.IngestKey, map[string]any{"platform": "facebook", "status": 200}).want(t, 200, "").JSON(t)["accountId"].(string)
 	if code, _, body := c.post("/app/accounts/"+id+"/resolve", nil); code != 409 || !strings.Contains(body, "problem") {
 		t.Fatalf("resolving nothing: %d", code)
+	}
+}
+
+// Free plan: the webhooks page says what Pro would allow, and writes
+// are refused.
+func TestDashboardWebhooksGated(t *testing.T) {
+	s := start(t)
+	c := newBrowserless(t, s)
+	c.signIn(s.loginLink(s.OwnerID))
+	_, _, body := c.get("/app/webhooks")
+	if !strings.Contains(body, "Webhooks are a Pro feature") || strings.Contains(body, `id="w-url"`) {
+		t.Fatalf("gated page:\n%s", body)
+	}
+	if code, _, _ := c.post("/app/webhooks", url.Values{"url": {"https://hooks.example.com/x"}, "platform": {"x"}}); code != 403 {
+		t.Fatalf("creating on Free: %d", code)
+	}
+}
+
+// One owner's session never reads or changes another's keys, webhooks,
+// accounts or notifications.
+func TestDashboardPart2TwoOwners(t *testing.T) {
+	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000",
+		"EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2")
+	a, bo := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")
+	h, _ := hook(t, s, a.full, map[string]any{"min_score": 0})
+	hid := h["id"].(string)
+	acct := s.call("POST", "/account-status", a.ingest, map[string]any{"platform": "facebook", "status": 400, "code": 190, "subcode": 459}).want(t, 200, "").JSON(t)["accountId"].(string)
+	ca := newBrowserless(t, s)
+	ca.signIn(s.loginLink(a.id))
+	_, _, keys := ca.get("/app/keys")
+	kid := regexp.MustCompile(`data-key="([^"]+)"`).FindStringSubmatch(keys)[1]
+	_, _, notes := ca.get("/app/notifications")
+	nid := regexp.MustCompile(`id="n-([^"]+)"`).FindStringSubmatch(notes)[1]
+
+	cb := newBrowserless(t, s)
+	cb.signIn(s.loginLink(bo.id))
+	for _, p := range []string{"/app/keys", "/app/webhooks", "/app/accounts", "/app/notifications"} {
+		if _, _, body := cb.get(p); strings.Contains(body, kid) || strings.Contains(body, hid) || strings.Contains(body, acct) || strings.Contains(body, nid) {
+			t.Fatalf("B sees A's data on %s", p)
+		}
+	}
+	for _, p := range []string{"/app/webhooks/" + hid, "/app/accounts/" + acct + "/challenge"} {
+		if code, _, _ := cb.get(p); code != 404 {
+			t.Fatalf("B GET %s: %d", p, code)
+		}
+	}
+	for p, f := range map[string]url.Values{
+		"/app/keys/" + kid + "/revoke": {}, "/app/ingest-keys/" + kid + "/revoke": {},
+		"/app/webhooks/" + hid: {"min_score": {"5"}, "platform": {"x"}}, "/app/webhooks/" + hid + "/active": {"active": {"false"}},
+		"/app/webhooks/" + hid + "/test": {}, "/app/webhooks/" + hid + "/deliveries/d1/redeliver": {},
+		"/app/accounts/" + acct + "/resolve": {}, "/app/notifications/" + nid + "/read": {},
+	} {
+		if code, _, _ := cb.post(p, f); code != 404 {
+			t.Fatalf("B POST %s: %d, want 404", p, code)
+		}
+	}
+	cb.post("/app/notifications/read-all", url.Values{})
+	// A's things are as they were.
+	s.call("GET", "/api/v1/me", a.full, nil).want(t, 200, "")
+	if w := listOf(t, s.call("GET", "/api/v1/webhooks", a.full, nil).want(t, 200, ""))[0].(map[string]any); w["active"] != true || w["min_score"] != 0.0 {
+		t.Fatalf("A's webhook: %v", w)
+	}
+	if _, _, body := ca.get("/app/accounts"); !strings.Contains(body, "checkpointed") {
+		t.Fatal("A's challenge was cleared")
+	}
+	if _, _, body := ca.get("/app/notifications"); !strings.Contains(body, `id="unread-count"`) {
+		t.Fatal("A's notification was marked read")
 	}
 }
