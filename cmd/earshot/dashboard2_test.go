@@ -6,6 +6,10 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"time"
+
+	"github.com/earshothq/earshot/testkit/webhooktest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -151,5 +155,56 @@ func TestDashboardPart2TwoOwners(t *testing.T) {
 	}
 	if _, _, body := ca.get("/app/notifications"); !strings.Contains(body, `id="unread-count"`) {
 		t.Fatal("A's notification was marked read")
+	}
+}
+
+// Pro: add a webhook in the browser (the address rule's message beside
+// the field, the secret once), test ping, the delivery log, redeliver,
+// switch off and on.
+func TestDashboardWebhooks(t *testing.T) {
+	b := newTab(t)
+	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2")
+	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
+	b.open(s.loginLink(s.OwnerID))
+	b.open(s.URL + "/app/webhooks")
+	b.do(sendKeys("#w-url", "ftp://hooks.example.com/in"), setValue("#w-min", "0"))
+	b.submitAndWait(`form.add button[type="submit"]`)
+	if e := b.text("#e-url"); e == "" {
+		t.Fatalf("no address error beside the field:\n%s", b.text("main"))
+	}
+	r := newRelay(t)
+	b.do(setValue("#w-url", r.srv.URL+"/hooks/earshot"), setValue("#w-min", "0"))
+	b.submitAndWait(`form.add button[type="submit"]`)
+	secret := eval[string](b, `document.querySelector("#new-secret").value`)
+	if !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("secret %q\n%s", secret, b.text("main"))
+	}
+	rcv := webhooktest.NewReceiver(t, secret)
+	u, _ := url.Parse(rcv.URL())
+	r.proxy.Store(httputil.NewSingleHostReverseProxy(u))
+	b.submitAndWait(`table.hooks a`)
+	b.submitAndWait(`#test`)
+	if got := b.text("#test-result"); !strings.Contains(got, "answered 200") {
+		t.Fatalf("test ping: %q", got)
+	}
+	s.ingest(s.IngestKey, "x", xPost("w1", "ada", "acme for sale?"))
+	rcv.WaitFor(2, 10*time.Second)
+	b.open(strings.TrimSuffix(b.location(), "/test"))
+	b.waitFor(`document.querySelectorAll("table.deliveries tbody tr").length === 2`, "two deliveries in the log")
+	if got := b.text("table.deliveries tbody"); !strings.Contains(got, "match.created") || !strings.Contains(got, "delivered") || !strings.Contains(got, "200") {
+		t.Fatalf("log: %q", got)
+	}
+	b.submitAndWait(`table.deliveries button`)
+	if got := b.text(".notice"); got != "Queued to be sent again." {
+		t.Fatalf("redeliver: %q", got)
+	}
+	rcv.WaitFor(3, 10*time.Second)
+	b.submitAndWait(`#switch`)
+	if got := b.text("main"); !strings.Contains(got, "Switch on") {
+		t.Fatalf("after switching off: %q", got)
+	}
+	b.submitAndWait(`#switch`)
+	if got := b.text(".notice"); !strings.Contains(got, "switched on") {
+		t.Fatalf("after switching on: %q", got)
 	}
 }
