@@ -71,6 +71,9 @@ func (d *Dashboard) keyView(k core.Key) keyView {
 		sc = append(sc, string(s))
 	}
 	v.Scopes = strings.Join(sc, ", ")
+	if k.Kind == core.IngestKey {
+		v.Scopes = "ingest, account status" // ingest keys have no API scopes
+	}
 	if !k.CreatedAt.IsZero() {
 		v.CreatedISO = k.CreatedAt.UTC().Format(time.RFC3339)
 	}
