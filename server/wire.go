@@ -394,9 +394,20 @@ var HTTPModule = fx.Module("http",
 
 // newDashboard is the owners' web interface under /app/; its cookie is
 // Secure when the site address is https.
-func newDashboard(cfg Config, log *slog.Logger, s *app.Sessions, inbox *app.Inbox, matches *app.Matches, phrases *app.Phrases) (*dashboard.Dashboard, error) {
+func newDashboard(cfg Config, log *slog.Logger, s *app.Sessions, inbox *app.Inbox, matches *app.Matches, phrases *app.Phrases,
+	keys *app.Keys, hooks *app.Webhooks, accounts *app.AccountHealth, notes *app.Notifications) (*dashboard.Dashboard, error) {
 	return dashboard.New(dashboard.Config{SecureCookies: strings.HasPrefix(cfg.SiteURL, "https://"), Logger: log},
-		dashboard.Deps{Sessions: s, Inbox: inbox, Matches: matches, Phrases: phrases})
+		dashboard.Deps{Sessions: s, Inbox: inbox, Matches: matches, Phrases: phrases, Keys: keys, Webhooks: hooks,
+			Accounts: accounts, Notifications: dashNotifications{notes}})
+}
+
+// dashNotifications gives the dashboard app.Notifications in the
+// dashboard's terms: adapters do not import app.
+type dashNotifications struct{ *app.Notifications }
+
+func (n dashNotifications) List(ctx context.Context, ownerID string, limit int) ([]core.Notification, int, error) {
+	l, err := n.Notifications.List(ctx, ownerID, limit)
+	return l.Items, l.Unread, err
 }
 
 func stopLive(lc fx.Lifecycle, d *dashboard.Dashboard) {

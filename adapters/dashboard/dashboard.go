@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/health"
 	"github.com/earshothq/earshot/ports"
 )
 
@@ -47,12 +48,52 @@ type PhraseService interface {
 	Plan(ctx context.Context, ownerID string) (core.Plan, error)
 }
 
+// KeyService makes, lists and revokes API and ingest keys. app.Keys is
+// one.
+type KeyService interface {
+	CreateAPIKey(ctx context.Context, ownerID, name string, scopes []core.Scope) (string, core.Key, error)
+	CreateIngestKey(ctx context.Context, ownerID, name string) (string, core.Key, error)
+	List(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error)
+	RevokeOfKind(ctx context.Context, ownerID string, kind core.KeyKind, id string) error
+}
+
+// WebhookService manages webhooks with the API's rules and plan gate.
+// app.Webhooks is one.
+type WebhookService interface {
+	Create(ctx context.Context, ownerID, url string, minScore *int, platforms []string) (core.Webhook, string, error)
+	List(ctx context.Context, ownerID string) ([]core.Webhook, error)
+	Update(ctx context.Context, ownerID, id string, ch ports.WebhookChange) (core.Webhook, error)
+	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
+	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
+	Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error)
+}
+
+// AccountService shows the health of the owner's accounts and clears a
+// completed challenge. app.AccountHealth is one.
+type AccountService interface {
+	Accounts(ctx context.Context, ownerID string) ([]health.Status, error)
+	Resolve(ctx context.Context, ownerID, accountID string) (health.Status, error)
+}
+
+// NotificationService lists notifications, newest first, with the count
+// of unread ones, and marks them read. The server adapts
+// app.Notifications to it.
+type NotificationService interface {
+	List(ctx context.Context, ownerID string, limit int) ([]core.Notification, int, error)
+	MarkRead(ctx context.Context, ownerID, id string) error
+	MarkAllRead(ctx context.Context, ownerID string) (int, error)
+}
+
 // Deps are the services behind the dashboard.
 type Deps struct {
-	Sessions SessionService
-	Inbox    InboxService
-	Matches  MatchService
-	Phrases  PhraseService
+	Sessions      SessionService
+	Inbox         InboxService
+	Matches       MatchService
+	Phrases       PhraseService
+	Keys          KeyService
+	Webhooks      WebhookService
+	Accounts      AccountService
+	Notifications NotificationService
 }
 
 // Config is the dashboard's part of the settings.

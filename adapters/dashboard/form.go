@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -210,4 +211,114 @@ func parseLogin(r *http.Request) (loginForm, error) {
 		return loginForm{}, core.Errorf(core.KindInvalid, "the form could not be read")
 	}
 	return loginForm{Email: strings.TrimSpace(r.PostForm.Get("email"))}, nil
+}
+
+// keyForm makes an API key (name and scopes) or an ingest key (name).
+type keyForm struct {
+	Name   string
+	Scopes []core.Scope
+}
+
+func parseKey(r *http.Request) (keyForm, error) {
+	if err := r.ParseForm(); err != nil {
+		return keyForm{}, core.Errorf(core.KindInvalid, "the form could not be read")
+	}
+	f := keyForm{Name: strings.TrimSpace(r.PostForm.Get("name"))}
+	for _, v := range r.PostForm["scope"] {
+		sc := core.Scope(v)
+		if !sc.Valid() {
+			return f, core.Errorf(core.KindInvalid, "unknown scope %q: scopes are read, write:phrases, webhooks", v)
+		}
+		if !slices.Contains(f.Scopes, sc) {
+			f.Scopes = append(f.Scopes, sc)
+		}
+	}
+	return f, nil
+}
+
+// webhookForm makes a webhook, or changes one (then URL is unused).
+type webhookForm struct {
+	URL       string
+	MinScore  string
+	Platforms []string
+}
+
+func parseWebhook(r *http.Request) (webhookForm, error) {
+	if err := r.ParseForm(); err != nil {
+		return webhookForm{}, core.Errorf(core.KindInvalid, "the form could not be read")
+	}
+	return webhookForm{
+		URL:       strings.TrimSpace(r.PostForm.Get("url")),
+		MinScore:  strings.TrimSpace(r.PostForm.Get("min_score")),
+		Platforms: r.PostForm["platform"],
+	}, nil
+}
+
+// minScore reads the minimum score; empty means the default.
+func (f webhookForm) minScore() (*int, error) {
+	if f.MinScore == "" {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(f.MinScore)
+	if err != nil {
+		return nil, core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
+	}
+	return &n, nil
+}
+
+// platforms is the list the form ticked: an empty list is an error the
+// service names, never "unchanged".
+func (f webhookForm) platforms() []string {
+	if f.Platforms == nil {
+		return []string{}
+	}
+	return f.Platforms
+}
+
+// field names the form field an error of saving f is about, asking core
+// for each field's rule in the order the service checks them: the
+// address, the score, the platforms. An address refused only for where
+// it points (a private address) passes the syntax check here and is
+// named last.
+func (f webhookForm) field(err error, withURL bool) string {
+	switch {
+	case core.IsKind(err, core.KindConflict):
+		return "url"
+	case !core.IsKind(err, core.KindInvalid):
+		return ""
+	}
+	if withURL {
+		if _, uerr := core.CheckWebhookURL(f.URL, true); uerr != nil {
+			return "url"
+		}
+	}
+	if n, serr := f.minScore(); serr != nil || (n != nil && core.CheckWebhookMinScore(*n) != nil) {
+		return "min_score"
+	}
+	if len(f.Platforms) == 0 {
+		return "platforms"
+	}
+	for _, p := range f.Platforms {
+		if _, perr := core.ParsePlatform("platforms", p); perr != nil {
+			return "platforms"
+		}
+	}
+	if withURL {
+		return "url"
+	}
+	return "min_score"
+}
+
+// activeForm switches a webhook on or off.
+func parseActive(r *http.Request) (bool, error) {
+	if err := r.ParseForm(); err != nil {
+		return false, core.Errorf(core.KindInvalid, "the form could not be read")
+	}
+	switch r.PostForm.Get("active") {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, core.Errorf(core.KindInvalid, "active must be true or false")
 }

@@ -150,7 +150,7 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 	default:
 		v.Empty = "No matches yet. New ones appear here as they arrive."
 	}
-	d.render(w, r, status, "inbox", v)
+	d.render(w, r, status, "inbox", &v)
 }
 
 func cloneValues(v url.Values) url.Values {

@@ -64,7 +64,7 @@ func (d *Dashboard) renderPhrases(w http.ResponseWriter, r *http.Request, status
 	for _, p := range core.Platforms {
 		v.Platforms = append(v.Platforms, option{Value: string(p), Label: string(p), Selected: string(p) == f.Platform})
 	}
-	d.render(w, r, status, "phrases", v)
+	d.render(w, r, status, "phrases", &v)
 }
 
 func (d *Dashboard) showPhrases(w http.ResponseWriter, r *http.Request) {
@@ -123,7 +123,7 @@ func (d *Dashboard) confirmDeletePhrase(w http.ResponseWriter, r *http.Request) 
 		d.fail(w, r, err)
 		return
 	}
-	d.render(w, r, http.StatusOK, "delete", deleteView{layout: layout{Title: "Delete " + strconv.Quote(p.Phrase), Nav: "phrases", SignedIn: true},
+	d.render(w, r, http.StatusOK, "delete", &deleteView{layout: layout{Title: "Delete " + strconv.Quote(p.Phrase), Nav: "phrases", SignedIn: true},
 		Phrase: d.phraseView(p)})
 }
 

@@ -40,5 +40,5 @@ func (d *Dashboard) showPlan(w http.ResponseWriter, r *http.Request) {
 		v.Accounts = append(v.Accounts, mk(string(pl), "accounts", p.Usage.Accounts[pl], p.Limits.AccountsPerPlatform))
 	}
 	v.Webhooks = mk("webhooks", "", p.Usage.Webhooks, p.Limits.WebhooksPerPerson)
-	d.render(w, r, http.StatusOK, "plan", v)
+	d.render(w, r, http.StatusOK, "plan", &v)
 }

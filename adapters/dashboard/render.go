@@ -57,7 +57,11 @@ type layout struct {
 	SignedIn bool
 	Notice   string // a confirmation, shown politely
 	Problem  string // an error, announced at once
+	Unread   int    // unread notifications, shown in the navigation
 }
+
+// base lets render reach the layout of any page view passed by pointer.
+func (l *layout) base() *layout { return l }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
@@ -68,6 +72,9 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	if !ok {
 		http.Error(w, "no such page", http.StatusInternalServerError)
 		return
+	}
+	if lv, ok := v.(interface{ base() *layout }); ok && lv.base().SignedIn {
+		lv.base().Unread = d.unread(r)
 	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -157,14 +164,15 @@ func (d *Dashboard) partial(b *bytes.Buffer, name string, v any) error {
 
 // statuses maps error kinds to the status of the page that shows them.
 var statuses = map[core.Kind]int{
-	core.KindInvalid:      http.StatusBadRequest,
-	core.KindUnauthorized: http.StatusUnauthorized,
-	core.KindForbidden:    http.StatusForbidden,
-	core.KindPlanLimit:    http.StatusForbidden,
-	core.KindNotFound:     http.StatusNotFound,
-	core.KindConflict:     http.StatusConflict,
-	core.KindRateLimited:  http.StatusTooManyRequests,
-	core.KindUnavailable:  http.StatusServiceUnavailable,
+	core.KindInvalid:        http.StatusBadRequest,
+	core.KindInvalidRequest: http.StatusBadRequest,
+	core.KindUnauthorized:   http.StatusUnauthorized,
+	core.KindForbidden:      http.StatusForbidden,
+	core.KindPlanLimit:      http.StatusForbidden,
+	core.KindNotFound:       http.StatusNotFound,
+	core.KindConflict:       http.StatusConflict,
+	core.KindRateLimited:    http.StatusTooManyRequests,
+	core.KindUnavailable:    http.StatusServiceUnavailable,
 }
 
 func statusOf(err error) int {
@@ -186,7 +194,7 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 		d.cfg.Logger.ErrorContext(r.Context(), "dashboard request failed", "path", r.URL.Path, "err", err)
 	}
 	_, signedIn := r.Context().Value(sessionKey{}).(core.Session)
-	d.render(w, r, status, "error", errorView{layout: layout{Title: http.StatusText(status), SignedIn: signedIn}, Message: core.Message(err)})
+	d.render(w, r, status, "error", &errorView{layout: layout{Title: http.StatusText(status), SignedIn: signedIn}, Message: core.Message(err)})
 }
 
 // matchView is a match as a page shows it. Every field is plain text;

@@ -47,6 +47,9 @@ func TestDashboardScreenshots(t *testing.T) {
 	s.call("PATCH", "/api/v1/matches/"+ms[2].(map[string]any)["id"].(string)+"/triage", s.APIKey, map[string]any{"read": true}).want(t, 200, "")
 	phraseID := dataOf(t, s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme pricing", "platform": "x"}).want(t, 201, ""))["id"].(string)
 
+	s.call("POST", "/account-status", s.IngestKey, map[string]any{"platform": "facebook", "status": 400, "code": 190, "subcode": 459}).want(t, 200, "")
+	s.call("POST", "/account-status", s.IngestKey, map[string]any{"platform": "x", "status": 429}).want(t, 200, "")
+
 	type shot struct {
 		name string
 		load func()
@@ -73,6 +76,15 @@ func TestDashboardScreenshots(t *testing.T) {
 		}},
 		{"phrase-delete", open("/app/phrases/" + phraseID + "/delete")},
 		{"plan", open("/app/plan")},
+		{"keys", open("/app/keys")},
+		{"key-created", func() {
+			b.open(s.URL + "/app/keys")
+			b.do(setValue("#k-name", "reporting"))
+			b.submitAndWait(`form[action="/app/keys"] button[type="submit"]`)
+		}},
+		{"webhooks-free", open("/app/webhooks")},
+		{"accounts", open("/app/accounts")},
+		{"notifications", open("/app/notifications")},
 		{"not-found", open("/app/nowhere")},
 	}
 	widths := []struct {

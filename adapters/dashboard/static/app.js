@@ -118,4 +118,60 @@
     if (target) target.focus();
     ev.preventDefault();
   });
+  // Copy buttons beside a secret shown once: offered only where the
+  // script runs; without it the secret is plain text to select.
+  document.querySelectorAll("button.copy[data-copy]").forEach(function (btn) {
+    var src = document.getElementById(btn.dataset.copy);
+    var said = btn.parentNode.querySelector(".copy-status");
+    if (!src) return;
+    btn.hidden = false;
+    btn.addEventListener("click", function () {
+      src.select();
+      var done = function () { if (said) said.textContent = "Copied."; };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(src.value).then(done, function () {
+          if (said) said.textContent = "Select the key and copy it.";
+        });
+      } else if (document.execCommand && document.execCommand("copy")) {
+        done();
+      }
+    });
+  });
+
+  // The challenge flow. The challenge page, once the person says they
+  // are done, tells the accounts page that opened it, addressed to our
+  // own origin only, so no other site's window can read it.
+  var SOLVED = "svc:challenge-solved";
+  var doneBtn = document.getElementById("challenge-done");
+  if (doneBtn) {
+    doneBtn.form.addEventListener("submit", function (ev) {
+      if (!window.opener || window.opener.closed) return; // no opener: go to the accounts page instead
+      ev.preventDefault();
+      window.opener.postMessage({ type: SOLVED, platform: doneBtn.dataset.platform }, window.location.origin);
+      var sent = document.getElementById("challenge-sent");
+      if (sent) sent.textContent = "Done. Go back to the accounts page and press Mark resolved; you can close this tab.";
+    });
+  }
+
+  // The accounts page locks each "Mark resolved" button until the
+  // challenge page says it is done. It accepts the message only from its
+  // own origin and for the account's platform. The lock is a help, not a
+  // guard: the server decides, and without this script the form works.
+  var resolvers = document.querySelectorAll("form[data-resolve]");
+  if (resolvers.length) {
+    var said = document.getElementById("challenge-status");
+    resolvers.forEach(function (f) { f.querySelector("button").disabled = true; });
+    window.addEventListener("message", function (ev) {
+      if (ev.origin !== window.location.origin) return;
+      var data = ev.data;
+      if (!data || typeof data !== "object" || data.type !== SOLVED || typeof data.platform !== "string") return;
+      resolvers.forEach(function (f) {
+        if (f.dataset.resolve !== data.platform) return;
+        var b = f.querySelector("button");
+        b.disabled = false;
+        if (said) said.textContent = "Challenge on " + data.platform + " completed: press Mark resolved.";
+        b.focus();
+      });
+    });
+  }
 })();

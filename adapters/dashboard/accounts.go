@@ -1,0 +1,137 @@
+package dashboard
+
+import (
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/health"
+)
+
+// accountView is one platform's account with the view model exactly as
+// core/health gives it, and what the page offers for its action.
+type accountView struct {
+	AccountID      string
+	Platform       string
+	State          string
+	Issue          string // empty when healthy or not connected
+	Title          string
+	Remedy         string
+	Action         string
+	ActionLabel    string
+	RequiresAction bool
+	Challenge      bool // the action opens a challenge page and resolve clears it
+	Checked        string
+	CheckedISO     string
+	RetryAfter     string
+}
+
+// actionLabels name each action of core/health on its button or link.
+var actionLabels = map[health.Action]string{
+	health.Connect:        "Connect",
+	health.Reconnect:      "Reconnect",
+	health.Wait:           "Wait",
+	health.UseProxy:       "Use a proxy",
+	health.OpenChallenge:  "Open the challenge",
+	health.LoginInBrowser: "Log in in a browser",
+	health.Appeal:         "Appeal",
+	health.Rejoin:         "Rejoin",
+	health.NoAction:       "None",
+}
+
+// platformHome is where a person completes a challenge or logs in.
+var platformHome = map[core.Platform]string{
+	core.Reddit:   "https://www.reddit.com/",
+	core.X:        "https://x.com/",
+	core.Facebook: "https://www.facebook.com/",
+}
+
+type accountsView struct {
+	layout
+	Accounts []accountView
+	Homes    map[string]string
+}
+
+type challengeView struct {
+	layout
+	Account accountView
+	Home    string
+}
+
+func (d *Dashboard) accountView(s health.Status) accountView {
+	v := accountView{AccountID: s.AccountID, Platform: string(s.Platform), State: string(s.State), Issue: string(s.Issue),
+		Action: string(s.Action), ActionLabel: actionLabels[s.Action], RequiresAction: s.RequiresAction,
+		Checked: ago(d.cfg.Now(), s.LastCheckedAt)}
+	if s.Info != nil {
+		v.Title, v.Remedy, v.Challenge = s.Info.Title, s.Info.Remedy, s.Info.Resolvable && s.Action == health.OpenChallenge
+	}
+	if !s.LastCheckedAt.IsZero() {
+		v.CheckedISO = s.LastCheckedAt.UTC().Format(time.RFC3339)
+	}
+	if !s.RetryAfter.IsZero() && s.RetryAfter.After(d.cfg.Now()) {
+		v.RetryAfter = s.RetryAfter.UTC().Format("15:04 UTC")
+	}
+	return v
+}
+
+func (d *Dashboard) renderAccounts(w http.ResponseWriter, r *http.Request, status int, v accountsView) {
+	list, err := d.deps.Accounts.Accounts(r.Context(), session(r).OwnerID)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Accounts", "accounts", true
+	v.Homes = map[string]string{}
+	for p, u := range platformHome {
+		v.Homes[string(p)] = u
+	}
+	for _, s := range list {
+		v.Accounts = append(v.Accounts, d.accountView(s))
+	}
+	d.render(w, r, status, "accounts", &v)
+}
+
+func (d *Dashboard) showAccounts(w http.ResponseWriter, r *http.Request) {
+	v := accountsView{}
+	if r.URL.Query().Get("done") == "resolved" {
+		v.Notice = "Marked resolved: the account is healthy again."
+	}
+	d.renderAccounts(w, r, http.StatusOK, v)
+}
+
+// showChallenge is the page the open_challenge action opens: it sends
+// the person to the platform and, once they say they are done, tells the
+// accounts page that opened it (static/app.js).
+func (d *Dashboard) showChallenge(w http.ResponseWriter, r *http.Request) {
+	list, err := d.deps.Accounts.Accounts(r.Context(), session(r).OwnerID)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	i := slices.IndexFunc(list, func(s health.Status) bool { return s.AccountID != "" && s.AccountID == r.PathValue("id") })
+	if i < 0 {
+		d.fail(w, r, core.Errorf(core.KindNotFound, "no such account"))
+		return
+	}
+	a := d.accountView(list[i])
+	d.render(w, r, http.StatusOK, "challenge", &challengeView{layout: layout{Title: "Complete the " + a.Platform + " challenge", Nav: "accounts", SignedIn: true},
+		Account: a, Home: platformHome[list[i].Platform]})
+}
+
+// resolveAccount clears a completed challenge; the server decides, the
+// page's lock on the button is only a help. Nothing to clear is a 409
+// shown on the accounts page.
+func (d *Dashboard) resolveAccount(w http.ResponseWriter, r *http.Request) {
+	if _, err := d.deps.Accounts.Resolve(r.Context(), session(r).OwnerID, r.PathValue("id")); err != nil {
+		if core.IsKind(err, core.KindConflict) {
+			v := accountsView{}
+			v.Problem = core.Message(err)
+			d.renderAccounts(w, r, http.StatusConflict, v)
+			return
+		}
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/app/accounts?done=resolved", http.StatusSeeOther)
+}

@@ -1,0 +1,294 @@
+package dashboard
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// webhookView is a webhook as its pages show it.
+type webhookView struct {
+	ID        string
+	URL       string
+	MinScore  int
+	Platforms string
+	Active    bool
+	Reason    string // why the service switched it off; empty otherwise
+	Failures  int
+	Created   string
+}
+
+// platformOption is one platform checkbox.
+type platformOption struct {
+	Value   string
+	Checked bool
+}
+
+type webhooksView struct {
+	layout
+	Gated     bool   // the plan has no webhooks
+	GateWhy   string // the plan's own words
+	Webhooks  []webhookView
+	Form      webhookForm
+	Platforms []platformOption
+	Errors    map[string]string
+	NewSecret string // the signing secret of the webhook just made, shown once
+	NewURL    string
+}
+
+type deliveryView struct {
+	ID        string
+	Event     string
+	Trigger   string
+	Status    string
+	Tries     int
+	Answer    string // the receiver's HTTP status, or "none"
+	Reason    string
+	Created   string
+	Last      string
+	Next      string
+	CanRedo   bool
+	CreatedAt string
+}
+
+type webhookPageView struct {
+	layout
+	Hook       webhookView
+	Form       webhookForm
+	Platforms  []platformOption
+	Errors     map[string]string
+	Deliveries []deliveryView
+	Test       *testView
+}
+
+// testView is what the receiver answered a test ping.
+type testView struct {
+	OK     bool
+	Status int
+	Error  string
+	Took   string
+}
+
+func (d *Dashboard) webhookView(h core.Webhook) webhookView {
+	v := webhookView{ID: h.ID, URL: h.URL, MinScore: h.MinScore, Active: h.Active, Reason: h.DisabledReason,
+		Failures: h.ConsecutiveFailures, Created: ago(d.cfg.Now(), h.CreatedAt)}
+	ps := make([]string, 0, len(h.Platforms))
+	for _, p := range h.Platforms {
+		ps = append(ps, string(p))
+	}
+	if len(ps) == 0 || len(ps) == len(core.Platforms) {
+		v.Platforms = "all"
+	} else {
+		v.Platforms = strings.Join(ps, ", ")
+	}
+	return v
+}
+
+func platformOptions(checked []string) []platformOption {
+	var out []platformOption
+	for _, p := range core.Platforms {
+		out = append(out, platformOption{Value: string(p), Checked: checked == nil || slices.Contains(checked, string(p))})
+	}
+	return out
+}
+
+// renderWebhooks shows the list and the create form, or, on a plan
+// without webhooks, what Pro would allow instead.
+func (d *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, status int, v webhooksView) {
+	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Webhooks", "webhooks", true
+	hooks, err := d.deps.Webhooks.List(r.Context(), session(r).OwnerID)
+	switch {
+	case core.IsKind(err, core.KindPlanLimit):
+		v.Gated, v.GateWhy = true, core.Message(err)
+		v.Problem, v.NewSecret = "", ""
+		status = http.StatusOK
+		if r.Method == http.MethodPost {
+			status = http.StatusForbidden
+		}
+	case err != nil:
+		d.fail(w, r, err)
+		return
+	}
+	for _, h := range hooks {
+		v.Webhooks = append(v.Webhooks, d.webhookView(h))
+	}
+	if v.Platforms == nil {
+		v.Platforms = platformOptions(v.Form.Platforms)
+	}
+	d.render(w, r, status, "webhooks", &v)
+}
+
+func (d *Dashboard) showWebhooks(w http.ResponseWriter, r *http.Request) {
+	d.renderWebhooks(w, r, http.StatusOK, webhooksView{})
+}
+
+// createWebhook shows the signing secret in its answer, once; a refusal
+// is shown beside its field with the service's words.
+func (d *Dashboard) createWebhook(w http.ResponseWriter, r *http.Request) {
+	f, err := parseWebhook(r)
+	var secret string
+	var hook core.Webhook
+	if err == nil {
+		var min *int
+		if min, err = f.minScore(); err == nil {
+			hook, secret, err = d.deps.Webhooks.Create(r.Context(), session(r).OwnerID, f.URL, min, f.platforms())
+		}
+	}
+	if err != nil {
+		if statusOf(err) == http.StatusInternalServerError {
+			d.fail(w, r, err)
+			return
+		}
+		v := webhooksView{Form: f, Platforms: platformOptions(f.Platforms)}
+		if field := f.field(err, true); field != "" {
+			v.Errors = map[string]string{field: core.Message(err)}
+			v.Problem = "The webhook was not added: see below."
+		} else {
+			v.Problem = core.Message(err)
+		}
+		d.renderWebhooks(w, r, statusOf(err), v)
+		return
+	}
+	d.renderWebhooks(w, r, http.StatusOK, webhooksView{NewSecret: secret, NewURL: hook.URL,
+		layout: layout{Notice: "Webhook added. Copy its signing secret now: it is shown this once."}})
+}
+
+// renderWebhook shows one webhook: its settings, the test ping and the
+// delivery log.
+func (d *Dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status int, v webhookPageView) {
+	owner, id := session(r).OwnerID, r.PathValue("id")
+	hooks, err := d.deps.Webhooks.List(r.Context(), owner)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	i := slices.IndexFunc(hooks, func(h core.Webhook) bool { return h.ID == id })
+	if i < 0 {
+		d.fail(w, r, core.Errorf(core.KindNotFound, "no such webhook"))
+		return
+	}
+	ds, err := d.deps.Webhooks.Deliveries(r.Context(), owner, id)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	v.Hook = d.webhookView(hooks[i])
+	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Webhook "+v.Hook.URL, "webhooks", true
+	if v.Platforms == nil {
+		ps := make([]string, 0, len(hooks[i].Platforms))
+		for _, p := range hooks[i].Platforms {
+			ps = append(ps, string(p))
+		}
+		v.Platforms = platformOptions(ps)
+		v.Form.MinScore = strconv.Itoa(hooks[i].MinScore)
+	}
+	now := d.cfg.Now()
+	for j, dl := range ds {
+		if j == core.DeliveryLogSize {
+			break
+		}
+		dv := deliveryView{ID: dl.ID, Event: dl.Event, Trigger: string(dl.Trigger), Status: string(dl.Status), Tries: dl.Tries,
+			Answer: "none", Reason: dl.Error, Created: ago(now, dl.CreatedAt), Last: ago(now, dl.LastAttemptAt),
+			CreatedAt: dl.CreatedAt.UTC().Format(time.RFC3339),
+			CanRedo:   hooks[i].Active && dl.Trigger != core.TriggerPing && dl.Status.Final()}
+		if dl.ResponseStatus != 0 {
+			dv.Answer = strconv.Itoa(dl.ResponseStatus)
+		}
+		if dl.Status == core.DeliveryQueued && !dl.NextAttemptAt.IsZero() {
+			dv.Next = dl.NextAttemptAt.UTC().Format("15:04:05 UTC")
+		}
+		v.Deliveries = append(v.Deliveries, dv)
+	}
+	d.render(w, r, status, "webhook", &v)
+}
+
+func (d *Dashboard) showWebhook(w http.ResponseWriter, r *http.Request) {
+	v := webhookPageView{}
+	switch r.URL.Query().Get("done") {
+	case "saved":
+		v.Notice = "Settings saved."
+	case "on":
+		v.Notice = "Webhook switched on: messages queued meanwhile go out now."
+	case "off":
+		v.Notice = "Webhook switched off: new matches wait in its queue."
+	case "redeliver":
+		v.Notice = "Queued to be sent again."
+	}
+	d.renderWebhook(w, r, http.StatusOK, v)
+}
+
+// editWebhook changes the minimum score and the platforms.
+func (d *Dashboard) editWebhook(w http.ResponseWriter, r *http.Request) {
+	f, err := parseWebhook(r)
+	if err == nil {
+		var min *int
+		if min, err = f.minScore(); err == nil {
+			if min == nil {
+				err = core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
+			} else {
+				_, err = d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"),
+					ports.WebhookChange{MinScore: min, Platforms: f.platforms()})
+			}
+		}
+	}
+	if err != nil {
+		if field := f.field(err, false); field != "" && statusOf(err) != http.StatusNotFound {
+			v := webhookPageView{Form: f, Platforms: platformOptions(f.platforms()), Errors: map[string]string{field: core.Message(err)}}
+			v.Problem = "The settings were not saved: see below."
+			d.renderWebhook(w, r, statusOf(err), v)
+			return
+		}
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done=saved", http.StatusSeeOther)
+}
+
+// switchWebhook switches a webhook on (forgetting its failures) or off.
+func (d *Dashboard) switchWebhook(w http.ResponseWriter, r *http.Request) {
+	on, err := parseActive(r)
+	if err == nil {
+		_, err = d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"), ports.WebhookChange{Active: &on})
+	}
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	done := "off"
+	if on {
+		done = "on"
+	}
+	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
+}
+
+// testWebhook sends a ping now and shows what the receiver answered.
+func (d *Dashboard) testWebhook(w http.ResponseWriter, r *http.Request) {
+	res, err := d.deps.Webhooks.Test(r.Context(), session(r).OwnerID, r.PathValue("id"))
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	t := &testView{OK: res.Error == "" && res.Status >= 200 && res.Status < 300, Status: res.Status, Error: res.Error,
+		Took: res.Duration.Round(time.Millisecond).String()}
+	d.renderWebhook(w, r, http.StatusOK, webhookPageView{Test: t})
+}
+
+// redeliver queues a delivered or failed message to be sent again.
+func (d *Dashboard) redeliver(w http.ResponseWriter, r *http.Request) {
+	if _, err := d.deps.Webhooks.Retry(r.Context(), session(r).OwnerID, r.PathValue("id"), r.PathValue("did")); err != nil {
+		if core.IsKind(err, core.KindConflict) || core.IsKind(err, core.KindInvalidRequest) {
+			v := webhookPageView{}
+			v.Problem = core.Message(err)
+			d.renderWebhook(w, r, statusOf(err), v)
+			return
+		}
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done=redeliver", http.StatusSeeOther)
+}
