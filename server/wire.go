@@ -230,11 +230,23 @@ func runPeriodic(lc fx.Lifecycle, r *app.Reddit, a *app.Alerts, cfg Config) {
 // background runs loop in a goroutine for the life of the app. On stop it
 // cancels the loop's context and waits for it to return, so no loop is
 // still at work when the database closes.
-func background(lc fx.Lifecycle, loop func(ctx context.Context)) {
+func background(lc fx.Lifecycle, loop func(ctx context.Context)) { backgroundAfter(lc, nil, loop) }
+
+// backgroundAfter is background with a first step run at start under the
+// loop's context (a subscription, say); when it fails the app does not
+// start and the loop never runs.
+func backgroundAfter(lc fx.Lifecycle, first func(ctx context.Context) error, loop func(ctx context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
+			if first != nil {
+				if err := first(ctx); err != nil {
+					cancel()
+					close(done)
+					return err
+				}
+			}
 			go func() { defer close(done); loop(ctx) }()
 			return nil
 		},
@@ -317,28 +329,7 @@ func newScoring(m ports.MatchStore, scorer ports.Scorer, log *slog.Logger, cfg C
 // runScoring subscribes the scorer to new matches and runs its loop for
 // the life of the app; on stop it waits for the sweep under way.
 func runScoring(lc fx.Lifecycle, s *app.Scoring, sub ports.Subscriber) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			if err := s.Listen(ctx, sub); err != nil {
-				cancel()
-				close(done)
-				return err
-			}
-			go func() { defer close(done); s.Run(ctx) }()
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case <-done:
-				return nil
-			case <-stop.Done():
-				return stop.Err()
-			}
-		},
-	})
+	backgroundAfter(lc, func(ctx context.Context) error { return s.Listen(ctx, sub) }, s.Run)
 }
 
 // NewLogger returns the program's logger: text or JSON on w, each record
