@@ -18,18 +18,30 @@ type AccountHealth struct {
 	store    ports.AccountHealthStore
 	limits   core.Limits
 	clock    ports.Clock
+	notified func()
+}
+
+// AccountHealthDeps are the ports the account health service uses.
+type AccountHealthDeps struct {
+	Accounts ports.AccountStore
+	Store    ports.AccountHealthStore
+	Clock    ports.Clock // nil means the system clock
 	// Notified is called after a notification that owes an email was
-	// stored, so the sender goes at once rather than at its next sweep;
-	// nil does nothing.
+	// stored, so the sender goes at once rather than at its next sweep
+	// (Notifications.Poke); nil does nothing.
 	Notified func()
 }
 
-// NewAccountHealth returns the account health service.
-func NewAccountHealth(accounts ports.AccountStore, store ports.AccountHealthStore, limits core.Limits, clock ports.Clock) *AccountHealth {
-	if clock == nil {
-		clock = ports.SystemClock{}
+// NewAccountHealth returns the account health service; limits bound the
+// accounts that a first report connects.
+func NewAccountHealth(d AccountHealthDeps, limits core.Limits) *AccountHealth {
+	if d.Clock == nil {
+		d.Clock = ports.SystemClock{}
 	}
-	return &AccountHealth{accounts: accounts, store: store, limits: limits, clock: clock}
+	if d.Notified == nil {
+		d.Notified = func() {}
+	}
+	return &AccountHealth{accounts: d.Accounts, store: d.Store, limits: limits, clock: d.Clock, notified: d.Notified}
 }
 
 // Report records what a platform answered on the owner's behalf: the
@@ -101,8 +113,8 @@ func (s *AccountHealth) update(ctx context.Context, ownerID, accountID string, c
 	if err != nil {
 		return health.Status{}, err
 	}
-	if owed && s.Notified != nil {
-		s.Notified()
+	if owed {
+		s.notified()
 	}
 	return health.StatusOf(ah.Account.ID, ah.Account.Platform, true, ah.Health), nil
 }

@@ -34,17 +34,24 @@ func newHealthWorld(t *testing.T, limits core.Limits, mailer ports.Mailer) healt
 	t.Helper()
 	w := newWorld(t)
 	keys := NewKeys(gormstore.NewKeyStore(w.db), gormstore.NewOwnerStore(w.db), ports.SystemClock{})
-	h := NewAccountHealth(gormstore.NewAccountStore(w.db), gormstore.NewAccountHealthStore(w.db), limits, nil)
 	if mailer == nil {
 		mailer = smtpmail.NewLogMailer(quiet)
 	}
-	n := NewNotifications(gormstore.NewNotificationStore(w.db), gormstore.NewOwnerStore(w.db), mailer, nil, quiet, "http://earshot.test")
-	h.Notified = n.Poke
+	n := newNotes(w, mailer)
+	h := NewAccountHealth(AccountHealthDeps{Accounts: gormstore.NewAccountStore(w.db), Store: gormstore.NewAccountHealthStore(w.db),
+		Notified: n.Poke}, limits)
 	helper := httpapi.NewHelper(httpapi.HelperConfig{Logger: quiet}, keys, nil, nil)
 	helper.HandleAccountStatus(h)
 	srv := httptest.NewServer(helper)
 	t.Cleanup(srv.Close)
 	return healthWorld{world: w, keys: keys, health: h, notes: n, srv: srv}
+}
+
+// newNotes is the notification service over w's database, its emails
+// linking to http://earshot.test.
+func newNotes(w world, mailer ports.Mailer) *Notifications {
+	return NewNotifications(NotificationDeps{Store: gormstore.NewNotificationStore(w.db), Owners: gormstore.NewOwnerStore(w.db),
+		Mailer: mailer, Log: quiet}, "http://earshot.test")
 }
 
 // ownerWithKeys makes an owner with an ingest key and an API key.
@@ -424,14 +431,14 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 	w := newWorld(t)
 	o := w.owner(t, "wes@example.com")
 	other := w.owner(t, "olga@example.com")
-	notes := NewNotifications(gormstore.NewNotificationStore(w.db), gormstore.NewOwnerStore(w.db), mailer, nil, quiet, "http://earshot.test")
+	notes := newNotes(w, mailer)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); notes.Run(runCtx, time.Hour) }() // only pokes wake it
 	t.Cleanup(func() { stop(); <-done })
 
-	h := newHooks(t, w, DeliveryConfig{Schedule: core.RetrySchedule{}}) // one try each
-	h.worker.OnSwitchedOff(func(ctx context.Context, wh core.Webhook) {
+	// One try each; every switch-off is recorded for the owner.
+	h := newHooksWith(t, w, DeliveryConfig{Schedule: core.RetrySchedule{}}, func(ctx context.Context, wh core.Webhook) {
 		if err := notes.WebhookSwitchedOff(ctx, wh); err != nil {
 			t.Error(err)
 		}

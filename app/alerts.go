@@ -21,18 +21,46 @@ type Alerts struct {
 	mailer   ports.Mailer
 	clock    ports.Clock
 	log      *slog.Logger
+	metrics  ports.Metrics
 	holder   string
 	minScore int
 	site     string
-	// Metrics counts emails; NoMetrics until set.
-	Metrics ports.Metrics
+}
+
+// AlertDeps are the ports the alert sweep uses.
+type AlertDeps struct {
+	Store   ports.AlertStore
+	Leases  ports.LeaseStore
+	Mailer  ports.Mailer
+	Clock   ports.Clock
+	Log     *slog.Logger
+	Metrics ports.Metrics // counts emails; nil counts nothing
+	// Holder names this process in leases, so two replicas do not mail
+	// the same matches.
+	Holder string
+}
+
+// AlertConfig is the alert sweep's part of the settings.
+type AlertConfig struct {
+	// MinScore is the least score an alert carries.
+	MinScore int
+	// SiteURL is the public address the emails link to.
+	SiteURL string
 }
 
 // NewAlerts returns the alert sweep.
-func NewAlerts(store ports.AlertStore, leases ports.LeaseStore, mailer ports.Mailer, clock ports.Clock, log *slog.Logger,
-	holder string, minScore int, site string) *Alerts {
-	return &Alerts{store: store, leases: leases, mailer: mailer, clock: clock, log: log, holder: holder, minScore: minScore, site: site,
-		Metrics: ports.NoMetrics{}}
+func NewAlerts(d AlertDeps, cfg AlertConfig) *Alerts {
+	if d.Clock == nil {
+		d.Clock = ports.SystemClock{}
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Metrics == nil {
+		d.Metrics = ports.NoMetrics{}
+	}
+	return &Alerts{store: d.Store, leases: d.Leases, mailer: d.Mailer, clock: d.Clock, log: d.Log, metrics: d.Metrics,
+		holder: d.Holder, minScore: cfg.MinScore, site: cfg.SiteURL}
 }
 
 // Sweep sends one email per owner with pending matches and returns how
@@ -58,11 +86,11 @@ func (a *Alerts) Sweep(ctx context.Context) (int, error) {
 		err = a.owner(ctx, o)
 		_ = a.leases.Release(ctx, lease, a.holder)
 		if err != nil {
-			a.Metrics.Count(ports.EventAlertsFailed, 1)
+			a.metrics.Count(ports.EventAlertsFailed, 1)
 			a.log.WarnContext(ctx, "alert email not sent; the next sweep retries", "owner", o.ID, "err", err)
 			continue
 		}
-		a.Metrics.Count(ports.EventAlertsSent, 1)
+		a.metrics.Count(ports.EventAlertsSent, 1)
 		sent++
 	}
 	return sent, nil
@@ -107,18 +135,11 @@ func oneLine(s string) string {
 
 // Run sweeps every interval until ctx ends.
 func (a *Alerts) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, interval, nil, func() {
 		if n, err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
 			a.log.WarnContext(ctx, "alert sweep failed", "err", err)
 		} else if n > 0 {
 			a.log.InfoContext(ctx, "alert emails sent", "emails", n)
 		}
-	}
+	})
 }

@@ -51,6 +51,10 @@ type DeliveryDeps struct {
 	Clock    ports.Clock
 	Log      *slog.Logger
 	Metrics  ports.Metrics // counts tries; nil counts nothing
+	// SwitchedOff is told once of each webhook whose switch-off one of
+	// the worker's attempts stored (the owner's notification hangs off
+	// it); nil does nothing.
+	SwitchedOff func(context.Context, core.Webhook)
 }
 
 // DeliveryWorker sends queued webhook deliveries. The deliveries
@@ -67,8 +71,6 @@ type DeliveryWorker struct {
 	rules ports.AttemptRules
 	lease time.Duration
 	wake  chan struct{}
-	// switchedOff is told of each switch-off stored (OnSwitchedOff).
-	switchedOff func(context.Context, core.Webhook)
 }
 
 // NewDeliveryWorker returns the delivery worker; Run starts it.
@@ -116,10 +118,6 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 		wake:  make(chan struct{}, 1),
 	}
 }
-
-// OnSwitchedOff has the worker call f once for each webhook whose
-// switch-off one of its attempts stored. Set it before Run.
-func (s *DeliveryWorker) OnSwitchedOff(f func(context.Context, core.Webhook)) { s.switchedOff = f }
 
 // Poke tells the worker that deliveries may be due now. It never blocks.
 func (s *DeliveryWorker) Poke() {
@@ -298,8 +296,8 @@ func (s *DeliveryWorker) recorded(a ports.Attempt, r ports.AttemptResult) {
 	if a.Due.Webhook.Active && !r.Webhook.Active {
 		s.deps.Log.Info("webhook switched off", "webhook", r.Webhook.ID, "owner", r.Webhook.OwnerID, "reason", r.Webhook.DisabledReason)
 	}
-	if r.SwitchedOff && s.switchedOff != nil {
-		s.switchedOff(context.Background(), r.Webhook)
+	if r.SwitchedOff && s.deps.SwitchedOff != nil {
+		s.deps.SwitchedOff(context.Background(), r.Webhook)
 	}
 }
 

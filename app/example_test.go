@@ -42,9 +42,9 @@ func Example() {
 
 	owners := app.NewOwners(gormstore.NewOwnerStore(db), app.NewKeys(gormstore.NewKeyStore(db), gormstore.NewOwnerStore(db), ports.SystemClock{}))
 	phrases := app.NewPhrases(phraseStore, core.FreeLimits, ports.SystemClock{})
-	scoring := app.NewScoring(matchStore, score.Rules{}, quiet, app.ScoringConfig{})
-	ingest := app.NewIngest(matchStore, gormstore.NewAccountStore(db), app.NewMatchers(phraseStore),
-		scoreAtOnce{scoring}, core.FreeLimits, quiet)
+	scoring := app.NewScoring(app.ScoringDeps{Matches: matchStore, Scorer: score.Rules{}, Log: quiet}, app.ScoringConfig{})
+	ingest := app.NewIngest(app.IngestDeps{Matches: matchStore, Accounts: gormstore.NewAccountStore(db),
+		Matchers: app.NewMatchers(phraseStore), Publisher: scoreAtOnce{scoring}, Log: quiet}, core.FreeLimits)
 
 	owner, err := owners.Create(ctx, "ada@example.com", "Ada")
 	if err != nil {

@@ -27,13 +27,29 @@ type Ingest struct {
 	bus      ports.Publisher
 	limits   core.Limits
 	log      *slog.Logger
-	// Metrics counts posts and matches; NoMetrics until set.
-	Metrics ports.Metrics
+	metrics  ports.Metrics
 }
 
-// NewIngest returns the ingest service.
-func NewIngest(matches ports.MatchStore, accounts ports.AccountStore, matchers *Matchers, bus ports.Publisher, limits core.Limits, log *slog.Logger) *Ingest {
-	return &Ingest{matches: matches, accounts: accounts, matchers: matchers, bus: bus, limits: limits, log: log, Metrics: ports.NoMetrics{}}
+// IngestDeps are the ports the ingest service uses.
+type IngestDeps struct {
+	Matches   ports.MatchStore
+	Accounts  ports.AccountStore
+	Matchers  *Matchers
+	Publisher ports.Publisher // may be nil: matches are found by the scoring sweep
+	Log       *slog.Logger
+	Metrics   ports.Metrics // counts posts and matches; nil counts nothing
+}
+
+// NewIngest returns the ingest service; limits bound the accounts that
+// ingesting connects.
+func NewIngest(d IngestDeps, limits core.Limits) *Ingest {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Metrics == nil {
+		d.Metrics = ports.NoMetrics{}
+	}
+	return &Ingest{matches: d.Matches, accounts: d.Accounts, matchers: d.Matchers, bus: d.Publisher, limits: limits, log: d.Log, metrics: d.Metrics}
 }
 
 // Ingest validates each post, stores the valid new ones with their matches
@@ -70,7 +86,7 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(ip.Parts()...)})
 	}
 	if len(batch) == 0 {
-		s.Metrics.Count(ports.EventPostsSkipped, skipped)
+		s.metrics.Count(ports.EventPostsSkipped, skipped)
 		return acc.ID, 0, skipped, nil
 	}
 	saved, err := s.matches.SaveMatches(ctx, ownerID, p, batch)
@@ -78,9 +94,9 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 		return "", 0, 0, err
 	}
 	announce(ctx, s.bus, s.log, saved.Matches)
-	s.Metrics.Count(ports.EventPostsIngested, saved.Saved)
-	s.Metrics.Count(ports.EventPostsSkipped, skipped+saved.Known)
-	s.Metrics.Count(ports.EventMatchesCreated, len(saved.Matches))
+	s.metrics.Count(ports.EventPostsIngested, saved.Saved)
+	s.metrics.Count(ports.EventPostsSkipped, skipped+saved.Known)
+	s.metrics.Count(ports.EventMatchesCreated, len(saved.Matches))
 	return acc.ID, saved.Saved, skipped + saved.Known, nil
 }
 

@@ -42,7 +42,7 @@ func benchIngest(b *testing.B, url string) {
 	phraseStore := gormstore.NewPhraseStore(db)
 	phrases := NewPhrases(phraseStore, limits, ports.SystemClock{})
 	matchStore := gormstore.NewMatchStore(db)
-	ingest := NewIngest(matchStore, gormstore.NewAccountStore(db), NewMatchers(phraseStore), nil, limits, quiet)
+	ingest := NewIngest(IngestDeps{Matches: matchStore, Accounts: gormstore.NewAccountStore(db), Matchers: NewMatchers(phraseStore), Log: quiet}, limits)
 	helper := httpapi.NewHelper(httpapi.HelperConfig{Logger: quiet}, keys, ingest, nil)
 	srv := httptest.NewServer(helper)
 	defer srv.Close()

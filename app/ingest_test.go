@@ -25,7 +25,8 @@ func testIngestNUL(t *testing.T, w world) {
 	if _, err := w.phrases.CreatePhrase(ctx, &p, core.Limits{PhrasesPerPlatform: 10}, ports.Idempotency{}); err != nil {
 		t.Fatal(err)
 	}
-	ingest := NewIngest(w.matches, gormstore.NewAccountStore(w.db), NewMatchers(w.phrases), nil, core.Limits{AccountsPerPlatform: 1}, quiet)
+	ingest := NewIngest(IngestDeps{Matches: w.matches, Accounts: gormstore.NewAccountStore(w.db), Matchers: NewMatchers(w.phrases), Log: quiet},
+		core.Limits{AccountsPerPlatform: 1})
 	_, ingested, skipped, err := ingest.Ingest(ctx, o.ID, "x", []core.IngestPost{
 		{ExternalID: "plain", Body: []string{"acme one"}, URL: "https://x.com/1"},
 		{ExternalID: "body", AuthorName: "a\x00da", Body: []string{"ac\x00me two\x00", "\x00"}, URL: "https://x.com/2"},

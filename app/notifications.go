@@ -41,16 +41,25 @@ type Notifications struct {
 	wake   chan struct{}
 }
 
+// NotificationDeps are the ports the notification service uses.
+type NotificationDeps struct {
+	Store  ports.NotificationStore
+	Owners ports.OwnerStore
+	Mailer ports.Mailer
+	Clock  ports.Clock  // nil means the system clock
+	Log    *slog.Logger // nil means slog.Default
+}
+
 // NewNotifications returns the notification service; site is the public
 // address the emails link to.
-func NewNotifications(store ports.NotificationStore, owners ports.OwnerStore, mailer ports.Mailer, clock ports.Clock, log *slog.Logger, site string) *Notifications {
-	if clock == nil {
-		clock = ports.SystemClock{}
+func NewNotifications(d NotificationDeps, site string) *Notifications {
+	if d.Clock == nil {
+		d.Clock = ports.SystemClock{}
 	}
-	if log == nil {
-		log = slog.Default()
+	if d.Log == nil {
+		d.Log = slog.Default()
 	}
-	return &Notifications{store: store, owners: owners, mailer: mailer, clock: clock, log: log, site: site, wake: make(chan struct{}, 1)}
+	return &Notifications{store: d.Store, owners: d.Owners, mailer: d.Mailer, clock: d.Clock, log: d.Log, site: site, wake: make(chan struct{}, 1)}
 }
 
 // List returns up to limit of the owner's notifications, newest first,
@@ -164,19 +173,13 @@ func NotificationMail(o core.Owner, n core.Notification, site string) ports.Mail
 // Run sends owed emails every interval, and at once when poked, until ctx
 // ends.
 func (s *Notifications) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	send := func() {
 		if n, err := s.SendEmails(ctx); err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "sending notification emails failed", "err", err)
 		} else if n > 0 {
 			s.log.InfoContext(ctx, "notification emails sent", "emails", n)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-s.wake:
-		}
 	}
+	send()
+	every(ctx, interval, s.wake, send)
 }

@@ -99,7 +99,8 @@ func testAlertsOverSMTP(t *testing.T, w world) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alerts := NewAlerts(gormstore.NewAlertStore(w.db), w.leases, mailer, ports.SystemClock{}, quiet, "h1", 70, "http://127.0.0.1:8080")
+	alerts := NewAlerts(AlertDeps{Store: gormstore.NewAlertStore(w.db), Leases: w.leases, Mailer: mailer, Log: quiet, Holder: "h1"},
+		AlertConfig{MinScore: 70, SiteURL: "http://127.0.0.1:8080"})
 
 	// A refusing server sends nothing and marks nothing.
 	srv.RejectWith(451, "try later")
@@ -139,7 +140,8 @@ func testAlertsOverSMTP(t *testing.T, w world) {
 	srv.RejectWith(0, "")
 	fresh := mailtest.NewServer(t)
 	mailer2, _ := smtpmail.New(fresh.URL(), "alerts@earshot.test", quiet)
-	alerts2 := NewAlerts(gormstore.NewAlertStore(w.db), w.leases, mailer2, ports.SystemClock{}, quiet, "h2", 70, "http://x")
+	alerts2 := NewAlerts(AlertDeps{Store: gormstore.NewAlertStore(w.db), Leases: w.leases, Mailer: mailer2, Log: quiet, Holder: "h2"},
+		AlertConfig{MinScore: 70, SiteURL: "http://x"})
 	if n, _ := alerts2.Sweep(ctx); n != 1 {
 		t.Fatalf("after the hang-up, %d emails", n)
 	}
@@ -159,7 +161,8 @@ func TestAlertsTwoReplicas(t *testing.T) {
 		var wg sync.WaitGroup
 		for r := 0; r < 2; r++ {
 			mailer, _ := smtpmail.New(srv.URL(), "alerts@earshot.test", quiet)
-			a := NewAlerts(gormstore.NewAlertStore(w.db), w.leases, mailer, ports.SystemClock{}, quiet, fmt.Sprint("replica-", r), 70, "http://x")
+			a := NewAlerts(AlertDeps{Store: gormstore.NewAlertStore(w.db), Leases: w.leases, Mailer: mailer, Log: quiet, Holder: fmt.Sprint("replica-", r)},
+				AlertConfig{MinScore: 70, SiteURL: "http://x"})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

@@ -39,18 +39,15 @@ type Reddit struct {
 	log         *slog.Logger
 	holder      string
 	clock       ports.Clock
-	// Metrics counts reads and matches; NoMetrics until set.
-	Metrics ports.Metrics
-	// Sources counts reads by the way reddit answered; NoMetrics until set.
-	Sources ports.SourceMetrics
-	// Overlap is how far each read reaches back before the checkpoint;
-	// DefaultRedditOverlap until set.
-	Overlap time.Duration
+	metrics     ports.Metrics
+	sources     ports.SourceMetrics
+	overlap     time.Duration
 
 	maxGroup int // communities a read takes at most; 0: ports.MaxRedditGroup
 }
 
-// RedditDeps are the ports the reddit poller uses.
+// RedditDeps are the ports the reddit poller uses, and the settings that
+// name this process and reach back.
 type RedditDeps struct {
 	Phrases     ports.PhraseStore
 	Matches     ports.MatchStore
@@ -60,16 +57,36 @@ type RedditDeps struct {
 	Publisher   ports.Publisher // may be nil: matches are found by the scoring sweep
 	Clock       ports.Clock
 	Log         *slog.Logger
+	Metrics     ports.Metrics       // counts reads and matches; nil counts nothing
+	Sources     ports.SourceMetrics // counts reads by the way reddit answered; nil counts nothing
 	// Holder names this process in leases, so replicas on one database
 	// split the communities of a cycle.
 	Holder string
+	// Overlap is how far each read reaches back before the checkpoint;
+	// 0 means DefaultRedditOverlap, a negative value none.
+	Overlap time.Duration
 }
 
 // NewReddit returns the reddit poller.
 func NewReddit(d RedditDeps) *Reddit {
+	if d.Clock == nil {
+		d.Clock = ports.SystemClock{}
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Metrics == nil {
+		d.Metrics = ports.NoMetrics{}
+	}
+	if d.Sources == nil {
+		d.Sources = ports.NoMetrics{}
+	}
+	if d.Overlap == 0 {
+		d.Overlap = DefaultRedditOverlap
+	}
 	return &Reddit{phrases: d.Phrases, matches: d.Matches, source: d.Source, checkpoints: d.Checkpoints, leases: d.Leases,
 		pub: d.Publisher, clock: d.Clock, log: d.Log, holder: d.Holder,
-		Metrics: ports.NoMetrics{}, Sources: ports.NoMetrics{}, Overlap: DefaultRedditOverlap}
+		metrics: d.Metrics, sources: d.Sources, overlap: max(d.Overlap, 0)}
 }
 
 // RedditCycle tells what one cycle did.
@@ -215,15 +232,8 @@ func (r *Reddit) planItem(c *community, l ports.RedditListing, now time.Time) pl
 	// A community reddit said does not exist is read alone, so its
 	// neighbours in a group are not held up by it.
 	it.solo = cp.LastError == errNoCommunity && cp.LastErrorAt.Equal(cp.LastReadAt)
-	it.since = maxTime(since.Add(-r.overlap()), now.Add(-maxLookback))
+	it.since = maxTime(since.Add(-r.overlap), now.Add(-maxLookback))
 	return it
-}
-
-func (r *Reddit) overlap() time.Duration {
-	if r.Overlap < 0 {
-		return 0
-	}
-	return r.Overlap
 }
 
 // errNoCommunity is the last error of a community reddit says does not
@@ -260,9 +270,9 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 			msg = core.Message(rerr)
 		}
 		for _, rf := range read.Refused {
-			r.Sources.CountRead(rf.Via, false)
+			r.sources.CountRead(rf.Via, false)
 		}
-		r.Metrics.Count(ports.EventRedditFailed, len(want))
+		r.metrics.Count(ports.EventRedditFailed, len(want))
 		r.log.WarnContext(ctx, "reddit read failed; the checkpoints stay", "listing", g.listing, "communities", len(want), "err", msg)
 		cps := make([]ports.RedditCheckpoint, 0, len(want))
 		for _, w := range want {
@@ -274,11 +284,11 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 	}
 	st.Reads++
 	for _, rf := range read.Refused {
-		r.Sources.CountRead(rf.Via, false)
+		r.sources.CountRead(rf.Via, false)
 	}
-	r.Sources.CountRead(read.Via, true)
+	r.sources.CountRead(read.Via, true)
 	if read.Remaining >= 0 {
-		r.Sources.SetRemaining(read.Via, read.Remaining)
+		r.sources.SetRemaining(read.Via, read.Remaining)
 	}
 	if err := r.store(ctx, read.Posts, byName); err != nil {
 		return false, err
@@ -343,7 +353,7 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		// group at the next plan.
 		cps = append(cps, *cp)
 	}
-	r.Metrics.Count(ports.EventRedditReads, covered)
+	r.metrics.Count(ports.EventRedditReads, covered)
 	if err := r.checkpoints.SaveRedditCheckpoints(ctx, cps); err != nil {
 		return false, err
 	}
@@ -407,7 +417,7 @@ func (r *Reddit) store(ctx context.Context, posts []ports.RedditPost, byName map
 	}
 	if skipped > 0 {
 		r.log.InfoContext(ctx, "reddit posts skipped as invalid", "posts", skipped)
-		r.Metrics.Count(ports.EventPostsSkipped, skipped)
+		r.metrics.Count(ports.EventPostsSkipped, skipped)
 	}
 	for owner, batch := range byOwner {
 		res, err := r.matches.SaveMatches(ctx, owner, core.Reddit, batch)
@@ -415,7 +425,7 @@ func (r *Reddit) store(ctx context.Context, posts []ports.RedditPost, byName map
 			return err
 		}
 		announce(ctx, r.pub, r.log, res.Matches)
-		r.Metrics.Count(ports.EventMatchesCreated, len(res.Matches))
+		r.metrics.Count(ports.EventMatchesCreated, len(res.Matches))
 	}
 	return nil
 }
@@ -440,9 +450,11 @@ func maxTime(a, b time.Time) time.Time { return later(b, a) }
 
 // Run polls at start and then every interval until ctx ends.
 func (r *Reddit) Run(ctx context.Context, interval time.Duration) {
-	every(ctx, interval, func() {
+	poll := func() {
 		if _, err := r.Cycle(ctx, interval); err != nil && ctx.Err() == nil {
 			r.log.WarnContext(ctx, "reddit cycle failed", "err", err)
 		}
-	})
+	}
+	poll()
+	every(ctx, interval, nil, poll)
 }

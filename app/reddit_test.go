@@ -17,8 +17,13 @@ import (
 
 // poller returns a reddit poller over w's stores, on the clock.
 func (w world) poller(src ports.RedditSource, c ports.Clock, holder string, pub ports.Publisher) *Reddit {
-	return NewReddit(RedditDeps{Phrases: w.phrases, Matches: w.matches, Source: src, Checkpoints: gormstore.NewRedditStore(w.db),
-		Leases: w.leases, Publisher: pub, Clock: c, Log: quiet, Holder: holder})
+	return NewReddit(w.pollerDeps(src, c, holder, pub))
+}
+
+// pollerDeps are the ports of w.poller, for a test that changes one.
+func (w world) pollerDeps(src ports.RedditSource, c ports.Clock, holder string, pub ports.Publisher) RedditDeps {
+	return RedditDeps{Phrases: w.phrases, Matches: w.matches, Source: src, Checkpoints: gormstore.NewRedditStore(w.db),
+		Leases: w.leases, Publisher: pub, Clock: c, Log: quiet, Holder: holder}
 }
 
 // matchedIDs returns the external ids of the owner's matches, one entry a
@@ -244,10 +249,11 @@ func TestRedditPacingNeverArchive(t *testing.T) {
 	}
 	c.Advance(time.Second)
 	interval := 15 * time.Second // the budget fits three requests a cycle
-	poller := w.poller(f.source(t, true, interval, false), c, "r1", nil)
 	// A small overlap, so that only the checkpoints keep the comments
 	// that wait behind the posts.
-	poller.Overlap = time.Second
+	deps := w.pollerDeps(f.source(t, true, interval, false), c, "r1", nil)
+	deps.Overlap = time.Second
+	poller := NewReddit(deps)
 	var deferred []int
 	for range 5 {
 		start := c.Now()

@@ -46,15 +46,24 @@ type Scoring struct {
 	log     *slog.Logger
 	cfg     ScoringConfig
 	wake    chan struct{}
-	// scored is told about every match this service scored, after the
-	// score is stored (webhook deliveries hang off it).
-	scored func(ctx context.Context, m core.Match) error
-	// Metrics counts scores; NoMetrics until set.
-	Metrics ports.Metrics
+	scored  func(ctx context.Context, m core.Match)
+	metrics ports.Metrics
+}
+
+// ScoringDeps are the ports the scoring service uses.
+type ScoringDeps struct {
+	Matches ports.MatchStore
+	Scorer  ports.Scorer
+	Log     *slog.Logger
+	Metrics ports.Metrics // counts scores; nil counts nothing
+	// Scored is told about every match this service scored, after the
+	// score is stored (the delivery worker is woken by it); nil does
+	// nothing.
+	Scored func(ctx context.Context, m core.Match)
 }
 
 // NewScoring returns the scoring service.
-func NewScoring(matches ports.MatchStore, scorer ports.Scorer, log *slog.Logger, cfg ScoringConfig) *Scoring {
+func NewScoring(d ScoringDeps, cfg ScoringConfig) *Scoring {
 	if cfg.Interval <= 0 {
 		cfg.Interval = DefaultScoringInterval
 	}
@@ -62,12 +71,18 @@ func NewScoring(matches ports.MatchStore, scorer ports.Scorer, log *slog.Logger,
 		cfg.Batch = DefaultScoreBatch
 	}
 	cfg.Workers = max(cfg.Workers, 1)
-	return &Scoring{matches: matches, scorer: scorer, log: log, cfg: cfg, wake: make(chan struct{}, 1),
-		scored: func(context.Context, core.Match) error { return nil }, Metrics: ports.NoMetrics{}}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Metrics == nil {
+		d.Metrics = ports.NoMetrics{}
+	}
+	if d.Scored == nil {
+		d.Scored = func(context.Context, core.Match) {}
+	}
+	return &Scoring{matches: d.Matches, scorer: d.Scorer, log: d.Log, cfg: cfg, wake: make(chan struct{}, 1),
+		scored: d.Scored, metrics: d.Metrics}
 }
-
-// OnScored registers f to run after each score is stored.
-func (s *Scoring) OnScored(f func(ctx context.Context, m core.Match) error) { s.scored = f }
 
 // Wake makes the loop of Run sweep at once rather than at its next
 // interval. It never blocks: wakes that come while one is pending are one
@@ -113,12 +128,10 @@ func (s *Scoring) Sweep(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		s.Metrics.Count(ports.EventMatchesScored, len(got))
+		s.metrics.Count(ports.EventMatchesScored, len(got))
 		n += len(got)
 		for _, m := range got {
-			if err := s.scored(ctx, m); err != nil {
-				s.log.WarnContext(ctx, "after scoring", "match", m.ID, "err", err)
-			}
+			s.scored(ctx, m)
 		}
 	}
 }
@@ -130,7 +143,7 @@ func (s *Scoring) scoreAll(ctx context.Context, ms []core.Match) []ports.ScoreUp
 	one := func(i int) {
 		sc, err := s.scorer.Score(ctx, ms[i])
 		if err != nil {
-			s.Metrics.Count(ports.EventScoringFailed, 1)
+			s.metrics.Count(ports.EventScoringFailed, 1)
 			if ctx.Err() == nil {
 				s.log.WarnContext(ctx, "scoring failed; a later sweep retries", "match", ms[i].ID, "err", err)
 			}
@@ -191,20 +204,6 @@ func (s *Scoring) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-s.wake:
-		case <-t.C:
-		}
-	}
-}
-
-// every runs f now and then every interval until ctx ends.
-func every(ctx context.Context, interval time.Duration, f func()) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		f()
-		select {
-		case <-ctx.Done():
-			return
 		case <-t.C:
 		}
 	}

@@ -88,7 +88,7 @@ func TestScoringBatches(t *testing.T) {
 	store := &countingStore{MatchStore: w.matches}
 	sc := &gatedScorer{gate: make(chan struct{})}
 	close(sc.gate)
-	s := NewScoring(store, sc, quiet, ScoringConfig{Batch: 100, Workers: 4})
+	s := NewScoring(ScoringDeps{Matches: store, Scorer: sc, Log: quiet}, ScoringConfig{Batch: 100, Workers: 4})
 	n, err := s.Sweep(context.Background())
 	if err != nil || n != len(ms) {
 		t.Fatalf("Sweep = %d, %v; want %d", n, err, len(ms))
@@ -113,7 +113,7 @@ func TestScoringWake(t *testing.T) {
 	w := newWorld(t)
 	sc := &gatedScorer{gate: make(chan struct{})}
 	close(sc.gate)
-	s := NewScoring(w.matches, sc, quiet, ScoringConfig{Interval: time.Hour})
+	s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: sc, Log: quiet}, ScoringConfig{Interval: time.Hour})
 	ms := storeMatches(t, w, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -163,7 +163,7 @@ func TestScoringBacklogBounded(t *testing.T) {
 	w := newWorld(t)
 	ms := storeMatches(t, w, n)
 	sc := &gatedScorer{gate: make(chan struct{})}
-	s := NewScoring(w.matches, sc, quiet, ScoringConfig{Interval: time.Hour, Workers: 4})
+	s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: sc, Log: quiet}, ScoringConfig{Interval: time.Hour, Workers: 4})
 	var dropped atomic.Int64
 	b, err := bus.Open("memory://", bus.Config{Logger: quiet, MemoryCapacity: capacity, Dropped: func(topic string, k int) {
 		dropped.Add(int64(k))
@@ -229,7 +229,7 @@ func TestScoringSweepStops(t *testing.T) {
 	storeMatches(t, w, 500)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := NewScoring(w.matches, &cancelOnFirst{cancel: cancel}, quiet, ScoringConfig{Batch: 10})
+	s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: &cancelOnFirst{cancel: cancel}, Log: quiet}, ScoringConfig{Batch: 10})
 	n, err := s.Sweep(ctx)
 	if n > 10 || err == nil {
 		t.Fatalf("Sweep after its context ended = %d, %v; want at most one batch of 10 and the context's error", n, err)

@@ -47,8 +47,17 @@ type Sessions struct {
 	mailing chan struct{}
 }
 
+// SessionDeps are the ports the sign-in service uses.
+type SessionDeps struct {
+	Store   ports.SessionStore
+	Mailer  ports.Mailer      // sends sign-in links
+	Limiter ports.RateLimiter // bounds link requests per address and per email
+	Clock   ports.Clock       // nil means the system clock
+	Log     *slog.Logger      // nil means slog.Default
+}
+
 // NewSessions returns the sign-in service.
-func NewSessions(store ports.SessionStore, mailer ports.Mailer, limiter ports.RateLimiter, clock ports.Clock, log *slog.Logger, cfg SessionConfig) *Sessions {
+func NewSessions(d SessionDeps, cfg SessionConfig) *Sessions {
 	if cfg.Idle <= 0 {
 		cfg.Idle = core.DefaultSessionIdle
 	}
@@ -61,10 +70,14 @@ func NewSessions(store ports.SessionStore, mailer ports.Mailer, limiter ports.Ra
 	if cfg.SiteURL == nil {
 		cfg.SiteURL = func() string { return "http://127.0.0.1:8080" }
 	}
-	if log == nil {
-		log = slog.Default()
+	if d.Clock == nil {
+		d.Clock = ports.SystemClock{}
 	}
-	return &Sessions{store: store, mailer: mailer, limiter: limiter, clock: clock, log: log, cfg: cfg, mailing: make(chan struct{}, maxMailing)}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	return &Sessions{store: d.Store, mailer: d.Mailer, limiter: d.Limiter, clock: d.Clock, log: d.Log, cfg: cfg,
+		mailing: make(chan struct{}, maxMailing)}
 }
 
 // Idle is how long a session lasts unused.

@@ -43,7 +43,7 @@ func newSessions(t *testing.T) (*Sessions, world, *handClock, *sentMail) {
 	w := newWorld(t)
 	clock := &handClock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	mail := &sentMail{sent: make(chan struct{}, 10)}
-	s := NewSessions(gormstore.NewSessionStore(w.db), mail, ratelimit.NewMemory(clock.Now), clock, quiet,
+	s := NewSessions(SessionDeps{Store: gormstore.NewSessionStore(w.db), Mailer: mail, Limiter: ratelimit.NewMemory(clock.Now), Clock: clock, Log: quiet},
 		SessionConfig{SiteURL: func() string { return "https://listen.example.com/" }, Idle: time.Hour})
 	return s, w, clock, mail
 }

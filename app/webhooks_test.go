@@ -41,6 +41,13 @@ const testSecretKey = "a test secret key of at least 32 characters"
 // relaxed address rules; a test changes h.cfg for others.
 func newHooks(t *testing.T, w world, cfg DeliveryConfig) *hooks {
 	t.Helper()
+	return newHooksWith(t, w, cfg, nil)
+}
+
+// newHooksWith is newHooks with switchedOff told of each switch-off the
+// worker stores (DeliveryDeps.SwitchedOff).
+func newHooksWith(t *testing.T, w world, cfg DeliveryConfig, switchedOff func(context.Context, core.Webhook)) *hooks {
+	t.Helper()
 	sealer, err := core.NewSealer(testSecretKey)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +62,7 @@ func newHooks(t *testing.T, w world, cfg DeliveryConfig) *hooks {
 	sender := webhooksender.New(webhooksender.Config{Timeout: cfg.Timeout, AllowPrivate: true})
 	h := &hooks{w: w, store: store, sealer: sealer, stop: func() {}}
 	h.worker = NewDeliveryWorker(DeliveryDeps{
-		Store: store, Sender: sender, Renderer: httpapi.MatchRenderer{}, Sealer: sealer, Log: quiet,
+		Store: store, Sender: sender, Renderer: httpapi.MatchRenderer{}, Sealer: sealer, Log: quiet, SwitchedOff: switchedOff,
 	}, cfg)
 	h.Webhooks = NewWebhooks(WebhookDeps{Store: store, Sender: sender, Sealer: sealer, Log: quiet, Wake: h.worker.Poke},
 		WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 3}, AllowPrivate: true})

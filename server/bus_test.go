@@ -64,7 +64,7 @@ func TestBusDropWakesScoring(t *testing.T) {
 	matches := gormstore.NewMatchStore(db)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	idle := &idleSignal{MatchStore: matches, idle: make(chan struct{})}
-	scoring := app.NewScoring(idle, score.Rules{}, log, app.ScoringConfig{Interval: time.Hour})
+	scoring := app.NewScoring(app.ScoringDeps{Matches: idle, Scorer: score.Rules{}, Log: log}, app.ScoringConfig{Interval: time.Hour})
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); scoring.Run(runCtx) }()

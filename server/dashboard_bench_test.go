@@ -91,7 +91,8 @@ func benchInbox(b *testing.B, fragments int) {
 			b.Fatal(err)
 		}
 	}
-	sessions := app.NewSessions(gormstore.NewSessionStore(db), smtpmail.NewLogMailer(quiet), ratelimit.NewMemory(nil), clock, quiet, app.SessionConfig{})
+	sessions := app.NewSessions(app.SessionDeps{Store: gormstore.NewSessionStore(db), Mailer: smtpmail.NewLogMailer(quiet),
+		Limiter: ratelimit.NewMemory(nil), Clock: clock, Log: quiet}, app.SessionConfig{})
 	link, err := sessions.LoginLink(ctx, o.ID)
 	if err != nil {
 		b.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/earshothq/earshot/app"
 	"io"
 	"log/slog"
 	"net"
@@ -30,6 +29,7 @@ import (
 	"github.com/earshothq/earshot/adapters/reddit"
 	"github.com/earshothq/earshot/adapters/smtpmail"
 	"github.com/earshothq/earshot/adapters/webhooksender"
+	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/score"
 	"github.com/earshothq/earshot/ports"
@@ -65,16 +65,25 @@ var BusModule = fx.Module("bus",
 	),
 )
 
+type busParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    Config
+	Log       *slog.Logger
+	Metrics   ports.Metrics
+	Scoring   *app.Scoring
+}
+
 // openBus opens the bus. An event the in-process bus drops when full is
 // counted, and a dropped new-match event wakes the scoring sweep at once:
 // the match is in the database, so the sweep finds it.
-func openBus(lc fx.Lifecycle, cfg Config, log *slog.Logger, m ports.Metrics, scoring *app.Scoring) (*bus.Bus, error) {
-	b, err := bus.Open(cfg.BusURL, bus.Config{Logger: log, Group: bus.DefaultGroup, QueuePrefix: cfg.BusPrefix,
-		Dropped: busDropped(m, scoring)})
+func openBus(p busParams) (*bus.Bus, error) {
+	b, err := bus.Open(p.Config.BusURL, bus.Config{Logger: p.Log, Group: bus.DefaultGroup, QueuePrefix: p.Config.BusPrefix,
+		Dropped: busDropped(p.Metrics, p.Scoring)})
 	if err != nil {
 		return nil, err
 	}
-	lc.Append(fx.StopHook(b.Close))
+	p.Lifecycle.Append(fx.StopHook(b.Close))
 	return b, nil
 }
 
@@ -89,24 +98,19 @@ func busDropped(m ports.Metrics, scoring *app.Scoring) func(topic string, n int)
 	}
 }
 
-// ServiceModule provides the use cases.
+// ServiceModule provides the use cases and runs their loops.
 var ServiceModule = fx.Module("services",
 	fx.Provide(
 		func() ports.Clock { return ports.SystemClock{} },
+		planLimits,
 		app.NewKeys,
 		app.NewOwners,
-		func(s ports.PhraseStore, cfg Config, c ports.Clock) *app.Phrases {
-			return app.NewPhrases(s, cfg.Limits, c)
-		},
+		app.NewPhrases,
 		app.NewMatches,
 		newSealer,
-		func(s ports.AccountStore, sealer *core.Sealer, cfg Config) *app.Accounts {
-			return app.NewAccounts(s, sealer, cfg.Limits)
-		},
+		app.NewAccounts,
 		app.NewMatchers,
-		func(m ports.MatchStore, a ports.AccountStore, mm *app.Matchers, pub ports.Publisher, cfg Config, log *slog.Logger) *app.Ingest {
-			return app.NewIngest(m, a, mm, pub, cfg.Limits, log)
-		},
+		newIngest,
 		newScorer,
 		newScoring,
 		newWebhookSender,
@@ -115,54 +119,118 @@ var ServiceModule = fx.Module("services",
 		newWebhooks,
 		newHolder,
 		newRedditSource,
-		func(ph ports.PhraseStore, m ports.MatchStore, src ports.RedditSource, cp ports.RedditStore, l ports.LeaseStore,
-			pub ports.Publisher, c ports.Clock, log *slog.Logger, h Holder, cfg Config) *app.Reddit {
-			r := app.NewReddit(app.RedditDeps{Phrases: ph, Matches: m, Source: src, Checkpoints: cp, Leases: l,
-				Publisher: pub, Clock: c, Log: log, Holder: string(h)})
-			r.Overlap = cfg.RedditOverlap
-			return r
-		},
+		newReddit,
 		newMailer,
-		func(st ports.AlertStore, l ports.LeaseStore, m ports.Mailer, c ports.Clock, log *slog.Logger, h Holder, cfg Config, site *Site) *app.Alerts {
-			return app.NewAlerts(st, l, m, c, log, string(h), cfg.AlertMinScore, site.URL)
-		},
-		func(a ports.AccountStore, st ports.AccountHealthStore, c ports.Clock, cfg Config) *app.AccountHealth {
-			return app.NewAccountHealth(a, st, cfg.Limits, c)
-		},
-		func(st ports.NotificationStore, o ports.OwnerStore, m ports.Mailer, c ports.Clock, log *slog.Logger, site *Site) *app.Notifications {
-			return app.NewNotifications(st, o, m, c, log, site.URL)
-		},
+		newAlerts,
+		newAccountHealth,
+		newNotifications,
 		app.NewInbox,
 		newSessions,
 	),
-	fx.Invoke(setMetrics, runScoring, runPeriodic, runWebhooks, runNotifications, sweepSessions),
+	fx.Invoke(runScoring, runPeriodic, runWebhooks, runNotifications, sweepSessions),
 )
 
-// notificationSweep is how often owed notification emails are looked
-// for; a new one wakes the sender at once, so this only catches retries
-// and what another replica left.
-const notificationSweep = time.Minute
+// planLimits are the plan limits of the whole deployment, which the
+// services check.
+func planLimits(cfg Config) core.Limits { return cfg.Limits }
 
-// runNotifications connects account health and webhook switch-offs to
-// the notifications, serves POST /account-status, and runs the email
-// sender for the life of the app.
-func runNotifications(lc fx.Lifecycle, h *app.AccountHealth, n *app.Notifications, w *app.DeliveryWorker, helper *httpapi.Helper, log *slog.Logger) {
-	h.Notified = n.Poke
-	w.OnSwitchedOff(func(ctx context.Context, wh core.Webhook) {
-		if err := n.WebhookSwitchedOff(ctx, wh); err != nil {
-			log.Warn("recording a webhook switch-off for its owner failed", "webhook", wh.ID, "owner", wh.OwnerID, "err", err)
-		}
-	})
-	helper.HandleAccountStatus(h)
-	background(lc, func(ctx context.Context) { n.Run(ctx, notificationSweep) })
+type ingestParams struct {
+	fx.In
+	Matches   ports.MatchStore
+	Accounts  ports.AccountStore
+	Matchers  *app.Matchers
+	Publisher ports.Publisher
+	Log       *slog.Logger
+	Metrics   ports.Metrics
+	Limits    core.Limits
 }
 
-// setMetrics hands the metrics port to the services that count work.
-func setMetrics(m ports.Metrics, i *app.Ingest, s *app.Scoring, a *app.Alerts, r *app.Reddit) {
-	i.Metrics, s.Metrics, a.Metrics, r.Metrics = m, m, m, m
-	if sm, ok := m.(ports.SourceMetrics); ok {
-		r.Sources = sm
+func newIngest(p ingestParams) *app.Ingest {
+	return app.NewIngest(app.IngestDeps{Matches: p.Matches, Accounts: p.Accounts, Matchers: p.Matchers, Publisher: p.Publisher,
+		Log: p.Log, Metrics: p.Metrics}, p.Limits)
+}
+
+type scoringParams struct {
+	fx.In
+	Matches ports.MatchStore
+	Scorer  ports.Scorer
+	Log     *slog.Logger
+	Metrics ports.Metrics
+	Worker  *app.DeliveryWorker
+	Config  Config
+}
+
+// newScoring scores as many matches at once as the scorer gains from:
+// one per processor for the rules, as many as the model takes in flight
+// for the LLM scorer. A model call can take seconds, so the LLM scorer
+// claims four calls' worth per worker: a batch then ends well within the
+// lease that keeps other replicas off its matches. Each score stored
+// wakes the delivery worker, so a message leaves within milliseconds.
+func newScoring(p scoringParams) *app.Scoring {
+	sc := app.ScoringConfig{Interval: p.Config.ScoringInterval, Workers: runtime.GOMAXPROCS(0)}
+	if p.Config.LLMURL != "" {
+		sc.Workers = llmscorer.DefaultMaxInFlight
+		sc.Batch = 4 * sc.Workers
 	}
+	return app.NewScoring(app.ScoringDeps{Matches: p.Matches, Scorer: p.Scorer, Log: p.Log, Metrics: p.Metrics,
+		Scored: func(context.Context, core.Match) { p.Worker.Poke() }}, sc)
+}
+
+// runScoring subscribes the scorer to new matches and runs its loop for
+// the life of the app; on stop it waits for the sweep under way.
+func runScoring(lc fx.Lifecycle, s *app.Scoring, sub ports.Subscriber) {
+	backgroundAfter(lc, func(ctx context.Context) error { return s.Listen(ctx, sub) }, s.Run)
+}
+
+type deliveryParams struct {
+	fx.In
+	Store         ports.WebhookStore
+	Sender        ports.WebhookSender
+	Renderer      ports.MatchRenderer
+	Sealer        *core.Sealer
+	Clock         ports.Clock
+	Log           *slog.Logger
+	Metrics       ports.Metrics
+	Notifications *app.Notifications
+	Config        Config
+}
+
+// newDeliveryWorker sends the queued webhook deliveries; a webhook it
+// switches off becomes a notification to its owner.
+func newDeliveryWorker(p deliveryParams) *app.DeliveryWorker {
+	switchedOff := func(ctx context.Context, wh core.Webhook) {
+		if err := p.Notifications.WebhookSwitchedOff(ctx, wh); err != nil {
+			p.Log.Warn("recording a webhook switch-off for its owner failed", "webhook", wh.ID, "owner", wh.OwnerID, "err", err)
+		}
+	}
+	return app.NewDeliveryWorker(
+		app.DeliveryDeps{Store: p.Store, Sender: p.Sender, Renderer: p.Renderer, Sealer: p.Sealer, Clock: p.Clock, Log: p.Log,
+			Metrics: p.Metrics, SwitchedOff: switchedOff},
+		app.DeliveryConfig{Schedule: p.Config.WebhookRetrySchedule, Timeout: p.Config.WebhookTimeout})
+}
+
+// runWebhooks runs the delivery worker for the life of the app. Each
+// score stored wakes it; its poll finds retries and what other replicas
+// queued. On stop it lets the sends under way finish.
+func runWebhooks(lc fx.Lifecycle, w *app.DeliveryWorker) { background(lc, w.Run) }
+
+type webhookParams struct {
+	fx.In
+	Store   ports.WebhookStore
+	Sender  ports.WebhookSender
+	Sealer  *core.Sealer
+	Clock   ports.Clock
+	Log     *slog.Logger
+	Metrics ports.Metrics
+	Worker  *app.DeliveryWorker
+	Config  Config
+}
+
+func newWebhooks(p webhookParams) *app.Webhooks {
+	return app.NewWebhooks(
+		app.WebhookDeps{Store: p.Store, Sender: p.Sender, Sealer: p.Sealer, Clock: p.Clock, Log: p.Log, Metrics: p.Metrics,
+			Wake: p.Worker.Poke},
+		app.WebhookConfig{Limits: p.Config.Limits, AllowPrivate: p.Config.WebhookAllowPrivate})
 }
 
 // Holder names this process in leases.
@@ -186,6 +254,28 @@ func newRedditSource(cfg Config, log *slog.Logger) (ports.RedditSource, error) {
 	})
 }
 
+type redditParams struct {
+	fx.In
+	Phrases     ports.PhraseStore
+	Matches     ports.MatchStore
+	Source      ports.RedditSource
+	Checkpoints ports.RedditStore
+	Leases      ports.LeaseStore
+	Publisher   ports.Publisher
+	Clock       ports.Clock
+	Log         *slog.Logger
+	Metrics     ports.Metrics
+	Sources     ports.SourceMetrics
+	Holder      Holder
+	Config      Config
+}
+
+func newReddit(p redditParams) *app.Reddit {
+	return app.NewReddit(app.RedditDeps{Phrases: p.Phrases, Matches: p.Matches, Source: p.Source, Checkpoints: p.Checkpoints,
+		Leases: p.Leases, Publisher: p.Publisher, Clock: p.Clock, Log: p.Log, Metrics: p.Metrics, Sources: p.Sources,
+		Holder: string(p.Holder), Overlap: p.Config.RedditOverlap})
+}
+
 // newMailer sends through EARSHOT_SMTP_URL, or writes alerts to the log
 // when it is unset.
 func newMailer(cfg Config, log *slog.Logger) (ports.Mailer, error) {
@@ -195,29 +285,22 @@ func newMailer(cfg Config, log *slog.Logger) (ports.Mailer, error) {
 	return smtpmail.New(cfg.SMTPURL, cfg.MailFrom, log)
 }
 
-// newSessions is the dashboard's sign-in, its links made under the
-// site address as bound.
-func newSessions(st ports.SessionStore, m ports.Mailer, l ports.RateLimiter, c ports.Clock, log *slog.Logger, cfg Config, site *Site) *app.Sessions {
-	return app.NewSessions(st, m, l, c, log, app.SessionConfig{Idle: cfg.SessionIdle, SiteURL: func() string { return site.URL }})
+type alertParams struct {
+	fx.In
+	Store   ports.AlertStore
+	Leases  ports.LeaseStore
+	Mailer  ports.Mailer
+	Clock   ports.Clock
+	Log     *slog.Logger
+	Metrics ports.Metrics
+	Holder  Holder
+	Config  Config
+	Site    *Site
 }
 
-// sweepSessions removes idle dashboard sessions and dead sign-in links
-// every hour, so the tables stay as small as what is in use.
-func sweepSessions(lc fx.Lifecycle, s *app.Sessions, log *slog.Logger) {
-	background(lc, func(ctx context.Context) {
-		t := time.NewTicker(time.Hour)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-					log.Warn("sweeping dashboard sessions failed", "err", err)
-				}
-			}
-		}
-	})
+func newAlerts(p alertParams) *app.Alerts {
+	return app.NewAlerts(app.AlertDeps{Store: p.Store, Leases: p.Leases, Mailer: p.Mailer, Clock: p.Clock, Log: p.Log,
+		Metrics: p.Metrics, Holder: string(p.Holder)}, app.AlertConfig{MinScore: p.Config.AlertMinScore, SiteURL: p.Site.URL})
 }
 
 // runPeriodic runs the reddit poller and the alert sweep for the life of
@@ -225,6 +308,94 @@ func sweepSessions(lc fx.Lifecycle, s *app.Sessions, log *slog.Logger) {
 func runPeriodic(lc fx.Lifecycle, r *app.Reddit, a *app.Alerts, cfg Config) {
 	background(lc, func(ctx context.Context) { r.Run(ctx, cfg.RedditInterval) })
 	background(lc, func(ctx context.Context) { a.Run(ctx, cfg.AlertInterval) })
+}
+
+type accountHealthParams struct {
+	fx.In
+	Accounts      ports.AccountStore
+	Store         ports.AccountHealthStore
+	Clock         ports.Clock
+	Notifications *app.Notifications
+	Limits        core.Limits
+}
+
+// newAccountHealth classifies what helpers report; a change that owes
+// its owner an email wakes the email sender at once.
+func newAccountHealth(p accountHealthParams) *app.AccountHealth {
+	return app.NewAccountHealth(app.AccountHealthDeps{Accounts: p.Accounts, Store: p.Store, Clock: p.Clock,
+		Notified: p.Notifications.Poke}, p.Limits)
+}
+
+type notificationParams struct {
+	fx.In
+	Store  ports.NotificationStore
+	Owners ports.OwnerStore
+	Mailer ports.Mailer
+	Clock  ports.Clock
+	Log    *slog.Logger
+	Site   *Site
+}
+
+func newNotifications(p notificationParams) *app.Notifications {
+	return app.NewNotifications(app.NotificationDeps{Store: p.Store, Owners: p.Owners, Mailer: p.Mailer, Clock: p.Clock, Log: p.Log},
+		p.Site.URL)
+}
+
+// notificationSweep is how often owed notification emails are looked
+// for; a new one wakes the sender at once, so this only catches retries
+// and what another replica left.
+const notificationSweep = time.Minute
+
+// runNotifications runs the notification email sender for the life of
+// the app.
+func runNotifications(lc fx.Lifecycle, n *app.Notifications) {
+	background(lc, func(ctx context.Context) { n.Run(ctx, notificationSweep) })
+}
+
+type sessionParams struct {
+	fx.In
+	Store   ports.SessionStore
+	Mailer  ports.Mailer
+	Limiter ports.RateLimiter
+	Clock   ports.Clock
+	Log     *slog.Logger
+	Config  Config
+	Site    *Site
+}
+
+// newSessions is the dashboard's sign-in, its links made under the
+// site address as bound.
+func newSessions(p sessionParams) *app.Sessions {
+	return app.NewSessions(app.SessionDeps{Store: p.Store, Mailer: p.Mailer, Limiter: p.Limiter, Clock: p.Clock, Log: p.Log},
+		app.SessionConfig{Idle: p.Config.SessionIdle, SiteURL: func() string { return p.Site.URL }})
+}
+
+// sweepSessions removes idle dashboard sessions and dead sign-in links
+// every hour, so the tables stay as small as what is in use.
+func sweepSessions(lc fx.Lifecycle, s *app.Sessions, log *slog.Logger) {
+	every(lc, log, time.Hour, "sweeping dashboard sessions", func(ctx context.Context) error {
+		_, err := s.Sweep(ctx)
+		return err
+	})
+}
+
+// every runs sweep each period for the life of the app, as background
+// does; a failure is logged as what failed.
+func every(lc fx.Lifecycle, log *slog.Logger, period time.Duration, what string, sweep func(ctx context.Context) error) {
+	background(lc, func(ctx context.Context) {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := sweep(ctx); err != nil && ctx.Err() == nil {
+					log.Warn(what+" failed", "err", err)
+				}
+			}
+		}
+	})
 }
 
 // background runs loop in a goroutine for the life of the app. On stop it
@@ -289,49 +460,6 @@ func newWebhookSender(cfg Config, log *slog.Logger) ports.WebhookSender {
 	return webhooksender.New(webhooksender.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate})
 }
 
-func newDeliveryWorker(st ports.WebhookStore, sender ports.WebhookSender, r ports.MatchRenderer,
-	sealer *core.Sealer, c ports.Clock, log *slog.Logger, mt ports.Metrics, cfg Config) *app.DeliveryWorker {
-	return app.NewDeliveryWorker(
-		app.DeliveryDeps{Store: st, Sender: sender, Renderer: r, Sealer: sealer, Clock: c, Log: log, Metrics: mt},
-		app.DeliveryConfig{Schedule: cfg.WebhookRetrySchedule, Timeout: cfg.WebhookTimeout})
-}
-
-func newWebhooks(st ports.WebhookStore, sender ports.WebhookSender, sealer *core.Sealer, c ports.Clock,
-	log *slog.Logger, mt ports.Metrics, cfg Config, worker *app.DeliveryWorker) *app.Webhooks {
-	return app.NewWebhooks(
-		app.WebhookDeps{Store: st, Sender: sender, Sealer: sealer, Clock: c, Log: log, Metrics: mt, Wake: worker.Poke},
-		app.WebhookConfig{Limits: cfg.Limits, AllowPrivate: cfg.WebhookAllowPrivate})
-}
-
-// runWebhooks runs the delivery worker for the life of the app. Each
-// score stored here wakes it, so a message leaves within milliseconds;
-// its poll finds retries and what other replicas queued. On stop it lets
-// the sends under way finish.
-func runWebhooks(lc fx.Lifecycle, w *app.DeliveryWorker, s *app.Scoring) {
-	s.OnScored(func(context.Context, core.Match) error { w.Poke(); return nil })
-	background(lc, w.Run)
-}
-
-// newScoring scores as many matches at once as the scorer gains from:
-// one per processor for the rules, as many as the model takes in flight
-// for the LLM scorer. A model call can take seconds, so the LLM scorer
-// claims four calls' worth per worker: a batch then ends well within the
-// lease that keeps other replicas off its matches.
-func newScoring(m ports.MatchStore, scorer ports.Scorer, log *slog.Logger, cfg Config) *app.Scoring {
-	sc := app.ScoringConfig{Interval: cfg.ScoringInterval, Workers: runtime.GOMAXPROCS(0)}
-	if cfg.LLMURL != "" {
-		sc.Workers = llmscorer.DefaultMaxInFlight
-		sc.Batch = 4 * sc.Workers
-	}
-	return app.NewScoring(m, scorer, log, sc)
-}
-
-// runScoring subscribes the scorer to new matches and runs its loop for
-// the life of the app; on stop it waits for the sweep under way.
-func runScoring(lc fx.Lifecycle, s *app.Scoring, sub ports.Subscriber) {
-	backgroundAfter(lc, func(ctx context.Context) error { return s.Listen(ctx, sub) }, s.Run)
-}
-
 // NewLogger returns the program's logger: text or JSON on w, each record
 // carrying the id of the request it belongs to.
 func NewLogger(format string, w io.Writer) *slog.Logger {
@@ -348,6 +476,7 @@ var MetricsModule = fx.Module("metrics",
 	fx.Provide(
 		metrics.New,
 		func(r *metrics.Registry) ports.Metrics { return r },
+		func(r *metrics.Registry) ports.SourceMetrics { return r },
 	),
 	fx.Invoke(registerGauges),
 )
@@ -376,20 +505,33 @@ var HTTPModule = fx.Module("http",
 		newHelper,
 		newDashboard,
 		newRootHandler,
-		func(cfg Config) *Site { return &Site{URL: cfg.SiteURL} },
+		newSite,
 	),
 	// stopLive is invoked after startServer, so on stop it runs first:
 	// live streams end before the server waits for requests in flight.
 	fx.Invoke(startServer, stopLive),
 )
 
+type dashboardParams struct {
+	fx.In
+	Config        Config
+	Log           *slog.Logger
+	Sessions      *app.Sessions
+	Inbox         *app.Inbox
+	Matches       *app.Matches
+	Phrases       *app.Phrases
+	Keys          *app.Keys
+	Webhooks      *app.Webhooks
+	Accounts      *app.AccountHealth
+	Notifications *app.Notifications
+}
+
 // newDashboard is the owners' web interface under /app/; its cookie is
 // Secure when the site address is https.
-func newDashboard(cfg Config, log *slog.Logger, s *app.Sessions, inbox *app.Inbox, matches *app.Matches, phrases *app.Phrases,
-	keys *app.Keys, hooks *app.Webhooks, accounts *app.AccountHealth, notes *app.Notifications) (*dashboard.Dashboard, error) {
-	return dashboard.New(dashboard.Config{SecureCookies: strings.HasPrefix(cfg.SiteURL, "https://"), Logger: log},
-		dashboard.Deps{Sessions: s, Inbox: inbox, Matches: matches, Phrases: phrases, Keys: keys, Webhooks: hooks,
-			Accounts: accounts, Notifications: dashNotifications{notes}})
+func newDashboard(p dashboardParams) (*dashboard.Dashboard, error) {
+	return dashboard.New(dashboard.Config{SecureCookies: strings.HasPrefix(p.Config.SiteURL, "https://"), Logger: p.Log},
+		dashboard.Deps{Sessions: p.Sessions, Inbox: p.Inbox, Matches: p.Matches, Phrases: p.Phrases, Keys: p.Keys,
+			Webhooks: p.Webhooks, Accounts: p.Accounts, Notifications: dashNotifications{p.Notifications}})
 }
 
 // dashNotifications gives the dashboard app.Notifications in the
@@ -427,43 +569,69 @@ func newRateLimiter(lc fx.Lifecycle, db *gormstore.DB, log *slog.Logger) ports.R
 		return ratelimit.NewMemory(nil)
 	}
 	l := gormstore.NewRateLimiter(db)
-	background(lc, func(ctx context.Context) {
-		t := time.NewTicker(time.Minute)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := l.SweepRateWindows(ctx); err != nil && ctx.Err() == nil {
-					log.Warn("sweeping rate windows failed", "err", err)
-				}
-			}
-		}
-	})
+	every(lc, log, time.Minute, "sweeping rate windows", l.SweepRateWindows)
 	return l
 }
 
-func newAPI(cfg Config, log *slog.Logger, keys *app.Keys, phrases *app.Phrases, matches *app.Matches, limiter ports.RateLimiter, webhooks *app.Webhooks, inbox *app.Inbox) *httpapi.API {
-	return httpapi.New(httpapi.Config{RateLimit: cfg.RateLimit, Logger: log}, httpapi.Deps{
-		Keys: keys, Phrases: phrases, Matches: matches, Limiter: limiter, Webhooks: webhooks, Triage: inbox,
+type apiParams struct {
+	fx.In
+	Config   Config
+	Log      *slog.Logger
+	Keys     *app.Keys
+	Phrases  *app.Phrases
+	Matches  *app.Matches
+	Limiter  ports.RateLimiter
+	Webhooks *app.Webhooks
+	Inbox    *app.Inbox
+}
+
+func newAPI(p apiParams) *httpapi.API {
+	return httpapi.New(httpapi.Config{RateLimit: p.Config.RateLimit, Logger: p.Log}, httpapi.Deps{
+		Keys: p.Keys, Phrases: p.Phrases, Matches: p.Matches, Limiter: p.Limiter, Webhooks: p.Webhooks, Triage: p.Inbox,
 	})
 }
 
-func newHelper(cfg Config, log *slog.Logger, keys *app.Keys, ingest *app.Ingest, accounts *app.Accounts, limiter ports.RateLimiter) *httpapi.Helper {
-	return httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: cfg.ProxyURL, ProxyRequired: cfg.ProxyRequired,
-		RateLimit: cfg.HelperRateLimit, Limiter: limiter, Logger: log}, keys, ingest, accounts)
+type helperParams struct {
+	fx.In
+	Config        Config
+	Log           *slog.Logger
+	Keys          *app.Keys
+	Ingest        *app.Ingest
+	Accounts      *app.Accounts
+	AccountHealth *app.AccountHealth
+	Limiter       ports.RateLimiter
 }
 
-func newRootHandler(api *httpapi.API, helper *httpapi.Helper, dash *dashboard.Dashboard, db *gormstore.DB, b *bus.Bus, m *metrics.Registry, log *slog.Logger) http.Handler {
+// newHelper serves the helper programs: ingest, their phrases, the
+// proxy, cookie jars and POST /account-status.
+func newHelper(p helperParams) *httpapi.Helper {
+	h := httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: p.Config.ProxyURL, ProxyRequired: p.Config.ProxyRequired,
+		RateLimit: p.Config.HelperRateLimit, Limiter: p.Limiter, Logger: p.Log}, p.Keys, p.Ingest, p.Accounts)
+	h.HandleAccountStatus(p.AccountHealth)
+	return h
+}
+
+type rootParams struct {
+	fx.In
+	API       *httpapi.API
+	Helper    *httpapi.Helper
+	Dashboard *dashboard.Dashboard
+	DB        *gormstore.DB
+	Bus       *bus.Bus
+	Metrics   *metrics.Registry
+	Log       *slog.Logger
+}
+
+func newRootHandler(p rootParams) http.Handler {
+	db, b, log := p.DB, p.Bus, p.Log
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
-	mux.Handle("/api/v1/", api)
-	for _, p := range helper.Paths() {
-		mux.Handle(p, helper)
+	mux.Handle("GET /metrics", p.Metrics.Handler())
+	mux.Handle("/api/v1/", p.API)
+	for _, path := range p.Helper.Paths() {
+		mux.Handle(path, p.Helper)
 	}
-	for _, p := range dash.Paths() {
-		mux.Handle(p, dash)
+	for _, path := range p.Dashboard.Paths() {
+		mux.Handle(path, p.Dashboard)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusOK, "ok")
@@ -486,7 +654,7 @@ func newRootHandler(api *httpapi.API, helper *httpapi.Helper, dash *dashboard.Da
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path))
 	})
-	return httpapi.RequestLog(log, m.ObserveRequest, mux)
+	return httpapi.RequestLog(log, p.Metrics.ObserveRequest, mux)
 }
 
 func writeStatus(w http.ResponseWriter, code int, status string) {
@@ -500,16 +668,28 @@ func writeStatus(w http.ResponseWriter, code int, status string) {
 // bound, so links stay right when EARSHOT_ADDR asks for port 0.
 type Site struct{ URL string }
 
-func startServer(lc fx.Lifecycle, cfg Config, h http.Handler, log *slog.Logger, site *Site) {
+func newSite(cfg Config) *Site { return &Site{URL: cfg.SiteURL} }
+
+type serverParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    Config
+	Handler   http.Handler
+	Log       *slog.Logger
+	Site      *Site
+}
+
+func startServer(p serverParams) {
+	cfg, log, site := p.Config, p.Log, p.Site
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           p.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	lc.Append(fx.Hook{
+	p.Lifecycle.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			ln, err := net.Listen("tcp", cfg.Addr)
 			if err != nil {
@@ -531,15 +711,27 @@ func startServer(lc fx.Lifecycle, cfg Config, h http.Handler, log *slog.Logger, 
 	})
 }
 
+type bootstrapParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    Config
+	Owners    *app.Owners
+	Sessions  *app.Sessions
+	Out       io.Writer
+	Log       *slog.Logger
+	Site      *Site
+}
+
 // printBootstrap creates the first owner on an empty database and prints
 // its keys once on out.
-func printBootstrap(lc fx.Lifecycle, cfg Config, owners *app.Owners, sessions *app.Sessions, out io.Writer, log *slog.Logger, site *Site) {
-	if !cfg.Bootstrap {
+func printBootstrap(p bootstrapParams) {
+	log := p.Log
+	if !p.Config.Bootstrap {
 		log.Info("bootstrap skipped", "reason", "EARSHOT_BOOTSTRAP=false")
 		return
 	}
-	lc.Append(fx.StartHook(func(ctx context.Context) error {
-		b, err := owners.Bootstrap(ctx)
+	p.Lifecycle.Append(fx.StartHook(func(ctx context.Context) error {
+		b, err := p.Owners.Bootstrap(ctx)
 		if err != nil {
 			return err
 		}
@@ -547,17 +739,17 @@ func printBootstrap(lc fx.Lifecycle, cfg Config, owners *app.Owners, sessions *a
 			log.Info("bootstrap skipped", "reason", "the database has an owner")
 			return nil
 		}
-		link, err := sessions.LoginLink(ctx, b.Owner.ID)
+		link, err := p.Sessions.LoginLink(ctx, b.Owner.ID)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, `earshot: first start, created owner %s (%s). These keys are shown once:
+		fmt.Fprintf(p.Out, `earshot: first start, created owner %s (%s). These keys are shown once:
   API key (every scope): %s
   ingest key:            %s
   dashboard sign-in:     %s (works once, within 15 minutes)
 Try:
   curl -H "Authorization: Bearer %s" %s/api/v1/me
-`, b.Owner.ID, b.Owner.Email, b.APIKey, b.IngestKey, link, b.APIKey, site.URL)
+`, b.Owner.ID, b.Owner.Email, b.APIKey, b.IngestKey, link, b.APIKey, p.Site.URL)
 		return nil
 	}))
 }
@@ -622,8 +814,8 @@ func OpenConsole(ctx context.Context, cfg Config) (*Console, error) {
 		Phrases:  app.NewPhrases(gormstore.NewPhraseStore(db), cfg.Limits, clock),
 		Reddit:   app.NewRedditHealth(gormstore.NewPhraseStore(db), gormstore.NewRedditStore(db), clock),
 		// The console only prints links; it sends no mail.
-		Sessions: app.NewSessions(gormstore.NewSessionStore(db), smtpmail.NewLogMailer(slog.Default()), ratelimit.NewMemory(nil), clock,
-			slog.Default(), app.SessionConfig{Idle: cfg.SessionIdle, SiteURL: func() string { return cfg.SiteURL }}),
+		Sessions: app.NewSessions(app.SessionDeps{Store: gormstore.NewSessionStore(db), Mailer: smtpmail.NewLogMailer(slog.Default()),
+			Limiter: ratelimit.NewMemory(nil), Clock: clock}, app.SessionConfig{Idle: cfg.SessionIdle, SiteURL: func() string { return cfg.SiteURL }}),
 		db: db,
 	}, nil
 }
@@ -660,7 +852,7 @@ func mockOptions(cfg Config, log *slog.Logger) []fx.Option {
 			}
 			return srv.Handler(), nil
 		}),
-		fx.Provide(func(cfg Config) *Site { return &Site{URL: cfg.SiteURL} }),
+		fx.Provide(newSite),
 		fx.Invoke(startServer),
 	}
 }

@@ -10,11 +10,17 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/fx"
 
+	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/app"
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/logtest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -210,5 +216,76 @@ func testImpossiblePathIDs(t *testing.T, dbURL string) {
 	}
 	if n < 20 {
 		t.Fatalf("only %d requests", n)
+	}
+}
+
+// blockingScorer holds the first match it is asked to score until the
+// stop has cancelled the sweep, then looks at the database as a sweep
+// finishing its batch would.
+type blockingScorer struct {
+	ports.Scorer
+	db      **gormstore.DB
+	started chan struct{}
+	once    sync.Once
+	pinged  chan error
+}
+
+func (s *blockingScorer) Score(ctx context.Context, m core.Match) (core.Score, error) {
+	first := false
+	s.once.Do(func() { first = true })
+	if !first {
+		return s.Scorer.Score(ctx, m)
+	}
+	close(s.started)
+	<-ctx.Done()
+	// Room for a stop that did not wait for this sweep to close the
+	// database; a stop that waits is not hurried by it.
+	time.Sleep(50 * time.Millisecond)
+	s.pinged <- (*s.db).Ping(context.Background())
+	return core.Score{}, ctx.Err()
+}
+
+// A stop while a sweep runs waits for the sweep: the database is still
+// open when the sweep's scorer returns, and nothing logs a closed
+// database.
+func TestStopWaitsForTheSweepUnderWay(t *testing.T) {
+	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": "sqlite://:memory:", "EARSHOT_ADDR": "127.0.0.1:0",
+		"EARSHOT_BOOTSTRAP": "false"})
+	var logs logtest.Buffer
+	var (
+		db      *gormstore.DB
+		owners  *app.Owners
+		phrases *app.Phrases
+		ingest  *app.Ingest
+	)
+	scorer := &blockingScorer{db: &db, started: make(chan struct{}), pinged: make(chan error, 1)}
+	a := Serve(cfg, slog.New(slog.NewTextHandler(&logs, nil)), io.Discard,
+		fx.Decorate(func(s ports.Scorer) ports.Scorer { scorer.Scorer = s; return scorer }),
+		fx.Populate(&db, &owners, &phrases, &ingest))
+	ctx := context.Background()
+	if err := a.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o, err := owners.Create(ctx, "stop@example.com", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := phrases.Add(ctx, o.ID, "acme", "x", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, n, _, err := ingest.Ingest(ctx, o.ID, "x", []core.IngestPost{
+		{ExternalID: "1", Body: []string{"should we buy acme?"}, URL: "https://x.com/a/status/1"},
+	}); err != nil || n != 1 {
+		t.Fatalf("Ingest = %d, %v", n, err)
+	}
+	<-scorer.started // the new match's event woke the sweep
+	if err := a.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-scorer.pinged; err != nil {
+		t.Fatalf("the sweep under way found the database closed: %v", err)
+	}
+	if strings.Contains(logs.String(), "database is closed") {
+		t.Fatalf("logs:\n%s", logs.String())
 	}
 }
