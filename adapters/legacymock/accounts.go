@@ -112,10 +112,7 @@ type createAccountRequest struct {
 	Platform string `json:"platform"`
 }
 
-func decodeCreateAccount(_ context.Context, r *http.Request) (any, error) {
-	var req createAccountRequest
-	return req, decodeJSON(r, &req, false)
-}
+var decodeCreateAccount = decodeBody[createAccountRequest]
 
 func (s *Server) createAccount(_ context.Context, request any) (any, error) {
 	req := request.(createAccountRequest)
@@ -133,7 +130,7 @@ func (s *Server) createAccount(_ context.Context, request any) (any, error) {
 // updateAccountRequest is a partial account; id is taken from the path and
 // any id in the body is ignored.
 type updateAccountRequest struct {
-	id            string
+	pathID
 	Platform      optional[string]          `json:"platform"`
 	Label         optional[string]          `json:"label"`
 	ConnectedAt   optional[string]          `json:"connectedAt"`
@@ -143,10 +140,7 @@ type updateAccountRequest struct {
 	RetryAfter    optional[json.RawMessage] `json:"retryAfter"`
 }
 
-func decodeUpdateAccount(_ context.Context, r *http.Request) (any, error) {
-	req := updateAccountRequest{id: r.PathValue("accountId")}
-	return req, decodeJSON(r, &req, false)
-}
+var decodeUpdateAccount = decodeBodyAt[updateAccountRequest]("accountId", false)
 
 func (s *Server) updateAccount(_ context.Context, request any) (any, error) {
 	req := request.(updateAccountRequest)
@@ -281,9 +275,7 @@ func (s *Server) retryAfter(o optional[json.RawMessage]) (*string, error) {
 
 // decodeAccountID is shared by the routes whose only input is the
 // account id in the path.
-func decodeAccountID(_ context.Context, r *http.Request) (any, error) {
-	return r.PathValue("accountId"), nil
-}
+var decodeAccountID = decodePath("accountId")
 
 var decodeDeleteAccount = decodeAccountID
 

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"net/http"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -76,10 +75,7 @@ type createAPIKeyRequest struct {
 	Scopes json.RawMessage  `json:"scopes"`
 }
 
-func decodeCreateAPIKey(_ context.Context, r *http.Request) (any, error) {
-	var req createAPIKeyRequest
-	return req, decodeJSON(r, &req, false)
-}
+var decodeCreateAPIKey = decodeBody[createAPIKeyRequest]
 
 var scopeFields = []string{"accountId", "groupIds", "canSendMessages", "canReceiveMessages"}
 
@@ -188,9 +184,7 @@ func (s *Server) createAPIKey(_ context.Context, request any) (any, error) {
 	})
 }
 
-func decodeRevokeAPIKey(_ context.Context, r *http.Request) (any, error) {
-	return r.PathValue("id"), nil
-}
+var decodeRevokeAPIKey = decodePath("id")
 
 // revokeAPIKey deletes the key at once; an unknown id is a no-op.
 func (s *Server) revokeAPIKey(_ context.Context, request any) (any, error) {

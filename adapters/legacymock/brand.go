@@ -32,10 +32,7 @@ func (s *Server) getBrand(context.Context, any) (any, error) {
 	})
 }
 
-func decodePutBrand(_ context.Context, r *http.Request) (any, error) {
-	var req map[string]any
-	return req, decodeJSON(r, &req, false)
-}
+var decodePutBrand = decodeBody[map[string]any]
 
 // putBrand creates the brand or deep-merges a partial one into it:
 // sections merge key by key (null removes a key), arrays other than
@@ -105,10 +102,7 @@ type intelligenceRequest struct {
 	SelectedKeyword   optional[string] `json:"selectedKeyword"`
 }
 
-func decodeBrandIntelligence(_ context.Context, r *http.Request) (any, error) {
-	var req intelligenceRequest
-	return req, decodeJSON(r, &req, false)
-}
+var decodeBrandIntelligence = decodeBody[intelligenceRequest]
 
 // brandIntelligence adds competitors (deduplicated by trimmed exact text),
 // merges community picks by id and overwrites selectedKeyword when given.
@@ -193,10 +187,7 @@ type deleteSourceRequest struct {
 	URL string `json:"url"`
 }
 
-func decodeDeleteBrandSource(_ context.Context, r *http.Request) (any, error) {
-	var req deleteSourceRequest
-	return req, decodeJSON(r, &req, false)
-}
+var decodeDeleteBrandSource = decodeBody[deleteSourceRequest]
 
 // deleteBrandSource removes the page with exactly that URL; an unknown URL
 // changes nothing but still stamps updatedAt, as every mutating brand

@@ -246,15 +246,12 @@ func (s *Server) listCommunities(_ context.Context, request any) (any, error) {
 }
 
 type joinRequest struct {
-	id        string
+	pathID
 	AccountID string   `json:"accountId"`
 	Answers   []string `json:"answers"`
 }
 
-func decodeJoinCommunity(_ context.Context, r *http.Request) (any, error) {
-	req := joinRequest{id: r.PathValue("id")}
-	return req, decodeJSON(r, &req, true)
-}
+var decodeJoinCommunity = decodeBodyAt[joinRequest]("id", true)
 
 func (s *Server) joinCommunity(_ context.Context, request any) (any, error) {
 	req := request.(joinRequest)
@@ -276,10 +273,7 @@ type joinByURLRequest struct {
 	Answers   []string `json:"answers"`
 }
 
-func decodeJoinByURL(_ context.Context, r *http.Request) (any, error) {
-	var req joinByURLRequest
-	return req, decodeJSON(r, &req, false)
-}
+var decodeJoinByURL = decodeBody[joinByURLRequest]
 
 var errGroupURL = core.Errorf(core.KindInvalid, "url must be a facebook group link, like https://www.facebook.com/groups/<name>/")
 
@@ -299,11 +293,7 @@ func (s *Server) joinByURL(_ context.Context, request any) (any, error) {
 		if err := st.applyJoin(c, req.AccountID, req.Answers); err != nil {
 			return result{}, err
 		}
-		res := ok(map[string]any{"community": *c, "communities": st.Communities})
-		if added {
-			res.status = http.StatusCreated
-		}
-		return res, nil
+		return okOrCreated(added, map[string]any{"community": *c, "communities": st.Communities}), nil
 	})
 }
 
@@ -311,10 +301,7 @@ type resolveCommunityRequest struct {
 	URL string `json:"url"`
 }
 
-func decodeResolveCommunity(_ context.Context, r *http.Request) (any, error) {
-	var req resolveCommunityRequest
-	return req, decodeJSON(r, &req, false)
-}
+var decodeResolveCommunity = decodeBody[resolveCommunityRequest]
 
 // resolveCommunity looks a link up, registering an unseen one with
 // joinState none so its entry questions can be read before joining.
@@ -329,11 +316,7 @@ func (s *Server) resolveCommunity(_ context.Context, request any) (any, error) {
 	}
 	return s.store.write(func(st *state) (result, error) {
 		c, added := st.register(r)
-		res := ok(map[string]any{"community": *c})
-		if added {
-			res.status = http.StatusCreated
-		}
-		return res, nil
+		return okOrCreated(added, map[string]any{"community": *c}), nil
 	})
 }
 
@@ -341,10 +324,7 @@ type resolveRedditRequest struct {
 	Name string `json:"name"`
 }
 
-func decodeResolveReddit(_ context.Context, r *http.Request) (any, error) {
-	var req resolveRedditRequest
-	return req, decodeJSON(r, &req, false)
-}
+var decodeResolveReddit = decodeBody[resolveRedditRequest]
 
 // resolveReddit takes r/<name> or <name> (a subreddit link works too) and
 // answers the subreddit accepted, creating the row when unseen.
@@ -363,23 +343,14 @@ func (s *Server) resolveReddit(_ context.Context, request any) (any, error) {
 	return s.store.write(func(st *state) (result, error) {
 		c, added := st.register(r)
 		c.JoinState = joinAccepted
-		res := ok(map[string]any{"community": *c})
-		if added {
-			res.status = http.StatusCreated
-		}
-		return res, nil
+		return okOrCreated(added, map[string]any{"community": *c}), nil
 	})
 }
 
-// decodeCommunityID is shared by the routes whose only input is the
-// community id in the path.
-func decodeCommunityID(_ context.Context, r *http.Request) (any, error) {
-	return r.PathValue("id"), nil
-}
-
+// The routes whose only input is the community id in the path.
 var (
-	decodeAcceptCommunity = decodeCommunityID
-	decodeLeaveCommunity  = decodeCommunityID
+	decodeAcceptCommunity = decodePath("id")
+	decodeLeaveCommunity  = decodePath("id")
 )
 
 // acceptCommunity simulates the group admin approving a join request.

@@ -133,10 +133,7 @@ type createKeywordRequest struct {
 	GroupID  optional[string] `json:"groupId"`
 }
 
-func decodeCreateKeyword(_ context.Context, r *http.Request) (any, error) {
-	var req createKeywordRequest
-	return req, decodeJSON(r, &req, false)
-}
+var decodeCreateKeyword = decodeBody[createKeywordRequest]
 
 func (s *Server) createKeyword(_ context.Context, request any) (any, error) {
 	req := request.(createKeywordRequest)
@@ -173,16 +170,13 @@ func (s *Server) resetKeywords(context.Context, any) (any, error) {
 }
 
 type updateKeywordRequest struct {
-	id      string
+	pathID
 	Phrase  optional[string] `json:"phrase"`
 	GroupID optional[string] `json:"groupId"`
 	Status  optional[string] `json:"status"`
 }
 
-func decodeUpdateKeyword(_ context.Context, r *http.Request) (any, error) {
-	req := updateKeywordRequest{id: r.PathValue("id")}
-	return req, decodeJSON(r, &req, false)
-}
+var decodeUpdateKeyword = decodeBodyAt[updateKeywordRequest]("id", false)
 
 func (s *Server) updateKeyword(_ context.Context, request any) (any, error) {
 	req := request.(updateKeywordRequest)
@@ -220,9 +214,7 @@ func (s *Server) updateKeyword(_ context.Context, request any) (any, error) {
 	})
 }
 
-func decodeDeleteKeyword(_ context.Context, r *http.Request) (any, error) {
-	return r.PathValue("id"), nil
-}
+var decodeDeleteKeyword = decodePath("id")
 
 func (s *Server) deleteKeyword(_ context.Context, request any) (any, error) {
 	id := request.(string)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -74,6 +73,18 @@ func (st *state) findListing(id string) (int, *listing) {
 		}
 	}
 	return -1, nil
+}
+
+// writeListing runs fn on the listing with the id under a write; an
+// unknown id is errListingNotFound.
+func (s *Server) writeListing(id string, fn func(st *state, l *listing) (result, error)) (reply, error) {
+	return s.store.write(func(st *state) (result, error) {
+		_, l := st.findListing(id)
+		if l == nil {
+			return result{}, errListingNotFound
+		}
+		return fn(st, l)
+	})
 }
 
 // newListingID returns an unused 17-digit id with no leading zero, the
@@ -163,10 +174,7 @@ type createListingRequest struct {
 	LocationPoint *locationPointInput `json:"locationPoint"`
 }
 
-func decodeCreateListing(_ context.Context, r *http.Request) (any, error) {
-	var req createListingRequest
-	return req, decodeJSON(r, &req, false)
-}
+var decodeCreateListing = decodeBody[createListingRequest]
 
 func (s *Server) createListing(_ context.Context, request any) (any, error) {
 	req := request.(createListingRequest)
@@ -215,7 +223,7 @@ func (s *Server) createListing(_ context.Context, request any) (any, error) {
 }
 
 type updateListingRequest struct {
-	id            string
+	pathID
 	Title         optional[string]             `json:"title"`
 	Price         optional[string]             `json:"price"`
 	Location      optional[string]             `json:"location"`
@@ -226,21 +234,14 @@ type updateListingRequest struct {
 	LocationPoint optional[locationPointInput] `json:"locationPoint"`
 }
 
-func decodeUpdateListing(_ context.Context, r *http.Request) (any, error) {
-	req := updateListingRequest{id: r.PathValue("listingId")}
-	return req, decodeJSON(r, &req, false)
-}
+var decodeUpdateListing = decodeBodyAt[updateListingRequest]("listingId", false)
 
 // updateListing merges the given fields. listingId, listingUrl,
 // publishedAt and status never change here; title, price, location and the
 // photos are validated again, and only the first four images are kept.
 func (s *Server) updateListing(_ context.Context, request any) (any, error) {
 	req := request.(updateListingRequest)
-	return s.store.write(func(st *state) (result, error) {
-		_, cur := st.findListing(req.id)
-		if cur == nil {
-			return result{}, errListingNotFound
-		}
+	return s.writeListing(req.id, func(st *state, cur *listing) (result, error) {
 		l := *cur
 		var err error
 		for _, f := range []struct {
@@ -290,15 +291,10 @@ func (s *Server) updateListing(_ context.Context, request any) (any, error) {
 	})
 }
 
-// decodeListingID is shared by the routes whose only input is the
-// listing id in the path.
-func decodeListingID(_ context.Context, r *http.Request) (any, error) {
-	return r.PathValue("listingId"), nil
-}
-
+// The routes whose only input is the listing id in the path.
 var (
-	decodeDeleteListing    = decodeListingID
-	decodeGetListingStatus = decodeListingID
+	decodeDeleteListing    = decodePath("listingId")
+	decodeGetListingStatus = decodePath("listingId")
 )
 
 // deleteListing removes the row entirely, unlike status "removed".
@@ -326,24 +322,17 @@ func (s *Server) getListingStatus(_ context.Context, request any) (any, error) {
 }
 
 type setListingStatusRequest struct {
-	id     string
+	pathID
 	Status string `json:"status"`
 }
 
-func decodeSetListingStatus(_ context.Context, r *http.Request) (any, error) {
-	req := setListingStatusRequest{id: r.PathValue("listingId")}
-	return req, decodeJSON(r, &req, false)
-}
+var decodeSetListingStatus = decodeBodyAt[setListingStatusRequest]("listingId", false)
 
 // setListingStatus allows any move between the seven statuses; the spec
 // forbids none.
 func (s *Server) setListingStatus(_ context.Context, request any) (any, error) {
 	req := request.(setListingStatusRequest)
-	return s.store.write(func(st *state) (result, error) {
-		_, l := st.findListing(req.id)
-		if l == nil {
-			return result{}, errListingNotFound
-		}
+	return s.writeListing(req.id, func(st *state, l *listing) (result, error) {
 		if !oneOf(req.Status, listingStatuses) {
 			return result{}, core.Errorf(core.KindInvalid, "status must be one of %s", strings.Join(listingStatuses, ", "))
 		}

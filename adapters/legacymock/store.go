@@ -59,6 +59,14 @@ type result struct {
 func ok(body any) result      { return result{status: 200, body: body} }
 func created(body any) result { return result{status: 201, body: body} }
 
+// okOrCreated answers 201 when the row was just added, else 200.
+func okOrCreated(added bool, body any) result {
+	if added {
+		return created(body)
+	}
+	return ok(body)
+}
+
 // store owns the state. Every operation, read or write, runs under one
 // mutex; a write is persisted before the lock is released, and a failed
 // write (a rule said no, or the disk did) rolls the state back to the last

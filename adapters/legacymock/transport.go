@@ -107,6 +107,39 @@ func logged(log *slog.Logger, route string) endpoint.Middleware {
 	}
 }
 
+// decodeBody is the decoder of a route whose input is a JSON object of
+// type T in the body.
+func decodeBody[T any](_ context.Context, r *http.Request) (any, error) {
+	var req T
+	return req, decodeJSON(r, &req, false)
+}
+
+// pathID is embedded in the request of a route that names its row in the
+// path as well as taking a body; any id in the body is ignored.
+type pathID struct{ id string }
+
+func (p *pathID) setID(id string) { p.id = id }
+
+// decodeBodyAt is the decoder of a route whose input is the row named by
+// the path parameter param and a JSON object of type T in the body,
+// which may be empty when optional is true.
+func decodeBodyAt[T any, P interface {
+	*T
+	setID(string)
+}](param string, optional bool) httptransport.DecodeRequestFunc {
+	return func(_ context.Context, r *http.Request) (any, error) {
+		var req T
+		P(&req).setID(r.PathValue(param))
+		return req, decodeJSON(r, &req, optional)
+	}
+}
+
+// decodePath is the decoder of a route whose only input is the path
+// parameter param.
+func decodePath(param string) httptransport.DecodeRequestFunc {
+	return func(_ context.Context, r *http.Request) (any, error) { return r.PathValue(param), nil }
+}
+
 // decodeJSON reads the request body into v. A body is required to be a
 // JSON object; an empty body is accepted only when optional is true (v is
 // then left untouched). Errors are caller-safe: bad JSON and wrong types

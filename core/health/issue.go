@@ -55,41 +55,48 @@ type Info struct {
 	Action Action
 }
 
+// infos holds each issue's headline, remedy and action; the rest of its
+// Info follows from the action (Describe).
 var infos = map[Issue]Info{
-	Checkpointed: {Title: "Facebook wants to verify the account", Remedy: "Open the challenge, complete the checkpoint in the browser, then mark it resolved.",
-		Resolvable: true, State: ActionRequired, Action: OpenChallenge},
-	ChallengeInterstitial: {Title: "A challenge page blocks the account", Remedy: "Open the challenge, get past it in the browser, then mark it resolved.",
-		Resolvable: true, State: ActionRequired, Action: OpenChallenge},
-	CaptchaHTML: {Title: "The platform answered with a captcha", Remedy: "Open the challenge, solve the captcha in the browser, then mark it resolved.",
-		Resolvable: true, State: ActionRequired, Action: OpenChallenge},
-	RateLimited: {Title: "Rate limited", Remedy: "Nothing to do: reads resume once the platform's limit resets.",
-		Transient: true, State: Degraded, Action: Wait},
-	SessionExpired: {Title: "Session expired", Remedy: "Re-export the cookies from a logged-in browser and reconnect the account.",
-		State: ActionRequired, Action: Reconnect},
-	LoggedOut: {Title: "Logged out", Remedy: "Log in to the platform in a browser, then reconnect the account.",
-		State: ActionRequired, Action: LoginInBrowser},
-	AccountLocked: {Title: "Account locked", Remedy: "Log in to the platform in a browser and confirm your identity to unlock it.",
-		State: ActionRequired, Action: LoginInBrowser},
-	AccountDisabled: {Title: "Account disabled", Remedy: "The platform disabled the account; appeal the decision from its help centre.",
-		State: ActionRequired, Action: Appeal},
-	IPBlocked: {Title: "Address blocked", Remedy: "The platform blocks this server's address; route the account through a proxy.",
-		State: ActionRequired, Action: UseProxy},
-	ProxyBlocked: {Title: "Proxy blocked", Remedy: "The platform refuses the configured proxy; switch to another proxy.",
-		State: ActionRequired, Action: UseProxy},
-	GroupRemoved: {Title: "Removed from a community", Remedy: "The account was removed from a group it listens in; ask to rejoin.",
-		State: ActionRequired, Action: Rejoin},
-	NotMember: {Title: "Not a member", Remedy: "The community only shows posts to members; join it with this account.",
-		State: ActionRequired, Action: Rejoin},
-	NetworkError: {Title: "Network trouble", Remedy: "Nothing to do: the next check retries.",
-		Transient: true, State: Degraded, Action: Wait},
+	Checkpointed: {Title: "Facebook wants to verify the account", Action: OpenChallenge,
+		Remedy: "Open the challenge, complete the checkpoint in the browser, then mark it resolved."},
+	ChallengeInterstitial: {Title: "A challenge page blocks the account", Action: OpenChallenge,
+		Remedy: "Open the challenge, get past it in the browser, then mark it resolved."},
+	CaptchaHTML: {Title: "The platform answered with a captcha", Action: OpenChallenge,
+		Remedy: "Open the challenge, solve the captcha in the browser, then mark it resolved."},
+	RateLimited: {Title: "Rate limited", Action: Wait,
+		Remedy: "Nothing to do: reads resume once the platform's limit resets."},
+	SessionExpired: {Title: "Session expired", Action: Reconnect,
+		Remedy: "Re-export the cookies from a logged-in browser and reconnect the account."},
+	LoggedOut: {Title: "Logged out", Action: LoginInBrowser,
+		Remedy: "Log in to the platform in a browser, then reconnect the account."},
+	AccountLocked: {Title: "Account locked", Action: LoginInBrowser,
+		Remedy: "Log in to the platform in a browser and confirm your identity to unlock it."},
+	AccountDisabled: {Title: "Account disabled", Action: Appeal,
+		Remedy: "The platform disabled the account; appeal the decision from its help centre."},
+	IPBlocked: {Title: "Address blocked", Action: UseProxy,
+		Remedy: "The platform blocks this server's address; route the account through a proxy."},
+	ProxyBlocked: {Title: "Proxy blocked", Action: UseProxy,
+		Remedy: "The platform refuses the configured proxy; switch to another proxy."},
+	GroupRemoved: {Title: "Removed from a community", Action: Rejoin,
+		Remedy: "The account was removed from a group it listens in; ask to rejoin."},
+	NotMember: {Title: "Not a member", Action: Rejoin,
+		Remedy: "The community only shows posts to members; join it with this account."},
+	NetworkError: {Title: "Network trouble", Action: Wait,
+		Remedy: "Nothing to do: the next check retries."},
 	// An unnamed failure has no known remedy; it degrades the account and
 	// the next check either clears it or names it.
-	Unknown: {Title: "Unrecognised problem", Remedy: "Nothing to do yet: the next check retries and names the problem if it persists.",
-		State: Degraded, Action: NoAction},
+	Unknown: {Title: "Unrecognised problem", Action: NoAction,
+		Remedy: "Nothing to do yet: the next check retries and names the problem if it persists."},
 }
 
 // Describe returns the display information of an issue. Issues outside the
 // vocabulary are described as Unknown; None gives ok false.
+//
+// The action decides the rest: a challenge (open_challenge) is the one
+// kind a human resolves; an issue to wait out is transient; both waiting
+// and having nothing to do leave the account degraded, and every other
+// action means the owner must act.
 func Describe(issue Issue) (Info, bool) {
 	if issue == None {
 		return Info{}, false
@@ -99,6 +106,12 @@ func Describe(issue Issue) (Info, bool) {
 	}
 	in := infos[issue]
 	in.Issue = issue
+	in.Resolvable = in.Action == OpenChallenge
+	in.Transient = in.Action == Wait
+	in.State = ActionRequired
+	if in.Action == Wait || in.Action == NoAction {
+		in.State = Degraded
+	}
 	return in, true
 }
 
@@ -111,9 +124,7 @@ func (i Issue) Known() bool {
 // Resolvable reports whether the issue is one of the three challenges a
 // human clears in a browser: checkpointed, challenge_interstitial and
 // captcha_html. Only these are ever cleared by the resolve route.
-func (i Issue) Resolvable() bool {
-	return i == Checkpointed || i == ChallengeInterstitial || i == CaptchaHTML
-}
+func (i Issue) Resolvable() bool { return infos[i].Action == OpenChallenge }
 
 // aliases maps loose spellings seen in logs, detectors and older clients to
 // the vocabulary. Keys are already lower case with '_' separators.
