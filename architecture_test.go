@@ -164,20 +164,24 @@ func requireListed(t *testing.T, pkgs []string, want string) {
 	t.Fatalf("%s missing from the go list output %v: the check would pass on nothing", want, pkgs)
 }
 
-func TestCoreImportsOnlyStandardLibrary(t *testing.T) {
-	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./core/...")
-	requireListed(t, deps, module+"/core")
-	for _, v := range violations(module+"/core", deps) {
-		t.Errorf("core reaches %s; core may use only the standard library", v)
+// checkReach fails for every package outside the standard library that
+// the packages under dir reach and their layer may not; rule says what
+// the layer may use.
+func checkReach(t *testing.T, dir, rule string) {
+	t.Helper()
+	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./"+dir+"/...")
+	requireListed(t, deps, module+"/"+dir)
+	for _, v := range violations(module+"/"+dir, deps) {
+		t.Errorf("%s reaches %s; %s", dir, v, rule)
 	}
 }
 
+func TestCoreImportsOnlyStandardLibrary(t *testing.T) {
+	checkReach(t, "core", "core may use only the standard library")
+}
+
 func TestPortsImportOnlyCore(t *testing.T) {
-	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./ports/...")
-	requireListed(t, deps, module+"/ports")
-	for _, v := range violations(module+"/ports", deps) {
-		t.Errorf("ports reaches %s; ports may use only core", v)
-	}
+	checkReach(t, "ports", "ports may use only core")
 }
 
 func TestAdaptersDoNotImportEachOther(t *testing.T) {
@@ -205,11 +209,7 @@ func TestAdaptersDoNotImportEachOther(t *testing.T) {
 // what its files name: embedding app must not pull in an adapter, a driver
 // or fx. The composition root lives in package server, outside app.
 func TestAppImportsOnlyCoreAndPorts(t *testing.T) {
-	deps := goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./app/...")
-	requireListed(t, deps, module+"/app")
-	for _, v := range violations(module+"/app", deps) {
-		t.Errorf("app reaches %s; app may use only core and ports (wiring belongs in server)", v)
-	}
+	checkReach(t, "app", "app may use only core and ports (wiring belongs in server)")
 }
 
 // TestServerIsTheCompositionRoot checks that the one package that binds

@@ -35,13 +35,10 @@ type AccountHealthDeps struct {
 // NewAccountHealth returns the account health service; limits bound the
 // accounts that a first report connects.
 func NewAccountHealth(d AccountHealthDeps, limits core.Limits) *AccountHealth {
-	if d.Clock == nil {
-		d.Clock = ports.SystemClock{}
-	}
 	if d.Notified == nil {
 		d.Notified = func() {}
 	}
-	return &AccountHealth{accounts: d.Accounts, store: d.Store, limits: limits, clock: d.Clock, notified: d.Notified}
+	return &AccountHealth{accounts: d.Accounts, store: d.Store, limits: limits, clock: orSystemClock(d.Clock), notified: d.Notified}
 }
 
 // Report records what a platform answered on the owner's behalf: the

@@ -50,17 +50,8 @@ type AlertConfig struct {
 
 // NewAlerts returns the alert sweep.
 func NewAlerts(d AlertDeps, cfg AlertConfig) *Alerts {
-	if d.Clock == nil {
-		d.Clock = ports.SystemClock{}
-	}
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
-	if d.Metrics == nil {
-		d.Metrics = ports.NoMetrics{}
-	}
-	return &Alerts{store: d.Store, leases: d.Leases, mailer: d.Mailer, clock: d.Clock, log: d.Log, metrics: d.Metrics,
-		holder: d.Holder, minScore: cfg.MinScore, site: cfg.SiteURL}
+	return &Alerts{store: d.Store, leases: d.Leases, mailer: d.Mailer, holder: d.Holder, minScore: cfg.MinScore, site: cfg.SiteURL,
+		clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), metrics: orNoMetrics(d.Metrics)}
 }
 
 // Sweep sends one email per owner with pending matches and returns how

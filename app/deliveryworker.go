@@ -97,15 +97,9 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultWebhookPoll
 	}
-	if deps.Clock == nil {
-		deps.Clock = ports.SystemClock{}
-	}
-	if deps.Log == nil {
-		deps.Log = slog.Default()
-	}
-	if deps.Metrics == nil {
-		deps.Metrics = ports.NoMetrics{}
-	}
+	deps.Clock = orSystemClock(deps.Clock)
+	deps.Log = orDefaultLog(deps.Log)
+	deps.Metrics = orNoMetrics(deps.Metrics)
 	return &DeliveryWorker{
 		deps:  deps,
 		cfg:   cfg,

@@ -24,9 +24,7 @@ import (
 // A scored match reaches the receiver signed, with the record GET
 // /matches/{id} shows; the log says delivered after one try.
 func TestWebhookDelivers(t *testing.T) {
-	w := newWorld(t)
-	o := w.owner(t, "a@example.com")
-	h := newHooks(t, w, DeliveryConfig{})
+	h, o := ownerHooks(t, DeliveryConfig{})
 	h.start()
 	wh, rcv := h.webhook(t, o.ID, 70)
 	low := h.score(t, o.ID, 1, 40)[0]
@@ -69,9 +67,7 @@ func jsonEqual(a, b []byte) bool {
 // A receiver answering 500 gets every try of the schedule, each with the
 // same delivery id and body, then the delivery is failed.
 func TestWebhookRetriesThenFails(t *testing.T) {
-	w := newWorld(t)
-	o := w.owner(t, "a@example.com")
-	h := newHooks(t, w, DeliveryConfig{Schedule: core.RetrySchedule{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}})
+	h, o := ownerHooks(t, DeliveryConfig{Schedule: core.RetrySchedule{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}})
 	h.start()
 	wh, rcv := h.webhook(t, o.ID, 0)
 	rcv.SetStatus(500)
@@ -102,9 +98,7 @@ func TestWebhookRetriesThenFails(t *testing.T) {
 // does not count; PATCH active:true starts it afresh.
 func TestWebhookSwitchesOffAfterFiveFailures(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	o := w.owner(t, "a@example.com")
-	h := newHooks(t, w, DeliveryConfig{Schedule: core.RetrySchedule{}}) // one try each
+	h, o := ownerHooks(t, DeliveryConfig{Schedule: core.RetrySchedule{}}) // one try each
 	h.start()
 	wh, rcv := h.webhook(t, o.ID, 0)
 	rcv.SetStatus(503)
@@ -163,9 +157,7 @@ func TestWebhookSwitchesOffAfterFiveFailures(t *testing.T) {
 
 // The log keeps the newest 20.
 func TestWebhookLogTrimmed(t *testing.T) {
-	w := newWorld(t)
-	o := w.owner(t, "a@example.com")
-	h := newHooks(t, w, DeliveryConfig{})
+	h, o := ownerHooks(t, DeliveryConfig{})
 	h.start()
 	wh, rcv := h.webhook(t, o.ID, 0)
 	ms := h.score(t, o.ID, core.DeliveryLogSize+5, 80)
@@ -235,15 +227,13 @@ func TestSlowReceiverDoesNotDelayOthers(t *testing.T) {
 // A delivery whose match was deleted before its first try is dropped.
 func TestWebhookDeliveryOfDeletedMatch(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	o := w.owner(t, "a@example.com")
-	h := newHooks(t, w, DeliveryConfig{})
+	h, o := ownerHooks(t, DeliveryConfig{})
 	wh, rcv := h.webhook(t, o.ID, 0)
 	m := h.score(t, o.ID, 1, 80)[0]
 	if len(h.log(t, o.ID, wh.ID)) != 1 {
 		t.Fatal("no delivery queued")
 	}
-	if err := w.phrases.DeletePhrase(ctx, o.ID, m.PhraseID); err != nil {
+	if err := h.w.phrases.DeletePhrase(ctx, o.ID, m.PhraseID); err != nil {
 		t.Fatal(err)
 	}
 	h.start()

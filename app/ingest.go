@@ -43,13 +43,8 @@ type IngestDeps struct {
 // NewIngest returns the ingest service; limits bound the accounts that
 // ingesting connects.
 func NewIngest(d IngestDeps, limits core.Limits) *Ingest {
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
-	if d.Metrics == nil {
-		d.Metrics = ports.NoMetrics{}
-	}
-	return &Ingest{matches: d.Matches, accounts: d.Accounts, matchers: d.Matchers, bus: d.Publisher, limits: limits, log: d.Log, metrics: d.Metrics}
+	return &Ingest{matches: d.Matches, accounts: d.Accounts, matchers: d.Matchers, bus: d.Publisher, limits: limits,
+		log: orDefaultLog(d.Log), metrics: orNoMetrics(d.Metrics)}
 }
 
 // Ingest validates each post, stores the valid new ones with their matches

@@ -53,13 +53,8 @@ type NotificationDeps struct {
 // NewNotifications returns the notification service; site is the public
 // address the emails link to.
 func NewNotifications(d NotificationDeps, site string) *Notifications {
-	if d.Clock == nil {
-		d.Clock = ports.SystemClock{}
-	}
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
-	return &Notifications{store: d.Store, owners: d.Owners, mailer: d.Mailer, clock: d.Clock, log: d.Log, site: site, wake: make(chan struct{}, 1)}
+	return &Notifications{store: d.Store, owners: d.Owners, mailer: d.Mailer, clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log),
+		site: site, wake: make(chan struct{}, 1)}
 }
 
 // List returns up to limit of the owner's notifications, newest first,

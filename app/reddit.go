@@ -69,15 +69,6 @@ type RedditDeps struct {
 
 // NewReddit returns the reddit poller.
 func NewReddit(d RedditDeps) *Reddit {
-	if d.Clock == nil {
-		d.Clock = ports.SystemClock{}
-	}
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
-	if d.Metrics == nil {
-		d.Metrics = ports.NoMetrics{}
-	}
 	if d.Sources == nil {
 		d.Sources = ports.NoMetrics{}
 	}
@@ -85,8 +76,8 @@ func NewReddit(d RedditDeps) *Reddit {
 		d.Overlap = DefaultRedditOverlap
 	}
 	return &Reddit{phrases: d.Phrases, matches: d.Matches, source: d.Source, checkpoints: d.Checkpoints, leases: d.Leases,
-		pub: d.Publisher, clock: d.Clock, log: d.Log, holder: d.Holder,
-		metrics: d.Metrics, sources: d.Sources, overlap: max(d.Overlap, 0)}
+		pub: d.Publisher, clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), holder: d.Holder,
+		metrics: orNoMetrics(d.Metrics), sources: d.Sources, overlap: max(d.Overlap, 0)}
 }
 
 // RedditCycle tells what one cycle did.

@@ -26,6 +26,16 @@ func (w world) pollerDeps(src ports.RedditSource, c ports.Clock, holder string, 
 		Leases: w.leases, Publisher: pub, Clock: c, Log: quiet, Holder: holder}
 }
 
+// newRedditWorld is a world with one owner, a@example.com, and a
+// simulated clock set to the wall clock.
+func newRedditWorld(t *testing.T) (world, *simClock, core.Owner) {
+	t.Helper()
+	w := newWorld(t)
+	c := newSimClock()
+	c.Set(time.Now())
+	return w, c, w.owner(t, "a@example.com")
+}
+
 // matchedIDs returns the external ids of the owner's matches, one entry a
 // match.
 func (w world) matchedIDs(t *testing.T, owner string) []string {
@@ -131,10 +141,7 @@ func sorted(s []string) []string {
 // then reddit answers again. Every post is matched, once.
 func TestRedditNothingLostOnFallback(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	c := newSimClock()
-	c.Set(time.Now())
-	o := w.owner(t, "a@example.com")
+	w, c, o := newRedditWorld(t)
 	for _, comm := range []string{"saas", "startups"} {
 		w.phrase(t, o.ID, "acme", comm)
 	}
@@ -198,10 +205,7 @@ func TestRedditNothingLostOnFallback(t *testing.T) {
 // is matched by the next read, which overlaps the one before.
 func TestRedditLatePost(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	c := newSimClock()
-	c.Set(time.Now())
-	o := w.owner(t, "a@example.com")
+	w, c, o := newRedditWorld(t)
 	w.phrase(t, o.ID, "acme", "saas")
 	f := newFakeReddit(t, c)
 	interval := time.Minute
@@ -230,10 +234,7 @@ func TestRedditLatePost(t *testing.T) {
 // wait for the next cycle, go first there, and the archive is never read.
 func TestRedditPacingNeverArchive(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	c := newSimClock()
-	c.Set(time.Now())
-	o := w.owner(t, "a@example.com")
+	w, c, o := newRedditWorld(t)
 	var want []string
 	f := newFakeReddit(t, c)
 	f.perMinute = 10
@@ -278,10 +279,7 @@ func TestRedditPacingNeverArchive(t *testing.T) {
 
 func TestRedditStatus(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	c := newSimClock()
-	c.Set(time.Now())
-	o := w.owner(t, "a@example.com")
+	w, c, o := newRedditWorld(t)
 	w.phrase(t, o.ID, "acme", "saas")
 	w.phrase(t, o.ID, "acme", "startups")
 	w.phrase(t, o.ID, "widget", "saas")
@@ -314,10 +312,7 @@ func TestRedditStatus(t *testing.T) {
 // status says why, and the posts come once reddit answers.
 func TestRedditRefusedWithoutArchive(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	c := newSimClock()
-	c.Set(time.Now())
-	o := w.owner(t, "a@example.com")
+	w, c, o := newRedditWorld(t)
 	w.phrase(t, o.ID, "acme", "saas")
 	w.phrase(t, o.ID, "acme", "startups")
 	f := newFakeReddit(t, c)

@@ -71,17 +71,11 @@ func NewScoring(d ScoringDeps, cfg ScoringConfig) *Scoring {
 		cfg.Batch = DefaultScoreBatch
 	}
 	cfg.Workers = max(cfg.Workers, 1)
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
-	if d.Metrics == nil {
-		d.Metrics = ports.NoMetrics{}
-	}
 	if d.Scored == nil {
 		d.Scored = func(context.Context, core.Match) {}
 	}
-	return &Scoring{matches: d.Matches, scorer: d.Scorer, log: d.Log, cfg: cfg, wake: make(chan struct{}, 1),
-		scored: d.Scored, metrics: d.Metrics}
+	return &Scoring{matches: d.Matches, scorer: d.Scorer, log: orDefaultLog(d.Log), cfg: cfg, wake: make(chan struct{}, 1),
+		scored: d.Scored, metrics: orNoMetrics(d.Metrics)}
 }
 
 // Wake makes the loop of Run sweep at once rather than at its next

@@ -70,13 +70,7 @@ func NewSessions(d SessionDeps, cfg SessionConfig) *Sessions {
 	if cfg.SiteURL == nil {
 		cfg.SiteURL = func() string { return "http://127.0.0.1:8080" }
 	}
-	if d.Clock == nil {
-		d.Clock = ports.SystemClock{}
-	}
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
-	return &Sessions{store: d.Store, mailer: d.Mailer, limiter: d.Limiter, clock: d.Clock, log: d.Log, cfg: cfg,
+	return &Sessions{store: d.Store, mailer: d.Mailer, limiter: d.Limiter, clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), cfg: cfg,
 		mailing: make(chan struct{}, maxMailing)}
 }
 

@@ -43,15 +43,9 @@ type Webhooks struct {
 
 // NewWebhooks returns the subscription service.
 func NewWebhooks(deps WebhookDeps, cfg WebhookConfig) *Webhooks {
-	if deps.Clock == nil {
-		deps.Clock = ports.SystemClock{}
-	}
-	if deps.Log == nil {
-		deps.Log = slog.Default()
-	}
-	if deps.Metrics == nil {
-		deps.Metrics = ports.NoMetrics{}
-	}
+	deps.Clock = orSystemClock(deps.Clock)
+	deps.Log = orDefaultLog(deps.Log)
+	deps.Metrics = orNoMetrics(deps.Metrics)
 	if deps.Wake == nil {
 		deps.Wake = func() {}
 	}

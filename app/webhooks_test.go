@@ -70,6 +70,14 @@ func newHooksWith(t *testing.T, w world, cfg DeliveryConfig, switchedOff func(co
 	return h
 }
 
+// ownerHooks is newHooks over a world of its own with one owner,
+// a@example.com.
+func ownerHooks(t *testing.T, cfg DeliveryConfig) (*hooks, core.Owner) {
+	t.Helper()
+	w := newWorld(t)
+	return newHooks(t, w, cfg), w.owner(t, "a@example.com")
+}
+
 // start runs the worker until stop or the end of the test.
 func (h *hooks) start() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -312,9 +320,7 @@ func TestWebhookRules(t *testing.T) {
 // A manual retry sends the same message again with trigger manual.
 func TestWebhookManualRetry(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	o := w.owner(t, "a@example.com")
-	h := newHooks(t, w, DeliveryConfig{})
+	h, o := ownerHooks(t, DeliveryConfig{})
 	h.start()
 	wh, rcv := h.webhook(t, o.ID, 0)
 	h.score(t, o.ID, 1, 80)
@@ -363,9 +369,7 @@ func TestWebhookManualRetry(t *testing.T) {
 // switching a webhook on and a manual retry wake the worker.
 func TestWebhookPingAndWake(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	o := w.owner(t, "a@example.com")
-	h := newHooks(t, w, DeliveryConfig{})
+	h, o := ownerHooks(t, DeliveryConfig{})
 	woken := 0
 	h.deps.Wake = func() { woken++ }
 	wh, rcv := h.webhook(t, o.ID, 0)
