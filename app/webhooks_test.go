@@ -5,12 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,45 +84,16 @@ func (h *hooks) start() {
 // Poke wakes the worker, as a stored score does.
 func (h *hooks) Poke() { h.worker.Poke() }
 
-// relay is a webhook address that forwards to a webhooktest receiver made
-// later: the receiver checks signatures with the webhook's secret, which
-// exists only once the webhook, which needs the address, is created.
-type relay struct {
-	srv   *httptest.Server
-	proxy atomic.Pointer[httputil.ReverseProxy]
-}
-
-func newRelay(t testing.TB) *relay {
-	r := &relay{}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		p := r.proxy.Load()
-		if p == nil {
-			http.Error(w, "no receiver yet", http.StatusServiceUnavailable)
-			return
-		}
-		p.ServeHTTP(w, req)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *relay) URL() string { return r.srv.URL }
-
-func (r *relay) connect(rcv *webhooktest.Receiver) {
-	u, _ := url.Parse(rcv.URL())
-	r.proxy.Store(httputil.NewSingleHostReverseProxy(u))
-}
-
 // webhook creates a webhook of the owner with a receiver behind it.
 func (h *hooks) webhook(t *testing.T, ownerID string, minScore int) (core.Webhook, *webhooktest.Receiver) {
 	t.Helper()
-	r := newRelay(t)
+	r := webhooktest.NewRelay(t)
 	w, secret, err := h.Create(context.Background(), ownerID, r.URL(), &minScore, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rcv := webhooktest.NewReceiver(t, secret)
-	r.connect(rcv)
+	r.Connect(rcv)
 	return w, rcv
 }
 

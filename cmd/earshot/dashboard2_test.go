@@ -6,14 +6,13 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"time"
-
-	"github.com/earshothq/earshot/testkit/webhooktest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/testkit/webhooktest"
 )
 
 func TestDashboardKeys(t *testing.T) {
@@ -172,16 +171,15 @@ func TestDashboardWebhooks(t *testing.T) {
 	if e := b.text("#e-url"); e == "" {
 		t.Fatalf("no address error beside the field:\n%s", b.text("main"))
 	}
-	r := newRelay(t)
-	b.do(setValue("#w-url", r.srv.URL+"/hooks/earshot"), setValue("#w-min", "0"))
+	r := webhooktest.NewRelay(t)
+	b.do(setValue("#w-url", r.URL()+"/hooks/earshot"), setValue("#w-min", "0"))
 	b.submitAndWait(`form.add button[type="submit"]`)
 	secret := eval[string](b, `document.querySelector("#new-secret").value`)
 	if !strings.HasPrefix(secret, "whsec_") {
 		t.Fatalf("secret %q\n%s", secret, b.text("main"))
 	}
 	rcv := webhooktest.NewReceiver(t, secret)
-	u, _ := url.Parse(rcv.URL())
-	r.proxy.Store(httputil.NewSingleHostReverseProxy(u))
+	r.Connect(rcv)
 	b.submitAndWait(`table.hooks a`)
 	b.submitAndWait(`#test`)
 	if got := b.text("#test-result"); !strings.Contains(got, "answered 200") {

@@ -3,55 +3,27 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/earshothq/earshot/testkit/webhooktest"
 )
 
-// relay is a webhook address that forwards to a webhooktest receiver made
-// later: the receiver checks signatures with the webhook's secret, which
-// exists only once the webhook, which needs the address, is created.
-type relay struct {
-	srv   *httptest.Server
-	proxy atomic.Pointer[httputil.ReverseProxy]
-}
-
-func newRelay(t *testing.T) *relay {
-	r := &relay{}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		p := r.proxy.Load()
-		if p == nil {
-			http.Error(w, "no receiver yet", http.StatusServiceUnavailable)
-			return
-		}
-		p.ServeHTTP(w, req)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
 // hook creates a webhook of the key's owner behind a relay and returns
 // its create answer and the receiver that checks its messages.
 func hook(t *testing.T, s *instance, key string, body map[string]any) (map[string]any, *webhooktest.Receiver) {
 	t.Helper()
-	r := newRelay(t)
-	body["url"] = r.srv.URL + "/hooks/earshot"
+	r := webhooktest.NewRelay(t)
+	body["url"] = r.URL() + "/hooks/earshot"
 	created := dataOf(t, s.call("POST", "/api/v1/webhooks", key, body).want(t, 201, ""))
 	secret, _ := created["secret"].(string)
 	if !strings.HasPrefix(secret, "whsec_") {
 		t.Fatalf("create answer without a whsec_ secret: %v", created)
 	}
 	rcv := webhooktest.NewReceiver(t, secret)
-	u, _ := url.Parse(rcv.URL())
-	r.proxy.Store(httputil.NewSingleHostReverseProxy(u))
+	r.Connect(rcv)
 	return created, rcv
 }
 

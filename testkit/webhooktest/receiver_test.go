@@ -267,3 +267,21 @@ func TestTLSReceiver(t *testing.T) {
 		t.Fatal("plain receiver has a TLS config")
 	}
 }
+
+// A relay answers 503 until it is connected, then hands each message to
+// the receiver.
+func TestRelay(t *testing.T) {
+	r := webhooktest.NewRelay(t)
+	msg := sent{url: r.URL() + "/hooks/earshot", secret: secret, id: "d1", event: core.EventMatchCreated}
+	if code, err := send(t, msg); err != nil || code != http.StatusServiceUnavailable {
+		t.Fatalf("before Connect: %d %v", code, err)
+	}
+	rcv := webhooktest.NewReceiver(t, secret)
+	r.Connect(rcv)
+	if code, err := send(t, msg); err != nil || code != http.StatusOK {
+		t.Fatalf("after Connect: %d %v", code, err)
+	}
+	if m := rcv.WaitFor(1, 5*time.Second); m[0].DeliveryID != "d1" || m[0].Header.Get("X-Forwarded-For") == "" {
+		t.Fatalf("relayed message %+v", m[0])
+	}
+}
