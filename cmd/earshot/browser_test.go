@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -231,7 +232,8 @@ func (c *browserless) post(path string, form url.Values, headers ...string) (int
 	return c.do(req)
 }
 
-func (c *browserless) do(req *http.Request) (int, string, string) {
+// send sends req with the client's cookies and follows no redirect.
+func (c *browserless) send(req *http.Request) *http.Response {
 	c.t.Helper()
 	cl := *c.client
 	cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -239,17 +241,17 @@ func (c *browserless) do(req *http.Request) (int, string, string) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	return resp
+}
+
+// do sends req as send does and returns the status, the Location header
+// and the body.
+func (c *browserless) do(req *http.Request) (int, string, string) {
+	c.t.Helper()
+	resp := c.send(req)
 	defer resp.Body.Close()
-	var b strings.Builder
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	return resp.StatusCode, resp.Header.Get("Location"), b.String()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Location"), string(b)
 }
 
 func setValue(sel, v string) chromedp.Action[chromedp.Void] {
@@ -276,16 +278,11 @@ func mustRequest(method, u string) *http.Request {
 	return req
 }
 
-// rawDo sends req with the client's cookies, follows no redirect and
-// returns the answer with its body read and closed.
+// rawDo sends req as send does and returns the answer with its body
+// closed.
 func (c *browserless) rawDo(req *http.Request) *http.Response {
 	c.t.Helper()
-	cl := *c.client
-	cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := cl.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	resp := c.send(req)
 	resp.Body.Close()
 	return resp
 }

@@ -160,8 +160,9 @@ func TestCluster(t *testing.T) {
 	}
 }
 
-// countMatches pages through every match and counts those not scored.
-func countMatches(t *testing.T, s *instance) (total, unscored int) {
+// allMatches pages through every match of the bootstrap owner.
+func allMatches(t *testing.T, s *instance) []map[string]any {
+	var out []map[string]any
 	before := ""
 	for {
 		q := "/api/v1/matches?limit=100"
@@ -170,17 +171,25 @@ func countMatches(t *testing.T, s *instance) (total, unscored int) {
 		}
 		body := s.call("GET", q, s.APIKey, nil).want(t, 200, "").JSON(t)
 		for _, d := range body["data"].([]any) {
-			total++
-			if d.(map[string]any)["score"] == nil {
-				unscored++
-			}
+			out = append(out, d.(map[string]any))
 		}
 		next, ok := body["nextCursor"].(float64)
 		if !ok {
-			return total, unscored
+			return out
 		}
 		before = strconv.FormatFloat(next, 'f', -1, 64)
 	}
+}
+
+// countMatches counts every match and those not scored.
+func countMatches(t *testing.T, s *instance) (total, unscored int) {
+	ms := allMatches(t, s)
+	for _, m := range ms {
+		if m["score"] == nil {
+			unscored++
+		}
+	}
+	return len(ms), unscored
 }
 
 // metric reads one sample of the server's /metrics.

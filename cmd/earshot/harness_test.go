@@ -81,6 +81,7 @@ type instance struct {
 	cmd       *exec.Cmd
 	stdout    *logtest.Buffer
 	logs      *logtest.Buffer
+	logCap    int // bytes of logs kept at most; 0 keeps them all
 	APIKey    string
 	IngestKey string
 	OwnerID   string
@@ -122,9 +123,12 @@ func (s *instance) launch() {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		kept := 0
 		for sc.Scan() {
 			line := sc.Text()
-			s.logs.Write([]byte(line + "\n"))
+			if kept += len(line) + 1; s.logCap == 0 || kept <= s.logCap {
+				s.logs.Write([]byte(line + "\n"))
+			}
 			if m := listenLine.FindStringSubmatch(line); m != nil {
 				select {
 				case addr <- m[1]:

@@ -22,11 +22,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/earshothq/earshot/testkit/logtest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -83,88 +81,35 @@ func benchPostgres(b *testing.B) string {
 	return pgtest.URL(b)
 }
 
-// benchServer is a running `earshot serve`.
+// benchServer is a running `earshot serve` with a client for many
+// requests at once.
 type benchServer struct {
-	URL       string
-	pid       int
-	ingestKey string
-	apiKey    string
-	client    *http.Client
+	*instance
+	client *http.Client
 }
 
 func startBench(b *testing.B, env []string) *benchServer {
 	b.Helper()
-	bin := binary
+	// Only the first lines of the logs matter; a long run keeps no more.
+	s := &instance{t: b, logCap: 1 << 16}
 	if dir := os.Getenv("EARSHOT_BENCH_CPUPROFILE"); dir != "" {
-		bin = filepath.Join(b.TempDir(), "earshot-profile")
-		build := exec.Command("go", "build", "-tags", "profile", "-o", bin, ".")
+		s.bin = filepath.Join(b.TempDir(), "earshot-profile")
+		build := exec.Command("go", "build", "-tags", "profile", "-o", s.bin, ".")
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("building with -tags profile: %v\n%s", err, out)
 		}
 		env = append(env, "EARSHOT_CPU_PROFILE="+filepath.Join(dir, strings.ReplaceAll(b.Name(), "/", "_")+".pprof"))
 	}
-	cmd := exec.Command(bin, "serve")
 	// Full speed from one ingest key: the per-key helper limit would
 	// answer 429 after its first two batches a second.
 	env = append([]string{"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000"}, env...)
-	cmd.Env = append(baseEnv(b.TempDir()), env...)
-	stdout := &logtest.Buffer{}
-	cmd.Stdout = stdout
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		b.Fatal(err)
+	s.env = append(baseEnv(b.TempDir()), env...)
+	s.launch()
+	b.Cleanup(s.stop)
+	if s.IngestKey == "" {
+		b.Fatalf("no bootstrap keys\n%s", s.logs)
 	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	logs := &logtest.Buffer{}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			// Only the first lines matter; keep no more than that.
-			if len(logs.String()) < 1<<16 {
-				logs.Write([]byte(sc.Text() + "\n"))
-			}
-			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case addr <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	b.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	s := &benchServer{pid: cmd.Process.Pid, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
-	select {
-	case a := <-addr:
-		s.URL = "http://" + a
-	case err := <-done:
-		b.Fatalf("serve exited: %v\n%s", err, logs)
-	case <-time.After(60 * time.Second):
-		b.Fatalf("serve did not listen within 60s\n%s", logs)
-	}
-	key := regexp.MustCompile(`API key \(every scope\): (svc_api_\S+)`)
-	ingest := regexp.MustCompile(`ingest key:\s+(svc_ingest_\S+)`)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := ingest.FindStringSubmatch(stdout.String()); m != nil {
-			s.ingestKey, s.apiKey = m[1], key.FindStringSubmatch(stdout.String())[1]
-			return s
-		}
-	}
-	b.Fatalf("no bootstrap keys\n%s", logs)
-	return nil
+	return &benchServer{instance: s, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 }
 
 func (s *benchServer) post(path, key string, body []byte) (int, error) {
@@ -206,7 +151,7 @@ func (s *benchServer) events(b *testing.B) map[string]int {
 
 // peakRSS is the server's VmHWM in bytes.
 func (s *benchServer) peakRSS(b *testing.B) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
 		b.Logf("no peak RSS: %v", err)
 		return 0
@@ -247,7 +192,7 @@ func benchPipeline(b *testing.B, env []string, d time.Duration, matchPercent, po
 	for b.Loop() {
 		s := startBench(b, env)
 		body, _ := json.Marshal(map[string]any{"phrase": "acme crm", "platform": "x"})
-		if code, err := s.post("/api/v1/keywords", s.apiKey, body); err != nil || code != http.StatusCreated {
+		if code, err := s.post("/api/v1/keywords", s.APIKey, body); err != nil || code != http.StatusCreated {
 			b.Fatalf("adding the phrase: %d %v", code, err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -269,7 +214,7 @@ func benchPipeline(b *testing.B, env []string, d time.Duration, matchPercent, po
 					if batches > 0 && n > batches {
 						return
 					}
-					code, err := s.post("/ingest", s.ingestKey, benchBody(fmt.Sprint("c", c), n, matchPercent))
+					code, err := s.post("/ingest", s.IngestKey, benchBody(fmt.Sprint("c", c), n, matchPercent))
 					if err != nil || code != http.StatusOK {
 						if ctx.Err() == nil && failed.Add(1) == 1 {
 							b.Logf("ingest: %d %v", code, err)
