@@ -2,14 +2,11 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +18,7 @@ import (
 	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/benchtest"
 	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
@@ -42,38 +40,8 @@ func benchInbox(b *testing.B, fragments int) {
 	ctx := context.Background()
 	db := dbtest.File(b)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	clock := ports.SystemClock{}
-	owners, keyStore := gormstore.NewOwnerStore(db), gormstore.NewKeyStore(db)
-	keys := app.NewKeys(keyStore, owners, clock)
-	o, err := app.NewOwners(owners, keys).Create(ctx, "bench@example.com", "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	secret, _, err := keys.CreateAPIKey(ctx, o.ID, "bench", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	phrases := app.NewPhrases(gormstore.NewPhraseStore(db), core.Limits{PhrasesPerPlatform: 1}, clock)
-	p, _, err := phrases.Add(ctx, o.ID, "acme", "x", "", "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	store := gormstore.NewMatchStore(db)
-	for i := 0; i < 100_000; i += 1000 {
-		batch := make([]ports.PostMatches, 1000)
-		for j := range batch {
-			n := i + j
-			batch[j] = ports.PostMatches{Post: core.Post{
-				ExternalID: fmt.Sprint(n), Author: "author", Title: "Looking for an acme alternative",
-				Text: "We have used acme for two years and the pricing keeps going up. Any alternatives that handle invoices?",
-				URL:  fmt.Sprintf("https://x.com/author/status/%d", n), Likes: n % 50, Comments: n % 7,
-			}, PhraseIDs: []string{p.ID}}
-		}
-		if _, err := store.SaveMatches(ctx, o.ID, core.X, batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-	matches := app.NewMatches(store)
+	f := benchtest.Seed(b, db, 100_000)
+	o, secret, phrases, matches := f.Owner, f.APIKey, f.Phrases, f.Matches
 	inbox := app.NewInbox(gormstore.NewTriageStore(db))
 	// The newest ten matches read, three of them archived, as an owner's
 	// inbox has.
@@ -92,7 +60,7 @@ func benchInbox(b *testing.B, fragments int) {
 		}
 	}
 	sessions := app.NewSessions(app.SessionDeps{Store: gormstore.NewSessionStore(db), Mailer: smtpmail.NewLogMailer(quiet),
-		Limiter: ratelimit.NewMemory(nil), Clock: clock, Log: quiet}, app.SessionConfig{})
+		Limiter: ratelimit.NewMemory(nil), Log: quiet}, app.SessionConfig{})
 	link, err := sessions.LoginLink(ctx, o.ID)
 	if err != nil {
 		b.Fatal(err)
@@ -102,7 +70,7 @@ func benchInbox(b *testing.B, fragments int) {
 		b.Fatal(err)
 	}
 	api := httpapi.New(httpapi.Config{RateLimit: 1 << 30, Logger: quiet},
-		httpapi.Deps{Keys: keys, Phrases: phrases, Matches: matches, Limiter: ratelimit.NewMemory(nil)})
+		httpapi.Deps{Keys: f.Keys, Phrases: phrases, Matches: matches, Limiter: ratelimit.NewMemory(nil)})
 	dash, err := dashboard.New(dashboard.Config{Logger: quiet, Fragments: fragments}, dashboard.Deps{Sessions: sessions, Inbox: inbox, Matches: matches, Phrases: phrases})
 	if err != nil {
 		b.Fatal(err)
@@ -147,23 +115,7 @@ func benchInbox(b *testing.B, fragments int) {
 	// load from whatever else runs on the machine; b.N is ignored (run
 	// with -benchtime 1x).
 	run := func(url string, d time.Duration) (int64, time.Duration) {
-		const clients = 16
-		var n atomic.Int64
-		deadline := time.Now().Add(d)
-		var wg sync.WaitGroup
-		for range clients {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for time.Now().Before(deadline) {
-					get(url)
-					n.Add(1)
-				}
-			}()
-		}
-		start := time.Now()
-		wg.Wait()
-		return n.Load(), time.Since(start)
+		return benchtest.Load(16, d, func() { get(url) })
 	}
 	var apiN, inboxN int64
 	var apiT, inboxT time.Duration
