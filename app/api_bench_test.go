@@ -28,21 +28,7 @@ func BenchmarkMatchesPage(b *testing.B) {
 	apiSrv := httptest.NewServer(api)
 	defer apiSrv.Close()
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	get := func(url string) []byte {
-		req, _ := http.NewRequest("GET", url, nil)
-		req.Header.Set("Authorization", "Bearer "+f.APIKey)
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			b.Fatalf("status %d: %s", resp.StatusCode, body)
-		}
-		return body
-	}
+	get := f.Getter(b)
 	page := get(apiSrv.URL + "/api/v1/matches?limit=25")
 	bareSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -79,22 +79,7 @@ func benchInbox(b *testing.B, fragments int) {
 	defer apiSrv.Close()
 	defer dashSrv.Close()
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	get := func(url string) int {
-		req, _ := http.NewRequest("GET", url, nil)
-		req.Header.Set("Authorization", "Bearer "+secret)
-		req.AddCookie(&http.Cookie{Name: "earshot_session", Value: cookie})
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			b.Fatalf("%s: status %d: %s", url, resp.StatusCode, body)
-		}
-		return len(body)
-	}
+	get := f.Getter(b, &http.Cookie{Name: "earshot_session", Value: cookie})
 	inboxURL, apiURL := dashSrv.URL+"/app/", apiSrv.URL+"/api/v1/matches?limit=25"
 	if os.Getenv("EARSHOT_BENCH_PROFILE") != "" {
 		for range 3000 {
@@ -107,7 +92,7 @@ func benchInbox(b *testing.B, fragments int) {
 		}
 		return
 	}
-	pageBytes := get(inboxURL)
+	pageBytes := len(get(inboxURL))
 	get(apiURL)
 
 	// The two sides take turns in short rounds, in alternating order, with

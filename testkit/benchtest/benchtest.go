@@ -6,6 +6,8 @@ package benchtest
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,6 +66,30 @@ func Seed(tb testing.TB, db *gormstore.DB, n int) Fixture {
 	}
 	f.Matches = app.NewMatches(store)
 	return f
+}
+
+// Getter returns a function that fetches a URL as the fixture's owner
+// (its API key and the cookies given) over keep-alive connections, fails
+// tb unless the answer is 200, and returns the body.
+func (f Fixture) Getter(tb testing.TB, cookies ...*http.Cookie) func(url string) []byte {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	return func(url string) []byte {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("Authorization", "Bearer "+f.APIKey)
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			tb.Fatalf("%s: status %d: %s", url, resp.StatusCode, body)
+		}
+		return body
+	}
 }
 
 // Load has clients goroutines call request over and over until d has

@@ -2,6 +2,8 @@ package benchtest_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,5 +47,24 @@ func TestLoad(t *testing.T) {
 	calls, took := benchtest.Load(4, 20*time.Millisecond, func() { made.Add(1) })
 	if calls == 0 || calls != made.Load() || took <= 0 {
 		t.Fatalf("Load = %d calls in %v; %d made", calls, took, made.Load())
+	}
+}
+
+// Getter sends the fixture's key and the cookies given, and returns the
+// body of a 200.
+func TestGetter(t *testing.T) {
+	f := benchtest.Fixture{APIKey: "svc_api_test"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie("earshot_session")
+		if r.Header.Get("Authorization") != "Bearer svc_api_test" || err != nil || c.Value != "s1" {
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
+		}
+		w.Write([]byte("page"))
+	}))
+	defer srv.Close()
+	get := f.Getter(t, &http.Cookie{Name: "earshot_session", Value: "s1"})
+	if got := string(get(srv.URL)); got != "page" {
+		t.Fatalf("body %q", got)
 	}
 }

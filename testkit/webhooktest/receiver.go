@@ -63,30 +63,28 @@ type Receiver struct {
 // secret. It is closed when the test ends.
 func NewReceiver(t testing.TB, secret string) *Receiver {
 	t.Helper()
-	r := newReceiver(t, secret)
-	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(r.close)
-	return r
+	return newReceiver(t, secret, httptest.NewServer)
 }
 
 // NewTLSReceiver is NewReceiver over https with a certificate of its own;
 // a sender trusts it through TLSConfig or Certificate.
 func NewTLSReceiver(t testing.TB, secret string) *Receiver {
 	t.Helper()
-	r := newReceiver(t, secret)
-	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
-	t.Cleanup(r.close)
-	return r
+	return newReceiver(t, secret, httptest.NewTLSServer)
 }
 
-func newReceiver(t testing.TB, secret string) *Receiver {
-	return &Receiver{
+// newReceiver starts a receiver on the server that serve starts.
+func newReceiver(t testing.TB, secret string, serve func(http.Handler) *httptest.Server) *Receiver {
+	r := &Receiver{
 		t:       t,
 		secret:  secret,
 		status:  http.StatusOK,
 		changed: make(chan struct{}),
 		closed:  make(chan struct{}),
 	}
+	r.srv = serve(http.HandlerFunc(r.serve))
+	t.Cleanup(r.close)
+	return r
 }
 
 func (r *Receiver) close() {
