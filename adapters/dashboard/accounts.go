@@ -92,12 +92,13 @@ func (d *Dashboard) renderAccounts(w http.ResponseWriter, r *http.Request, statu
 	d.render(w, r, status, "accounts", &v)
 }
 
+// accountNotices word what the accounts page was sent back after.
+var accountNotices = map[string]string{
+	"resolved": "Marked resolved: the account is healthy again.",
+}
+
 func (d *Dashboard) showAccounts(w http.ResponseWriter, r *http.Request) {
-	v := accountsView{}
-	if r.URL.Query().Get("done") == "resolved" {
-		v.Notice = "Marked resolved: the account is healthy again."
-	}
-	d.renderAccounts(w, r, http.StatusOK, v)
+	d.renderAccounts(w, r, http.StatusOK, accountsView{layout: layout{Notice: doneNotice(r, accountNotices)}})
 }
 
 // showChallenge is the page the open_challenge action opens: it sends

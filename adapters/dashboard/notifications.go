@@ -42,6 +42,12 @@ func (d *Dashboard) unread(r *http.Request) int {
 	return n
 }
 
+// notificationNotices word what the notifications page was sent back
+// after; "all" says how many, from the address's n.
+var notificationNotices = map[string]string{
+	"read": "Marked read.",
+}
+
 func (d *Dashboard) showNotifications(w http.ResponseWriter, r *http.Request) {
 	items, _, err := d.deps.Notifications.List(r.Context(), session(r).OwnerID, notificationsPage)
 	if err != nil {
@@ -49,10 +55,8 @@ func (d *Dashboard) showNotifications(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := notificationsView{layout: layout{Title: "Notifications", Nav: "notifications", SignedIn: true}}
-	switch r.URL.Query().Get("done") {
-	case "read":
-		v.Notice = "Marked read."
-	case "all":
+	v.Notice = doneNotice(r, notificationNotices)
+	if r.URL.Query().Get("done") == "all" {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		v.Notice = strconv.Itoa(n) + " marked read."
 	}

@@ -60,6 +60,13 @@ type layout struct {
 	Unread   int    // unread notifications, shown in the navigation
 }
 
+// doneNotice words the notice of a page the browser was sent back to
+// after an action: the address names the action (?done=) and the page's
+// own table words it, so an address cannot make a page say anything else.
+func doneNotice(r *http.Request, words map[string]string) string {
+	return words[r.URL.Query().Get("done")]
+}
+
 // base lets render reach the layout of any page view passed by pointer.
 func (l *layout) base() *layout { return l }
 
