@@ -319,8 +319,8 @@ func TestDashboardWebhooks(t *testing.T) {
 	b.open(s.URL + "/app/webhooks")
 	b.do(sendKeys("#w-url", "ftp://hooks.example.com/in"), setValue("#w-min", "0"))
 	b.submitAndWait(`form.add button[type="submit"]`)
-	if e := b.text("#e-url"); e == "" {
-		t.Fatalf("no address error beside the field:\n%s", b.text("main"))
+	if e := b.text("#e-url"); e != "url must use http or https" {
+		t.Fatalf("beside the address: %q\n%s", e, b.text("main"))
 	}
 	r := newRelay(t)
 	b.do(setValue("#w-url", r.srv.URL+"/hooks/earshot"), setValue("#w-min", "0"))
@@ -332,6 +332,10 @@ func TestDashboardWebhooks(t *testing.T) {
 	rcv := webhooktest.NewReceiver(t, secret)
 	u, _ := url.Parse(rcv.URL())
 	r.proxy.Store(httputil.NewSingleHostReverseProxy(u))
+	b.open(s.URL + "/app/webhooks")
+	if eval[bool](b, `document.documentElement.outerHTML.includes(`+jsString(secret)+`)`) {
+		t.Fatal("the signing secret is shown again")
+	}
 	b.submitAndWait(`table.hooks a`)
 	b.submitAndWait(`#test`)
 	if got := b.text("#test-result"); !strings.Contains(got, "answered 200") {
@@ -441,6 +445,11 @@ func TestDashboardWebhookSwitchedItselfOff(t *testing.T) {
 	}
 	if n := eval[int](b, `document.querySelectorAll("table.deliveries button").length`); n != 0 {
 		t.Fatalf("%d redeliver buttons on a switched-off webhook", n)
+	}
+	// A test ping shows what the broken receiver answered.
+	b.submitAndWait(`#test`)
+	if got := b.text("#test-result"); !strings.Contains(got, "Your receiver answered 500") {
+		t.Fatalf("test ping: %q", got)
 	}
 
 	// The notification, in the list with a link to the webhook.
