@@ -92,13 +92,8 @@ func (d *Dashboard) renderAccounts(w http.ResponseWriter, r *http.Request, statu
 	d.render(w, r, status, "accounts", &v)
 }
 
-// accountNotices word what the accounts page was sent back after.
-var accountNotices = map[string]string{
-	"resolved": "Marked resolved: the account is healthy again.",
-}
-
 func (d *Dashboard) showAccounts(w http.ResponseWriter, r *http.Request) {
-	d.renderAccounts(w, r, http.StatusOK, accountsView{layout: layout{Notice: doneNotice(r, accountNotices)}})
+	d.renderAccounts(w, r, http.StatusOK, accountsView{layout: layout{Notice: doneNotice(r, "accounts")}})
 }
 
 // showChallenge is the page the open_challenge action opens: it sends

@@ -293,20 +293,19 @@ func TestRefererReturn(t *testing.T) {
 // A page's notice is one of its own sentences, whatever the address says.
 func TestDoneNotice(t *testing.T) {
 	for _, c := range []struct {
-		raw   string
-		words map[string]string
-		want  string
+		raw, page, want string
 	}{
-		{"done=revoked", keyNotices, keyNotices["revoked"]},
-		{"done=saved", webhookNotices, "Settings saved."},
-		{"done=resolved", accountNotices, accountNotices["resolved"]},
-		{"done=paused", phraseNotices, "Phrase paused."},
-		{"done=saved", keyNotices, ""},
-		{"done=%3Cb%3Ehi%3C%2Fb%3E", webhookNotices, ""},
-		{"", phraseNotices, ""},
+		{"done=revoked", "keys", "Key revoked: requests with it are refused from now on."},
+		{"done=saved", "webhook", "Settings saved."},
+		{"done=resolved", "accounts", "Marked resolved: the account is healthy again."},
+		{"done=paused", "phrases", "Phrase paused."},
+		{"done=saved", "keys", ""},
+		{"done=%3Cb%3Ehi%3C%2Fb%3E", "webhook", ""},
+		{"done=webhook%2Fsaved", "keys", ""},
+		{"", "phrases", ""},
 	} {
 		r := httptest.NewRequest("GET", "/app/x?"+c.raw, nil)
-		if got := doneNotice(r, c.words); got != c.want {
+		if got := doneNotice(r, c.page); got != c.want {
 			t.Errorf("%q: %q, want %q", c.raw, got, c.want)
 		}
 	}

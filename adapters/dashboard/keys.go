@@ -123,13 +123,8 @@ func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status in
 	d.render(w, r, status, "keys", &v)
 }
 
-// keyNotices word what the keys page was sent back after.
-var keyNotices = map[string]string{
-	"revoked": "Key revoked: requests with it are refused from now on.",
-}
-
 func (d *Dashboard) showKeys(w http.ResponseWriter, r *http.Request) {
-	d.renderKeys(w, r, http.StatusOK, keysView{layout: layout{Notice: doneNotice(r, keyNotices)}})
+	d.renderKeys(w, r, http.StatusOK, keysView{layout: layout{Notice: doneNotice(r, "keys")}})
 }
 
 func (d *Dashboard) createAPIKey(w http.ResponseWriter, r *http.Request) {

@@ -42,12 +42,6 @@ func (d *Dashboard) unread(r *http.Request) int {
 	return n
 }
 
-// notificationNotices word what the notifications page was sent back
-// after; "all" says how many, from the address's n.
-var notificationNotices = map[string]string{
-	"read": "Marked read.",
-}
-
 func (d *Dashboard) showNotifications(w http.ResponseWriter, r *http.Request) {
 	items, _, err := d.deps.Notifications.List(r.Context(), session(r).OwnerID, notificationsPage)
 	if err != nil {
@@ -55,8 +49,8 @@ func (d *Dashboard) showNotifications(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := notificationsView{layout: layout{Title: "Notifications", Nav: "notifications", SignedIn: true}}
-	v.Notice = doneNotice(r, notificationNotices)
-	if r.URL.Query().Get("done") == "all" {
+	v.Notice = doneNotice(r, "notifications")
+	if r.URL.Query().Get("done") == "all" { // says how many, from the address's n
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		v.Notice = strconv.Itoa(n) + " marked read."
 	}

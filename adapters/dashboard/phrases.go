@@ -67,16 +67,8 @@ func (d *Dashboard) renderPhrases(w http.ResponseWriter, r *http.Request, status
 	d.render(w, r, status, "phrases", &v)
 }
 
-// phraseNotices word what the phrases page was sent back after.
-var phraseNotices = map[string]string{
-	"added":   "Phrase added.",
-	"deleted": "Phrase deleted, with its matches.",
-	"paused":  "Phrase paused.",
-	"resumed": "Phrase listening again.",
-}
-
 func (d *Dashboard) showPhrases(w http.ResponseWriter, r *http.Request) {
-	d.renderPhrases(w, r, http.StatusOK, phraseForm{}, nil, doneNotice(r, phraseNotices))
+	d.renderPhrases(w, r, http.StatusOK, phraseForm{}, nil, doneNotice(r, "phrases"))
 }
 
 // addPhrase goes through the same service, validation and plan limits

@@ -213,16 +213,8 @@ func (d *Dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status
 	d.render(w, r, status, "webhook", &v)
 }
 
-// webhookNotices word what a webhook's page was sent back after.
-var webhookNotices = map[string]string{
-	"saved":     "Settings saved.",
-	"on":        "Webhook switched on: messages queued meanwhile go out now.",
-	"off":       "Webhook switched off: new matches wait in its queue.",
-	"redeliver": "Queued to be sent again.",
-}
-
 func (d *Dashboard) showWebhook(w http.ResponseWriter, r *http.Request) {
-	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: doneNotice(r, webhookNotices)}})
+	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: doneNotice(r, "webhook")}})
 }
 
 // editWebhook changes the minimum score and the platforms.
