@@ -93,11 +93,7 @@ func (d *Dashboard) renderAccounts(w http.ResponseWriter, r *http.Request, statu
 }
 
 func (d *Dashboard) showAccounts(w http.ResponseWriter, r *http.Request) {
-	v := accountsView{}
-	if r.URL.Query().Get("done") == "resolved" {
-		v.Notice = "Marked resolved: the account is healthy again."
-	}
-	d.renderAccounts(w, r, http.StatusOK, v)
+	d.renderAccounts(w, r, http.StatusOK, accountsView{layout: layout{Notice: doneNotice(r, "accounts")}})
 }
 
 // showChallenge is the page the open_challenge action opens: it sends

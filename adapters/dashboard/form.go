@@ -11,7 +11,19 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// Every form and query string the dashboard reads is parsed here.
+// Every form and query string the dashboard reads is parsed here: a
+// handler reads the request's form with readForm, and a parser turns the
+// values into the form's struct, checking only what the services do not
+// (that a number is a number, that a choice is one of the menu's).
+
+// readForm reads a posted form. An unreadable one (a bad escape, a body
+// over the limit) is KindInvalid.
+func readForm(r *http.Request) (url.Values, error) {
+	if err := r.ParseForm(); err != nil {
+		return nil, core.Errorf(core.KindInvalid, "the form could not be read")
+	}
+	return r.PostForm, nil
+}
 
 // showValues are the views of the "Show" filter, in menu order.
 var showValues = []struct{ value, label string }{
@@ -68,13 +80,11 @@ func (f filterForm) values() url.Values {
 // field; the ranges themselves are app's to check.
 func (f filterForm) query() (ports.InboxQuery, error) {
 	q := ports.InboxQuery{Platform: core.Platform(f.Platform), Intent: core.Intent(f.Intent), PhraseID: f.Phrase}
-	if f.MinScore != "" {
-		n, err := strconv.Atoi(f.MinScore)
-		if err != nil {
-			return q, core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
-		}
-		q.MinScore = &n
+	n, err := parseMinScore(f.MinScore)
+	if err != nil {
+		return q, err
 	}
+	q.MinScore = n
 	if f.Before != "" {
 		b, err := strconv.ParseFloat(f.Before, 64)
 		if err != nil {
@@ -104,11 +114,12 @@ func (f filterForm) query() (ports.InboxQuery, error) {
 // bulkForm is a triage action on the selected matches.
 type bulkForm struct {
 	IDs    []string
+	Action string
 	Change core.TriageChange
 	Return string
 }
 
-// triageActions maps an action's name to its change.
+// triageChange maps an action's name to its change.
 func triageChange(action string) (core.TriageChange, bool) {
 	yes, no := true, false
 	switch action {
@@ -128,12 +139,9 @@ func triageChange(action string) (core.TriageChange, bool) {
 	return core.TriageChange{}, false
 }
 
-func parseBulk(r *http.Request) (bulkForm, error) {
-	if err := r.ParseForm(); err != nil {
-		return bulkForm{}, core.Errorf(core.KindInvalid, "the form could not be read")
-	}
-	f := bulkForm{IDs: r.PostForm["id"], Return: returnTo(r.PostForm.Get("return"), "/app/")}
-	c, ok := triageChange(r.PostForm.Get("action"))
+func parseBulk(form url.Values) (bulkForm, error) {
+	f := bulkForm{IDs: form["id"], Action: form.Get("action"), Return: returnTo(form.Get("return"), "/app/")}
+	c, ok := triageChange(f.Action)
 	if !ok {
 		return f, core.Errorf(core.KindInvalid, "choose an action: read, unread, star, unstar, archive or unarchive")
 	}
@@ -170,15 +178,12 @@ type phraseForm struct {
 	Community string
 }
 
-func parsePhrase(r *http.Request) (phraseForm, error) {
-	if err := r.ParseForm(); err != nil {
-		return phraseForm{}, core.Errorf(core.KindInvalid, "the form could not be read")
-	}
+func parsePhrase(form url.Values) phraseForm {
 	return phraseForm{
-		Platform:  r.PostForm.Get("platform"),
-		Phrase:    r.PostForm.Get("phrase"),
-		Community: r.PostForm.Get("community"),
-	}, nil
+		Platform:  form.Get("platform"),
+		Phrase:    form.Get("phrase"),
+		Community: form.Get("community"),
+	}
 }
 
 // field names the form field an error of adding f is about, asking core
@@ -206,11 +211,8 @@ func (f phraseForm) field(err error) string {
 // loginForm asks for a sign-in link.
 type loginForm struct{ Email string }
 
-func parseLogin(r *http.Request) (loginForm, error) {
-	if err := r.ParseForm(); err != nil {
-		return loginForm{}, core.Errorf(core.KindInvalid, "the form could not be read")
-	}
-	return loginForm{Email: strings.TrimSpace(r.PostForm.Get("email"))}, nil
+func parseLogin(form url.Values) loginForm {
+	return loginForm{Email: strings.TrimSpace(form.Get("email"))}
 }
 
 // keyForm makes an API key (name and scopes) or an ingest key (name).
@@ -219,12 +221,15 @@ type keyForm struct {
 	Scopes []core.Scope
 }
 
-func parseKey(r *http.Request) (keyForm, error) {
-	if err := r.ParseForm(); err != nil {
-		return keyForm{}, core.Errorf(core.KindInvalid, "the form could not be read")
+// parseKey reads the form that makes a key of the kind. Its only error
+// is an unknown scope (the name is the service's to check); an ingest key
+// has no scopes, so its form's are not read.
+func parseKey(form url.Values, kind core.KeyKind) (keyForm, error) {
+	f := keyForm{Name: strings.TrimSpace(form.Get("name"))}
+	if kind != core.APIKey {
+		return f, nil
 	}
-	f := keyForm{Name: strings.TrimSpace(r.PostForm.Get("name"))}
-	for _, v := range r.PostForm["scope"] {
+	for _, v := range form["scope"] {
 		sc := core.Scope(v)
 		if !sc.Valid() {
 			return f, core.Errorf(core.KindInvalid, "unknown scope %q: scopes are read, write:phrases, webhooks", v)
@@ -243,23 +248,25 @@ type webhookForm struct {
 	Platforms []string
 }
 
-func parseWebhook(r *http.Request) (webhookForm, error) {
-	if err := r.ParseForm(); err != nil {
-		return webhookForm{}, core.Errorf(core.KindInvalid, "the form could not be read")
-	}
+func parseWebhook(form url.Values) webhookForm {
 	return webhookForm{
-		URL:       strings.TrimSpace(r.PostForm.Get("url")),
-		MinScore:  strings.TrimSpace(r.PostForm.Get("min_score")),
-		Platforms: r.PostForm["platform"],
-	}, nil
+		URL:       strings.TrimSpace(form.Get("url")),
+		MinScore:  strings.TrimSpace(form.Get("min_score")),
+		Platforms: form["platform"],
+	}
 }
 
 // minScore reads the minimum score; empty means the default.
-func (f webhookForm) minScore() (*int, error) {
-	if f.MinScore == "" {
+func (f webhookForm) minScore() (*int, error) { return parseMinScore(f.MinScore) }
+
+// parseMinScore reads a minimum score of the inbox filter or a webhook
+// form: nil when empty, KindInvalid unless a whole number. Its range is
+// the service's to check.
+func parseMinScore(s string) (*int, error) {
+	if s == "" {
 		return nil, nil
 	}
-	n, err := strconv.Atoi(f.MinScore)
+	n, err := strconv.Atoi(s)
 	if err != nil {
 		return nil, core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
 	}
@@ -309,12 +316,9 @@ func (f webhookForm) field(err error, withURL bool) string {
 	return "min_score"
 }
 
-// activeForm switches a webhook on or off.
-func parseActive(r *http.Request) (bool, error) {
-	if err := r.ParseForm(); err != nil {
-		return false, core.Errorf(core.KindInvalid, "the form could not be read")
-	}
-	switch r.PostForm.Get("active") {
+// parseActive reads the form that switches a webhook on or off.
+func parseActive(form url.Values) (bool, error) {
+	switch form.Get("active") {
 	case "true":
 		return true, nil
 	case "false":

@@ -21,8 +21,7 @@ type keyView struct {
 	LastUsedISO string
 	Revoked     bool
 	RevokedAt   string
-	// RevokeAction is the form's address, by kind: a key of one kind is
-	// never revoked through the other's route.
+	// RevokeAction is the address of the key's revoke form.
 	RevokeAction string
 }
 
@@ -57,9 +56,18 @@ func fingerprint(k core.Key) string {
 	return k.Hash[:4] + "…" + k.Hash[len(k.Hash)-4:]
 }
 
+// keyKinds is how the keys page speaks of each kind of key: its name,
+// the form field a refusal is shown beside, and where its revoke form
+// posts, so a key of one kind is never revoked through the other's route.
+var keyKinds = map[core.KeyKind]struct{ label, field, revoke string }{
+	core.APIKey:    {"API", "name", "/app/keys/"},
+	core.IngestKey: {"ingest", "ingest_name", "/app/ingest-keys/"},
+}
+
 func (d *Dashboard) keyView(k core.Key) keyView {
 	v := keyView{ID: k.ID, Name: k.Name, Fingerprint: fingerprint(k), Revoked: k.Revoked(),
-		Created: ago(d.cfg.Now(), k.CreatedAt), LastUsed: ago(d.cfg.Now(), k.LastUsedAt)}
+		Created: ago(d.cfg.Now(), k.CreatedAt), LastUsed: ago(d.cfg.Now(), k.LastUsedAt),
+		RevokeAction: keyKinds[k.Kind].revoke + k.ID + "/revoke"}
 	if v.Name == "" {
 		v.Name = "(no name)"
 	}
@@ -90,31 +98,25 @@ func (d *Dashboard) keyView(k core.Key) keyView {
 // the request adds (an error, a new secret).
 func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status int, v keysView) {
 	owner := session(r).OwnerID
-	api, err := d.deps.Keys.List(r.Context(), owner, core.APIKey)
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	ingest, err := d.deps.Keys.List(r.Context(), owner, core.IngestKey)
-	if err != nil {
-		d.fail(w, r, err)
-		return
+	for _, kind := range []core.KeyKind{core.APIKey, core.IngestKey} {
+		keys, err := d.deps.Keys.List(r.Context(), owner, kind)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		for _, k := range keys {
+			if kind == core.IngestKey {
+				v.IngestKeys = append(v.IngestKeys, d.keyView(k))
+				continue
+			}
+			v.APIKeys = append(v.APIKeys, d.keyView(k))
+			if !k.Revoked() {
+				v.LiveAPI++
+			}
+		}
 	}
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Keys", "keys", true
 	v.MaxAPI = core.MaxAPIKeys
-	for _, k := range api {
-		kv := d.keyView(k)
-		kv.RevokeAction = "/app/keys/" + k.ID + "/revoke"
-		v.APIKeys = append(v.APIKeys, kv)
-		if !k.Revoked() {
-			v.LiveAPI++
-		}
-	}
-	for _, k := range ingest {
-		kv := d.keyView(k)
-		kv.RevokeAction = "/app/ingest-keys/" + k.ID + "/revoke"
-		v.IngestKeys = append(v.IngestKeys, kv)
-	}
 	for _, s := range core.AllScopes {
 		v.Scopes = append(v.Scopes, scopeOption{Value: string(s), Checked: s == core.ScopeRead || slices.Contains(v.Form.Scopes, s)})
 	}
@@ -122,57 +124,54 @@ func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status in
 }
 
 func (d *Dashboard) showKeys(w http.ResponseWriter, r *http.Request) {
-	v := keysView{}
-	switch r.URL.Query().Get("done") {
-	case "revoked":
-		v.Notice = "Key revoked: requests with it are refused from now on."
-	}
-	d.renderKeys(w, r, http.StatusOK, v)
+	d.renderKeys(w, r, http.StatusOK, keysView{layout: layout{Notice: doneNotice(r, "keys")}})
 }
 
-// createAPIKey shows the new key's secret in its answer, once.
 func (d *Dashboard) createAPIKey(w http.ResponseWriter, r *http.Request) {
-	f, err := parseKey(r)
-	var secret string
-	if err == nil {
-		secret, _, err = d.deps.Keys.CreateAPIKey(r.Context(), session(r).OwnerID, f.Name, f.Scopes)
-	}
-	if err != nil {
-		if statusOf(err) == http.StatusInternalServerError {
-			d.fail(w, r, err)
-			return
-		}
-		field := "name"
-		if strings.Contains(core.Message(err), "scope") {
-			field = "scope"
-		}
-		v := keysView{Form: f, Errors: map[string]string{field: core.Message(err)}}
-		v.Problem = "The key was not made: see below."
-		d.renderKeys(w, r, statusOf(err), v)
-		return
-	}
-	d.renderKeys(w, r, http.StatusOK, keysView{NewSecret: secret, NewKind: "API", NewName: f.Name,
-		layout: layout{Notice: "Key made. Copy it now: it is shown this once."}})
+	d.createKey(w, r, core.APIKey)
 }
 
 func (d *Dashboard) createIngestKey(w http.ResponseWriter, r *http.Request) {
-	f, err := parseKey(r)
+	d.createKey(w, r, core.IngestKey)
+}
+
+// createKey shows the new key's secret in its answer, once. A refusal
+// (a bad name, the 5-key limit) is shown beside the name in the
+// service's words, the same the API and the admin console give; an
+// unknown scope beside the scopes.
+func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, kind core.KeyKind) {
+	k := keyKinds[kind]
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	f, err := parseKey(form, kind)
+	field := "scope"
 	var secret string
 	if err == nil {
-		secret, _, err = d.deps.Keys.CreateIngestKey(r.Context(), session(r).OwnerID, f.Name)
+		field = k.field
+		if kind == core.IngestKey {
+			secret, _, err = d.deps.Keys.CreateIngestKey(r.Context(), session(r).OwnerID, f.Name)
+		} else {
+			secret, _, err = d.deps.Keys.CreateAPIKey(r.Context(), session(r).OwnerID, f.Name, f.Scopes)
+		}
 	}
 	if err != nil {
 		if statusOf(err) == http.StatusInternalServerError {
 			d.fail(w, r, err)
 			return
 		}
-		v := keysView{Errors: map[string]string{"ingest_name": core.Message(err)}}
+		v := keysView{Errors: map[string]string{field: core.Message(err)}}
+		if kind == core.APIKey {
+			v.Form = f
+		}
 		v.Problem = "The key was not made: see below."
 		d.renderKeys(w, r, statusOf(err), v)
 		return
 	}
-	d.renderKeys(w, r, http.StatusOK, keysView{NewSecret: secret, NewKind: "ingest", NewName: f.Name,
-		layout: layout{Notice: "Ingest key made. Copy it now: it is shown this once."}})
+	d.renderKeys(w, r, http.StatusOK, keysView{NewSecret: secret, NewKind: k.label, NewName: f.Name,
+		layout: layout{Notice: "Key made. Copy it now: it is shown this once."}})
 }
 
 func (d *Dashboard) revokeAPIKey(w http.ResponseWriter, r *http.Request) {

@@ -28,7 +28,8 @@ func (d *Dashboard) showLogin(w http.ResponseWriter, r *http.Request) {
 // requestLink emails a sign-in link. The page says the same whether the
 // address is known or not.
 func (d *Dashboard) requestLink(w http.ResponseWriter, r *http.Request) {
-	f, err := parseLogin(r)
+	form, err := readForm(r)
+	f := parseLogin(form)
 	if err == nil {
 		err = d.deps.Sessions.RequestLink(r.Context(), f.Email, clientIP(r))
 	}

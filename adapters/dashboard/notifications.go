@@ -49,10 +49,8 @@ func (d *Dashboard) showNotifications(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := notificationsView{layout: layout{Title: "Notifications", Nav: "notifications", SignedIn: true}}
-	switch r.URL.Query().Get("done") {
-	case "read":
-		v.Notice = "Marked read."
-	case "all":
+	v.Notice = doneNotice(r, "notifications")
+	if r.URL.Query().Get("done") == "all" { // says how many, from the address's n
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		v.Notice = strconv.Itoa(n) + " marked read."
 	}

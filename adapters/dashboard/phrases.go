@@ -68,28 +68,19 @@ func (d *Dashboard) renderPhrases(w http.ResponseWriter, r *http.Request, status
 }
 
 func (d *Dashboard) showPhrases(w http.ResponseWriter, r *http.Request) {
-	notice := ""
-	switch r.URL.Query().Get("done") {
-	case "added":
-		notice = "Phrase added."
-	case "deleted":
-		notice = "Phrase deleted, with its matches."
-	case "paused":
-		notice = "Phrase paused."
-	case "resumed":
-		notice = "Phrase listening again."
-	}
-	d.renderPhrases(w, r, http.StatusOK, phraseForm{}, nil, notice)
+	d.renderPhrases(w, r, http.StatusOK, phraseForm{}, nil, doneNotice(r, "phrases"))
 }
 
 // addPhrase goes through the same service, validation and plan limits
 // as POST /keywords; a refusal is shown beside the field it is about.
 func (d *Dashboard) addPhrase(w http.ResponseWriter, r *http.Request) {
-	f, err := parsePhrase(r)
-	if err == nil {
-		_, _, err = d.deps.Phrases.Add(r.Context(), session(r).OwnerID, f.Phrase, f.Platform, f.Community, "")
-	}
+	form, err := readForm(r)
 	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	f := parsePhrase(form)
+	if _, _, err := d.deps.Phrases.Add(r.Context(), session(r).OwnerID, f.Phrase, f.Platform, f.Community, ""); err != nil {
 		if statusOf(err) == http.StatusInternalServerError {
 			d.fail(w, r, err)
 			return

@@ -60,6 +60,29 @@ type layout struct {
 	Unread   int    // unread notifications, shown in the navigation
 }
 
+// notices word what a page says after an action sent the browser back
+// to it, by page and action: "page/done".
+var notices = map[string]string{
+	"accounts/resolved":  "Marked resolved: the account is healthy again.",
+	"keys/revoked":       "Key revoked: requests with it are refused from now on.",
+	"notifications/read": "Marked read.",
+	"phrases/added":      "Phrase added.",
+	"phrases/deleted":    "Phrase deleted, with its matches.",
+	"phrases/paused":     "Phrase paused.",
+	"phrases/resumed":    "Phrase listening again.",
+	"webhook/saved":      "Settings saved.",
+	"webhook/on":         "Webhook switched on: messages queued meanwhile go out now.",
+	"webhook/off":        "Webhook switched off: new matches wait in its queue.",
+	"webhook/redeliver":  "Queued to be sent again.",
+}
+
+// doneNotice is the notice of page after the action its address names
+// (?done=): the words are the page's own, so an address cannot make a
+// page say anything else.
+func doneNotice(r *http.Request, page string) string {
+	return notices[page+"/"+r.URL.Query().Get("done")]
+}
+
 // base lets render reach the layout of any page view passed by pointer.
 func (l *layout) base() *layout { return l }
 

@@ -15,14 +15,15 @@ import (
 // form whose buttons name their action, which keeps a page of 25
 // matches small.
 func (d *Dashboard) triageMatch(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		d.fail(w, r, core.Errorf(core.KindInvalid, "the form could not be read"))
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
 		return
 	}
 	h, ok := map[string]http.HandlerFunc{
 		"read": d.markRead, "unread": d.markUnread, "star": d.star,
 		"unstar": d.unstar, "archive": d.archive, "unarchive": d.unarchive,
-	}[r.PostForm.Get("action")]
+	}[form.Get("action")]
 	if !ok {
 		d.fail(w, r, core.Errorf(core.KindInvalid, "choose an action: read, unread, star, unstar, archive or unarchive"))
 		return
@@ -76,7 +77,11 @@ func (d *Dashboard) triageOne(w http.ResponseWriter, r *http.Request, action str
 // triageBulk applies one action to the selected matches and goes back
 // to the page, saying what was done.
 func (d *Dashboard) triageBulk(w http.ResponseWriter, r *http.Request) {
-	f, err := parseBulk(r)
+	form, err := readForm(r)
+	var f bulkForm
+	if err == nil {
+		f, err = parseBulk(form)
+	}
 	if err == nil {
 		_, err = d.deps.Inbox.SetMany(r.Context(), session(r).OwnerID, f.IDs, f.Change)
 	}
@@ -84,7 +89,7 @@ func (d *Dashboard) triageBulk(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, withNotice(f.Return, r.PostForm.Get("action"), len(f.IDs)), http.StatusSeeOther)
+	http.Redirect(w, r, withNotice(f.Return, f.Action, len(f.IDs)), http.StatusSeeOther)
 }
 
 // withNotice adds the bulk action done to a return address; the page

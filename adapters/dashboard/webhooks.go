@@ -77,10 +77,7 @@ type testView struct {
 func (d *Dashboard) webhookView(h core.Webhook) webhookView {
 	v := webhookView{ID: h.ID, URL: h.URL, MinScore: h.MinScore, Active: h.Active, Reason: h.DisabledReason,
 		Failures: h.ConsecutiveFailures, Created: ago(d.cfg.Now(), h.CreatedAt)}
-	ps := make([]string, 0, len(h.Platforms))
-	for _, p := range h.Platforms {
-		ps = append(ps, string(p))
-	}
+	ps := platformNames(h.Platforms)
 	if len(ps) == 0 || len(ps) == len(core.Platforms) {
 		v.Platforms = "all"
 	} else {
@@ -89,6 +86,16 @@ func (d *Dashboard) webhookView(h core.Webhook) webhookView {
 	return v
 }
 
+func platformNames(ps []core.Platform) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, string(p))
+	}
+	return out
+}
+
+// platformOptions are the platform checkboxes, those named ticked (all
+// when checked is nil).
 func platformOptions(checked []string) []platformOption {
 	var out []platformOption
 	for _, p := range core.Platforms {
@@ -130,14 +137,17 @@ func (d *Dashboard) showWebhooks(w http.ResponseWriter, r *http.Request) {
 // createWebhook shows the signing secret in its answer, once; a refusal
 // is shown beside its field with the service's words.
 func (d *Dashboard) createWebhook(w http.ResponseWriter, r *http.Request) {
-	f, err := parseWebhook(r)
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	f := parseWebhook(form)
 	var secret string
 	var hook core.Webhook
+	min, err := f.minScore()
 	if err == nil {
-		var min *int
-		if min, err = f.minScore(); err == nil {
-			hook, secret, err = d.deps.Webhooks.Create(r.Context(), session(r).OwnerID, f.URL, min, f.platforms())
-		}
+		hook, secret, err = d.deps.Webhooks.Create(r.Context(), session(r).OwnerID, f.URL, min, f.platforms())
 	}
 	if err != nil {
 		if statusOf(err) == http.StatusInternalServerError {
@@ -180,11 +190,7 @@ func (d *Dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status
 	v.Hook = d.webhookView(hooks[i])
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Webhook "+v.Hook.URL, "webhooks", true
 	if v.Platforms == nil {
-		ps := make([]string, 0, len(hooks[i].Platforms))
-		for _, p := range hooks[i].Platforms {
-			ps = append(ps, string(p))
-		}
-		v.Platforms = platformOptions(ps)
+		v.Platforms = platformOptions(platformNames(hooks[i].Platforms))
 		v.Form.MinScore = strconv.Itoa(hooks[i].MinScore)
 	}
 	now := d.cfg.Now()
@@ -208,33 +214,24 @@ func (d *Dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status
 }
 
 func (d *Dashboard) showWebhook(w http.ResponseWriter, r *http.Request) {
-	v := webhookPageView{}
-	switch r.URL.Query().Get("done") {
-	case "saved":
-		v.Notice = "Settings saved."
-	case "on":
-		v.Notice = "Webhook switched on: messages queued meanwhile go out now."
-	case "off":
-		v.Notice = "Webhook switched off: new matches wait in its queue."
-	case "redeliver":
-		v.Notice = "Queued to be sent again."
-	}
-	d.renderWebhook(w, r, http.StatusOK, v)
+	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: doneNotice(r, "webhook")}})
 }
 
 // editWebhook changes the minimum score and the platforms.
 func (d *Dashboard) editWebhook(w http.ResponseWriter, r *http.Request) {
-	f, err := parseWebhook(r)
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	f := parseWebhook(form)
+	min, err := f.minScore()
+	if err == nil && min == nil {
+		err = core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
+	}
 	if err == nil {
-		var min *int
-		if min, err = f.minScore(); err == nil {
-			if min == nil {
-				err = core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
-			} else {
-				_, err = d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"),
-					ports.WebhookChange{MinScore: min, Platforms: f.platforms()})
-			}
-		}
+		_, err = d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"),
+			ports.WebhookChange{MinScore: min, Platforms: f.platforms()})
 	}
 	if err != nil {
 		if field := f.field(err, false); field != "" && statusOf(err) != http.StatusNotFound {
@@ -251,7 +248,11 @@ func (d *Dashboard) editWebhook(w http.ResponseWriter, r *http.Request) {
 
 // switchWebhook switches a webhook on (forgetting its failures) or off.
 func (d *Dashboard) switchWebhook(w http.ResponseWriter, r *http.Request) {
-	on, err := parseActive(r)
+	form, err := readForm(r)
+	var on bool
+	if err == nil {
+		on, err = parseActive(form)
+	}
 	if err == nil {
 		_, err = d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"), ports.WebhookChange{Active: &on})
 	}

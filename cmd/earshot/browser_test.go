@@ -133,6 +133,30 @@ func (b *tab) waitFor(expr string, what string) {
 	b.t.Fatalf("waiting for %s: %v (at %s)\npage text:\n%s", what, last, b.location(), b.text("main"))
 }
 
+// openUntil opens u again and again until expr holds on it: for a page
+// that shows what the server records meanwhile without updating itself.
+func (b *tab) openUntil(u, expr, what string) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b.open(u)
+		if eval[bool](b, "!!("+expr+")") {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("waiting for %s at %s\npage text:\n%s", what, u, b.text("main"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// rowOf returns the data-key (or data-delivery) of the table row whose
+// heading cell says name, "" when there is none.
+func (b *tab) rowOf(table, name string) string {
+	b.t.Helper()
+	return eval[string](b, `(function(){var r=Array.from(document.querySelectorAll(`+jsString(table+" tbody tr")+`)).find(function(tr){return tr.querySelector("th").innerText.trim()===`+jsString(name)+`});return r?(r.dataset.key||r.dataset.delivery||""):""})()`)
+}
+
 // text returns the visible text of the first element matching the CSS
 // selector, "" when there is none.
 func (b *tab) text(sel string) string {

@@ -2,11 +2,16 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/earshothq/earshot/core"
 )
 
 // TestDashboardScreenshots writes a PNG of every dashboard page at
@@ -47,8 +52,40 @@ func TestDashboardScreenshots(t *testing.T) {
 	s.call("PATCH", "/api/v1/matches/"+ms[2].(map[string]any)["id"].(string)+"/triage", s.APIKey, map[string]any{"read": true}).want(t, 200, "")
 	phraseID := dataOf(t, s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme pricing", "platform": "x"}).want(t, 201, ""))["id"].(string)
 
-	s.call("POST", "/account-status", s.IngestKey, map[string]any{"platform": "facebook", "status": 400, "code": 190, "subcode": 459}).want(t, 200, "")
+	fb := s.call("POST", "/account-status", s.IngestKey, map[string]any{"platform": "facebook", "status": 400, "code": 190, "subcode": 459}).want(t, 200, "").JSON(t)
 	s.call("POST", "/account-status", s.IngestKey, map[string]any{"platform": "x", "status": 429}).want(t, 200, "")
+
+	// A second server on a plan with webhooks: one that works, with a
+	// test ping and matches in its log, and one whose receiver failed
+	// until it switched itself off.
+	pro := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=5",
+		"EARSHOT_WEBHOOK_RETRY_SCHEDULE=10ms")
+	pro.call("POST", "/api/v1/keywords", pro.APIKey, map[string]any{"phrase": "acme crm", "platform": "x"}).want(t, 201, "")
+	good, _ := hook(t, pro, pro.APIKey, map[string]any{"min_score": 0})
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "receiver down", http.StatusBadGateway)
+	}))
+	defer broken.Close()
+	bad := dataOf(t, pro.call("POST", "/api/v1/webhooks", pro.APIKey, map[string]any{"url": broken.URL + "/earshot", "min_score": 0, "platforms": []string{"x"}}).want(t, 201, ""))
+	pro.call("POST", "/api/v1/webhooks/"+good["id"].(string)+"/test", pro.APIKey, nil).want(t, 200, "")
+	for i := range core.MaxConsecutiveFailures {
+		pro.ingest(pro.IngestKey, "x", xPost(fmt.Sprint("w", i), "maya_builds", fmt.Sprint("Is acme crm worth it for a team of ", i+3, "? Looking to buy this month.")))
+	}
+	waitDeliveries(t, pro, pro.APIKey, good["id"].(string), func(l []any) bool {
+		n := 0
+		for _, d := range l {
+			if d.(map[string]any)["status"] == "delivered" {
+				n++
+			}
+		}
+		return n == core.MaxConsecutiveFailures+1
+	})
+	for deadline := time.Now().Add(20 * time.Second); webhookOf(t, pro, pro.APIKey, bad["id"].(string))["active"] != false; {
+		if time.Now().After(deadline) {
+			t.Fatal("the broken webhook did not switch itself off")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 
 	type shot struct {
 		name string
@@ -82,10 +119,44 @@ func TestDashboardScreenshots(t *testing.T) {
 			b.do(setValue("#k-name", "reporting"))
 			b.submitAndWait(`form[action="/app/keys"] button[type="submit"]`)
 		}},
+		{"ingest-key-created", func() {
+			b.open(s.URL + "/app/keys")
+			b.do(setValue("#i-name", "laptop helper"))
+			b.submitAndWait(`form[action="/app/ingest-keys"] button[type="submit"]`)
+		}},
+		{"keys-limit", func() {
+			for i := eval[int](b, `document.querySelectorAll("#api-keys tbody tr:not(.revoked)").length`); i <= core.MaxAPIKeys; i++ {
+				b.open(s.URL + "/app/keys")
+				b.do(setValue("#k-name", fmt.Sprint("key ", i)))
+				b.submitAndWait(`form[action="/app/keys"] button[type="submit"]`)
+			}
+		}},
 		{"webhooks-free", open("/app/webhooks")},
 		{"accounts", open("/app/accounts")},
+		{"challenge", open("/app/accounts/" + fb["accountId"].(string) + "/challenge")},
 		{"notifications", open("/app/notifications")},
 		{"not-found", open("/app/nowhere")},
+	}
+	popen := func(path string) func() { return func() { b.open(pro.URL + path) } }
+	pros := []shot{
+		{"webhooks", popen("/app/webhooks")},
+		{"webhooks-error", func() {
+			b.open(pro.URL + "/app/webhooks")
+			b.do(setValue("#w-url", "ftp://hooks.example.com/in"))
+			b.submitAndWait(`form.add button[type="submit"]`)
+		}},
+		{"webhook-created", func() {
+			b.open(pro.URL + "/app/webhooks")
+			b.do(setValue("#w-url", fmt.Sprintf("https://hooks.example.com/in/%d", time.Now().UnixNano())))
+			b.submitAndWait(`form.add button[type="submit"]`)
+		}},
+		{"webhook", popen("/app/webhooks/" + good["id"].(string))},
+		{"webhook-test", func() {
+			b.open(pro.URL + "/app/webhooks/" + good["id"].(string))
+			b.submitAndWait(`#test`)
+		}},
+		{"webhook-off", popen("/app/webhooks/" + bad["id"].(string))},
+		{"notifications-webhook-off", popen("/app/notifications")},
 	}
 	widths := []struct {
 		name          string
@@ -118,4 +189,6 @@ func TestDashboardScreenshots(t *testing.T) {
 	take(signedOut[2:])
 	b.open(s.loginLink(s.OwnerID))
 	take(signedIn)
+	b.open(pro.loginLink(pro.OwnerID))
+	take(pros)
 }
