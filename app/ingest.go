@@ -9,10 +9,12 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// TopicMatchCreated carries the id of every new match, for scoring.
-const TopicMatchCreated = "match.created"
+// TopicMatchStored carries the id of every match stored and not scored
+// yet, for scoring. It is named apart from the webhook event
+// match.created, which announces a scored match to an owner's receiver.
+const TopicMatchStored = "match.stored"
 
-// MatchEvent is the payload of TopicMatchCreated.
+// MatchEvent is the payload of TopicMatchStored.
 type MatchEvent struct {
 	OwnerID string `json:"ownerId"`
 	MatchID string `json:"matchId"`
@@ -104,7 +106,7 @@ func announce(ctx context.Context, pub ports.Publisher, log *slog.Logger, ms []c
 	events := make([]ports.Event, len(ms))
 	for i, m := range ms {
 		payload, _ := json.Marshal(MatchEvent{OwnerID: m.OwnerID, MatchID: m.ID})
-		events[i] = ports.Event{Topic: TopicMatchCreated, Key: m.ID, Payload: payload}
+		events[i] = ports.Event{Topic: TopicMatchStored, Key: m.ID, Payload: payload}
 	}
 	if err := pub.Publish(ctx, events...); err != nil {
 		log.WarnContext(ctx, "publishing new matches failed; the scoring sweep will find them", "matches", len(ms), "err", err)

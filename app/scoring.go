@@ -179,7 +179,7 @@ func (s *Scoring) scoreAll(ctx context.Context, ms []core.Match) []ports.ScoreUp
 // Listen subscribes to new matches, so that each one wakes the loop of
 // Run. It does not block.
 func (s *Scoring) Listen(ctx context.Context, sub ports.Subscriber) error {
-	return sub.Subscribe(ctx, TopicMatchCreated, s.Handle)
+	return sub.Subscribe(ctx, TopicMatchStored, s.Handle)
 }
 
 // Run sweeps at start, then whenever woken and at least every interval,

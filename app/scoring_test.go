@@ -167,7 +167,7 @@ func TestScoringBacklogBounded(t *testing.T) {
 	var dropped atomic.Int64
 	b, err := bus.Open("memory://", bus.Config{Logger: quiet, MemoryCapacity: capacity, Dropped: func(topic string, k int) {
 		dropped.Add(int64(k))
-		if topic == TopicMatchCreated {
+		if topic == TopicMatchStored {
 			s.Wake()
 		}
 	}})

@@ -81,7 +81,7 @@ func TestBusDropWakesScoring(t *testing.T) {
 	m := res.Matches[0]
 	counted := &countedEvents{n: map[string]int{}}
 	dropped := busDropped(counted, scoring)
-	dropped(app.TopicMatchCreated, 1)
+	dropped(app.TopicMatchStored, 1)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		got, err := matches.Match(ctx, o.ID, m.ID)

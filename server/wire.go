@@ -92,7 +92,7 @@ func openBus(p busParams) (*bus.Bus, error) {
 func busDropped(m ports.Metrics, scoring *app.Scoring) func(topic string, n int) {
 	return func(topic string, n int) {
 		m.Count(ports.EventBusDropped, n)
-		if topic == app.TopicMatchCreated {
+		if topic == app.TopicMatchStored {
 			scoring.Wake()
 		}
 	}

@@ -297,7 +297,7 @@ const busPrefix = "restart."
 // waitConsumer waits until the scoring queue on the node has a consumer.
 func waitConsumer(t *testing.T, mq *ownRabbit, wait time.Duration) {
 	t.Helper()
-	queue := busPrefix + app.TopicMatchCreated + "_" + bus.DefaultGroup
+	queue := busPrefix + app.TopicMatchStored + "_" + bus.DefaultGroup
 	deadline := time.Now().Add(wait)
 	for {
 		consumers, err := mq.consumers(queue)
