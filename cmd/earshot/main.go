@@ -48,8 +48,13 @@ func usageErr(format string, args ...any) error {
 	return &exitError{2, fmt.Errorf(format, args...)}
 }
 
+// stopProfile ends the CPU profile of a build with -tags profile; it does
+// nothing in a release build.
+var stopProfile = func() {}
+
 func main() {
 	err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stopProfile()
 	if err == nil {
 		return
 	}
