@@ -74,6 +74,11 @@ func (s *Notifications) List(ctx context.Context, ownerID string, limit int) (No
 	return NotificationList{Items: items, Unread: unread}, nil
 }
 
+// Unread returns how many of the owner's notifications are unread.
+func (s *Notifications) Unread(ctx context.Context, ownerID string) (int, error) {
+	return s.store.UnreadNotifications(ctx, ownerID)
+}
+
 // MarkRead marks one of the owner's notifications read. KindNotFound.
 func (s *Notifications) MarkRead(ctx context.Context, ownerID, id string) error {
 	return s.store.MarkRead(ctx, ownerID, id, s.clock.Now())

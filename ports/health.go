@@ -44,6 +44,9 @@ type NotificationStore interface {
 	// Notifications returns up to limit of the owner's notifications,
 	// newest first, and how many of all of them are unread.
 	Notifications(ctx context.Context, ownerID string, limit int) (ns []core.Notification, unread int, err error)
+	// UnreadNotifications returns how many of the owner's notifications
+	// are unread: every dashboard page shows it, so it reads no more.
+	UnreadNotifications(ctx context.Context, ownerID string) (int, error)
 	// MarkRead marks the owner's notification read at at; one read
 	// already keeps its first time. KindNotFound when id is not the
 	// owner's.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -62,6 +63,7 @@ type Config struct {
 	SessionIdle time.Duration
 
 	LogFormat string
+	LogLevel  slog.Level
 	Bootstrap bool
 	MockState string
 }
@@ -202,6 +204,9 @@ var settings = []setting{
 		}
 		c.LogFormat = v
 		return nil
+	}},
+	{"EARSHOT_LOG_LEVEL", "info", "debug, info, warn or error; debug adds a line for every answered request", func(c *Config, v string) error {
+		return c.LogLevel.UnmarshalText([]byte(v))
 	}},
 	{"EARSHOT_BOOTSTRAP", "true", "create an owner and keys on first start with an empty database", boolSetting(func(c *Config, b bool) { c.Bootstrap = b })},
 	{"EARSHOT_SESSION_IDLE", "336h", "dashboard sessions end after this long unused (336h is 14 days)", durationSetting(func(c *Config, d time.Duration) { c.SessionIdle = d })},

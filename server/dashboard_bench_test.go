@@ -71,7 +71,10 @@ func benchInbox(b *testing.B, fragments int) {
 	}
 	api := httpapi.New(httpapi.Config{RateLimit: 1 << 30, Logger: quiet},
 		httpapi.Deps{Keys: f.Keys, Phrases: phrases, Matches: matches, Limiter: ratelimit.NewMemory(nil)})
-	dash, err := dashboard.New(dashboard.Config{Logger: quiet, Fragments: fragments}, dashboard.Deps{Sessions: sessions, Inbox: inbox, Matches: matches, Phrases: phrases})
+	dash, err := dashboard.New(dashboard.Config{Logger: quiet, Fragments: fragments}, dashboard.Deps{Sessions: sessions, Inbox: inbox, Matches: matches, Phrases: phrases,
+		// Every signed-in page counts the owner's unread notifications.
+		Notifications: dashNotifications{app.NewNotifications(app.NotificationDeps{Store: gormstore.NewNotificationStore(db),
+			Owners: gormstore.NewOwnerStore(db), Mailer: smtpmail.NewLogMailer(quiet), Log: quiet}, "")}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -460,12 +460,13 @@ func newWebhookSender(cfg Config, log *slog.Logger) ports.WebhookSender {
 	return webhooksender.New(webhooksender.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate})
 }
 
-// NewLogger returns the program's logger: text or JSON on w, each record
-// carrying the id of the request it belongs to.
-func NewLogger(format string, w io.Writer) *slog.Logger {
-	var h slog.Handler = slog.NewTextHandler(w, nil)
+// NewLogger returns the program's logger: text or JSON on w from level
+// up, each record carrying the id of the request it belongs to.
+func NewLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if format == "json" {
-		h = slog.NewJSONHandler(w, nil)
+		h = slog.NewJSONHandler(w, opts)
 	}
 	return slog.New(httpapi.LogHandler(h))
 }

@@ -80,6 +80,7 @@ type AccountService interface {
 // app.Notifications to it.
 type NotificationService interface {
 	List(ctx context.Context, ownerID string, limit int) ([]core.Notification, int, error)
+	Unread(ctx context.Context, ownerID string) (int, error)
 	MarkRead(ctx context.Context, ownerID, id string) error
 	MarkAllRead(ctx context.Context, ownerID string) (int, error)
 }

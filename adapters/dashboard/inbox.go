@@ -20,7 +20,7 @@ type option struct {
 type inboxView struct {
 	layout
 	Filters template.HTML   // the filter form, rendered by the "filters" template
-	Items   []template.HTML // each match, rendered by the "match" template
+	Matches template.HTML // every match, each rendered by the "match" template
 	Older   string          // address of the next page, empty on the last
 	Newest  string          // address of the first page, empty on it
 	Return  string          // this page, for the bulk form to come back to
@@ -116,13 +116,20 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		status, v.Problem = http.StatusBadRequest, core.Message(err)
 	}
 	now := d.cfg.Now()
-	v.Items = make([]template.HTML, len(page.Items))
-	for i, it := range page.Items {
-		if v.Items[i], err = d.matchHTML(d.matchView(it, now)); err != nil {
+	// The matches are joined here rather than ranged over in the
+	// template: html/template's reflection cost more than the cached
+	// markup it printed.
+	var matches strings.Builder
+	for _, it := range page.Items {
+		h, err := d.matchHTML(d.matchView(it, now))
+		if err != nil {
 			d.fail(w, r, err)
 			return
 		}
+		matches.WriteString(string(h))
+		matches.WriteByte('\n')
 	}
+	v.Matches = template.HTML(matches.String())
 	base := f.values()
 	if page.Next != nil {
 		older := cloneValues(base)

@@ -34,7 +34,7 @@ func (d *Dashboard) unread(r *http.Request) int {
 	if d.deps.Notifications == nil {
 		return 0
 	}
-	_, n, err := d.deps.Notifications.List(r.Context(), session(r).OwnerID, 1)
+	n, err := d.deps.Notifications.Unread(r.Context(), session(r).OwnerID)
 	if err != nil {
 		d.cfg.Logger.WarnContext(r.Context(), "counting unread notifications failed", "err", err)
 		return 0

@@ -244,6 +244,23 @@ func (s *NotificationStore) Notifications(ctx context.Context, ownerID string, l
 	return out, int(unread), nil
 }
 
+// UnreadNotifications implements ports.NotificationStore, on a cached
+// statement: every dashboard page asks.
+func (s *NotificationStore) UnreadNotifications(ctx context.Context, ownerID string) (int, error) {
+	rows, err := s.db.query(ctx, "SELECT COUNT(*) FROM notifications WHERE owner_id = ? AND read_at = 0", ownerID)
+	if err != nil {
+		return 0, translate(err, "notification")
+	}
+	defer rows.Close()
+	var n int
+	if rows.Next() {
+		if err := rows.Scan(&n); err != nil {
+			return 0, translate(err, "notification")
+		}
+	}
+	return n, translate(rows.Err(), "notification")
+}
+
 // MarkRead implements ports.NotificationStore.
 func (s *NotificationStore) MarkRead(ctx context.Context, ownerID, id string, at time.Time) error {
 	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -123,13 +124,19 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		if len(matches) == 0 {
 			return nil
 		}
+		cols := fixedColumns
+		if !s.db.postgres {
+			cols = append(slices.Clip(fixedColumns), "packed")
+		}
 		rows := make([][]any, len(matches))
 		for i, m := range matches {
 			rows[i] = []any{m.ID, m.OwnerID, m.PhraseID, m.Phrase, m.Platform, m.CreatedUs, m.ExternalID, m.Author,
 				m.Title, m.Body, m.URL, m.Likes, m.Comments, m.PostedAt}
+			if !s.db.postgres {
+				rows[i] = append(rows[i], packRow(m))
+			}
 		}
-		if _, err := insertReturning(tx, "matches", []string{"id", "owner_id", "phrase_id", "phrase", "platform", "created_us",
-			"external_id", "author", "title", "body", "url", "likes", "comments", "posted_at"}, rows, ""); err != nil {
+		if _, err := insertReturning(tx, "matches", cols, rows, ""); err != nil {
 			return err
 		}
 		for pid, n := range counts {
@@ -283,35 +290,86 @@ func scanRow(rows *sql.Rows) (matchRow, error) {
 	return r, err
 }
 
-// packedColumns reads matchColumns as one text column per row, each
-// value as `<byte length>:<value>` or `-` for NULL. The SQLite driver
-// pays a cgo call or more per column read; a page of 26 rows of 17
-// columns spent most of its time there, and one column per row cuts
-// that to a few calls a row.
-var packedColumns = func() string {
-	nullable := map[string]bool{"score": true, "intent": true, "reason": true, "title": true}
-	cols := strings.Split(strings.NewReplacer("\n", "", "\t", "").Replace(matchColumns), ",")
+// On SQLite a match is read as one text column, each value written as
+// `<byte length>:<value>`, or `-` for NULL: the driver pays a cgo call
+// or more per column read, and a page of 26 rows of 17 columns spent
+// most of its time there. The columns a match never changes after it is
+// stored are packed once, when it is stored, into the column packed;
+// a read appends the three the score sets. Building all 17 with
+// octet_length on every read cost SQLite about half of a page's time.
+var (
+	fixedColumns  = []string{"id", "owner_id", "phrase_id", "phrase", "platform", "created_us", "external_id", "author", "title", "body", "url", "likes", "comments", "posted_at"}
+	scoredColumns = []string{"score", "intent", "reason"}
+	nullable      = map[string]bool{"score": true, "intent": true, "reason": true, "title": true}
+)
+
+// packedExpr is the SQLite expression that packs cols of the table under
+// alias (empty for none) as packRow does.
+func packedExpr(alias string, cols []string) string {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
-		c = strings.TrimSpace(c)
-		if nullable[c] {
+		c = alias + c
+		if nullable[strings.TrimPrefix(c, alias)] {
 			parts[i] = "COALESCE(octet_length(" + c + ") || ':' || " + c + ", '-')"
 		} else {
 			parts[i] = "octet_length(" + c + "), ':', " + c
 		}
 	}
-	// concat builds the row in one allocation; a chain of || copied the
-	// growing row once per column.
+	// concat builds the value in one allocation; a chain of || copied it
+	// once per column.
 	return "concat(" + strings.Join(parts, ", ") + ")"
-}()
+}
 
-// unpack reads a row of packedColumns.
+// packedRead is what a read of one match selects on SQLite, for the table
+// under alias ("m." or ""): the packed fixed columns, packed afresh for
+// a row stored without them, then the score's.
+func packedRead(alias string) string {
+	return "concat(COALESCE(" + alias + "packed, " + packedExpr(alias, fixedColumns) + "), " +
+		strings.TrimPrefix(packedExpr(alias, scoredColumns), "concat(")
+}
+
+// packedColumns is packedRead of the matches table without an alias.
+var packedColumns = packedRead("")
+
+// packRow packs r's fixed columns as packedExpr(fixedColumns) does in SQL.
+func packRow(r matchRow) string {
+	var b strings.Builder
+	b.Grow(64 + len(r.ID) + len(r.OwnerID) + len(r.PhraseID) + len(r.Phrase) + len(r.ExternalID) + len(r.Author) + len(r.Body) + len(r.URL))
+	str := func(v string) {
+		b.WriteString(strconv.Itoa(len(v)))
+		b.WriteByte(':')
+		b.WriteString(v)
+	}
+	num := func(n int64) { str(strconv.FormatInt(n, 10)) }
+	str(r.ID)
+	str(r.OwnerID)
+	str(r.PhraseID)
+	str(r.Phrase)
+	str(r.Platform)
+	num(r.CreatedUs)
+	str(r.ExternalID)
+	str(r.Author)
+	if r.Title == nil {
+		b.WriteByte('-')
+	} else {
+		str(*r.Title)
+	}
+	str(r.Body)
+	str(r.URL)
+	num(r.Likes)
+	num(r.Comments)
+	num(r.PostedAt)
+	return b.String()
+}
+
+// unpack reads a row of packedColumns: the fixed columns, then the
+// score's.
 func unpack(s string) (matchRow, error) {
 	var r matchRow
-	var fields [17]*string
-	vals := make([]string, 17)
-	nulls := [17]bool{}
-	for i := range fields {
+	const n = 17
+	vals := make([]string, n) // one allocation for the pointers below
+	var nulls [n]bool
+	for i := range n {
 		if s == "" {
 			return r, fmt.Errorf("packed row ends after %d fields", i)
 		}
@@ -320,11 +378,11 @@ func unpack(s string) (matchRow, error) {
 			continue
 		}
 		colon := strings.IndexByte(s, ':')
-		n, err := strconv.Atoi(s[:max(colon, 0)])
-		if colon < 0 || err != nil || colon+1+n > len(s) {
+		l, err := strconv.Atoi(s[:max(colon, 0)])
+		if colon < 0 || err != nil || l < 0 || colon+1+l > len(s) {
 			return r, fmt.Errorf("packed row is malformed at field %d", i)
 		}
-		vals[i], s = s[colon+1:colon+1+n], s[colon+1+n:]
+		vals[i], s = s[colon+1:colon+1+l], s[colon+1+l:]
 	}
 	num := func(i int) int64 { n, _ := strconv.ParseInt(vals[i], 10, 64); return n }
 	str := func(i int) *string {
@@ -335,13 +393,13 @@ func unpack(s string) (matchRow, error) {
 	}
 	r.ID, r.OwnerID, r.PhraseID, r.Phrase, r.Platform = vals[0], vals[1], vals[2], vals[3], vals[4]
 	r.CreatedUs = num(5)
-	if !nulls[6] {
-		v := int(num(6))
+	r.ExternalID, r.Author, r.Title, r.Body, r.URL = vals[6], vals[7], str(8), vals[9], vals[10]
+	r.Likes, r.Comments, r.PostedAt = num(11), num(12), num(13)
+	if !nulls[14] {
+		v := int(num(14))
 		r.Score = &v
 	}
-	r.Intent, r.Reason = str(7), str(8)
-	r.ExternalID, r.Author, r.Title, r.Body, r.URL = vals[9], vals[10], str(11), vals[12], vals[13]
-	r.Likes, r.Comments, r.PostedAt = num(14), num(15), num(16)
+	r.Intent, r.Reason = str(15), str(16)
 	return r, nil
 }
 

@@ -209,6 +209,13 @@ CREATE INDEX match_triage_starred ON match_triage(owner_id, starred, created_us)
 CREATE INDEX match_triage_archived ON match_triage(owner_id, archived, created_us);
 CREATE INDEX matches_owner_scored ON matches(owner_id, scored_at);
 `},
+	// SQLite reads a match as one packed text value; the columns a match
+	// never changes are packed once, when it is stored (see packedRead).
+	// Postgres reads columns as they are and leaves packed empty.
+	{11, "matches packed for reading on SQLite", `
+ALTER TABLE matches ADD COLUMN packed TEXT;
+{{sqlite}}UPDATE matches SET packed = {{packedFixed}}
+`},
 }
 
 func init() {
@@ -273,12 +280,22 @@ func (db *DB) Version(ctx context.Context) (int, error) {
 	return v, err
 }
 
+// render fills a migration's placeholders for db's dialect. A statement
+// marked {{sqlite}} runs on SQLite only.
 func (db *DB) render(sql string) string {
 	bytes, unlogged := "BLOB", ""
 	if db.postgres {
 		bytes, unlogged = "BYTEA", "UNLOGGED"
+		var kept []string
+		for _, stmt := range strings.Split(sql, ";") {
+			if !strings.HasPrefix(strings.TrimSpace(stmt), "{{sqlite}}") {
+				kept = append(kept, stmt)
+			}
+		}
+		sql = strings.Join(kept, ";")
 	}
-	return strings.NewReplacer("{{bytes}}", bytes, "{{unlogged}}", unlogged).Replace(sql)
+	return strings.NewReplacer("{{bytes}}", bytes, "{{unlogged}}", unlogged, "{{sqlite}}", "",
+		"{{packedFixed}}", packedExpr("", fixedColumns)).Replace(sql)
 }
 
 // splitSQL splits a migration into statements. Migrations hold no

@@ -97,18 +97,14 @@ func unpackTriage(f int64) core.Triage {
 
 // inboxColumns and inboxPacked are matchColumns of the matches table
 // under the alias m, as read on Postgres and packed on SQLite (see
-// packedColumns).
-var inboxColumns, inboxPacked = func() (string, string) {
+// packedRead).
+var inboxColumns, inboxPacked = func() string {
 	cols := strings.Split(strings.NewReplacer("\n", "", "\t", "").Replace(matchColumns), ",")
-	plain := make([]string, len(cols))
-	packed := make([]string, len(cols))
 	for i, c := range cols {
-		c = "m." + strings.TrimSpace(c)
-		plain[i] = c
-		packed[i] = "COALESCE(length(CAST(" + c + " AS BLOB)) || ':' || " + c + ", '-')"
+		cols[i] = "m." + strings.TrimSpace(c)
 	}
-	return strings.Join(plain, ", "), strings.Join(packed, " || ")
-}()
+	return strings.Join(cols, ", ")
+}(), packedRead("m.")
 
 // Inbox implements ports.TriageStore. The page is an index walk on
 // (owner_id, created_us) with one primary-key probe of match_triage per

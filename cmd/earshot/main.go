@@ -120,7 +120,7 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 func newLogger(cfg server.Config, w io.Writer) *slog.Logger {
-	return server.NewLogger(cfg.LogFormat, w)
+	return server.NewLogger(cfg.LogFormat, cfg.LogLevel, w)
 }
 
 func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) error {

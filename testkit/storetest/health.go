@@ -103,6 +103,9 @@ func testHealthRoundTrip(t *testing.T, s Stores, h Health) {
 	if err != nil || len(ns) != 1 || unread != 1 {
 		t.Fatalf("Notifications = %d, %d unread, %v; want the one stored with the change", len(ns), unread, err)
 	}
+	if n, err := h.Notifications.UnreadNotifications(ctx, o.ID); n != 1 || err != nil {
+		t.Fatalf("UnreadNotifications = %d, %v; want 1", n, err)
+	}
 	if n := ns[0]; n.ID == "" || n.OwnerID != o.ID || n.SubjectID != a.ID || n.Issue != "rate_limited" || n.CreatedAt.IsZero() || n.Read() {
 		t.Fatalf("notification %+v", n)
 	}
@@ -157,6 +160,9 @@ func testHealthIsolation(t *testing.T, s Stores, h Health) {
 	}
 	if ns, unread, _ := h.Notifications.Notifications(ctx, o.ID, 10); len(ns) != 0 || unread != 0 {
 		t.Fatalf("owner sees %d notifications of another", len(ns))
+	}
+	if n, err := h.Notifications.UnreadNotifications(ctx, o.ID); n != 0 || err != nil {
+		t.Fatalf("UnreadNotifications = %d, %v; the owner's notifications are read or another's", n, err)
 	}
 	ns, _, _ := h.Notifications.Notifications(ctx, other.ID, 10)
 	if len(ns) != 1 {
@@ -245,11 +251,17 @@ func testNotifications(t *testing.T, s Stores, h Health) {
 	if unread != 2 || !ns[2].ReadAt.Equal(at) {
 		t.Fatalf("after one read: %d unread, read at %v (want %v, the first time)", unread, ns[2].ReadAt, at)
 	}
+	if n, err := h.Notifications.UnreadNotifications(ctx, o.ID); n != 2 || err != nil {
+		t.Fatalf("UnreadNotifications after one read = %d, %v; want 2", n, err)
+	}
 	if n, err := h.Notifications.MarkAllRead(ctx, o.ID, at); err != nil || n != 2 {
 		t.Fatalf("MarkAllRead = %d, %v; want 2", n, err)
 	}
 	if _, unread, _ = h.Notifications.Notifications(ctx, o.ID, 10); unread != 0 {
 		t.Fatalf("%d unread after MarkAllRead", unread)
+	}
+	if n, err := h.Notifications.UnreadNotifications(ctx, o.ID); n != 0 || err != nil {
+		t.Fatalf("UnreadNotifications after MarkAllRead = %d, %v; want 0", n, err)
 	}
 }
 
