@@ -19,13 +19,13 @@ type option struct {
 
 type inboxView struct {
 	layout
-	Filters template.HTML   // the filter form, rendered by the "filters" template
+	Filters template.HTML // the filter form, rendered by the "filters" template
 	Matches template.HTML // every match, each rendered by the "match" template
-	Older   string          // address of the next page, empty on the last
-	Newest  string          // address of the first page, empty on it
-	Return  string          // this page, for the bulk form to come back to
-	Live    string          // the live stream's address
-	Empty   string          // what to say when there is nothing to show
+	Older   string        // address of the next page, empty on the last
+	Newest  string        // address of the first page, empty on it
+	Return  string        // this page, for the bulk form to come back to
+	Live    string        // the live stream's address
+	Empty   string        // what to say when there is nothing to show
 }
 
 // filtersView is the inbox's filter form.
