@@ -11,14 +11,11 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// scoreLease is how long a replica holds a match it is scoring; if it
-// dies meanwhile, the sweep takes the match again after this.
-const scoreLease = time.Minute
-
 // Defaults of ScoringConfig.
 const (
 	DefaultScoringInterval = 10 * time.Minute
 	DefaultScoreBatch      = 200
+	DefaultScoreLease      = time.Minute
 )
 
 // ScoringConfig tunes Scoring. The zero value works.
@@ -32,6 +29,12 @@ type ScoringConfig struct {
 	// Workers is how many matches are scored at once; more than 1 needs a
 	// scorer that is safe for concurrent use. 0 means 1.
 	Workers int
+	// Lease is how long a claim holds its matches: longer than a batch
+	// takes to score, since when it runs out another sweep may score
+	// them again (the first score stored wins). A process that dies
+	// leaves its claims to the others, and to itself once restarted,
+	// after this. 0 means DefaultScoreLease.
+	Lease time.Duration
 }
 
 // Scoring scores new matches. One loop claims unscored matches from the
@@ -69,6 +72,9 @@ func NewScoring(d ScoringDeps, cfg ScoringConfig) *Scoring {
 	}
 	if cfg.Batch <= 0 {
 		cfg.Batch = DefaultScoreBatch
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultScoreLease
 	}
 	cfg.Workers = max(cfg.Workers, 1)
 	if d.Scored == nil {
@@ -110,7 +116,7 @@ func (s *Scoring) Sweep(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		ms, err := s.matches.ClaimUnscored(ctx, s.cfg.Batch, scoreLease)
+		ms, err := s.matches.ClaimUnscored(ctx, s.cfg.Batch, s.cfg.Lease)
 		if err != nil || len(ms) == 0 {
 			return n, err
 		}
@@ -183,17 +189,22 @@ func (s *Scoring) Listen(ctx context.Context, sub ports.Subscriber) error {
 }
 
 // Run sweeps at start, then whenever woken and at least every interval,
-// until ctx ends; it returns when the sweep under way has finished.
+// until ctx ends; it returns when the sweep under way has finished. The
+// second sweep comes one lease after the start at the latest: matches a
+// killed process had claimed are free again by then, and waiting for
+// the interval would leave them unscored that long.
 func (s *Scoring) Run(ctx context.Context) {
 	t := time.NewTimer(s.cfg.Interval)
 	defer t.Stop()
+	next := min(s.cfg.Interval, s.cfg.Lease+time.Second)
 	for {
 		if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "scoring sweep failed", "err", err)
 		} else if n > 0 {
 			s.log.DebugContext(ctx, "scoring sweep", "scored", n)
 		}
-		t.Reset(s.cfg.Interval)
+		t.Reset(next)
+		next = s.cfg.Interval
 		select {
 		case <-ctx.Done():
 			return

@@ -128,6 +128,26 @@ func TestScoringWake(t *testing.T) {
 	waitScored(t, w, more, s.Wake)
 }
 
+// TestScoringAfterACrash: matches a killed process had claimed are
+// scored one lease after the start, though the interval is an hour and
+// nothing wakes the loop.
+func TestScoringAfterACrash(t *testing.T) {
+	w := newWorld(t)
+	ms := storeMatches(t, w, 3)
+	// The process before the crash claimed them and died.
+	claimed, err := w.matches.ClaimUnscored(context.Background(), 10, 300*time.Millisecond)
+	if err != nil || len(claimed) != len(ms) {
+		t.Fatalf("ClaimUnscored = %d matches, %v", len(claimed), err)
+	}
+	s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: score.Rules{}, Log: quiet},
+		ScoringConfig{Interval: time.Hour, Lease: 300 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	waitScored(t, w, ms, func() {})
+}
+
 // waitScored waits until every match of ms is scored, calling poke
 // while it waits.
 func waitScored(t *testing.T, w world, ms []core.Match, poke func()) {

@@ -167,14 +167,20 @@ type scoringParams struct {
 // lease that keeps other replicas off its matches. Each score stored
 // wakes the delivery worker, so a message leaves within milliseconds.
 func newScoring(p scoringParams) *app.Scoring {
-	sc := app.ScoringConfig{Interval: p.Config.ScoringInterval, Workers: runtime.GOMAXPROCS(0)}
+	// The rules score a batch within milliseconds, so a claim needs only
+	// a short lease, and a killed process's claims are free again soon.
+	sc := app.ScoringConfig{Interval: p.Config.ScoringInterval, Workers: runtime.GOMAXPROCS(0), Lease: rulesLease}
 	if p.Config.LLMURL != "" {
 		sc.Workers = llmscorer.DefaultMaxInFlight
 		sc.Batch = 4 * sc.Workers
+		sc.Lease = app.DefaultScoreLease
 	}
 	return app.NewScoring(app.ScoringDeps{Matches: p.Matches, Scorer: p.Scorer, Log: p.Log, Metrics: p.Metrics,
 		Scored: func(context.Context, core.Match) { p.Worker.Poke() }}, sc)
 }
+
+// rulesLease is the claim lease of the rule-based scorer.
+const rulesLease = 5 * time.Second
 
 // runScoring subscribes the scorer to new matches and runs its loop for
 // the life of the app; on stop it waits for the sweep under way.
