@@ -322,10 +322,12 @@ func packedExpr(alias string, cols []string) string {
 
 // packedRead is what a read of one match selects on SQLite, for the table
 // under alias ("m." or ""): the packed fixed columns, packed afresh for
-// a row stored without them, then the score's.
-func packedRead(alias string) string {
-	return "concat(COALESCE(" + alias + "packed, " + packedExpr(alias, fixedColumns) + "), " +
-		strings.TrimPrefix(packedExpr(alias, scoredColumns), "concat(")
+// a row stored without them, then the score's, then the values of
+// extra as they are (in the same concat: appending with || would copy
+// the row again).
+func packedRead(alias string, extra ...string) string {
+	scored := strings.TrimSuffix(strings.TrimPrefix(packedExpr(alias, scoredColumns), "concat("), ")")
+	return "concat(" + strings.Join(append([]string{"COALESCE(" + alias + "packed, " + packedExpr(alias, fixedColumns) + ")", scored}, extra...), ", ") + ")"
 }
 
 // packedColumns is packedRead of the matches table without an alias.

@@ -95,16 +95,15 @@ func unpackTriage(f int64) core.Triage {
 	return core.Triage{Read: f&1 != 0, Starred: f&2 != 0, Archived: f&4 != 0}
 }
 
-// inboxColumns and inboxPacked are matchColumns of the matches table
-// under the alias m, as read on Postgres and packed on SQLite (see
-// packedRead).
-var inboxColumns, inboxPacked = func() string {
+// inboxColumns are matchColumns of the matches table under the alias m,
+// as read on Postgres (SQLite reads them packed: packedRead).
+var inboxColumns = func() string {
 	cols := strings.Split(strings.NewReplacer("\n", "", "\t", "").Replace(matchColumns), ",")
 	for i, c := range cols {
 		cols[i] = "m." + strings.TrimSpace(c)
 	}
 	return strings.Join(cols, ", ")
-}(), packedRead("m.")
+}()
 
 // Inbox implements ports.TriageStore. The page is an index walk on
 // (owner_id, created_us) with one primary-key probe of match_triage per
@@ -135,7 +134,7 @@ const inboxRounds = 4
 func (s *TriageStore) inboxInSteps(ctx context.Context, ownerID string, f ports.InboxFilter) (items []ports.InboxItem, more, ok bool, err error) {
 	cols := matchColumns + ", scored_at"
 	if !s.db.postgres {
-		cols = packedColumns + " || '|' || scored_at"
+		cols = packedRead("", "'|'", "scored_at")
 	}
 	q := "SELECT " + cols + " FROM matches WHERE owner_id = ?"
 	args := []any{ownerID}
@@ -266,7 +265,7 @@ func (s *TriageStore) inboxJoined(ctx context.Context, ownerID string, f ports.I
 	if !s.db.postgres {
 		// One text column a row: the packed match, then the flags and
 		// scored_at after the last two '|' (numbers hold none).
-		cols = inboxPacked + " || '|' || (" + triageFlags + ") || '|' || m.scored_at"
+		cols = packedRead("m.", "'|'", "("+triageFlags+")", "'|'", "m.scored_at")
 	}
 	// A filter that asks for a flag set walks the owner's few triaged
 	// rows in created order (match_triage_starred, _archived) instead of
