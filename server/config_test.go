@@ -12,7 +12,7 @@ func TestConfigDefaults(t *testing.T) {
 	cfg := testConfig(t, nil)
 	if cfg.Addr != "127.0.0.1:8080" || cfg.SiteURL != "http://127.0.0.1:8080" || cfg.DatabaseURL != "sqlite://earshot.db" ||
 		cfg.BusURL != "memory://" || cfg.Limits.PhrasesPerPlatform != 1 || cfg.Limits.AccountsPerPlatform != 1 ||
-		cfg.Limits.WebhooksPerPerson != 0 || cfg.RateLimit != 60 || cfg.HelperRateLimit != 120 || cfg.ScoringInterval != 10*time.Minute ||
+		cfg.Limits.WebhooksPerPerson != 0 || cfg.RateLimit != 60 || cfg.HelperRateLimit != 60000 || cfg.ScoringInterval != 10*time.Minute ||
 		cfg.RedditInterval != 10*time.Minute || cfg.RedditBaseURL != "https://www.reddit.com" ||
 		cfg.RedditUserAgent != "server:earshot:"+Version || cfg.RedditMirrorAPI != "arcticshift" ||
 		len(cfg.WebhookRetrySchedule) != 3 || cfg.WebhookRetrySchedule[2] != 30*time.Minute ||

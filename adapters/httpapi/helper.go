@@ -34,7 +34,7 @@ type SessionService interface {
 
 // Defaults of HelperConfig.
 const (
-	DefaultHelperRateLimit = 120             // requests per ingest key per minute
+	DefaultHelperRateLimit = 60000           // requests per ingest key per minute
 	DefaultHelperBodies    = 8               // ingest requests handled at once
 	DefaultHelperBodyWait  = 2 * time.Second // a request's wait for one of them
 )
