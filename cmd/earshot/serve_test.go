@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"math"
 	"net/http"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -230,4 +232,28 @@ func TestMetricsAndRequestIDs(t *testing.T) {
 		}
 	}
 	s.call("GET", "/no/such/thing", "", nil).want(t, 404, "not_found")
+}
+
+// The collector's settings are the operator's when GOGC or GOMEMLIMIT is
+// set, and the server's own otherwise.
+func TestTuneGC(t *testing.T) {
+	gc, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	defer func() { debug.SetGCPercent(gc); debug.SetMemoryLimit(limit) }()
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+	tuneGC(env(map[string]string{"GOGC": "100"}))
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("with GOGC set, GC percent %d, want the operator's 100", got)
+	}
+	tuneGC(env(map[string]string{"GOMEMLIMIT": "1GiB"}))
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Fatalf("with GOMEMLIMIT set, memory limit %d, want it untouched", got)
+	}
+	tuneGC(env(nil))
+	if got := debug.SetGCPercent(100); got != 400 {
+		t.Fatalf("GC percent %d, want 400", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 256<<20 {
+		t.Fatalf("memory limit %d, want 256 MiB", got)
+	}
 }
