@@ -127,7 +127,7 @@ var ServiceModule = fx.Module("services",
 		app.NewInbox,
 		newSessions,
 	),
-	fx.Invoke(runScoring, runPeriodic, runWebhooks, runNotifications, sweepSessions),
+	fx.Invoke(runScoring, runPeriodic, runWebhooks, runNotifications, sweepSessions, vacuumQueues),
 )
 
 // planLimits are the plan limits of the whole deployment, which the
@@ -578,6 +578,18 @@ func newRateLimiter(lc fx.Lifecycle, db *gormstore.DB, log *slog.Logger) ports.R
 	l := gormstore.NewRateLimiter(db)
 	every(lc, log, time.Minute, "sweeping rate windows", l.SweepRateWindows)
 	return l
+}
+
+// queueVacuum is how often the Postgres work queues are vacuumed
+// (gormstore.DB.VacuumQueues).
+const queueVacuum = 5 * time.Second
+
+// vacuumQueues keeps the delivery queue's indexes free of dead entries
+// on Postgres.
+func vacuumQueues(lc fx.Lifecycle, db *gormstore.DB, log *slog.Logger) {
+	if db.Postgres() {
+		every(lc, log, queueVacuum, "vacuuming the delivery queue", db.VacuumQueues)
+	}
 }
 
 type apiParams struct {

@@ -144,3 +144,30 @@ func TestPostgresCustomPlans(t *testing.T) {
 		}
 	}
 }
+
+// VacuumQueues vacuums the delivery queue on Postgres, two replicas at
+// once included, and does nothing on SQLite.
+func TestVacuumQueues(t *testing.T) {
+	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "v.db")}
+	if os.Getenv("EARSHOT_TEST_POSTGRES_URL") != "" {
+		urls["postgres"] = PostgresURL(t)
+	}
+	for name, url := range urls {
+		t.Run(name, func(t *testing.T) {
+			db := open(t, url)
+			var wg sync.WaitGroup
+			errs := make(chan error, 2)
+			for range 2 {
+				wg.Add(1)
+				go func() { defer wg.Done(); errs <- db.VacuumQueues(context.Background()) }()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatalf("VacuumQueues: %v", err)
+				}
+			}
+		})
+	}
+}
