@@ -281,12 +281,14 @@ func (s *MatchStore) Match(ctx context.Context, ownerID, id string) (core.Match,
 const matchColumns = `id, owner_id, phrase_id, phrase, platform, created_us, score, intent, reason,
 	external_id, author, title, body, url, likes, comments, posted_at`
 
-// scanRow reads one row of matchColumns. Listing is the hottest read of
-// the API, so it scans by hand rather than through gorm's reflection.
-func scanRow(rows *sql.Rows) (matchRow, error) {
+// scanRow reads one row of matchColumns, then the columns of extra.
+// Listing is the hottest read of the API, so it scans by hand rather
+// than through gorm's reflection.
+func scanRow(rows *sql.Rows, extra ...any) (matchRow, error) {
 	var r matchRow
-	err := rows.Scan(&r.ID, &r.OwnerID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,
-		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt)
+	dest := append([]any{&r.ID, &r.OwnerID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,
+		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt}, extra...)
+	err := rows.Scan(dest...)
 	return r, err
 }
 
@@ -364,6 +366,37 @@ func packRow(r matchRow) string {
 	return b.String()
 }
 
+// scanMatch reads a row of a match as this database selects it
+// (matchColumns on Postgres, packedRead on SQLite), followed by the
+// whole numbers extra points to: columns of their own on Postgres,
+// values after a '|' each at the end of the packed row on SQLite.
+func (db *DB) scanMatch(rows *sql.Rows, extra ...*int64) (matchRow, error) {
+	var r matchRow
+	if db.postgres {
+		dest := make([]any, len(extra))
+		for i, e := range extra {
+			dest[i] = e
+		}
+		return scanRow(rows, dest...)
+	}
+	var packed string
+	if err := rows.Scan(&packed); err != nil {
+		return r, err
+	}
+	for i := len(extra) - 1; i >= 0; i-- {
+		bar := strings.LastIndexByte(packed, '|')
+		if bar < 0 {
+			return r, fmt.Errorf("packed row lacks value %d of %d after it", i+1, len(extra))
+		}
+		n, err := strconv.ParseInt(packed[bar+1:], 10, 64)
+		if err != nil {
+			return r, fmt.Errorf("packed row: value %d after it: %w", i+1, err)
+		}
+		*extra[i], packed = n, packed[:bar]
+	}
+	return unpack(packed)
+}
+
 // unpack reads a row of packedColumns: the fixed columns, then the
 // score's.
 func unpack(s string) (matchRow, error) {
@@ -434,15 +467,7 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 	defer rows.Close()
 	out := make([]core.Match, 0, f.Limit+1)
 	for rows.Next() {
-		var r matchRow
-		if s.db.postgres {
-			r, err = scanRow(rows)
-		} else {
-			var packed string
-			if err = rows.Scan(&packed); err == nil {
-				r, err = unpack(packed)
-			}
-		}
+		r, err := s.db.scanMatch(rows)
 		if err != nil {
 			return nil, false, translate(err, "match")
 		}
@@ -504,34 +529,23 @@ func (db *DB) returned() string {
 
 // collectReturned reads every row of db.returned() and closes rows.
 func (db *DB) collectReturned(rows *sql.Rows, err error) ([]core.Match, error) {
-	if db.postgres || err != nil {
-		return collectMatches(rows, err)
-	}
-	defer rows.Close()
-	var out []core.Match
-	for rows.Next() {
-		var packed string
-		if err := rows.Scan(&packed); err != nil {
-			return nil, translate(err, "match")
-		}
-		r, err := unpack(packed)
-		if err != nil {
-			return nil, translate(err, "match")
-		}
-		out = append(out, r.match())
-	}
-	return out, translate(rows.Err(), "match")
+	return collect(rows, err, func(rows *sql.Rows) (matchRow, error) { return db.scanMatch(rows) })
 }
 
 // collectMatches reads every row of matchColumns and closes rows.
 func collectMatches(rows *sql.Rows, err error) ([]core.Match, error) {
+	return collect(rows, err, func(rows *sql.Rows) (matchRow, error) { return scanRow(rows) })
+}
+
+// collect reads every row of rows with scan and closes rows.
+func collect(rows *sql.Rows, err error, scan func(*sql.Rows) (matchRow, error)) ([]core.Match, error) {
 	if err != nil {
 		return nil, translate(err, "match")
 	}
 	defer rows.Close()
 	var out []core.Match
 	for rows.Next() {
-		r, err := scanRow(rows)
+		r, err := scan(rows)
 		if err != nil {
 			return nil, translate(err, "match")
 		}

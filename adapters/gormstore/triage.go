@@ -2,10 +2,7 @@ package gormstore
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -212,23 +209,8 @@ func (s *TriageStore) candidates(ctx context.Context, q string, args ...any) ([]
 	defer rows.Close()
 	var out []ports.InboxItem
 	for rows.Next() {
-		var r matchRow
 		var scoredAt int64
-		if s.db.postgres {
-			err = rows.Scan(&r.ID, &r.OwnerID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,
-				&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt, &scoredAt)
-		} else {
-			var packed string
-			if err = rows.Scan(&packed); err == nil {
-				last := strings.LastIndexByte(packed, '|')
-				if last < 0 {
-					return nil, core.Errorf(core.KindInternal, "inbox row is malformed")
-				}
-				if scoredAt, err = strconv.ParseInt(packed[last+1:], 10, 64); err == nil {
-					r, err = unpack(packed[:last])
-				}
-			}
-		}
+		r, err := s.db.scanMatch(rows, &scoredAt)
 		if err != nil {
 			return nil, translate(err, "match")
 		}
@@ -333,7 +315,8 @@ func (s *TriageStore) inboxJoined(ctx context.Context, ownerID string, f ports.I
 	defer rows.Close()
 	out := make([]ports.InboxItem, 0, f.Limit+1)
 	for rows.Next() {
-		r, flags, scoredAt, err := s.scanInbox(rows)
+		var flags, scoredAt int64
+		r, err := s.db.scanMatch(rows, &flags, &scoredAt)
 		if err != nil {
 			return nil, false, translate(err, "match")
 		}
@@ -347,29 +330,4 @@ func (s *TriageStore) inboxJoined(ctx context.Context, ownerID string, f ports.I
 		out = out[:f.Limit]
 	}
 	return out, more, nil
-}
-
-func (s *TriageStore) scanInbox(rows *sql.Rows) (r matchRow, flags, scoredAt int64, err error) {
-	if !s.db.postgres {
-		var packed string
-		if err = rows.Scan(&packed); err != nil {
-			return
-		}
-		last := strings.LastIndexByte(packed, '|')
-		mid := strings.LastIndexByte(packed[:max(last, 0)], '|')
-		if mid < 0 {
-			return r, 0, 0, fmt.Errorf("inbox row is malformed")
-		}
-		if flags, err = strconv.ParseInt(packed[mid+1:last], 10, 64); err != nil {
-			return
-		}
-		if scoredAt, err = strconv.ParseInt(packed[last+1:], 10, 64); err != nil {
-			return
-		}
-		r, err = unpack(packed[:mid])
-		return
-	}
-	err = rows.Scan(&r.ID, &r.OwnerID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,
-		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt, &flags, &scoredAt)
-	return
 }
