@@ -169,7 +169,10 @@ type scoringParams struct {
 func newScoring(p scoringParams) *app.Scoring {
 	// The rules score a batch within milliseconds, so a claim needs only
 	// a short lease, and a killed process's claims are free again soon.
-	sc := app.ScoringConfig{Interval: p.Config.ScoringInterval, Workers: runtime.GOMAXPROCS(0), Lease: rulesLease}
+	// A batch is a thousand: each batch's scores are one transaction, and
+	// on SQLite that transaction waits its turn with ingest's; at 200 a
+	// batch, scoring fell behind an ingest of 60,000 posts a second.
+	sc := app.ScoringConfig{Interval: p.Config.ScoringInterval, Workers: runtime.GOMAXPROCS(0), Lease: rulesLease, Batch: rulesBatch}
 	if p.Config.LLMURL != "" {
 		sc.Workers = llmscorer.DefaultMaxInFlight
 		sc.Batch = 4 * sc.Workers
@@ -179,8 +182,12 @@ func newScoring(p scoringParams) *app.Scoring {
 		Scored: func(context.Context, core.Match) { p.Worker.Poke() }}, sc)
 }
 
-// rulesLease is the claim lease of the rule-based scorer.
-const rulesLease = 5 * time.Second
+// rulesLease and rulesBatch are the claim lease and batch of the
+// rule-based scorer.
+const (
+	rulesLease = 5 * time.Second
+	rulesBatch = 1000
+)
 
 // runScoring subscribes the scorer to new matches and runs its loop for
 // the life of the app; on stop it waits for the sweep under way.
