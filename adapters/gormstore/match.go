@@ -438,22 +438,34 @@ func unpack(s string) (matchRow, error) {
 	return r, nil
 }
 
+// matchConds is the SQL, each condition led by " AND ", and the values
+// of a page's filters on the matches table under alias: platform when
+// set, minScore when not negative, intent and phraseID when set.
+func matchConds(alias string, platform core.Platform, minScore int, intent core.Intent, phraseID string) (string, []any) {
+	var q strings.Builder
+	var args []any
+	add := func(use bool, cond string, v any) {
+		if use {
+			q.WriteString(" AND " + alias + cond + " ?")
+			args = append(args, v)
+		}
+	}
+	add(platform != "", "platform =", string(platform))
+	add(minScore >= 0, "score >=", minScore)
+	add(intent != "", "intent =", string(intent))
+	add(phraseID != "", "phrase_id =", phraseID)
+	return q.String(), args
+}
+
 // Matches implements ports.MatchStore.
 func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchFilter) ([]core.Match, bool, error) {
 	cols := matchColumns
 	if !s.db.postgres {
 		cols = packedColumns
 	}
-	q := "SELECT " + cols + " FROM matches WHERE owner_id = ?"
-	args := []any{ownerID}
-	if f.Platform != "" {
-		q += " AND platform = ?"
-		args = append(args, string(f.Platform))
-	}
-	if f.MinScore >= 0 {
-		q += " AND score >= ?"
-		args = append(args, f.MinScore)
-	}
+	conds, args := matchConds("", f.Platform, f.MinScore, "", "")
+	q := "SELECT " + cols + " FROM matches WHERE owner_id = ?" + conds
+	args = append([]any{ownerID}, args...)
 	if !f.Before.IsZero() {
 		q += " AND created_us < ?"
 		args = append(args, micros(f.Before))

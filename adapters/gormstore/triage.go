@@ -133,24 +133,9 @@ func (s *TriageStore) inboxInSteps(ctx context.Context, ownerID string, f ports.
 	if !s.db.postgres {
 		cols = packedRead("", "'|'", "scored_at")
 	}
-	q := "SELECT " + cols + " FROM matches WHERE owner_id = ?"
-	args := []any{ownerID}
-	if f.Platform != "" {
-		q += " AND platform = ?"
-		args = append(args, string(f.Platform))
-	}
-	if f.MinScore >= 0 {
-		q += " AND score >= ?"
-		args = append(args, f.MinScore)
-	}
-	if f.Intent != "" {
-		q += " AND intent = ?"
-		args = append(args, string(f.Intent))
-	}
-	if f.PhraseID != "" {
-		q += " AND phrase_id = ?"
-		args = append(args, f.PhraseID)
-	}
+	conds, args := matchConds("", f.Platform, f.MinScore, f.Intent, f.PhraseID)
+	q := "SELECT " + cols + " FROM matches WHERE owner_id = ?" + conds
+	args = append([]any{ownerID}, args...)
 	if !f.After.IsZero() {
 		q += " AND created_us > ?"
 		args = append(args, micros(f.After))
@@ -275,22 +260,9 @@ func (s *TriageStore) inboxJoined(ctx context.Context, ownerID string, f ports.I
 			where.WriteString(" AND COALESCE(t." + fl.col + ", 0) = 0")
 		}
 	}
-	if f.Platform != "" {
-		where.WriteString(" AND m.platform = ?")
-		args = append(args, string(f.Platform))
-	}
-	if f.MinScore >= 0 {
-		where.WriteString(" AND m.score >= ?")
-		args = append(args, f.MinScore)
-	}
-	if f.Intent != "" {
-		where.WriteString(" AND m.intent = ?")
-		args = append(args, string(f.Intent))
-	}
-	if f.PhraseID != "" {
-		where.WriteString(" AND m.phrase_id = ?")
-		args = append(args, f.PhraseID)
-	}
+	conds, condArgs := matchConds("m.", f.Platform, f.MinScore, f.Intent, f.PhraseID)
+	where.WriteString(conds)
+	args = append(args, condArgs...)
 	if !f.Before.IsZero() {
 		where.WriteString(" AND " + created + " < ?")
 		args = append(args, micros(f.Before))
