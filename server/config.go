@@ -206,7 +206,13 @@ var settings = []setting{
 		return nil
 	}},
 	{"EARSHOT_LOG_LEVEL", "info", "debug, info, warn or error; debug adds a line for every answered request", func(c *Config, v string) error {
-		return c.LogLevel.UnmarshalText([]byte(v))
+		levels := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+		l, ok := levels[v]
+		if !ok {
+			return errors.New("accepts debug, info, warn or error")
+		}
+		c.LogLevel = l
+		return nil
 	}},
 	{"EARSHOT_BOOTSTRAP", "true", "create an owner and keys on first start with an empty database", boolSetting(func(c *Config, b bool) { c.Bootstrap = b })},
 	{"EARSHOT_SESSION_IDLE", "336h", "dashboard sessions end after this long unused (336h is 14 days)", durationSetting(func(c *Config, d time.Duration) { c.SessionIdle = d })},

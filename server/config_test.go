@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"flag"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestConfigDefaults(t *testing.T) {
 		len(cfg.WebhookRetrySchedule) != 3 || cfg.WebhookRetrySchedule[2] != 30*time.Minute ||
 		cfg.WebhookTimeout != 5*time.Second || cfg.WebhookAllowPrivate || cfg.AlertInterval != time.Hour ||
 		cfg.AlertMinScore != 70 || cfg.MailFrom != "earshot@localhost" || !cfg.ProxyRequired ||
-		cfg.LogFormat != "text" || !cfg.Bootstrap {
+		cfg.LogFormat != "text" || cfg.LogLevel != slog.LevelInfo || !cfg.Bootstrap {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 }
@@ -38,6 +39,9 @@ func TestConfigPrecedence(t *testing.T) {
 	if cfg.Addr != "127.0.0.1:9000" || cfg.RateLimit != 7 || cfg.SiteURL != "https://listen.example.com" {
 		t.Fatalf("precedence: %+v", cfg)
 	}
+	if cfg := testConfig(t, map[string]string{"EARSHOT_LOG_LEVEL": "debug"}); cfg.LogLevel != slog.LevelDebug {
+		t.Fatalf("EARSHOT_LOG_LEVEL=debug gave %v", cfg.LogLevel)
+	}
 }
 
 func TestConfigErrorsNameTheSetting(t *testing.T) {
@@ -51,6 +55,7 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		{"EARSHOT_SMTP_URL", "http://user:hunter2@mail", "EARSHOT_SMTP_URL (value not shown: it can hold a secret): accepts smtp://"},
 		{"EARSHOT_SECRET_KEY", "tooshort", "EARSHOT_SECRET_KEY (value not shown: it can hold a secret): accepts a secret of at least 32 characters"},
 		{"EARSHOT_SITE_URL", "ftp://x", "accepts an http or https URL"},
+		{"EARSHOT_LOG_LEVEL", "loud", "EARSHOT_LOG_LEVEL=loud: accepts debug, info, warn or error"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		read := ConfigFlags(fs, func(k string) string {

@@ -92,6 +92,14 @@ func unpackTriage(f int64) core.Triage {
 	return core.Triage{Read: f&1 != 0, Starred: f&2 != 0, Archived: f&4 != 0}
 }
 
+// What the inbox reads of a match on SQLite: the packed row and its
+// scored time (candidatesPacked), and under the alias m with its triage
+// flags too (inboxPacked); scanMatch reads them back.
+var (
+	candidatesPacked = packedRead("", "'|'", "scored_at")
+	inboxPacked      = packedRead("m.", "'|'", "("+triageFlags+")", "'|'", "m.scored_at")
+)
+
 // inboxColumns are matchColumns of the matches table under the alias m,
 // as read on Postgres (SQLite reads them packed: packedRead).
 var inboxColumns = func() string {
@@ -131,7 +139,7 @@ const inboxRounds = 4
 func (s *TriageStore) inboxInSteps(ctx context.Context, ownerID string, f ports.InboxFilter) (items []ports.InboxItem, more, ok bool, err error) {
 	cols := matchColumns + ", scored_at"
 	if !s.db.postgres {
-		cols = packedRead("", "'|'", "scored_at")
+		cols = candidatesPacked
 	}
 	conds, args := matchConds("", f.Platform, f.MinScore, f.Intent, f.PhraseID)
 	q := "SELECT " + cols + " FROM matches WHERE owner_id = ?" + conds
@@ -232,7 +240,7 @@ func (s *TriageStore) inboxJoined(ctx context.Context, ownerID string, f ports.I
 	if !s.db.postgres {
 		// One text column a row: the packed match, then the flags and
 		// scored_at after the last two '|' (numbers hold none).
-		cols = packedRead("m.", "'|'", "("+triageFlags+")", "'|'", "m.scored_at")
+		cols = inboxPacked
 	}
 	// A filter that asks for a flag set walks the owner's few triaged
 	// rows in created order (match_triage_starred, _archived) instead of

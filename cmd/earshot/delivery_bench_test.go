@@ -27,7 +27,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -85,13 +84,7 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON=10", "EARSHOT_RATE_LIMIT_PER_MINUTE=1000000", "EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000")
 	s := &instance{t: b, env: append(baseEnv(b.TempDir()), env...)}
 	s.bin = os.Getenv("EARSHOT_BENCH_BINARY") // another build to compare, such as the commit before a change
-	if dir := os.Getenv("EARSHOT_BENCH_CPUPROFILE"); dir != "" {
-		s.bin = filepath.Join(b.TempDir(), "earshot-profile")
-		if out, err := exec.Command("go", "build", "-tags", "profile", "-o", s.bin, ".").CombinedOutput(); err != nil {
-			b.Fatalf("building with -tags profile: %v\n%s", err, out)
-		}
-		s.env = append(s.env, "EARSHOT_CPU_PROFILE="+filepath.Join(dir, strings.ReplaceAll(b.Name(), "/", "_")+".pprof"))
-	}
+	s.profileIfAsked(b)
 	s.launch()
 	b.Cleanup(s.stop)
 

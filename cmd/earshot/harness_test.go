@@ -181,6 +181,21 @@ func (s *instance) stop() {
 	}
 }
 
+// profileIfAsked makes the next launch run a build with -tags profile
+// that writes its CPU profile to EARSHOT_BENCH_CPUPROFILE/CASE.pprof when
+// it stops, when that variable names a folder; else it changes nothing.
+func (s *instance) profileIfAsked(b testing.TB) {
+	dir := os.Getenv("EARSHOT_BENCH_CPUPROFILE")
+	if dir == "" {
+		return
+	}
+	s.bin = filepath.Join(b.TempDir(), "earshot-profile")
+	if out, err := exec.Command("go", "build", "-tags", "profile", "-o", s.bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("building with -tags profile: %v\n%s", err, out)
+	}
+	s.env = append(s.env, "EARSHOT_CPU_PROFILE="+filepath.Join(dir, strings.ReplaceAll(b.Name(), "/", "_")+".pprof"))
+}
+
 // restart stops the server and starts it again on the same database.
 func (s *instance) restart() {
 	s.stop()

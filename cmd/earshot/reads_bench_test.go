@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,10 +79,7 @@ func benchReads(b *testing.B, dbURL string, n int, duration time.Duration) {
 	// backlog is scored during the measurement, then start afresh.
 	srv.stop()
 	markScored(b, dbURL)
-	if dir := os.Getenv("EARSHOT_BENCH_CPUPROFILE"); dir != "" {
-		srv.bin = profileBuild(b)
-		srv.env = append(srv.env, "EARSHOT_CPU_PROFILE="+filepath.Join(dir, strings.ReplaceAll(b.Name(), "/", "_")+".pprof"))
-	}
+	srv.profileIfAsked(b)
 	srv.launch()
 	lo, hi := cursorRange(b, dbURL)
 
@@ -120,16 +116,6 @@ func benchReads(b *testing.B, dbURL string, n int, duration time.Duration) {
 	// rates on a shared machine, where other work takes the cores.
 	b.ReportMetric(float64(apiCPU.Microseconds())/float64(api.count), "api-cpu-µs/req")
 	b.ReportMetric(float64(bareCPU.Microseconds())/float64(bare.count), "bare-cpu-µs/req")
-}
-
-// profileBuild builds the server with -tags profile, so that it writes
-// the CPU profile EARSHOT_CPU_PROFILE names when it stops.
-func profileBuild(b testing.TB) string {
-	bin := filepath.Join(b.TempDir(), "earshot-profile")
-	if out, err := exec.Command("go", "build", "-tags", "profile", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("building with -tags profile: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // ingestMatching ingests n posts that each match the phrase "acme", in
