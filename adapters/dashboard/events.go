@@ -231,7 +231,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 
 // writeEvent appends one match event carrying the match's markup.
 func (d *Dashboard) writeEvent(b *bytes.Buffer, it ports.InboxItem, now time.Time, cur liveCursor) error {
-	html, err := d.matchHTML(d.matchView(it, now))
+	html, err := d.matchHTML(it, now)
 	if err != nil {
 		return err
 	}

@@ -96,13 +96,16 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 		http.Error(w, "no such page", http.StatusInternalServerError)
 		return
 	}
-	if lv, ok := v.(interface{ base() *layout }); ok && lv.base().SignedIn {
-		lv.base().Unread = d.unread(r)
-	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf)
-	if err := set.ExecuteTemplate(buf, "layout", v); err != nil {
+	var err error
+	if lv, ok := v.(interface{ base() *layout }); ok {
+		err = d.renderInLayout(buf, set, lv.base(), v, r)
+	} else {
+		err = set.ExecuteTemplate(buf, "layout", v)
+	}
+	if err != nil {
 		d.cfg.Logger.ErrorContext(r.Context(), "rendering a page failed", "page", page, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -113,6 +116,38 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// renderInLayout writes the page's content between the layout's head
+// and foot, which come from the fragment cache: the head is the same
+// for every page of a section with the same unread count, and
+// html/template evaluates its navigation by reflection on every page.
+func (d *Dashboard) renderInLayout(buf *bytes.Buffer, set *template.Template, l *layout, v any, r *http.Request) error {
+	if l.SignedIn {
+		l.Unread = d.unread(r)
+	}
+	var head template.HTML
+	var err error
+	if l.Problem == "" {
+		head, err = d.cachedPartial("head", *l, func() any { return l })
+	} else {
+		// A problem's words vary; they are not kept.
+		var b bytes.Buffer
+		err = d.partial(&b, "head", l)
+		head = template.HTML(b.String())
+	}
+	if err != nil {
+		return err
+	}
+	buf.WriteString(string(head))
+	buf.WriteByte('\n')
+	if err := set.ExecuteTemplate(buf, "content", v); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	foot, err := d.cachedPartial("foot", nil, func() any { return nil })
+	buf.WriteString(string(foot))
+	return err
 }
 
 // fragments caches the markup of matches by everything a match shows,
@@ -143,18 +178,23 @@ type matchKey struct {
 }
 
 // matchHTML returns the markup of one match, from the cache or rendered
-// by the "match" template.
-func (d *Dashboard) matchHTML(v matchView) (template.HTML, error) {
-	return d.cachedPartial("match", matchKey{v.ID, v.Read, v.Starred, v.Archived, v.Scored, v.When}, v)
+// by the "match" template. The key is read off the item and the view
+// built only on a miss: a page of cached matches parses no address and
+// formats no time.
+func (d *Dashboard) matchHTML(it ports.InboxItem, now time.Time) (template.HTML, error) {
+	m, t := it.Match, it.Triage
+	k := matchKey{m.ID, t.Read, t.Starred, t.Archived, m.Score != nil, ago(now, m.CreatedAt)}
+	return d.cachedPartial("match", k, func() any { return d.matchView(it, k.When) })
 }
 
-// cachedPartial returns the partial name rendered with v, from the
-// cache when key, which must determine v, was rendered before.
-func (d *Dashboard) cachedPartial(name string, key, v any) (template.HTML, error) {
+// cachedPartial returns the partial name rendered with the view that
+// view returns, from the cache when key, which must determine the view,
+// was rendered before.
+func (d *Dashboard) cachedPartial(name string, key any, view func() any) (template.HTML, error) {
 	k := fragmentKey{name, key}
 	if d.cfg.Fragments < 0 {
 		var b bytes.Buffer
-		err := d.partial(&b, name, v)
+		err := d.partial(&b, name, view())
 		return template.HTML(b.String()), err
 	}
 	d.frags.mu.Lock()
@@ -166,7 +206,7 @@ func (d *Dashboard) cachedPartial(name string, key, v any) (template.HTML, error
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf)
-	if err := d.partial(buf, name, v); err != nil {
+	if err := d.partial(buf, name, view()); err != nil {
 		return "", err
 	}
 	// The template escaped every field for its place: this is safe markup.
@@ -243,11 +283,12 @@ type matchView struct {
 	Archived bool
 }
 
-func (d *Dashboard) matchView(it ports.InboxItem, now time.Time) matchView {
+// matchView is the view of a match shown when, as ago words it.
+func (d *Dashboard) matchView(it ports.InboxItem, when string) matchView {
 	m := it.Match
 	v := matchView{
 		ID: m.ID, Phrase: m.Phrase, Platform: string(m.Platform), Author: m.Post.Author, Title: m.Post.Title,
-		Text: m.Post.Text, URL: safeURL(m.Post.URL), When: ago(now, m.CreatedAt), WhenISO: m.CreatedAt.Format(time.RFC3339),
+		Text: m.Post.Text, URL: safeURL(m.Post.URL), When: when, WhenISO: m.CreatedAt.Format(time.RFC3339),
 		Created: strconv.FormatFloat(core.Millis(m.CreatedAt), 'f', -1, 64),
 		Read:    it.Triage.Read, Starred: it.Triage.Starred, Archived: it.Triage.Archived,
 	}

@@ -92,13 +92,10 @@ func unpackTriage(f int64) core.Triage {
 	return core.Triage{Read: f&1 != 0, Starred: f&2 != 0, Archived: f&4 != 0}
 }
 
-// What the inbox reads of a match on SQLite: the packed row and its
-// scored time (candidatesPacked), and under the alias m with its triage
-// flags too (inboxPacked); scanMatch reads them back.
-var (
-	candidatesPacked = packedRead("", "'|'", "scored_at")
-	inboxPacked      = packedRead("m.", "'|'", "("+triageFlags+")", "'|'", "m.scored_at")
-)
+// inboxPacked is what the inbox reads of a match on SQLite: the packed
+// row under the alias m with its triage flags and scored time;
+// scanMatch reads them back.
+var inboxPacked = packedRead("m.", "'|'", "("+triageFlags+")", "'|'", "m.scored_at")
 
 // inboxColumns are matchColumns of the matches table under the alias m,
 // as read on Postgres (SQLite reads them packed: packedRead).
@@ -110,12 +107,16 @@ var inboxColumns = func() string {
 	return strings.Join(cols, ", ")
 }()
 
-// Inbox implements ports.TriageStore. The page is an index walk on
-// (owner_id, created_us) with one primary-key probe of match_triage per
-// row, as cheap as the API's page.
+// Inbox implements ports.TriageStore. On SQLite the page is an index
+// walk on (owner_id, created_us) with one primary-key probe of
+// match_triage per row (inboxJoined): one statement, reading only the
+// rows it shows. On Postgres the views of unset flags read in steps
+// (inboxInSteps). On SQLite the steps took two statements and eight
+// spare rows, and cost 1.7 times the API's page query where the joined
+// one costs 1.0 to 1.4 times (the inbox benchmark's in-process profile).
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
 	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
-	if !flagged && f.ScoredAfter.IsZero() {
+	if s.db.postgres && !flagged && f.ScoredAfter.IsZero() {
 		items, more, ok, err := s.inboxInSteps(ctx, ownerID, f)
 		if err != nil || ok {
 			return items, more, err
@@ -135,14 +136,10 @@ const inboxRounds = 4
 // matches a flag leaves out, reading further when some were. That is
 // the API's index walk plus one short range read, where the joined
 // query probes match_triage once per row. ok is false when the rounds
-// ran out before the page filled.
+// ran out before the page filled. Postgres only (see Inbox).
 func (s *TriageStore) inboxInSteps(ctx context.Context, ownerID string, f ports.InboxFilter) (items []ports.InboxItem, more, ok bool, err error) {
-	cols := matchColumns + ", scored_at"
-	if !s.db.postgres {
-		cols = candidatesPacked
-	}
 	conds, args := matchConds("", f.Platform, f.MinScore, f.Intent, f.PhraseID)
-	q := "SELECT " + cols + " FROM matches WHERE owner_id = ?" + conds
+	q := "SELECT " + matchColumns + ", scored_at FROM matches WHERE owner_id = ?" + conds
 	args = append([]any{ownerID}, args...)
 	if !f.After.IsZero() {
 		q += " AND created_us > ?"
@@ -157,7 +154,7 @@ func (s *TriageStore) inboxInSteps(ctx context.Context, ownerID string, f ports.
 	items = make([]ports.InboxItem, 0, want)
 	for range inboxRounds {
 		n := want - len(items) + 8 // a few spare for the ones a flag drops
-		cands, err := s.candidates(ctx, q, append(append([]any{}, args...), before, n)...)
+		cands, err := s.candidates(ctx, n, q, append(append([]any{}, args...), before, n)...)
 		if err != nil {
 			return nil, false, false, err
 		}
@@ -193,14 +190,14 @@ func (s *TriageStore) page(items []ports.InboxItem, limit int) ([]ports.InboxIte
 	return items, false, true, nil
 }
 
-// candidates reads matches with their scored_at, newest first.
-func (s *TriageStore) candidates(ctx context.Context, q string, args ...any) ([]ports.InboxItem, error) {
+// candidates reads at most n matches with their scored_at, newest first.
+func (s *TriageStore) candidates(ctx context.Context, n int, q string, args ...any) ([]ports.InboxItem, error) {
 	rows, err := s.db.query(ctx, q, args...)
 	if err != nil {
 		return nil, translate(err, "match")
 	}
 	defer rows.Close()
-	var out []ports.InboxItem
+	out := make([]ports.InboxItem, 0, n)
 	for rows.Next() {
 		var scoredAt int64
 		r, err := s.db.scanMatch(rows, &scoredAt)
