@@ -192,3 +192,60 @@ func BenchmarkInboxRender(b *testing.B) {
 		get(d, "/app/", true)
 	}
 }
+
+// fakeNotifications has a count of unread notifications a test sets.
+type fakeNotifications struct{ unread *int }
+
+func (f fakeNotifications) List(context.Context, string, int) ([]core.Notification, int, error) {
+	return nil, *f.unread, nil
+}
+func (f fakeNotifications) Unread(context.Context, string) (int, error)    { return *f.unread, nil }
+func (f fakeNotifications) MarkRead(context.Context, string, string) error { return nil }
+func (f fakeNotifications) MarkAllRead(context.Context, string) (int, error) {
+	return 0, nil
+}
+
+// The layout's head comes from the fragment cache: it still follows the
+// unread count and the section, a problem is shown, and the page is the
+// one the whole layout template writes.
+func TestCachedLayoutHead(t *testing.T) {
+	unread := 2
+	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Deps{Sessions: fakeSessions{}, Inbox: fakeInbox{items: []ports.InboxItem{item(1, "t", "a", "https://x.com/1")}},
+			Phrases: fakePhrases{}, Notifications: fakeNotifications{&unread}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	badge := `<span class="badge" id="unread-count">`
+	inbox := `<a href="/app/" aria-current="page">Inbox</a>`
+	phrases := `<a href="/app/phrases" aria-current="page">Phrases</a>`
+	for _, c := range []struct {
+		path, want, not string
+		unread          int
+	}{
+		{"/app/", badge + "2<", phrases, 2},
+		{"/app/", inbox, badge, 0},
+		{"/app/", badge + "3<", "", 3},
+		{"/app/phrases", phrases, inbox, 3},
+		{"/app/?min_score=200", `<p class="problem" role="alert">min_score must be from 0 to 100</p>`, "", 3},
+		{"/app/", inbox, "problem", 3},
+	} {
+		unread = c.unread
+		body := get(d, c.path, true).Body.String()
+		if !strings.Contains(body, c.want) || (c.not != "" && strings.Contains(body, c.not)) {
+			t.Fatalf("%s with %d unread: want %q without %q in\n%s", c.path, c.unread, c.want, c.not, body)
+		}
+	}
+
+	// Rendered whole by the layout template, the inbox is the same page.
+	v := inboxView{layout: layout{Title: "Inbox", Nav: "inbox", SignedIn: true, Unread: 3}, Matches: "<p>m</p>", Empty: "none"}
+	var whole strings.Builder
+	if err := d.pages.sets["inbox"].ExecuteTemplate(&whole, "layout", &v); err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	d.render(w, httptest.NewRequest("GET", "/app/", nil), 200, "inbox", &v)
+	if w.Body.String() != whole.String() {
+		t.Fatalf("cached head:\n%s\nwhole layout:\n%s", w.Body.String(), whole.String())
+	}
+}

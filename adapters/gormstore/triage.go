@@ -112,8 +112,9 @@ var inboxColumns = func() string {
 // match_triage per row (inboxJoined): one statement, reading only the
 // rows it shows. On Postgres the views of unset flags read in steps
 // (inboxInSteps). On SQLite the steps took two statements and eight
-// spare rows, and cost 1.7 times the API's page query where the joined
-// one costs 1.0 to 1.4 times (the inbox benchmark's in-process profile).
+// spare rows, and cost 1.7 to 2.1 times the API's page query where the
+// joined one costs 0.9 to 1.5 times (the inbox benchmark's in-process
+// profile).
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
 	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
 	if s.db.postgres && !flagged && f.ScoredAfter.IsZero() {
