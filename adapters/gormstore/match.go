@@ -3,11 +3,14 @@ package gormstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"gorm.io/gorm"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -61,25 +64,45 @@ func (r matchRow) match() core.Match {
 }
 
 // MatchStore keeps posts and matches.
-type MatchStore struct{ db *DB }
+type MatchStore struct {
+	db    *DB
+	saves saveRounds // Postgres: batches of one owner stored together
+}
 
 var _ ports.MatchStore = (*MatchStore)(nil)
 
 // NewMatchStore returns the match store of db.
-func NewMatchStore(db *DB) *MatchStore { return &MatchStore{db: db} }
+func NewMatchStore(db *DB) *MatchStore {
+	return &MatchStore{db: db, saves: saveRounds{waiting: map[string]*saveLine{}}}
+}
 
 // SaveMatches implements ports.MatchStore. A batch is a handful of
 // statements however many posts it holds: posts go in with one
 // multi-row insert that skips known ones and returns the new, and the
 // matches with another. It is the hottest write, so it runs on
 // database/sql with prepared statements rather than through gorm.
+//
+// Matches of one owner get strictly increasing created_us, in the order
+// their transactions commit, which the API's cursors depend on (a reader
+// paging by created_us never meets a match committed after its read
+// with a created_us below one it has seen). stampMatches hands them out
+// with one UPDATE of the owner's row, whose lock the transaction keeps
+// until it commits, so the next batch of the owner stamps after this
+// one is visible. That UPDATE comes last but for the matches' own
+// insert and the phrase counters: the posts' insert and the reads run
+// before it, outside the lock, and a batch with no new match takes no
+// lock at all. On Postgres the batch is one statement, shared with the
+// owner's other batches waiting meanwhile (saveMatchesPostgres).
 func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform core.Platform, batch []ports.PostMatches) (ports.SaveResult, error) {
+	if s.db.postgres && len(batch) > 0 {
+		res, err := s.saveTogether(ctx, ownerID, platform, batch)
+		if err != nil {
+			return ports.SaveResult{}, translate(err, "match")
+		}
+		return res, nil
+	}
 	var res ports.SaveResult
 	err := s.db.inTx(ctx, func(tx *tx) error {
-		last, err := lockLastMatch(tx, ownerID)
-		if err != nil {
-			return err
-		}
 		now := s.db.gorm.NowFunc().UnixMicro()
 		// Later copies of a post within the batch are known already.
 		first := make(map[string]int, len(batch))
@@ -91,14 +114,19 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 			first[pm.Post.ExternalID] = i
 			postRows = append(postRows, []any{ownerID, string(platform), pm.Post.ExternalID, now})
 		}
+		if len(postRows) == 0 {
+			return ownerExists(tx, ownerID)
+		}
 		fresh, err := insertReturning(tx, "posts", []string{"owner_id", "platform", "external_id", "created_at"}, postRows,
 			"ON CONFLICT DO NOTHING RETURNING external_id")
+		if errors.Is(err, gorm.ErrForeignKeyViolated) {
+			return sql.ErrNoRows // the owner is missing
+		}
 		if err != nil {
 			return err
 		}
 		res.Saved = len(fresh)
 		res.Known = len(batch) - res.Saved
-		next := max(now, last+1)
 		var matches []matchRow
 		counts := map[string]int64{}
 		var phrases map[string]phraseRow
@@ -107,7 +135,7 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 				continue
 			}
 			if phrases == nil {
-				if phrases, err = ownerPhrases(tx, ownerID); err != nil {
+				if phrases, err = ownerPhrases(ctx, txQuerier{tx}, ownerID); err != nil {
 					return err
 				}
 			}
@@ -116,35 +144,14 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 				if !ok || ph.Platform != string(platform) {
 					continue // deleted meanwhile, another owner's or another platform's
 				}
-				matches = append(matches, newMatchRow(ownerID, ph, pm.Post, next))
+				matches = append(matches, newMatchRow(ownerID, ph, pm.Post, 0))
 				counts[pid]++
-				next++
 			}
 		}
 		if len(matches) == 0 {
 			return nil
 		}
-		cols := fixedColumns
-		if !s.db.postgres {
-			cols = append(slices.Clip(fixedColumns), "packed")
-		}
-		rows := make([][]any, len(matches))
-		for i, m := range matches {
-			rows[i] = []any{m.ID, m.OwnerID, m.PhraseID, m.Phrase, m.Platform, m.CreatedUs, m.ExternalID, m.Author,
-				m.Title, m.Body, m.URL, m.Likes, m.Comments, m.PostedAt}
-			if !s.db.postgres {
-				rows[i] = append(rows[i], packRow(m))
-			}
-		}
-		if _, err := insertReturning(tx, "matches", cols, rows, ""); err != nil {
-			return err
-		}
-		for pid, n := range counts {
-			if _, err := tx.exec("UPDATE phrases SET matches = matches + ? WHERE id = ?", n, pid); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.exec("UPDATE owners SET last_match_us = ? WHERE id = ?", next-1, ownerID); err != nil {
+		if err := storeMatches(tx, ownerID, matches, counts, now); err != nil {
 			return err
 		}
 		res.Matches = make([]core.Match, len(matches))
@@ -159,16 +166,45 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 	return res, nil
 }
 
-// lockLastMatch returns the owner's last_match_us and, on Postgres, locks
-// the owner's row for the transaction (as lockOwner does), so batches of
-// one owner take their created_us in turn. SQLite has one writer, so its
-// transaction is exclusive already. A missing owner is sql.ErrNoRows.
-func lockLastMatch(tx *tx, ownerID string) (int64, error) {
-	q := "SELECT last_match_us FROM owners WHERE id = ?"
-	if tx.db.postgres {
-		q += " FOR UPDATE"
+// storeMatches stamps matches (see stampMatches), inserts them and adds
+// them to their phrases' counts, statement by statement: SQLite's
+// transaction holds the one write lock from its start anyway.
+func storeMatches(tx *tx, ownerID string, matches []matchRow, counts map[string]int64, now int64) error {
+	next, err := stampMatches(tx, ownerID, int64(len(matches)), now)
+	if err != nil {
+		return err
 	}
-	rows, err := tx.query(q, ownerID)
+	cols := append(slices.Clip(fixedColumns), "packed")
+	rows := make([][]any, len(matches))
+	for i := range matches {
+		m := &matches[i]
+		m.CreatedUs = next + int64(i)
+		rows[i] = []any{m.ID, m.OwnerID, m.PhraseID, m.Phrase, m.Platform, m.CreatedUs, m.ExternalID, m.Author,
+			m.Title, m.Body, m.URL, m.Likes, m.Comments, m.PostedAt, packRow(*m)}
+	}
+	if _, err := insertReturning(tx, "matches", cols, rows, ""); err != nil {
+		return err
+	}
+	for pid, n := range counts {
+		if _, err := tx.exec("UPDATE phrases SET matches = matches + ? WHERE id = ?", n, pid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stampMatches takes n created_us values for the owner's new matches and
+// returns the first: past the owner's last one and no earlier than now.
+// The UPDATE locks the owner's row until the transaction ends (SQLite's
+// transaction is exclusive already), so batches of one owner stamp in
+// the order they commit. A missing owner is sql.ErrNoRows.
+func stampMatches(tx *tx, ownerID string, n, now int64) (int64, error) {
+	greatest := "MAX"
+	if tx.db.postgres {
+		greatest = "GREATEST"
+	}
+	rows, err := tx.query("UPDATE owners SET last_match_us = "+greatest+"(last_match_us + ?, ?) WHERE id = ? RETURNING last_match_us",
+		n, now+n-1, ownerID)
 	if err != nil {
 		return 0, err
 	}
@@ -183,7 +219,14 @@ func lockLastMatch(tx *tx, ownerID string) (int64, error) {
 	if err := rows.Scan(&last); err != nil {
 		return 0, err
 	}
-	return last, tx.db.driverErr(rows.Close())
+	return last - n + 1, tx.db.driverErr(rows.Close())
+}
+
+// ownerExists returns sql.ErrNoRows when the owner is missing: an empty
+// batch writes nothing that would find out.
+func ownerExists(tx *tx, ownerID string) error {
+	var one int
+	return tx.sql.QueryRowContext(tx.ctx, tx.db.dialect("SELECT 1 FROM owners WHERE id = ?"), ownerID).Scan(&one)
 }
 
 // insertReturning inserts rows with multi-row INSERTs (in chunks that stay
@@ -235,10 +278,21 @@ func insertReturning(tx *tx, table string, cols []string, rows [][]any, suffix s
 	return out, nil
 }
 
+// querier runs a query on the pool (*DB) or in a transaction (txQuerier).
+type querier interface {
+	query(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+type txQuerier struct{ tx *tx }
+
+func (t txQuerier) query(_ context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.tx.query(q, args...)
+}
+
 // ownerPhrases returns the owner's phrases by id, with the fields a match
 // copies.
-func ownerPhrases(tx *tx, ownerID string) (map[string]phraseRow, error) {
-	rows, err := tx.query("SELECT id, phrase, platform FROM phrases WHERE owner_id = ?", ownerID)
+func ownerPhrases(ctx context.Context, q querier, ownerID string) (map[string]phraseRow, error) {
+	rows, err := q.query(ctx, "SELECT id, phrase, platform FROM phrases WHERE owner_id = ?", ownerID)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +305,7 @@ func ownerPhrases(tx *tx, ownerID string) (map[string]phraseRow, error) {
 		}
 		out[r.ID] = r
 	}
-	return out, tx.db.driverErr(rows.Err())
+	return out, rows.Err() // a read: nothing for driverErr to translate
 }
 
 func newMatchRow(ownerID string, ph phraseRow, p core.Post, createdUs int64) matchRow {

@@ -313,6 +313,15 @@ const deliveryColumns = `id, webhook_id, owner_id, match_id, event, trigger_kind
 // sets their lease. The outer conditions repeat status and lease, so a
 // row another claim leased meanwhile is left alone even where the
 // candidates were read before that claim committed.
+//
+// On Postgres the candidates come from one table (inactive webhooks are
+// left out by a hashed list of their ids, not a join), so the plan is
+// the walk of webhook_deliveries_due in its own order that stops at the
+// limit, as long as the statistics know how many rows are queued (the
+// queue's vacuum analyzes it every few seconds: with a backlog unknown
+// to them, either shape reads the whole queue and sorts it). The lease
+// is set through the locked rows' ctids, a TID scan: joined back by
+// id, the planner read the whole table or the due index to find them.
 func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClaim) ([]ports.DueDelivery, error) {
 	if c.Limit <= 0 {
 		return nil, nil
@@ -323,9 +332,12 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	}
 	now := s.db.gorm.NowFunc()
 	until := micros(now.Add(c.Lease))
-	cand := `SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
-		WHERE d.status = ? AND d.next_attempt_at <= ? AND d.lease_until < ?
-		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = ?)`
+	cols, active := "d.id", "EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = ?)"
+	if s.db.postgres {
+		cols, active = "d.ctid AS tid, d.id", "d.webhook_id NOT IN (SELECT w.id FROM webhooks w WHERE w.active <> ?)"
+	}
+	cand := `SELECT ` + cols + `, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+		WHERE d.status = ? AND d.next_attempt_at <= ? AND d.lease_until < ? AND ` + active
 	args := []any{string(core.DeliveryQueued), micros(now), micros(now), true}
 	if len(c.Skip) > 0 {
 		cand += " AND d.webhook_id NOT IN ?"
@@ -333,13 +345,17 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	}
 	cand += " ORDER BY d.next_attempt_at, d.id LIMIT ?"
 	args = append(args, c.Limit)
+	ranked := "id, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n"
+	picked := "id IN (SELECT id FROM ranked WHERE n <= ?)"
 	if s.db.postgres {
 		cand += " FOR UPDATE OF d SKIP LOCKED"
+		ranked = "tid, " + ranked
+		picked = "ctid = ANY(ARRAY(SELECT tid FROM ranked WHERE n <= ?))"
 	}
 	q := `WITH cand AS (` + cand + `),
-		ranked AS (SELECT id, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)
+		ranked AS (SELECT ` + ranked + ` FROM cand)
 		UPDATE webhook_deliveries SET lease_until = ?
-		WHERE id IN (SELECT id FROM ranked WHERE n <= ?) AND status = ? AND lease_until < ?
+		WHERE ` + picked + ` AND status = ? AND lease_until < ?
 		RETURNING ` + deliveryColumns
 	args = append(args, until, per, string(core.DeliveryQueued), micros(now))
 

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +52,7 @@ func Run(t *testing.T, f Factory) {
 		{"PhraseStatusAndDelete", testPhraseStatusAndDelete},
 		{"SaveMatches", testSaveMatches},
 		{"SaveMatchesLarge", testSaveMatchesLarge},
+		{"SaveMatchesConcurrent", testSaveMatchesConcurrent},
 		{"MatchPaging", testMatchPaging},
 		{"MatchFilters", testMatchFilters},
 		{"Isolation", testIsolation},
@@ -522,6 +524,73 @@ func testSaveMatches(t *testing.T, s Stores) {
 		t.Fatalf("alpha matches = %d, want 2", got.Matches)
 	}
 	_, err = s.Matches.Match(ctx, o.ID, "no-such-match")
+	wantKind(t, err, core.KindNotFound)
+}
+
+// testSaveMatchesConcurrent saves batches of one owner from many
+// goroutines at once, the same posts in several of them: a store that
+// stores waiting batches together must still count each batch's own
+// posts and return each its own matches, every post stored once.
+func testSaveMatchesConcurrent(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	a := newPhrase(t, s, o.ID, "alpha", "x", "")
+	const writers, batches, size, distinct = 8, 6, 10, 200
+	type outcome struct {
+		res   ports.SaveResult
+		batch []string
+	}
+	out := make(chan outcome, writers*batches)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for b := range batches {
+				var batch []ports.PostMatches
+				var ids []string
+				for i := range size {
+					id := fmt.Sprintf("c%03d", (w*37+b*size+i*7)%distinct)
+					ids = append(ids, id)
+					batch = append(batch, ports.PostMatches{Post: post(id), PhraseIDs: []string{a.ID}})
+				}
+				res, err := s.Matches.SaveMatches(ctx, o.ID, core.X, batch)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				out <- outcome{res, ids}
+			}
+		})
+	}
+	wg.Wait()
+	close(out)
+	saved, matched := 0, map[string]bool{}
+	stamps := map[time.Time]bool{}
+	for oc := range out {
+		if oc.res.Saved+oc.res.Known != size || len(oc.res.Matches) != oc.res.Saved {
+			t.Fatalf("batch %v: saved %d known %d matches %d", oc.batch, oc.res.Saved, oc.res.Known, len(oc.res.Matches))
+		}
+		saved += oc.res.Saved
+		for i, m := range oc.res.Matches {
+			if !slices.Contains(oc.batch, m.Post.ExternalID) || matched[m.Post.ExternalID] || stamps[m.CreatedAt] {
+				t.Fatalf("match %+v: not its batch's, or its post or createdAt seen twice", m)
+			}
+			if i > 0 && !m.CreatedAt.After(oc.res.Matches[i-1].CreatedAt) {
+				t.Fatalf("CreatedAt not strictly increasing within a batch: %v", oc.res.Matches)
+			}
+			matched[m.Post.ExternalID], stamps[m.CreatedAt] = true, true
+		}
+	}
+	ms, _, err := s.Matches.Matches(ctx, o.ID, ports.MatchFilter{MinScore: -1, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved != len(matched) || len(ms) != saved {
+		t.Fatalf("saved %d posts, %d matched, %d stored", saved, len(matched), len(ms))
+	}
+	got, _ := s.Phrases.Phrase(ctx, o.ID, a.ID)
+	if got.Matches != saved {
+		t.Fatalf("phrase counts %d matches, want %d", got.Matches, saved)
+	}
+	_, err = s.Matches.SaveMatches(ctx, "no-such-owner", core.X, []ports.PostMatches{{Post: post("x"), PhraseIDs: []string{a.ID}}})
 	wantKind(t, err, core.KindNotFound)
 }
 
