@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -67,12 +68,7 @@ func Open(rawURL string) (*DB, error) {
 	default:
 		return nil, errors.New("database URL must start with sqlite:// or postgres://")
 	}
-	g, err := gorm.Open(dial, &gorm.Config{
-		Logger:                 logger.Discard,
-		TranslateError:         true,
-		SkipDefaultTransaction: true,
-		NowFunc:                func() time.Time { return time.Now().UTC() },
-	})
+	g, err := openGorm(dial, !pg && !memory)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -101,6 +97,29 @@ func Open(rawURL string) (*DB, error) {
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	return &DB{gorm: g, sql: sqlDB, postgres: pg}, nil
+}
+
+// openGorm opens dial. A SQLite file that another process is creating
+// at the same moment answers "database is locked" to the switch into WAL
+// mode without waiting in the busy handler; two replicas starting
+// together on a new file met it. So a file database is opened again for
+// up to the busy timeout (10 s) while that is the answer.
+func openGorm(dial gorm.Dialector, sqliteFile bool) (*gorm.DB, error) {
+	cfg := &gorm.Config{
+		Logger:                 logger.Discard,
+		TranslateError:         true,
+		SkipDefaultTransaction: true,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		g, err := gorm.Open(dial, cfg)
+		var se sqlite3.Error
+		if err == nil || !sqliteFile || !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || time.Now().After(deadline) {
+			return g, err
+		}
+		time.Sleep(wait)
+	}
 }
 
 // sqliteDSN turns a path into a mattn/go-sqlite3 DSN with the settings the
