@@ -2,6 +2,7 @@ package gormstore_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -169,5 +170,34 @@ func TestVacuumQueues(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Processes starting together on a new SQLite file each open it; the
+// one that creates it switches it into WAL mode, and SQLite answered the
+// others "database is locked" at once, without its busy handler.
+func TestOpenANewFileTogether(t *testing.T) {
+	dir := t.TempDir()
+	for round := range 20 {
+		url := "sqlite://" + filepath.Join(dir, fmt.Sprintf("r%d.db", round))
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				db, err := gormstore.Open(url) // a pool each, as each process has
+				if err == nil {
+					err = db.Close()
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
 	}
 }
