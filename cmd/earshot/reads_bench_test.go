@@ -79,6 +79,7 @@ func benchReads(b *testing.B, dbURL string, n int, duration time.Duration) {
 	// backlog is scored during the measurement, then start afresh.
 	srv.stop()
 	markScored(b, dbURL)
+	srv.bin = os.Getenv("EARSHOT_BENCH_BINARY") // another build to compare, on the same data
 	srv.profileIfAsked(b)
 	srv.launch()
 	lo, hi := cursorRange(b, dbURL)
