@@ -97,7 +97,8 @@ func (s *MatchStore) saveTogether(ctx context.Context, ownerID string, platform 
 
 // saveMatchesPostgres stores a round of batches with one statement run
 // on its own, its own transaction: the posts' insert, the stamp (as
-// stampMatches), the matches' insert and the phrase counters. The
+// stampMatches), the matches' insert (packed as packRow does, see
+// pagePostgres) and the phrase counters. The
 // owner's row is then locked from the stamp to the commit within the
 // server, with no round trip to this process in between: stamped in a
 // transaction of five statements, a batch held the lock across round
@@ -169,9 +170,11 @@ func (s *MatchStore) saveMatchesPostgres(ctx context.Context, ownerID string, pl
 			UPDATE phrases SET matches = phrases.matches + c.n
 			FROM s, (SELECT phrase_id, count(*) AS n FROM m GROUP BY phrase_id) AS c WHERE phrases.id = c.phrase_id
 		), ins AS (
-			INSERT INTO matches (`+strings.Join(fixedColumns, ", ")+`)
-			SELECT m.id, $1, m.phrase_id, m.phrase, $2, s.base + m.k, m.external_id, m.author, m.title, m.body, m.url, m.likes, m.comments, m.posted_at
-			FROM s, m
+			INSERT INTO matches (`+strings.Join(fixedColumns, ", ")+`, packed)
+			SELECT r.*, `+packedExprOf(true, "r.", fixedColumns)+` FROM (
+				SELECT m.id, $1::text AS owner_id, m.phrase_id, m.phrase, $2::text AS platform, s.base + m.k AS created_us,
+					m.external_id, m.author, m.title, m.body, m.url, m.likes, m.comments, m.posted_at
+				FROM s, m) AS r
 			RETURNING id, created_us
 		)
 		SELECT external_id, 0::bigint, false FROM np UNION ALL SELECT id, created_us, true FROM ins`,

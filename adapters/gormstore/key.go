@@ -77,6 +77,24 @@ func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 
 // KeyByHash implements ports.KeyStore.
 func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error) {
+	if !s.db.postgres {
+		return s.keyByHash(ctx, hash)
+	}
+	s.db.listenForKeys()
+	c := &s.db.keyCache
+	k, ok, gen := c.get(hash)
+	if ok {
+		return k, nil
+	}
+	k, err := s.keyByHash(ctx, hash)
+	if err == nil {
+		c.put(k, gen)
+	}
+	return k, err
+}
+
+// keyByHash reads the key of hash from the database.
+func (s *KeyStore) keyByHash(ctx context.Context, hash string) (core.Key, error) {
 	// Every API request looks its key up: a hand-written scan keeps it cheap.
 	var row keyRow
 	rows, err := s.db.query(ctx, "SELECT id, owner_id, kind, name, hash, scopes, created_at, revoked_at, last_used_at FROM api_keys WHERE hash = ?", hash)
@@ -112,7 +130,8 @@ func (s *KeyStore) Keys(ctx context.Context, ownerID string, kind core.KeyKind) 
 
 // RevokeKey implements ports.KeyStore.
 func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
-	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	var hash string
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		var row keyRow
 		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
 			return err
@@ -120,8 +139,15 @@ func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Ti
 		if row.RevokedAt != 0 {
 			return nil
 		}
+		hash = row.Hash
 		return tx.Model(&keyRow{}).Where("id = ?", id).Update("revoked_at", micros(at)).Error
-	}), "key")
+	})
+	if hash != "" {
+		// Postgres tells every process once the revocation commits (see
+		// keycache.go); this one does not wait for the message.
+		s.db.keyCache.drop(hash)
+	}
+	return translate(err, "key")
 }
 
 // Key implements ports.KeyStore.
@@ -134,9 +160,15 @@ func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error
 }
 
 // MarkKeyUsed implements ports.KeyStore.
+// The cached key's last use goes stale in this process: the trigger
+// leaves last_used_at out, so that a use a minute is not a message to
+// every process, and each process drops the key when it records a use
+// itself, to read the new time on the next lookup.
 func (s *KeyStore) MarkKeyUsed(ctx context.Context, id string, at time.Time) error {
 	us := micros(at)
-	return translate(s.db.with(ctx).Exec("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND last_used_at < ?", us, id, us).Error, "key")
+	err := s.db.with(ctx).Exec("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND last_used_at < ?", us, id, us).Error
+	s.db.keyCache.dropID(id)
+	return translate(err, "key")
 }
 
 // lockOwner reads the owner row, locking it on Postgres until the

@@ -211,7 +211,9 @@ CREATE INDEX matches_owner_scored ON matches(owner_id, scored_at);
 `},
 	// SQLite reads a match as one packed text value; the columns a match
 	// never changes are packed once, when it is stored (see packedRead).
-	// Postgres reads columns as they are and leaves packed empty.
+	// Postgres packs them too, in the insert's SQL, and reads a page of
+	// the API through them (pagePostgres); a row stored before that is
+	// packed on the fly when read.
 	// A claim reads the due deliveries in (next_attempt_at, id) order.
 	// On an index of next_attempt_at alone Postgres sorted them and
 	// chose a bitmap scan, which visits the heap for every entry the
@@ -223,6 +225,20 @@ CREATE INDEX matches_owner_scored ON matches(owner_id, scored_at);
 	{12, "deliveries due in claim order", `
 DROP INDEX webhook_deliveries_due;
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, id) WHERE status = 'queued'
+`},
+	// Postgres announces every change to a key but its last use on
+	// keysChannel when the change commits, so that each process can keep
+	// keys in memory (keycache.go). The trigger sees every writer: this
+	// process, another replica, the admin console, an owner's deletion.
+	{13, "key changes announced on Postgres", `
+{{postgres}}CREATE FUNCTION earshot_key_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_notify('` + keysChannel + `', OLD.hash){{semicolon}}
+	RETURN NULL{{semicolon}}
+END $$;
+{{postgres}}CREATE TRIGGER api_keys_changed
+	AFTER UPDATE OF id, owner_id, kind, name, hash, scopes, created_at, revoked_at OR DELETE ON api_keys
+	FOR EACH ROW EXECUTE FUNCTION earshot_key_changed()
 `},
 	{11, "matches packed for reading on SQLite", `
 ALTER TABLE matches ADD COLUMN packed TEXT;
@@ -293,30 +309,31 @@ func (db *DB) Version(ctx context.Context) (int, error) {
 }
 
 // render fills a migration's placeholders for db's dialect. A statement
-// marked {{sqlite}} runs on SQLite only.
+// marked {{sqlite}} runs on SQLite only, one marked {{postgres}} on
+// Postgres only.
 func (db *DB) render(sql string) string {
-	bytes, unlogged := "BLOB", ""
+	bytes, unlogged, other := "BLOB", "", "{{postgres}}"
 	if db.postgres {
-		bytes, unlogged = "BYTEA", "UNLOGGED"
-		var kept []string
-		for _, stmt := range strings.Split(sql, ";") {
-			if !strings.HasPrefix(strings.TrimSpace(stmt), "{{sqlite}}") {
-				kept = append(kept, stmt)
-			}
-		}
-		sql = strings.Join(kept, ";")
+		bytes, unlogged, other = "BYTEA", "UNLOGGED", "{{sqlite}}"
 	}
-	return strings.NewReplacer("{{bytes}}", bytes, "{{unlogged}}", unlogged, "{{sqlite}}", "",
-		"{{packedFixed}}", packedExpr("", fixedColumns)).Replace(sql)
+	var kept []string
+	for _, stmt := range strings.Split(sql, ";") {
+		if !strings.HasPrefix(strings.TrimSpace(stmt), other) {
+			kept = append(kept, stmt)
+		}
+	}
+	return strings.NewReplacer("{{bytes}}", bytes, "{{unlogged}}", unlogged, "{{sqlite}}", "", "{{postgres}}", "",
+		"{{packedFixed}}", packedExpr("", fixedColumns)).Replace(strings.Join(kept, ";"))
 }
 
 // splitSQL splits a migration into statements. Migrations hold no
-// semicolons inside literals, so a plain split is enough.
+// semicolons inside literals, so a plain split is enough; a semicolon
+// within a statement (a function's body) is written {{semicolon}}.
 func splitSQL(sql string) []string {
 	var out []string
 	for _, s := range strings.Split(sql, ";") {
 		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
+			out = append(out, strings.ReplaceAll(s, "{{semicolon}}", ";"))
 		}
 	}
 	return out

@@ -3,21 +3,35 @@ package gormstore
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
 // TestPackedColumnIsWhatSQLitePacks stores matches of awkward posts and
-// checks that the packed column written in Go is byte for byte what the
-// SQL expression of migration 11 makes of the same row, and that a page
-// reads the same whether a row carries its packed column or not.
+// checks that the packed column is byte for byte what packRow makes of
+// the row in Go and what the SQL expression of migration 11 makes of it
+// in the database, and that a page reads the same whether a row carries
+// its packed column or not. On SQLite the column is written in Go; on
+// Postgres by the insert's own SQL.
 func TestPackedColumnIsWhatSQLitePacks(t *testing.T) {
+	urls := map[string]string{"sqlite": "sqlite://:memory:"}
+	if os.Getenv(pgtest.Env) != "" {
+		urls["postgres"] = pgtest.URL(t)
+	}
+	for name, url := range urls {
+		t.Run(name, func(t *testing.T) { testPacked(t, url) })
+	}
+}
+
+func testPacked(t *testing.T, url string) {
 	ctx := context.Background()
-	db, err := Open("sqlite://:memory:")
+	db, err := Open(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,13 +76,35 @@ func TestPackedColumnIsWhatSQLitePacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows, differ int
-	q := fmt.Sprintf("SELECT COUNT(*), COUNT(*) FILTER (WHERE packed IS NOT %s) FROM matches", packedExpr("", fixedColumns))
+	expr := packedExprOf(db.postgres, "", fixedColumns)
+	q := fmt.Sprintf("SELECT COUNT(*), COUNT(*) FILTER (WHERE packed IS DISTINCT FROM %s) FROM matches", expr)
+	if !db.postgres {
+		q = fmt.Sprintf("SELECT COUNT(*), COUNT(*) FILTER (WHERE packed IS NOT %s) FROM matches", expr)
+	}
 	if err := db.SQL().QueryRow(q).Scan(&rows, &differ); err != nil {
 		t.Fatal(err)
 	}
 	if rows != 2*len(posts) || differ != 0 {
-		t.Fatalf("%d of %d rows hold a packed column unlike SQLite's own packing", differ, rows)
+		t.Fatalf("%d of %d rows hold a packed column unlike the database's own packing", differ, rows)
 	}
+	stmt, err := db.SQL().Query("SELECT " + matchColumns + ", packed FROM matches")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for stmt.Next() {
+		var packed string
+		r, err := scanRow(stmt, &packed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := packRow(r); packed != want {
+			t.Errorf("match of post %q: packed column\n%q\nGo packs it as\n%q", r.ExternalID, packed, want)
+		}
+	}
+	if err := stmt.Err(); err != nil {
+		t.Fatal(err)
+	}
+	stmt.Close()
 
 	page := func() []core.Match {
 		t.Helper()
@@ -90,7 +126,7 @@ func TestPackedColumnIsWhatSQLitePacks(t *testing.T) {
 	if got := page(); !reflect.DeepEqual(got, stored) {
 		t.Fatalf("without packed columns the page reads\n%+v\nwith them\n%+v", got, stored)
 	}
-	if _, err := db.SQL().Exec("UPDATE matches SET packed = " + packedExpr("", fixedColumns)); err != nil {
+	if _, err := db.SQL().Exec("UPDATE matches SET packed = " + expr); err != nil {
 		t.Fatal(err)
 	}
 	if got := page(); !reflect.DeepEqual(got, stored) {
