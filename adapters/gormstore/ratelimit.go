@@ -21,13 +21,16 @@ import (
 // left when the window ends are dropped. So no more than the limit is ever
 // admitted per key and window across all processes.
 //
-// The price is under-admission: a process leases only once its own tokens
-// are gone, so it holds at most one chunk's rest per key, fewer than
-// leaseMax (100) tokens and under 1% of the limit. When one replica is
-// refused, each other replica may still hold up to 99 tokens of the
-// window, admitted only if requests of that key reach it before the window
-// ends. A key served by n replicas therefore loses at most 99·(n-1)
-// requests of a window, never more than (n-1)% of its limit.
+// The price is under-admission. A process leases only once its own
+// tokens are gone, so it holds at most one chunk's rest per key: at most
+// 99 tokens (leaseMax-1), and under 1% of the limit. It refuses nothing
+// while it holds tokens of the current window, so when one replica is
+// refused the tokens still unused are the other replicas', and a key
+// served by n replicas is refused at most 99·(n-1) requests early in a
+// window (under (n-1)% of its limit). They are lost only if the replica
+// holding them gets no more of that key's requests before the window
+// ends: chunks stop once fewer than 1,000 are left, so replicas that keep
+// serving a key use up what they hold before the limit is reached.
 //
 // X-RateLimit-Remaining (Quota.Remaining) is the limit minus the requests
 // this process counted: its own unused tokens are not subtracted, so for
@@ -73,7 +76,7 @@ const rateWindow = time.Minute
 // sees a tenth of the requests or fewer, and at large limits one in 100.
 const (
 	leaseFrom  = 1000 // requests left from which chunks are leased
-	leaseShare = 100  // a chunk is at most this fraction of what is left
+	leaseShare = 100  // a chunk is at most 1/leaseShare of what is left
 	leaseMax   = 100  // and at most this many requests
 )
 

@@ -144,9 +144,9 @@ func TestRateLimiterCountsRequestsNotChunks(t *testing.T) {
 					t.Fatalf("peek after take %d: %+v, %v", i, p, err)
 				}
 				if i == 10 {
-					// A chunk of chunk(limit-1) was leased at the second take.
+					// The second take leased a chunk of 19, 1% of the 1,999 left.
 					p, err := other.Peek(ctx, key, limit)
-					if want := limit - 1 - int(chunk(limit-1)); err != nil || p.Remaining != want {
+					if want := limit - 1 - 19; err != nil || p.Remaining != want {
 						t.Fatalf("another process peeks after 10 takes: %+v, %v; want %d left", p, err, want)
 					}
 				}
@@ -171,13 +171,20 @@ func TestRateLimiterDropsTokensWhenTheWindowEnds(t *testing.T) {
 			dbs := openPools(t, url, 2, clock)
 			l, other := NewRateLimiter(dbs[0]), NewRateLimiter(dbs[1])
 			const limit = 100000
+			// Ended windows are swept once a window length, from the first
+			// take on: the window below ends between two sweeps, so the
+			// sweep cannot be what drops its tokens.
+			if _, err := l.Take(ctx, newKey(), limit); err != nil {
+				t.Fatal(err)
+			}
+			clock.advance(rateWindow / 2)
 			key := newKey()
 			for i := 1; i <= 5; i++ {
 				if q, err := l.Take(ctx, key, limit); err != nil || !q.Allowed || q.Remaining != limit-i {
 					t.Fatalf("take %d: %+v, %v", i, q, err)
 				}
 			}
-			leased := 1 + int(chunk(limit-1))
+			const leased = 1 + 100 // the second take leased 100, the cap
 			clock.advance(rateWindow - time.Millisecond)
 			q, err := l.Take(ctx, key, limit)
 			if err != nil || !q.Allowed || q.Remaining != limit-6 || q.Reset != time.Millisecond {
@@ -199,12 +206,59 @@ func TestRateLimiterDropsTokensWhenTheWindowEnds(t *testing.T) {
 			l.mu.Lock()
 			held := len(l.held)
 			l.mu.Unlock()
-			clock.advance(2 * rateWindow)
-			l.Take(ctx, newKey(), limit)
+			clock.advance(rateWindow)
+			if _, err := l.Take(ctx, newKey(), limit); err != nil {
+				t.Fatal(err)
+			}
 			l.mu.Lock()
 			defer l.mu.Unlock()
 			if held != 1 || len(l.held) != 1 || l.held[key] != nil {
-				t.Fatalf("keys held: %d before the window ended, %d after, the ended one still %v", held, len(l.held), l.held[key] != nil)
+				t.Fatalf("keys held: %d in the window, %d after it, the ended one still there: %v", held, len(l.held), l.held[key] != nil)
+			}
+		})
+	}
+}
+
+// A process that stops getting a key's requests strands the rest of its
+// chunk: another process is refused that much before the limit, and the
+// first one admits the rest.
+func TestRateLimiterStrandedTokens(t *testing.T) {
+	ctx := context.Background()
+	for name, url := range limiterURLs(t) {
+		t.Run(name, func(t *testing.T) {
+			dbs := openPools(t, url, 2, newTestClock())
+			idle, busy := NewRateLimiter(dbs[0]), NewRateLimiter(dbs[1])
+			const limit = 20000
+			key := newKey()
+			for range 2 { // the second leases 100 and holds 99
+				if q, err := idle.Take(ctx, key, limit); err != nil || !q.Allowed {
+					t.Fatalf("take: %+v, %v", q, err)
+				}
+			}
+			admitted := 0
+			for {
+				q, err := busy.Take(ctx, key, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !q.Allowed {
+					break
+				}
+				admitted++
+			}
+			if admitted != limit-2-99 {
+				t.Fatalf("the busy process admitted %d, want %d", admitted, limit-2-99)
+			}
+			if q, err := idle.Peek(ctx, key, limit); err != nil || !q.Allowed {
+				t.Fatalf("the idle process peeks with 99 tokens held: %+v, %v", q, err)
+			}
+			for i := range 99 {
+				if q, err := idle.Take(ctx, key, limit); err != nil || !q.Allowed {
+					t.Fatalf("held token %d: %+v, %v", i, q, err)
+				}
+			}
+			if q, err := idle.Take(ctx, key, limit); err != nil || q.Allowed {
+				t.Fatalf("take past the limit: %+v, %v", q, err)
 			}
 		})
 	}
