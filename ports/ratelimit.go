@@ -22,6 +22,9 @@ type RateLimiter interface {
 	// Peek answers what Take would, without counting a request: Allowed
 	// is false once key has used its limit in the current window, and
 	// Reset says when that window ends (a whole window for a key not
-	// seen in it). It is safe for concurrent use.
+	// seen in it). It is safe for concurrent use. With a shared backend
+	// a window another replica used up may be seen a moment late, and
+	// Remaining and Reset of a window not used up may count only this
+	// replica's requests.
 	Peek(ctx context.Context, key string, limit int) (Quota, error)
 }

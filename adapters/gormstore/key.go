@@ -80,7 +80,7 @@ func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error)
 	if !s.db.postgres {
 		return s.keyByHash(ctx, hash)
 	}
-	s.db.listenForKeys()
+	s.db.listen()
 	c := &s.db.keyCache
 	k, ok, gen := c.get(hash)
 	if ok {

@@ -1,11 +1,7 @@
 package gormstore
 
 import (
-	"context"
 	"sync"
-	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/earshothq/earshot/core"
 )
@@ -36,9 +32,6 @@ type keyCache struct {
 	live bool                // the listening connection is up
 	gen  uint64              // bumped at every drop, so a read that raced one is not kept
 	keys map[string]core.Key // by hash
-	pid  uint32              // the listening connection's server process, for tests
-
-	once sync.Once
 }
 
 // get returns the cached key of hash, or the generation to hand to put
@@ -56,6 +49,9 @@ func (c *keyCache) put(k core.Key, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.live && c.gen == gen && len(c.keys) < maxCachedKeys {
+		if c.keys == nil {
+			c.keys = map[string]core.Key{}
+		}
 		c.keys[k.Hash] = k
 	}
 }
@@ -91,55 +87,4 @@ func (c *keyCache) setLive(live bool) {
 	c.gen++
 	c.live = live
 	clear(c.keys)
-}
-
-// listenForKeys starts, once, the connection that listens for changed
-// keys. It runs until the database is closed, connecting again a second
-// after a failure.
-func (db *DB) listenForKeys() {
-	c := &db.keyCache
-	c.once.Do(func() {
-		c.keys = map[string]core.Key{}
-		db.background.Add(1)
-		go func() {
-			defer db.background.Done()
-			for db.closing.Err() == nil {
-				db.listenOnce(c)
-				select {
-				case <-db.closing.Done():
-				case <-time.After(time.Second):
-				}
-			}
-		}()
-	})
-}
-
-// listenOnce listens on one connection until it fails or the database
-// is closed.
-func (db *DB) listenOnce(c *keyCache) {
-	ctx := db.closing
-	cfg, err := pgconn.ParseConfig(db.url)
-	if err != nil {
-		return
-	}
-	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
-		if n.Channel == keysChannel {
-			c.drop(n.Payload)
-		}
-	}
-	conn, err := pgconn.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+keysChannel).ReadAll(); err != nil {
-		return
-	}
-	c.mu.Lock()
-	c.pid = conn.PID()
-	c.mu.Unlock()
-	c.setLive(true)
-	defer c.setLive(false)
-	for conn.WaitForNotification(ctx) == nil {
-	}
 }

@@ -137,9 +137,7 @@ func TestKeyCacheFollowsOtherProcesses(t *testing.T) {
 	// change could pass unannounced until it listens again.
 	cut := newKey("three")
 	until("cached", cut.Hash, func(core.Key, error) bool { _, kept, _ := a.keyCache.get(cut.Hash); return kept })
-	a.keyCache.mu.Lock()
-	pid := a.keyCache.pid
-	a.keyCache.mu.Unlock()
+	pid := a.listener.pid.Load()
 	if _, err := b.SQL().ExecContext(ctx, "SELECT pg_terminate_backend($1)", int64(pid)); err != nil {
 		t.Fatal(err)
 	}

@@ -240,6 +240,25 @@ END $$;
 	AFTER UPDATE OF id, owner_id, kind, name, hash, scopes, created_at, revoked_at OR DELETE ON api_keys
 	FOR EACH ROW EXECUTE FUNCTION earshot_key_changed()
 `},
+	// A rate window keeps the limit it is counted against (lim), and
+	// Postgres announces a window on windowsChannel when its count
+	// reaches it, so that each process knows which windows are used up
+	// without reading them on every request (listen.go). Old rows count
+	// against no limit (0) and are never announced; they end within a
+	// minute.
+	{14, "used-up rate windows announced on Postgres", `
+ALTER TABLE rate_windows ADD COLUMN lim BIGINT NOT NULL DEFAULT 0;
+{{postgres}}CREATE FUNCTION earshot_window_used() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_notify('` + windowsChannel + `', NEW.started || ' ' || NEW.key){{semicolon}}
+	RETURN NULL{{semicolon}}
+END $$;
+{{postgres}}CREATE TRIGGER rate_windows_used_new AFTER INSERT ON rate_windows
+	FOR EACH ROW WHEN (NEW.lim > 0 AND NEW.count >= NEW.lim) EXECUTE FUNCTION earshot_window_used();
+{{postgres}}CREATE TRIGGER rate_windows_used AFTER UPDATE ON rate_windows
+	FOR EACH ROW WHEN (NEW.lim > 0 AND NEW.count >= NEW.lim AND (OLD.count < NEW.lim OR OLD.started <> NEW.started))
+	EXECUTE FUNCTION earshot_window_used()
+`},
 	{11, "matches packed for reading on SQLite", `
 ALTER TABLE matches ADD COLUMN packed TEXT;
 {{sqlite}}UPDATE matches SET packed = {{packedFixed}}

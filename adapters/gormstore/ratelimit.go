@@ -36,9 +36,11 @@ import (
 // this process counted: its own unused tokens are not subtracted, so for
 // one process it is exact. With several, the other replicas' unused
 // tokens are in the database count too, so it may read up to 99 lower per
-// other replica. Peek reads the database and likewise adds back this
-// process's own unused tokens; the other replicas' unused ones (at most
-// 99 each) may make it refuse that much early.
+// other replica. Peek, on Postgres, answers from memory while the
+// process listens for used-up windows (peekHere); otherwise it reads the
+// database and likewise adds back this process's own unused tokens; the
+// other replicas' unused ones (at most 99 each) may make it refuse that
+// much early.
 //
 // Windows are judged on each process's clock, as the single statement
 // always did: clocks that disagree by d may let a replica admit from a
@@ -93,16 +95,21 @@ func chunk(left int64) int64 {
 // statement on a cached prepared statement. The count may pass the limit:
 // a refused request counts, and so does the part of a chunk the limit did
 // not grant.
-const takeQuota = `INSERT INTO rate_windows (key, started, count) VALUES (?, ?, ?)
+// The window keeps the limit it is counted against (lim), for the
+// trigger that announces it used up (listen.go).
+const takeQuota = `INSERT INTO rate_windows (key, started, count, lim) VALUES (?, ?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET
 			started = CASE WHEN rate_windows.started <= ? THEN excluded.started ELSE rate_windows.started END,
-			count   = CASE WHEN rate_windows.started <= ? THEN excluded.count ELSE rate_windows.count + excluded.count END
+			count   = CASE WHEN rate_windows.started <= ? THEN excluded.count ELSE rate_windows.count + excluded.count END,
+			lim     = excluded.lim
 		RETURNING started, count`
 
-// count runs takeQuota for k requests of key at now.
-func (l *RateLimiter) count(ctx context.Context, key string, now time.Time, k int64) (started, count int64, err error) {
+// count runs takeQuota for k requests of key at now. A count that
+// reaches limit marks the window used up in this process at once; other
+// processes hear of it from Postgres.
+func (l *RateLimiter) count(ctx context.Context, key string, now time.Time, k int64, limit int) (started, count int64, err error) {
 	expired := micros(now.Add(-rateWindow))
-	rows, err := l.db.query(ctx, takeQuota, key, micros(now), k, expired, expired)
+	rows, err := l.db.query(ctx, takeQuota, key, micros(now), k, limit, expired, expired)
 	if err != nil {
 		return 0, 0, translate(err, "rate window")
 	}
@@ -112,17 +119,24 @@ func (l *RateLimiter) count(ctx context.Context, key string, now time.Time, k in
 			return 0, 0, translate(err, "rate window")
 		}
 	}
-	return started, count, translate(rows.Err(), "rate window")
+	if err := rows.Err(); err != nil {
+		return 0, 0, translate(err, "rate window")
+	}
+	if count >= int64(limit) {
+		l.db.windows.usedUp(key, started)
+	}
+	return started, count, nil
 }
 
 // Take implements ports.RateLimiter.
 func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	if limit < leaseFrom { // never enough left for a chunk
 		now := l.db.gorm.NowFunc()
-		started, count, err := l.count(ctx, key, now, 1)
+		started, count, err := l.count(ctx, key, now, 1, limit)
 		if err != nil {
 			return ports.Quota{}, err
 		}
+		l.saw(key, started, count, now)
 		q := ports.Quota{Limit: limit, Reset: fromMicros(started).Add(rateWindow).Sub(now)}
 		if count > int64(limit) {
 			return q, nil
@@ -163,7 +177,7 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 		}
 		l.mu.Unlock()
 
-		started, count, err := l.count(ctx, key, now, k)
+		started, count, err := l.count(ctx, key, now, k, limit)
 
 		l.mu.Lock()
 		if k > 1 {
@@ -224,6 +238,23 @@ func (b *lease) remaining(limit int) int {
 	return int(min(max(int64(limit)-(b.seen-b.tokens-b.excess), 0), int64(limit)))
 }
 
+// saw records the count a single statement answered for key, for Peek.
+func (l *RateLimiter) saw(key string, started, count int64, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sweep(now)
+	b := l.held[key]
+	if b == nil {
+		b = &lease{}
+		l.held[key] = b
+	}
+	if started > b.started {
+		b.started, b.seen, b.tokens, b.excess = started, count, 0, 0
+	} else if started == b.started {
+		b.seen = max(b.seen, count)
+	}
+}
+
 // sweep drops windows that ended, once a window length, so keys seen
 // once do not stay forever. A key with a lease in flight stays.
 func (l *RateLimiter) sweep(now time.Time) {
@@ -244,6 +275,12 @@ func (l *RateLimiter) sweep(now time.Time) {
 // tokens this process holds unused, which the database counts.
 func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	now := l.db.gorm.NowFunc()
+	if l.db.postgres {
+		l.db.listen()
+		if q, ok := l.peekHere(key, limit, now); ok {
+			return q, nil
+		}
+	}
 	rows, err := l.db.query(ctx, "SELECT started, count FROM rate_windows WHERE key = ?", key)
 	if err != nil {
 		return ports.Quota{}, translate(err, "rate window")
@@ -274,6 +311,41 @@ func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Qu
 		q.Allowed, q.Remaining = true, limit-int(count)
 	}
 	return q, nil
+}
+
+// peekHere answers Peek from memory on Postgres while this process
+// listens (listen.go): a window is used up when this process counted it
+// so or Postgres said another did. Remaining is the limit less the
+// requests this process knows were counted in the window, so it may
+// read high where other processes counted too; the edge only looks at
+// Allowed and Reset. A window another process used up is refused from
+// the moment Postgres says so, a millisecond or so after its commit:
+// requests that peek meanwhile are let through, as requests that peek
+// at the same moment always were.
+func (l *RateLimiter) peekHere(key string, limit int, now time.Time) (ports.Quota, bool) {
+	usedAt, used, known := l.db.windows.lookup(key, now)
+	if !known {
+		return ports.Quota{}, false
+	}
+	ended := micros(now.Add(-rateWindow))
+	l.mu.Lock()
+	var started, counted, tokens int64
+	if b := l.held[key]; b != nil && b.started > ended {
+		started, counted, tokens = b.started, b.seen-b.tokens-b.excess, b.tokens
+	}
+	l.mu.Unlock()
+	q := ports.Quota{Limit: limit, Reset: rateWindow}
+	if used && !(usedAt == started && tokens > 0) { // tokens held here are not used
+		q.Reset = fromMicros(usedAt).Add(rateWindow).Sub(now)
+		return q, true
+	}
+	if started > 0 {
+		q.Reset = fromMicros(started).Add(rateWindow).Sub(now)
+	}
+	if counted < int64(limit) {
+		q.Allowed, q.Remaining = true, limit-int(max(counted, 0))
+	}
+	return q, true
 }
 
 // SweepRateWindows deletes windows that ended, so keys seen once do not

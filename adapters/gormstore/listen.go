@@ -1,0 +1,156 @@
+package gormstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// On Postgres a process keeps in memory what every request would
+// otherwise read: keys (keycache.go) and which rate windows are used up
+// (windows below). Postgres tells it of every change to them, from any
+// process, on the channels keysChannel and windowsChannel, through
+// triggers that send when the change commits (migrations 13 and 14).
+// The process listens on one connection of its own, opened on the first
+// request that needs it and again a second after it fails; while it is
+// not listening, nothing is answered from memory.
+
+// windowsChannel carries "<started> <key>" for a rate window that has
+// just been used up: its count reached the limit it is counted against.
+const windowsChannel = "earshot_windows"
+
+// listener is the state of the listening connection.
+type listener struct {
+	once sync.Once
+	pid  atomic.Uint32 // the connection's server process, for tests
+}
+
+// listen starts, once, the connection that listens. It runs until the
+// database is closed.
+func (db *DB) listen() {
+	db.listener.once.Do(func() {
+		db.background.Add(1)
+		go func() {
+			defer db.background.Done()
+			for db.closing.Err() == nil {
+				db.listenOnce()
+				select {
+				case <-db.closing.Done():
+				case <-time.After(time.Second):
+				}
+			}
+		}()
+	})
+}
+
+// listenOnce listens on one connection until it fails or the database
+// is closed. It listens first and reads the windows used up so far
+// second, so that none falls between the two.
+func (db *DB) listenOnce() {
+	ctx := db.closing
+	cfg, err := pgconn.ParseConfig(db.url)
+	if err != nil {
+		return
+	}
+	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
+		switch n.Channel {
+		case keysChannel:
+			db.keyCache.drop(n.Payload)
+		case windowsChannel:
+			at, key, ok := strings.Cut(n.Payload, " ")
+			if started, err := strconv.ParseInt(at, 10, 64); ok && err == nil {
+				db.windows.usedUp(key, started)
+			}
+		}
+	}
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+keysChannel+"; LISTEN "+windowsChannel).ReadAll(); err != nil {
+		return
+	}
+	ended := strconv.FormatInt(micros(db.gorm.NowFunc().Add(-rateWindow)), 10)
+	res := conn.ExecParams(ctx, "SELECT started, key FROM rate_windows WHERE lim > 0 AND count >= lim AND started > $1",
+		[][]byte{[]byte(ended)}, nil, nil, nil).Read()
+	if res.Err != nil {
+		return
+	}
+	used := make(map[string]int64, len(res.Rows))
+	for _, row := range res.Rows {
+		if started, err := strconv.ParseInt(string(row[0]), 10, 64); err == nil {
+			used[string(row[1])] = started
+		}
+	}
+	db.listener.pid.Store(conn.PID())
+	db.keyCache.setLive(true)
+	db.windows.setLive(true, used)
+	defer db.keyCache.setLive(false)
+	defer db.windows.setLive(false, nil)
+	for conn.WaitForNotification(ctx) == nil {
+	}
+}
+
+// maxUsedWindows bounds the used-up windows kept. Past it a window is
+// not kept, so memory is not trusted (Peek reads the database) until
+// every window that could have been missed has ended.
+const maxUsedWindows = 100_000
+
+// windows are the rate windows known to be used up, by key: the start
+// of the window (µs). Known means: this process's own count reached the
+// limit, or Postgres said another's did.
+type windows struct {
+	mu        sync.Mutex
+	listening bool
+	used      map[string]int64
+	missed    time.Time // when a window was last not kept for want of room
+	swept     time.Time
+}
+
+// usedUp records that key's window that started at started is used up.
+func (w *windows) usedUp(key string, started int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.used == nil {
+		w.used = map[string]int64{}
+	}
+	if _, ok := w.used[key]; !ok && len(w.used) >= maxUsedWindows {
+		w.missed = time.Now()
+		return
+	}
+	w.used[key] = max(w.used[key], started)
+}
+
+// setLive starts over with used, or stops answering.
+func (w *windows) setLive(listening bool, used map[string]int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.listening, w.used = listening, used
+}
+
+// lookup says whether key's window is used up, and which window: known
+// is false while nothing may be answered from memory.
+func (w *windows) lookup(key string, now time.Time) (started int64, used, known bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ended := micros(now.Add(-rateWindow))
+	if now.Sub(w.swept) >= rateWindow {
+		w.swept = now
+		for k, s := range w.used {
+			if s <= ended {
+				delete(w.used, k)
+			}
+		}
+	}
+	if !w.listening || time.Since(w.missed) < rateWindow {
+		return 0, false, false
+	}
+	started, used = w.used[key]
+	return started, used && started > ended, true
+}
