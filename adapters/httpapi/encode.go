@@ -97,6 +97,19 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plain marks the bytes appendString copies as they are: printable ASCII
+// but for the quote, the backslash and the three HTML escapes. One look
+// up a byte keeps the loop over a post's text short.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()
+
 // appendString quotes s as encoding/json does with HTML escaping on:
 // <, > and & as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped,
 // invalid UTF-8 replaced by U+FFFD.
@@ -104,12 +117,14 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && plain[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
