@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -149,4 +150,64 @@ func TestKeyCacheFollowsOtherProcesses(t *testing.T) {
 	until("read afresh", cut.Hash, func(k core.Key, err error) bool { return err == nil && k.Name == "renamed" })
 	// It listens again (a second later) and keeps keys again.
 	until("listening again", cut.Hash, func(core.Key, error) bool { _, kept, _ := a.keyCache.get(cut.Hash); return kept })
+}
+
+// TestKeyCacheUnusedWhileMessagesAreLost: a process whose probes do not
+// come back (as behind a pooler that drops LISTEN) never answers from
+// memory, so every lookup sees the database.
+func TestKeyCacheUnusedWhileMessagesAreLost(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	db, err := Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.listener.lost = "earshot_nowhere"
+	o, err := core.NewOwner("lost@example.com", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := NewOwnerStore(db).CreateOwner(ctx, &o); err != nil {
+		t.Fatal(err)
+	}
+	k := core.Key{OwnerID: o.ID, Kind: core.APIKey, Name: "n0", Hash: randomHex(16)}
+	keys := NewKeyStore(db)
+	if err := keys.CreateKey(ctx, &k, 5); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 20; i++ {
+		if _, err := db.SQL().ExecContext(ctx, "UPDATE api_keys SET name = $1 WHERE id = $2", fmt.Sprintf("n%d", i), k.ID); err != nil {
+			t.Fatal(err)
+		}
+		// The change is announced; only a cache in use could miss it,
+		// and none should be in use. Sneak past the trigger to be sure.
+		got, err := keys.KeyByHash(ctx, k.Hash)
+		if err != nil || got.Name != fmt.Sprintf("n%d", i) {
+			t.Fatalf("lookup %d: %+v, %v", i, got, err)
+		}
+		tx, err := db.SQL().BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec("SET LOCAL session_replication_role = replica"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec("UPDATE api_keys SET scopes = $1 WHERE id = $2", fmt.Sprintf("read%d", i), k.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := keys.KeyByHash(ctx, k.Hash); err != nil || len(got.Scopes) != 1 || string(got.Scopes[0]) != fmt.Sprintf("read%d", i) {
+			t.Fatalf("lookup %d after an unannounced change: %+v, %v", i, got, err)
+		}
+		if _, _, known := db.windows.lookup("", time.Now()); known {
+			t.Fatal("used-up windows answered from memory")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -19,15 +19,33 @@ import (
 // The process listens on one connection of its own, opened on the first
 // request that needs it and again a second after it fails; while it is
 // not listening, nothing is answered from memory.
+//
+// Listening is trusted only while it is seen to work: before the first
+// answer from memory and every probeEvery after, the process sends a
+// message of its own through its ordinary pool and waits for it on the
+// listening connection. A path that loses messages (a pooler such as
+// PgBouncer in transaction mode, which drops a LISTEN with the
+// transaction, or a connection that hangs) therefore never serves from
+// memory, or stops within probeEvery plus probeWait.
 
 // windowsChannel carries "<started> <key>" for a rate window that has
 // just been used up: its count reached the limit it is counted against.
 const windowsChannel = "earshot_windows"
 
+// probePrefix starts a probe's payload on keysChannel (no key's hash
+// holds a colon).
+const probePrefix = "probe:"
+
+const (
+	probeEvery = 5 * time.Second // between two probes
+	probeWait  = 5 * time.Second // for a probe to come back
+)
+
 // listener is the state of the listening connection.
 type listener struct {
 	once sync.Once
 	pid  atomic.Uint32 // the connection's server process, for tests
+	lost string        // tests: send probes here, where nobody listens
 }
 
 // listen starts, once, the connection that listens. It runs until the
@@ -48,20 +66,28 @@ func (db *DB) listen() {
 	})
 }
 
-// listenOnce listens on one connection until it fails or the database
-// is closed. It listens first and reads the windows used up so far
-// second, so that none falls between the two.
+// listenOnce listens on one connection until it fails, a probe does
+// not come back, or the database is closed. It listens first and reads
+// the windows used up so far second, so that none falls between the
+// two; it answers from memory once its first probe has come back.
 func (db *DB) listenOnce() {
-	ctx := db.closing
+	ctx, cancel := context.WithCancel(db.closing)
+	defer cancel()
 	cfg, err := pgconn.ParseConfig(db.url)
 	if err != nil {
 		return
 	}
+	probes := make(chan string, 1)
 	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
-		switch n.Channel {
-		case keysChannel:
+		switch {
+		case n.Channel == keysChannel && strings.HasPrefix(n.Payload, probePrefix):
+			select {
+			case probes <- n.Payload:
+			default:
+			}
+		case n.Channel == keysChannel:
 			db.keyCache.drop(n.Payload)
-		case windowsChannel:
+		case n.Channel == windowsChannel:
 			at, key, ok := strings.Cut(n.Payload, " ")
 			if started, err := strconv.ParseInt(at, 10, 64); ok && err == nil {
 				db.windows.usedUp(key, started)
@@ -89,11 +115,55 @@ func (db *DB) listenOnce() {
 		}
 	}
 	db.listener.pid.Store(conn.PID())
-	db.keyCache.setLive(true)
-	db.windows.setLive(true, used)
 	defer db.keyCache.setLive(false)
-	defer db.windows.setLive(false, nil)
+	defer db.windows.stop()
+	done := make(chan struct{})
+	defer func() { cancel(); <-done }()
+	go func() {
+		defer close(done)
+		defer cancel() // a probe that did not come back ends the connection
+		for first := true; ; first = false {
+			if !db.probe(ctx, probes) {
+				return
+			}
+			if first {
+				db.keyCache.setLive(true)
+				db.windows.start(used)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(probeEvery):
+			}
+		}
+	}()
 	for conn.WaitForNotification(ctx) == nil {
+	}
+}
+
+// probe sends a message through the ordinary pool and says whether it
+// came back on the listening connection within probeWait.
+func (db *DB) probe(ctx context.Context, probes <-chan string) bool {
+	token, channel := probePrefix+randomHex(8), keysChannel
+	if db.listener.lost != "" {
+		channel = db.listener.lost
+	}
+	if _, err := db.sql.ExecContext(ctx, "SELECT pg_notify($1, $2)", channel, token); err != nil {
+		return false
+	}
+	wait := time.NewTimer(probeWait)
+	defer wait.Stop()
+	for {
+		select {
+		case got := <-probes:
+			if got == token {
+				return true
+			}
+		case <-wait.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
 	}
 }
 
@@ -127,11 +197,25 @@ func (w *windows) usedUp(key string, started int64) {
 	w.used[key] = max(w.used[key], started)
 }
 
-// setLive starts over with used, or stops answering.
-func (w *windows) setLive(listening bool, used map[string]int64) {
+// start answers from memory, adding used to what was heard since the
+// connection began listening.
+func (w *windows) start(used map[string]int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.listening, w.used = listening, used
+	if w.used == nil {
+		w.used = map[string]int64{}
+	}
+	for k, s := range used {
+		w.used[k] = max(w.used[k], s)
+	}
+	w.listening = true
+}
+
+// stop stops answering from memory and forgets what it knew.
+func (w *windows) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.listening, w.used = false, nil
 }
 
 // lookup says whether key's window is used up, and which window: known
