@@ -12,10 +12,10 @@ import (
 // trigger on api_keys (migration 13) sends the hash of every key that
 // changes or goes on the channel keysChannel when its transaction
 // commits, whichever process or replica wrote it, and each process
-// listens on a connection of its own and drops that key. A key is
-// cached only while that connection is up: a key read from the database
-// before the connection was listening, or while a drop was on its way,
-// is not kept (the generation below), and when the connection fails the
+// listens on a connection of its own (listen.go) and drops that key. A
+// key is cached only while that connection is seen to work: a key read
+// from the database before it was, or while a drop was on its way, is
+// not kept (the generation below), and when the connection fails the
 // cache is emptied and stays unused until it listens again. A revoked
 // key therefore stops working in every process once Postgres has told
 // it, within a millisecond or so on a working network; the process that
@@ -23,8 +23,8 @@ import (
 // lookups cost no round trip, so it is not cached there.
 const keysChannel = "earshot_keys"
 
-// maxCachedKeys bounds the cache: past it, keys are looked up without
-// being kept until a change empties it.
+// maxCachedKeys bounds the cache: past it, further keys are looked up
+// without being kept until drops make room.
 const maxCachedKeys = 10_000
 
 type keyCache struct {
