@@ -211,3 +211,47 @@ func TestKeyCacheUnusedWhileMessagesAreLost(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestListenersProbeBesideEachOther: every replica hears every other's
+// probes; each must still see its own come back, probe after probe.
+func TestListenersProbeBesideEachOther(t *testing.T) {
+	url := pgtest.URL(t)
+	every := probeEvery
+	probeEvery = 20 * time.Millisecond
+	t.Cleanup(func() { probeEvery = every })
+	ctx := context.Background()
+	var dbs []*DB
+	for range 3 {
+		db, err := Open(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		db.listen()
+		dbs = append(dbs, db)
+	}
+	live := func(db *DB) bool {
+		_, _, known := db.windows.lookup("", time.Now())
+		return known
+	}
+	for deadline := time.Now().Add(10 * time.Second); !live(dbs[0]) || !live(dbs[1]) || !live(dbs[2]); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not every pool listens")
+		}
+	}
+	pids := make([]uint32, len(dbs))
+	for i, db := range dbs {
+		pids[i] = db.listener.pid.Load()
+	}
+	// A hundred probes each: a probe lost among the others' would end
+	// its connection (a new server process) and stop answering.
+	time.Sleep(100 * probeEvery)
+	for i, db := range dbs {
+		if !live(db) || db.listener.pid.Load() != pids[i] {
+			t.Fatalf("pool %d stopped listening, or listened again, among the others' probes", i)
+		}
+	}
+}

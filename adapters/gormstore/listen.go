@@ -36,9 +36,11 @@ const windowsChannel = "earshot_windows"
 // holds a colon).
 const probePrefix = "probe:"
 
-const (
-	probeEvery = 5 * time.Second // between two probes
-	probeWait  = 5 * time.Second // for a probe to come back
+// Between two probes, and how long one may take to come back (variables
+// for tests).
+var (
+	probeEvery = 5 * time.Second
+	probeWait  = 5 * time.Second
 )
 
 // listener is the state of the listening connection.
@@ -77,13 +79,18 @@ func (db *DB) listenOnce() {
 	if err != nil {
 		return
 	}
-	probes := make(chan string, 1)
+	// Every replica's probes come to every replica: only the one this
+	// connection waits for counts.
+	var p probes
+	p.back = make(chan struct{}, 1)
 	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
 		switch {
 		case n.Channel == keysChannel && strings.HasPrefix(n.Payload, probePrefix):
-			select {
-			case probes <- n.Payload:
-			default:
+			if want := p.token.Load(); want != nil && *want == n.Payload {
+				select {
+				case p.back <- struct{}{}:
+				default:
+				}
 			}
 		case n.Channel == keysChannel:
 			db.keyCache.drop(n.Payload)
@@ -123,7 +130,7 @@ func (db *DB) listenOnce() {
 		defer close(done)
 		defer cancel() // a probe that did not come back ends the connection
 		for first := true; ; first = false {
-			if !db.probe(ctx, probes) {
+			if !db.probe(ctx, &p) {
 				return
 			}
 			if first {
@@ -141,29 +148,37 @@ func (db *DB) listenOnce() {
 	}
 }
 
+// probes is what a listening connection knows of its own probe: the
+// payload it waits for, and a signal when that came back.
+type probes struct {
+	token atomic.Pointer[string]
+	back  chan struct{}
+}
+
 // probe sends a message through the ordinary pool and says whether it
 // came back on the listening connection within probeWait.
-func (db *DB) probe(ctx context.Context, probes <-chan string) bool {
+func (db *DB) probe(ctx context.Context, p *probes) bool {
 	token, channel := probePrefix+randomHex(8), keysChannel
 	if db.listener.lost != "" {
 		channel = db.listener.lost
+	}
+	p.token.Store(&token)
+	select { // a signal of the probe before, come back after it gave up
+	case <-p.back:
+	default:
 	}
 	if _, err := db.sql.ExecContext(ctx, "SELECT pg_notify($1, $2)", channel, token); err != nil {
 		return false
 	}
 	wait := time.NewTimer(probeWait)
 	defer wait.Stop()
-	for {
-		select {
-		case got := <-probes:
-			if got == token {
-				return true
-			}
-		case <-wait.C:
-			return false
-		case <-ctx.Done():
-			return false
-		}
+	select {
+	case <-p.back:
+		return true
+	case <-wait.C:
+		return false
+	case <-ctx.Done():
+		return false
 	}
 }
 
