@@ -214,7 +214,8 @@ func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 	return st.QueryContext(db.callCtx(ctx), args...)
 }
 
-// queryPage is query on the pool of the API's pages (see Open).
+// queryPage is query on the pool of the API's pages (see Open), which on
+// SQLite is the one pool.
 func (db *DB) queryPage(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	if db.pages == db.sql {
 		return db.query(ctx, q, args...)

@@ -5,8 +5,62 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
+
+// eventually polls cond for up to 10 s and says whether it came true:
+// another process hears of a change from Postgres a moment after it
+// commits.
+func eventually(cond func() bool) bool {
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// listening says whether db answers from memory (listen.go).
+func listening(db *DB) bool {
+	_, _, known := db.windows.lookup("", time.Now())
+	return known
+}
+
+// unannounced runs q on db with the triggers off for its transaction, a
+// change Postgres does not announce: a process that still answers as
+// before the change answers from memory.
+func unannounced(t *testing.T, db *DB, q string, args ...any) {
+	t.Helper()
+	tx, err := db.SQL().BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("SET LOCAL session_replication_role = replica"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(q, args...); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testOwner stores an owner of email on db.
+func testOwner(t *testing.T, db *DB, email string) core.Owner {
+	t.Helper()
+	o, err := core.NewOwner(email, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := NewOwnerStore(db).CreateOwner(context.Background(), &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
 
 // TestPeekFollowsOtherProcesses runs two processes' pools on one
 // Postgres schema. Once a process listens, it answers Peek from memory;
@@ -21,50 +75,24 @@ func TestPeekFollowsOtherProcesses(t *testing.T) {
 	const limit = 3
 	peekUntil := func(what, key string, allowed bool) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			q, err := a.Peek(ctx, key, limit)
-			if err == nil && q.Allowed == allowed && (allowed || (q.Reset > 0 && q.Reset <= rateWindow)) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: peek answers %+v, %v", what, q, err)
-			}
-		}
-	}
-	listening := func(db *DB) bool {
-		_, _, known := db.windows.lookup("", db.gorm.NowFunc())
-		return known
-	}
-	// sneak changes rate_windows without the triggers, as Postgres
-	// would not announce it.
-	sneak := func(q string, args ...any) {
-		t.Helper()
-		tx, err := dbs[1].SQL().BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback()
-		if _, err := tx.Exec("SET LOCAL session_replication_role = replica"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.Exec(q, args...); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
+		var q ports.Quota
+		var err error
+		if !eventually(func() bool {
+			q, err = a.Peek(ctx, key, limit)
+			return err == nil && q.Allowed == allowed && (allowed || (q.Reset > 0 && q.Reset <= rateWindow))
+		}) {
+			t.Fatalf("%s: peek answers %+v, %v", what, q, err)
 		}
 	}
 
 	quiet := newKey()
 	peekUntil("a fresh key", quiet, true)
-	for deadline := time.Now().Add(10 * time.Second); !listening(dbs[0]); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("a does not listen")
-		}
+	if !eventually(func() bool { return listening(dbs[0]) }) {
+		t.Fatal("a does not listen")
 	}
 	// A used-up window Postgres did not announce: a answers from memory.
 	now := micros(dbs[1].gorm.NowFunc())
-	sneak("INSERT INTO rate_windows (key, started, count, lim) VALUES ($1, $2, 10, 3)", quiet, now)
+	unannounced(t, dbs[1], "INSERT INTO rate_windows (key, started, count, lim) VALUES ($1, $2, 10, 3)", quiet, now)
 	if q, err := a.Peek(ctx, quiet, limit); err != nil || !q.Allowed {
 		t.Fatalf("peek read the database rather than memory: %+v, %v", q, err)
 	}
@@ -83,10 +111,8 @@ func TestPeekFollowsOtherProcesses(t *testing.T) {
 	if _, err := dbs[1].SQL().ExecContext(ctx, "SELECT pg_terminate_backend($1)", int64(pid)); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); listening(dbs[0]); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("a still listens after its connection was cut")
-		}
+	if !eventually(func() bool { return !listening(dbs[0]) }) {
+		t.Fatal("a still listens after its connection was cut")
 	}
 	missed := newKey()
 	for range limit {
@@ -94,12 +120,10 @@ func TestPeekFollowsOtherProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for deadline := time.Now().Add(10 * time.Second); dbs[0].listener.pid.Load() == pid || !listening(dbs[0]); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("a does not listen again")
-		}
+	if !eventually(func() bool { return dbs[0].listener.pid.Load() != pid && listening(dbs[0]) }) {
+		t.Fatal("a does not listen again")
 	}
-	sneak("UPDATE rate_windows SET count = 0 WHERE key = $1", missed)
+	unannounced(t, dbs[1], "UPDATE rate_windows SET count = 0 WHERE key = $1", missed)
 	if q, err := a.Peek(ctx, missed, limit); err != nil || q.Allowed {
 		t.Fatalf("a window used up while a was not listening: %+v, %v", q, err)
 	}

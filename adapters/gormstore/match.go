@@ -544,9 +544,9 @@ func matchConds(alias string, platform core.Platform, minScore int, intent core.
 
 // Matches implements ports.MatchStore.
 func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchFilter) ([]core.Match, bool, error) {
-	cols := packedColumns
+	cols, scan := packedColumns, func(rows *sql.Rows) (matchRow, error) { return s.db.scanMatch(rows) }
 	if s.db.postgres {
-		cols = pagePostgres
+		cols, scan = pagePostgres, scanPage
 	}
 	conds, args := matchConds("", f.Platform, f.MinScore, "", "")
 	q := "SELECT " + cols + " FROM matches WHERE owner_id = ?" + conds
@@ -557,15 +557,10 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 	}
 	q += " ORDER BY created_us DESC LIMIT ?"
 	args = append(args, f.Limit+1)
-	var out []core.Match
-	var err error
-	if s.db.postgres {
-		out, err = s.db.pagePostgres(ctx, q, args, f.Limit+1)
-	} else {
-		out, err = s.db.pageSQLite(ctx, q, args, f.Limit+1)
-	}
+	rows, err := s.db.queryPage(ctx, q, args...)
+	out, err := collect(rows, err, scan)
 	if err != nil {
-		return nil, false, translate(err, "match")
+		return nil, false, err
 	}
 	more := len(out) > f.Limit
 	if more {
@@ -574,49 +569,18 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 	return out, more, nil
 }
 
-// pageSQLite reads the matches of a page of up to n rows on SQLite.
-func (db *DB) pageSQLite(ctx context.Context, q string, args []any, n int) ([]core.Match, error) {
-	rows, err := db.query(ctx, q, args...)
-	if err != nil {
-		return nil, err
+// scanPage reads a row of pagePostgres.
+func scanPage(rows *sql.Rows) (matchRow, error) {
+	var packed string
+	var score *int
+	var intent, reason *string
+	if err := rows.Scan(&packed, &score, &intent, &reason); err != nil {
+		return matchRow{}, err
 	}
-	defer rows.Close()
-	out := make([]core.Match, 0, n)
-	for rows.Next() {
-		r, err := db.scanMatch(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r.match())
-	}
-	return out, rows.Err()
-}
-
-// pagePostgres reads the matches of a page of up to n rows on Postgres,
-// on the pages' pool: rows of pagePostgres.
-func (db *DB) pagePostgres(ctx context.Context, q string, args []any, n int) ([]core.Match, error) {
-	rows, err := db.queryPage(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := make([]core.Match, 0, n)
-	for rows.Next() {
-		var nulls [14]bool
-		var packed string
-		var score *int
-		var intent, reason *string
-		if err := rows.Scan(&packed, &score, &intent, &reason); err != nil {
-			return nil, err
-		}
-		r, err := unpackFixed(packed, make([]string, 14), nulls[:])
-		if err != nil {
-			return nil, err
-		}
-		r.Score, r.Intent, r.Reason = score, intent, reason
-		out = append(out, r.match())
-	}
-	return out, rows.Err()
+	var nulls [14]bool
+	r, err := unpackFixed(packed, make([]string, 14), nulls[:])
+	r.Score, r.Intent, r.Reason = score, intent, reason
+	return r, err
 }
 
 // ClaimMatch implements ports.MatchStore.

@@ -39,13 +39,7 @@ func testPacked(t *testing.T, url string) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	o, err := core.NewOwner("packed@example.com", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := NewOwnerStore(db).CreateOwner(ctx, &o); err != nil {
-		t.Fatal(err)
-	}
+	o := testOwner(t, db, "packed@example.com")
 	var ids []string
 	for _, text := range []string{"acme", "ünïcödé ✓"} {
 		p, err := core.NewPhrase(o.ID, text, "x", "")

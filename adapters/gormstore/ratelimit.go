@@ -104,9 +104,9 @@ const takeQuota = `INSERT INTO rate_windows (key, started, count, lim) VALUES (?
 			lim     = excluded.lim
 		RETURNING started, count`
 
-// count runs takeQuota for k requests of key at now. A count that
-// reaches limit marks the window used up in this process at once; other
-// processes hear of it from Postgres.
+// count runs takeQuota for k requests of key at now. On Postgres a
+// count that reaches limit marks the window used up in this process at
+// once (peekHere); other processes hear of it from Postgres.
 func (l *RateLimiter) count(ctx context.Context, key string, now time.Time, k int64, limit int) (started, count int64, err error) {
 	expired := micros(now.Add(-rateWindow))
 	rows, err := l.db.query(ctx, takeQuota, key, micros(now), k, limit, expired, expired)
@@ -122,7 +122,7 @@ func (l *RateLimiter) count(ctx context.Context, key string, now time.Time, k in
 	if err := rows.Err(); err != nil {
 		return 0, 0, translate(err, "rate window")
 	}
-	if count >= int64(limit) {
+	if l.db.postgres && count >= int64(limit) {
 		l.db.windows.usedUp(key, started)
 	}
 	return started, count, nil

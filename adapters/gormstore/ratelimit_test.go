@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -165,14 +166,10 @@ func TestRateLimiterCountsRequestsNotChunks(t *testing.T) {
 			}
 			// On Postgres the other process hears of it from Postgres, a
 			// moment after the commit.
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-				p, err := other.Peek(ctx, key, limit)
-				if err == nil && !p.Allowed {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("another process peeks past the limit: %+v, %v", p, err)
-				}
+			var p ports.Quota
+			var err error
+			if !eventually(func() bool { p, err = other.Peek(ctx, key, limit); return err == nil && !p.Allowed }) {
+				t.Fatalf("another process peeks past the limit: %+v, %v", p, err)
 			}
 		})
 	}
