@@ -2,6 +2,9 @@ package gormstore
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,11 +96,22 @@ func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error)
 	return k, err
 }
 
+// keyColumns are the columns of a key, in the order keyByHash reads them.
+var keyColumns = []string{"id", "owner_id", "kind", "name", "hash", "scopes", "created_at", "revoked_at", "last_used_at"}
+
+// packedKey is keyColumns packed into one value as packedExpr packs a
+// match: on SQLite the driver makes a cgo call or more for each column
+// read, which cost every API request more than the lookup itself.
+var packedKey = packedExpr("", keyColumns)
+
 // keyByHash reads the key of hash from the database.
 func (s *KeyStore) keyByHash(ctx context.Context, hash string) (core.Key, error) {
 	// Every API request looks its key up: a hand-written scan keeps it cheap.
-	var row keyRow
-	rows, err := s.db.query(ctx, "SELECT id, owner_id, kind, name, hash, scopes, created_at, revoked_at, last_used_at FROM api_keys WHERE hash = ?", hash)
+	cols := packedKey
+	if s.db.postgres {
+		cols = strings.Join(keyColumns, ", ")
+	}
+	rows, err := s.db.query(ctx, "SELECT "+cols+" FROM api_keys WHERE hash = ?", hash)
 	if err != nil {
 		return core.Key{}, translate(err, "key")
 	}
@@ -108,10 +122,37 @@ func (s *KeyStore) keyByHash(ctx context.Context, hash string) (core.Key, error)
 		}
 		return core.Key{}, translate(gorm.ErrRecordNotFound, "key")
 	}
-	if err := rows.Scan(&row.ID, &row.OwnerID, &row.Kind, &row.Name, &row.Hash, &row.Scopes, &row.CreatedAt, &row.RevokedAt, &row.LastUsedAt); err != nil {
+	var row keyRow
+	if s.db.postgres {
+		err = rows.Scan(&row.ID, &row.OwnerID, &row.Kind, &row.Name, &row.Hash, &row.Scopes, &row.CreatedAt, &row.RevokedAt, &row.LastUsedAt)
+	} else {
+		row, err = scanPackedKey(rows)
+	}
+	if err != nil {
 		return core.Key{}, translate(err, "key")
 	}
 	return row.key(), nil
+}
+
+// scanPackedKey reads a row of packedKey.
+func scanPackedKey(rows *sql.Rows) (keyRow, error) {
+	var packed string
+	if err := rows.Scan(&packed); err != nil {
+		return keyRow{}, err
+	}
+	var vals [9]string
+	var nulls [9]bool
+	if _, err := splitPacked(packed, vals[:], nulls[:]); err != nil {
+		return keyRow{}, err
+	}
+	r := keyRow{ID: vals[0], OwnerID: vals[1], Kind: vals[2], Name: vals[3], Hash: vals[4], Scopes: vals[5]}
+	var err error
+	for i, n := range []*int64{&r.CreatedAt, &r.RevokedAt, &r.LastUsedAt} {
+		if *n, err = strconv.ParseInt(vals[6+i], 10, 64); err != nil {
+			return keyRow{}, fmt.Errorf("packed key: %s: %w", keyColumns[6+i], err)
+		}
+	}
+	return r, nil
 }
 
 // Keys implements ports.KeyStore.

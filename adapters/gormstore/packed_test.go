@@ -112,6 +112,16 @@ func testPacked(t *testing.T, url string) {
 	if len(stored) != rows {
 		t.Fatalf("page of %d matches, want %d", len(stored), rows)
 	}
+	// A page reads each match as a read of that match alone does.
+	for _, m := range stored {
+		one, err := st.Match(ctx, o.ID, m.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(one, m) {
+			t.Fatalf("a page reads\n%+v\nthe match alone\n%+v", m, one)
+		}
+	}
 	// A row written before migration 11 has no packed column until the
 	// migration fills it; the read packs it afresh meanwhile.
 	if _, err := db.SQL().Exec("UPDATE matches SET packed = NULL"); err != nil {

@@ -247,7 +247,7 @@ func encodeResponse(_ context.Context, w http.ResponseWriter, resp any) error {
 
 // matchPage is the body of GET /matches, which appendMatchPage writes.
 type matchPage struct {
-	data []MatchJSON
+	data []core.Match // each written as its MatchRecord
 	next *float64
 }
 

@@ -4,15 +4,19 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/earshothq/earshot/core"
 )
 
 // The match page is the hottest answer of the API, and encoding/json
 // spends most of its time there on reflection. appendMatchPage writes the
-// same bytes as json.Encoder.Encode would for the page, field by field; a
-// test compares the two on random records.
+// same bytes as json.Encoder.Encode would for the page's records
+// (MatchRecord), field by field and straight from the matches, without
+// the records' pointers to allocate; a test compares the two on random
+// matches.
 
 // appendMatchPage appends {"data":[...],"nextCursor":...} and a newline.
-func appendMatchPage(b []byte, ms []MatchJSON, next *float64) []byte {
+func appendMatchPage(b []byte, ms []core.Match, next *float64) []byte {
 	b = append(b, `{"data":[`...)
 	for i := range ms {
 		if i > 0 {
@@ -25,30 +29,35 @@ func appendMatchPage(b []byte, ms []MatchJSON, next *float64) []byte {
 	return append(b, "}\n"...)
 }
 
-func appendMatch(b []byte, m *MatchJSON) []byte {
+// appendMatch appends MatchRecord(*m) as encoding/json writes it.
+func appendMatch(b []byte, m *core.Match) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, m.ID)
 	b = append(b, `,"createdAt":`...)
-	b = appendFloat(b, m.CreatedAt)
+	b = appendFloat(b, core.Millis(m.CreatedAt))
 	b = append(b, `,"phrase":`...)
 	b = appendString(b, m.Phrase)
 	b = append(b, `,"platform":`...)
-	b = appendString(b, m.Platform)
-	b = append(b, `,"score":`...)
+	b = appendString(b, string(m.Platform))
 	if m.Score == nil {
-		b = append(b, "null"...)
+		b = append(b, `,"score":null,"intent":null,"reason":null`...)
 	} else {
-		b = strconv.AppendInt(b, int64(*m.Score), 10)
+		b = append(b, `,"score":`...)
+		b = strconv.AppendInt(b, int64(m.Score.Value), 10)
+		b = append(b, `,"intent":`...)
+		b = appendString(b, string(m.Score.Intent))
+		b = append(b, `,"reason":`...)
+		b = appendString(b, m.Score.Reason)
 	}
-	b = append(b, `,"intent":`...)
-	b = appendStringPtr(b, m.Intent)
-	b = append(b, `,"reason":`...)
-	b = appendStringPtr(b, m.Reason)
 	p := &m.Post
 	b = append(b, `,"post":{"author":`...)
 	b = appendString(b, p.Author)
 	b = append(b, `,"title":`...)
-	b = appendStringPtr(b, p.Title)
+	if p.Title == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, p.Title)
+	}
 	b = append(b, `,"text":`...)
 	b = appendString(b, p.Text)
 	b = append(b, `,"url":`...)
@@ -58,15 +67,12 @@ func appendMatch(b []byte, m *MatchJSON) []byte {
 	b = append(b, `,"comments":`...)
 	b = strconv.AppendInt(b, int64(p.Comments), 10)
 	b = append(b, `,"postedAt":`...)
-	b = appendFloatPtr(b, p.PostedAt)
-	return append(b, "}}"...)
-}
-
-func appendStringPtr(b []byte, s *string) []byte {
-	if s == nil {
-		return append(b, "null"...)
+	if p.PostedAt.IsZero() {
+		b = append(b, "null"...)
+	} else {
+		b = appendFloat(b, core.Millis(p.PostedAt))
 	}
-	return appendString(b, *s)
+	return append(b, "}}"...)
 }
 
 func appendFloatPtr(b []byte, f *float64) []byte {

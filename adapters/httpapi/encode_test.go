@@ -7,15 +7,23 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/core"
 )
 
-// reference is what the page encoder must write: encoding/json's output.
-func reference(t testing.TB, ms []MatchJSON, next *float64) []byte {
+// reference is what the page encoder must write: encoding/json's output
+// for the matches' records.
+func reference(t testing.TB, ms []core.Match, next *float64) []byte {
+	records := make([]MatchJSON, len(ms))
+	for i, m := range ms {
+		records[i] = MatchRecord(m)
+	}
 	var buf bytes.Buffer
 	err := json.NewEncoder(&buf).Encode(struct {
 		Data       []MatchJSON `json:"data"`
 		NextCursor *float64    `json:"nextCursor"`
-	}{ms, next})
+	}{records, next})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,29 +61,29 @@ func randomFloat(rng *rand.Rand) float64 {
 	return rng.NormFloat64() * 1e6
 }
 
-func randomMatch(rng *rand.Rand) MatchJSON {
-	str := func() *string {
-		if rng.IntN(3) == 0 {
-			return nil
-		}
-		s := randomString(rng)
-		return &s
+// randomTime is the zero time (no time) or a microsecond from before
+// 1970 to far beyond 2100.
+func randomTime(rng *rand.Rand) time.Time {
+	switch rng.IntN(4) {
+	case 0:
+		return time.Time{}
+	case 1:
+		return time.UnixMicro(-rng.Int64N(1e17))
 	}
-	m := MatchJSON{
-		ID: randomString(rng), CreatedAt: randomFloat(rng), Phrase: randomString(rng),
-		Platform: randomString(rng), Intent: str(), Reason: str(),
-		Post: PostJSON{
-			Author: randomString(rng), Title: str(), Text: randomString(rng), URL: randomString(rng),
-			Likes: rng.IntN(1 << 20), Comments: -rng.IntN(5),
+	return time.UnixMicro(rng.Int64N(1e17))
+}
+
+func randomMatch(rng *rand.Rand) core.Match {
+	m := core.Match{
+		ID: randomString(rng), CreatedAt: randomTime(rng), Phrase: randomString(rng),
+		Platform: core.Platform(randomString(rng)),
+		Post: core.Post{
+			Author: randomString(rng), Title: randomString(rng), Text: randomString(rng), URL: randomString(rng),
+			Likes: rng.IntN(1 << 20), Comments: -rng.IntN(5), PostedAt: randomTime(rng),
 		},
 	}
 	if rng.IntN(2) == 0 {
-		v := rng.IntN(101)
-		m.Score = &v
-	}
-	if rng.IntN(2) == 0 {
-		f := randomFloat(rng)
-		m.Post.PostedAt = &f
+		m.Score = &core.Score{Value: rng.IntN(101), Intent: core.Intent(randomString(rng)), Reason: randomString(rng)}
 	}
 	return m
 }
@@ -83,7 +91,7 @@ func randomMatch(rng *rand.Rand) MatchJSON {
 func TestMatchPageEncoding(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 2000 {
-		ms := make([]MatchJSON, rng.IntN(4))
+		ms := make([]core.Match, rng.IntN(4))
 		for i := range ms {
 			ms[i] = randomMatch(rng)
 		}
@@ -108,7 +116,12 @@ func FuzzMatchPageEncoding(f *testing.F) {
 		if math.IsNaN(at) || math.IsInf(at, 0) {
 			t.Skip("times are finite")
 		}
-		ms := []MatchJSON{{ID: title, CreatedAt: at, Post: PostJSON{Title: &title, Text: text, PostedAt: &at}}}
+		// at is the cursor, and as a time (when it is one) the match's.
+		var when time.Time
+		if math.Abs(at) < 1e15 {
+			when = time.UnixMicro(int64(at * 1000))
+		}
+		ms := []core.Match{{ID: title, CreatedAt: when, Score: &core.Score{Reason: text}, Post: core.Post{Title: title, Text: text, PostedAt: when}}}
 		if got, want := appendMatchPage(nil, ms, &at), reference(t, ms, &at); !bytes.Equal(got, want) {
 			t.Fatalf("got %s, want %s", got, want)
 		}
@@ -118,13 +131,15 @@ func FuzzMatchPageEncoding(f *testing.F) {
 // BenchmarkMatchPageEncoding compares the page encoder with
 // encoding/json on a page of 25 typical matches.
 func BenchmarkMatchPageEncoding(b *testing.B) {
-	ms := make([]MatchJSON, 25)
+	ms := make([]core.Match, 25)
+	records := make([]MatchJSON, 25)
 	for i := range ms {
-		score, intent, reason, title, at := 80, "purchase", "asks for an alternative", "Looking for an acme alternative", 1.7e12+float64(i)
-		ms[i] = MatchJSON{ID: "01JD5Z8X9V2K3M4N5P6Q7R8S9T", CreatedAt: 1.7e12 + 0.123, Phrase: "acme", Platform: "x",
-			Score: &score, Intent: &intent, Reason: &reason,
-			Post: PostJSON{Author: "author", Title: &title, URL: "https://x.com/author/status/123", Likes: 3,
-				Text: "We have used acme for two years and the pricing keeps going up. Any alternatives that handle invoices?", PostedAt: &at}}
+		at := time.UnixMicro(1.7e15 + int64(i))
+		ms[i] = core.Match{ID: "01JD5Z8X9V2K3M4N5P6Q7R8S9T", CreatedAt: at, Phrase: "acme", Platform: "x",
+			Score: &core.Score{Value: 80, Intent: "purchase", Reason: "asks for an alternative"},
+			Post: core.Post{Author: "author", Title: "Looking for an acme alternative", URL: "https://x.com/author/status/123", Likes: 3,
+				Text: "We have used acme for two years and the pricing keeps going up. Any alternatives that handle invoices?", PostedAt: at}}
+		records[i] = MatchRecord(ms[i])
 	}
 	// Both write into one reused buffer, as encodeResponse does.
 	var buf bytes.Buffer
@@ -134,7 +149,7 @@ func BenchmarkMatchPageEncoding(b *testing.B) {
 			if err := json.NewEncoder(&buf).Encode(struct {
 				Data       []MatchJSON `json:"data"`
 				NextCursor *float64    `json:"nextCursor"`
-			}{ms, nil}); err != nil {
+			}{records, nil}); err != nil {
 				b.Fatal(err)
 			}
 		}

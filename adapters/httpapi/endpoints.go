@@ -89,11 +89,7 @@ func (a *API) listMatches(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]MatchJSON, len(page.Matches))
-	for i, m := range page.Matches {
-		out[i] = MatchRecord(m)
-	}
-	return response{body: matchPage{out, page.Next}}, nil
+	return response{body: matchPage{page.Matches, page.Next}}, nil
 }
 
 func (a *API) getMatch(ctx context.Context, req any) (any, error) {

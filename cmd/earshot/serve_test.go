@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -232,6 +233,23 @@ func TestMetricsAndRequestIDs(t *testing.T) {
 		}
 	}
 	s.call("GET", "/no/such/thing", "", nil).want(t, 404, "not_found")
+}
+
+// GOMAXPROCS is the operator's when set, and twice the runtime's own
+// otherwise.
+func TestTuneProcs(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+	tuneProcs(env(map[string]string{"GOMAXPROCS": "1"}))
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Fatalf("with GOMAXPROCS set, %d, want the runtime's %d untouched", got, procs)
+	}
+	tuneProcs(env(nil))
+	if got := runtime.GOMAXPROCS(0); got != 2*procs {
+		t.Fatalf("GOMAXPROCS %d, want twice %d", got, procs)
+	}
 }
 
 // The collector's settings are the operator's when GOGC or GOMEMLIMIT is

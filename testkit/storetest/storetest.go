@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -202,6 +203,24 @@ func testKeyByIDAndLastUse(t *testing.T, s Stores) {
 	wantKind(t, err, core.KindNotFound)
 	_, err = s.Keys.Key(ctx, o.ID, "no-such-key")
 	wantKind(t, err, core.KindNotFound)
+	// The lookup by hash reads a key as the lookup by id does, whatever
+	// its name holds.
+	named := newOwner(t, s)
+	for _, name := range []string{"", "-", "12:a-b ✓", "a,b"} {
+		_, h, _ := core.NewSecret(core.IngestKey)
+		k := core.Key{OwnerID: named.ID, Kind: core.IngestKey, Name: name, Hash: h}
+		if err := s.Keys.CreateKey(ctx, &k, core.MaxAPIKeys); err != nil {
+			t.Fatal(err)
+		}
+		byHash, err := s.Keys.KeyByHash(ctx, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID, err := s.Keys.Key(ctx, named.ID, k.ID)
+		if err != nil || !reflect.DeepEqual(byHash, byID) {
+			t.Fatalf("key named %q: by hash %+v, by id %+v (%v)", name, byHash, byID, err)
+		}
+	}
 
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	if err := s.Keys.MarkKeyUsed(ctx, k.ID, at); err != nil {
