@@ -132,7 +132,7 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	}
 	log := newLogger(cfg, stderr)
 	tuneGC(os.Getenv)
-	tuneProcs(os.Getenv)
+	tuneProcs(cfg.DatabaseURL, os.Getenv)
 	a := server.Serve(cfg, log, stdout)
 	if err := a.Err(); err != nil {
 		return err
@@ -154,18 +154,19 @@ func tuneGC(getenv func(string) string) {
 	debug.SetMemoryLimit(256 << 20)
 }
 
-// Unless the operator set GOMAXPROCS, the server runs Go code on twice
-// as many threads at once as the runtime would (one per core, or what
-// the container's CPU limit allows). A call into SQLite's C code keeps
-// its thread and, until the runtime takes it back after 20 µs or more,
-// the thread's right to run Go code: with one such right per core, the
-// cores sat idle a sixth of the time under the API's reads while ready
-// goroutines waited for a call to return. Twice as many let them run
-// (reads 0.25-0.29 of the bare rate -> 0.31-0.41 on SQLite, 0.20 ->
-// 0.22 on Postgres, README "Performance"). The runtime no longer follows
-// a container's changing CPU limit once this is set.
-func tuneProcs(getenv func(string) string) {
-	if getenv("GOMAXPROCS") != "" {
+// On SQLite, unless the operator set GOMAXPROCS, the server runs Go code
+// on twice as many threads at once as the runtime would (one per core,
+// or what the container's CPU limit allows). A call into SQLite's C code
+// keeps its thread and, until the runtime takes it back after 20 µs or
+// more, the thread's right to run Go code: with one such right per core,
+// the cores sat idle a sixth of the time under the API's reads while
+// ready goroutines waited for a call to return. Twice as many let them
+// run (reads 0.25-0.29 of the bare rate -> 0.31-0.41, README
+// "Performance"). Postgres is reached in Go: there the rate stayed the
+// same and the CPU a request grew. The runtime no longer follows a
+// container's changing CPU limit once this is set.
+func tuneProcs(databaseURL string, getenv func(string) string) {
+	if getenv("GOMAXPROCS") != "" || !strings.HasPrefix(databaseURL, "sqlite:") {
 		return
 	}
 	runtime.GOMAXPROCS(2 * runtime.GOMAXPROCS(0))

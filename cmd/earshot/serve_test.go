@@ -235,18 +235,22 @@ func TestMetricsAndRequestIDs(t *testing.T) {
 	s.call("GET", "/no/such/thing", "", nil).want(t, 404, "not_found")
 }
 
-// GOMAXPROCS is the operator's when set, and twice the runtime's own
-// otherwise.
+// On SQLite GOMAXPROCS is the operator's when set, and twice the
+// runtime's own otherwise; on Postgres it is the runtime's own.
 func TestTuneProcs(t *testing.T) {
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 
-	tuneProcs(env(map[string]string{"GOMAXPROCS": "1"}))
+	tuneProcs("sqlite://earshot.db", env(map[string]string{"GOMAXPROCS": "1"}))
 	if got := runtime.GOMAXPROCS(0); got != procs {
 		t.Fatalf("with GOMAXPROCS set, %d, want the runtime's %d untouched", got, procs)
 	}
-	tuneProcs(env(nil))
+	tuneProcs("postgres://db/earshot", env(nil))
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Fatalf("on Postgres, %d, want the runtime's %d untouched", got, procs)
+	}
+	tuneProcs("sqlite://earshot.db", env(nil))
 	if got := runtime.GOMAXPROCS(0); got != 2*procs {
 		t.Fatalf("GOMAXPROCS %d, want twice %d", got, procs)
 	}
