@@ -173,5 +173,16 @@ func FuzzPackRow(f *testing.F) {
 		if !reflect.DeepEqual(got, r) {
 			t.Fatalf("unpack(packRow(r)) = %+v, want %+v", got, r)
 		}
+		// A page is its rows one after the other: the first row splits
+		// off whole and reads as the match of r.
+		var vals [packedFields]string
+		var nulls [packedFields]bool
+		rest, err := splitPacked(packed+packed, vals[:], nulls[:])
+		if err != nil || rest != packed {
+			t.Fatalf("splitPacked of two rows: rest %q, %v", rest, err)
+		}
+		if m := packedMatch(&vals, &nulls); !reflect.DeepEqual(m, r.match()) {
+			t.Fatalf("packedMatch = %+v, want %+v", m, r.match())
+		}
 	})
 }
