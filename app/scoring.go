@@ -110,6 +110,13 @@ func (s *Scoring) Handle(ctx context.Context, e ports.Event) error {
 // many scores it stored. A match the scorer fails on keeps its lease and
 // is tried again by a sweep after the lease. When ctx ends it returns
 // after the batch under way, however long the backlog.
+//
+// A claim that finds less than a batch took every match there was, so
+// the sweep ends with it: a match stored since wakes the loop again. An
+// empty claim to end each sweep cost Postgres as much as a full one
+// (both walk the index of unscored matches past the entries of those
+// scored since its last vacuum), and the loop sweeps for every batch
+// ingested.
 func (s *Scoring) Sweep(ctx context.Context) (int, error) {
 	n := 0
 	for {
@@ -120,18 +127,20 @@ func (s *Scoring) Sweep(ctx context.Context) (int, error) {
 		if err != nil || len(ms) == 0 {
 			return n, err
 		}
-		updates := s.scoreAll(ctx, ms)
-		if len(updates) == 0 {
-			continue
+		last := len(ms) < s.cfg.Batch
+		if updates := s.scoreAll(ctx, ms); len(updates) > 0 {
+			got, err := s.matches.SetScores(ctx, updates, core.QueueMatchCreated)
+			if err != nil {
+				return n, err
+			}
+			s.metrics.Count(ports.EventMatchesScored, len(got))
+			n += len(got)
+			for _, m := range got {
+				s.scored(ctx, m)
+			}
 		}
-		got, err := s.matches.SetScores(ctx, updates, core.QueueMatchCreated)
-		if err != nil {
-			return n, err
-		}
-		s.metrics.Count(ports.EventMatchesScored, len(got))
-		n += len(got)
-		for _, m := range got {
-			s.scored(ctx, m)
+		if last {
+			return n, nil
 		}
 	}
 }

@@ -37,11 +37,20 @@ func storeMatches(t *testing.T, w world, n int) []core.Match {
 	return out
 }
 
-// countingStore counts the transactions that store scores.
+// countingStore counts the transactions that store scores and the
+// claims.
 type countingStore struct {
 	ports.MatchStore
 	mu      sync.Mutex
 	batches []int
+	claims  int
+}
+
+func (s *countingStore) ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error) {
+	s.mu.Lock()
+	s.claims++
+	s.mu.Unlock()
+	return s.MatchStore.ClaimUnscored(ctx, limit, lease)
 }
 
 func (s *countingStore) SetScores(ctx context.Context, u []ports.ScoreUpdate, plan ports.DeliveryPlan) ([]core.Match, error) {
@@ -103,6 +112,21 @@ func TestScoringBatches(t *testing.T) {
 		got, err := w.matches.Match(context.Background(), m.OwnerID, m.ID)
 		if err != nil || got.Score == nil {
 			t.Fatalf("match %s not scored: %+v %v", m.ID, got, err)
+		}
+	}
+}
+
+// TestSweepClaims: a sweep ends with the claim that finds less than a
+// batch, and claims once more only after a full one.
+func TestSweepClaims(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []struct{ stored, batch, claims int }{{3, 10, 1}, {4, 2, 3}, {0, 10, 1}} {
+		ms := storeMatches(t, w, c.stored)
+		store := &countingStore{MatchStore: w.matches}
+		s := NewScoring(ScoringDeps{Matches: store, Scorer: score.Rules{}, Log: quiet}, ScoringConfig{Batch: c.batch})
+		n, err := s.Sweep(context.Background())
+		if err != nil || n != len(ms) || store.claims != c.claims {
+			t.Fatalf("%d stored, batch %d: Sweep = %d, %v after %d claims; want %d after %d", c.stored, c.batch, n, err, store.claims, len(ms), c.claims)
 		}
 	}
 }
