@@ -443,27 +443,27 @@ func packRow(r matchRow) string {
 // (matchColumns on Postgres, packedRead on SQLite), followed by the
 // whole numbers extra points to: columns of their own on Postgres,
 // values after a '|' each at the end of the packed row on SQLite.
-func (db *DB) scanMatch(rows *sql.Rows, extra ...*int64) (matchRow, error) {
-	var r matchRow
+func (db *DB) scanMatch(rows *sql.Rows, extra ...*int64) (core.Match, error) {
 	if db.postgres {
 		dest := make([]any, len(extra))
 		for i, e := range extra {
 			dest[i] = e
 		}
-		return scanRow(rows, dest...)
+		r, err := scanRow(rows, dest...)
+		return r.match(), err
 	}
 	var packed string
 	if err := rows.Scan(&packed); err != nil {
-		return r, err
+		return core.Match{}, err
 	}
 	for i := len(extra) - 1; i >= 0; i-- {
 		bar := strings.LastIndexByte(packed, '|')
 		if bar < 0 {
-			return r, fmt.Errorf("packed row lacks value %d of %d after it", i+1, len(extra))
+			return core.Match{}, fmt.Errorf("packed row lacks value %d of %d after it", i+1, len(extra))
 		}
 		n, err := strconv.ParseInt(packed[bar+1:], 10, 64)
 		if err != nil {
-			return r, fmt.Errorf("packed row: value %d after it: %w", i+1, err)
+			return core.Match{}, fmt.Errorf("packed row: value %d after it: %w", i+1, err)
 		}
 		*extra[i], packed = n, packed[:bar]
 	}
@@ -475,36 +475,11 @@ const packedFields = 17
 
 // unpack reads a row of packedColumns: the fixed columns, then the
 // score's.
-func unpack(s string) (matchRow, error) {
-	vals := make([]string, packedFields) // one allocation for the pointers below
+func unpack(s string) (core.Match, error) {
+	var vals [packedFields]string
 	var nulls [packedFields]bool
-	r, _, err := unpackFixed(s, vals, nulls[:])
-	if err != nil {
-		return r, err
-	}
-	if !nulls[14] {
-		v, _ := strconv.Atoi(vals[14])
-		r.Score = &v
-	}
-	r.Intent, r.Reason = nullableAt(vals, nulls[:], 15), nullableAt(vals, nulls[:], 16)
-	return r, nil
-}
-
-// unpackFixed splits len(vals) packed values off the start of s, fills
-// the fixed columns of a match from the first fourteen and returns what
-// follows them in s.
-func unpackFixed(s string, vals []string, nulls []bool) (matchRow, string, error) {
-	var r matchRow
-	s, err := splitPacked(s, vals, nulls)
-	if err != nil {
-		return r, s, err
-	}
-	num := func(i int) int64 { n, _ := strconv.ParseInt(vals[i], 10, 64); return n }
-	r.ID, r.OwnerID, r.PhraseID, r.Phrase, r.Platform = vals[0], vals[1], vals[2], vals[3], vals[4]
-	r.CreatedUs = num(5)
-	r.ExternalID, r.Author, r.Title, r.Body, r.URL = vals[6], vals[7], nullableAt(vals, nulls, 8), vals[9], vals[10]
-	r.Likes, r.Comments, r.PostedAt = num(11), num(12), num(13)
-	return r, s, nil
+	_, err := splitPacked(s, vals[:], nulls[:])
+	return packedMatch(&vals, &nulls), err
 }
 
 // splitPacked splits len(vals) values packed as packedExpr packs them
@@ -527,14 +502,6 @@ func splitPacked(s string, vals []string, nulls []bool) (string, error) {
 		vals[i], nulls[i], s = s[colon+1:colon+1+l], false, s[colon+1+l:]
 	}
 	return s, nil
-}
-
-// nullableAt points at vals[i], or is nil where nulls[i] is set.
-func nullableAt(vals []string, nulls []bool, i int) *string {
-	if nulls[i] {
-		return nil
-	}
-	return &vals[i]
 }
 
 // matchConds is the SQL, each condition led by " AND ", and the values
@@ -629,8 +596,7 @@ func (s *MatchStore) pageSQLite(ctx context.Context, from string, args []any, n 
 }
 
 // packedMatch is the match of a row of packedColumns split into vals
-// and nulls: matchRow.match of what unpack would read, without the
-// pointers that would move vals to the heap for every row.
+// and nulls (a row of pagePostgres has the score's values NULL there).
 func packedMatch(vals *[packedFields]string, nulls *[packedFields]bool) core.Match {
 	num := func(i int) int64 { n, _ := strconv.ParseInt(vals[i], 10, 64); return n }
 	m := core.Match{
@@ -648,17 +614,21 @@ func packedMatch(vals *[packedFields]string, nulls *[packedFields]bool) core.Mat
 }
 
 // scanPage reads a row of pagePostgres.
-func scanPage(rows *sql.Rows) (matchRow, error) {
+func scanPage(rows *sql.Rows) (core.Match, error) {
 	var packed string
 	var score *int
-	var intent, reason *string
+	var intent, reason sql.NullString
 	if err := rows.Scan(&packed, &score, &intent, &reason); err != nil {
-		return matchRow{}, err
+		return core.Match{}, err
 	}
-	var nulls [14]bool
-	r, _, err := unpackFixed(packed, make([]string, 14), nulls[:])
-	r.Score, r.Intent, r.Reason = score, intent, reason
-	return r, err
+	var vals [packedFields]string
+	nulls := [packedFields]bool{14: true}
+	_, err := splitPacked(packed, vals[:14], nulls[:14])
+	m := packedMatch(&vals, &nulls)
+	if score != nil {
+		m.Score = &core.Score{Value: *score, Intent: core.Intent(intent.String), Reason: reason.String}
+	}
+	return m, err
 }
 
 // ClaimMatch implements ports.MatchStore.
@@ -716,27 +686,30 @@ func (db *DB) returned() string {
 
 // collectReturned reads every row of db.returned() and closes rows.
 func (db *DB) collectReturned(rows *sql.Rows, err error) ([]core.Match, error) {
-	return collect(rows, err, func(rows *sql.Rows) (matchRow, error) { return db.scanMatch(rows) })
+	return collect(rows, err, func(rows *sql.Rows) (core.Match, error) { return db.scanMatch(rows) })
 }
 
 // collectMatches reads every row of matchColumns and closes rows.
 func collectMatches(rows *sql.Rows, err error) ([]core.Match, error) {
-	return collect(rows, err, func(rows *sql.Rows) (matchRow, error) { return scanRow(rows) })
+	return collect(rows, err, func(rows *sql.Rows) (core.Match, error) {
+		r, err := scanRow(rows)
+		return r.match(), err
+	})
 }
 
 // collect reads every row of rows with scan and closes rows.
-func collect(rows *sql.Rows, err error, scan func(*sql.Rows) (matchRow, error)) ([]core.Match, error) {
+func collect(rows *sql.Rows, err error, scan func(*sql.Rows) (core.Match, error)) ([]core.Match, error) {
 	if err != nil {
 		return nil, translate(err, "match")
 	}
 	defer rows.Close()
 	var out []core.Match
 	for rows.Next() {
-		r, err := scan(rows)
+		m, err := scan(rows)
 		if err != nil {
 			return nil, translate(err, "match")
 		}
-		out = append(out, r.match())
+		out = append(out, m)
 	}
 	return out, translate(rows.Err(), "match")
 }

@@ -201,11 +201,11 @@ func (s *TriageStore) candidates(ctx context.Context, n int, q string, args ...a
 	out := make([]ports.InboxItem, 0, n)
 	for rows.Next() {
 		var scoredAt int64
-		r, err := s.db.scanMatch(rows, &scoredAt)
+		m, err := s.db.scanMatch(rows, &scoredAt)
 		if err != nil {
 			return nil, translate(err, "match")
 		}
-		out = append(out, ports.InboxItem{Match: r.match(), ScoredAt: fromMicros(scoredAt)})
+		out = append(out, ports.InboxItem{Match: m, ScoredAt: fromMicros(scoredAt)})
 	}
 	return out, translate(rows.Err(), "match")
 }
@@ -294,11 +294,11 @@ func (s *TriageStore) inboxJoined(ctx context.Context, ownerID string, f ports.I
 	out := make([]ports.InboxItem, 0, f.Limit+1)
 	for rows.Next() {
 		var flags, scoredAt int64
-		r, err := s.db.scanMatch(rows, &flags, &scoredAt)
+		m, err := s.db.scanMatch(rows, &flags, &scoredAt)
 		if err != nil {
 			return nil, false, translate(err, "match")
 		}
-		out = append(out, ports.InboxItem{Match: r.match(), Triage: unpackTriage(flags), ScoredAt: fromMicros(scoredAt)})
+		out = append(out, ports.InboxItem{Match: m, Triage: unpackTriage(flags), ScoredAt: fromMicros(scoredAt)})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, translate(err, "match")
