@@ -98,7 +98,7 @@ func (s *MatchStore) saveTogether(ctx context.Context, ownerID string, platform 
 // saveMatchesPostgres stores a round of batches with one statement run
 // on its own, its own transaction: the posts' insert, the stamp (as
 // stampMatches), the matches' insert (packed as packRow does, see
-// pagePostgres) and the phrase counters. The
+// packedColumnsPostgres) and the phrase counters. The
 // owner's row is then locked from the stamp to the commit within the
 // server, with no round trip to this process in between: stamped in a
 // transaction of five statements, a batch held the lock across round

@@ -212,8 +212,8 @@ CREATE INDEX matches_owner_scored ON matches(owner_id, scored_at);
 	// SQLite reads a match as one packed text value; the columns a match
 	// never changes are packed once, when it is stored (see packedRead).
 	// Postgres packs them too, in the insert's SQL, and reads a page of
-	// the API through them (pagePostgres); a row stored before that is
-	// packed on the fly when read.
+	// the API through them (packedColumnsPostgres; migration 15 packs the
+	// rows stored before).
 	// A claim reads the due deliveries in (next_attempt_at, id) order.
 	// On an index of next_attempt_at alone Postgres sorted them and
 	// chose a bitmap scan, which visits the heap for every entry the
@@ -262,6 +262,15 @@ END $$;
 	{11, "matches packed for reading on SQLite", `
 ALTER TABLE matches ADD COLUMN packed TEXT;
 {{sqlite}}UPDATE matches SET packed = {{packedFixed}}
+`},
+	// Postgres read a row without its packed column (stored before its
+	// insert wrote one) by packing it on the fly; the page now relies on
+	// the column (see packedColumnsPostgres). A replica of a build that
+	// does not write it fails to store matches from here on, loudly,
+	// rather than storing rows the pages cannot read.
+	{15, "every match packed on Postgres", `
+{{postgres}}UPDATE matches SET packed = {{packedFixed}} WHERE packed IS NULL;
+{{postgres}}ALTER TABLE matches ALTER COLUMN packed SET NOT NULL
 `},
 }
 
@@ -342,7 +351,7 @@ func (db *DB) render(sql string) string {
 		}
 	}
 	return strings.NewReplacer("{{bytes}}", bytes, "{{unlogged}}", unlogged, "{{sqlite}}", "", "{{postgres}}", "",
-		"{{packedFixed}}", packedExpr("", fixedColumns)).Replace(strings.Join(kept, ";"))
+		"{{packedFixed}}", packedExprOf(db.postgres, "", fixedColumns)).Replace(strings.Join(kept, ";"))
 }
 
 // splitSQL splits a migration into statements. Migrations hold no
