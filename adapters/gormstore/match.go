@@ -350,15 +350,15 @@ func scanRow(rows *sql.Rows, extra ...any) (matchRow, error) {
 // `<byte length>:<value>`, or `-` for NULL: the driver pays a cgo call
 // or more per column read, and a page of 26 rows of 17 columns spent
 // most of its time there. The columns a match never changes after it is
-// stored are packed once, when it is stored, into the column packed;
-// a read appends the three the score sets. Building all 17 with
-// octet_length on every read cost SQLite about half of a page's time.
+// stored are packed once, when it is stored, into the column packed,
+// and the three the score sets once, when it is stored, into
+// packed_score ('---' until then). Building all 17 with octet_length on
+// every read cost SQLite about half of a page's time, and packing the
+// score's three on every read still half of what was left.
 //
-// Postgres reads a page's matches the same way, the packed column and
-// the score's three as columns of their own: each column of each row
+// Postgres reads a page's matches the same way: each column of each row
 // costs Postgres an output call and the protocol, and this process a
-// conversion through database/sql, so 4 columns a row instead of 17 cut
-// a page's cost on both sides.
+// conversion through database/sql.
 var (
 	fixedColumns  = []string{"id", "owner_id", "phrase_id", "phrase", "platform", "created_us", "external_id", "author", "title", "body", "url", "likes", "comments", "posted_at"}
 	scoredColumns = []string{"score", "intent", "reason"}
@@ -396,12 +396,7 @@ func packedExprOf(pg bool, alias string, cols []string) string {
 // extra as they are (in the same concat: appending with || would copy
 // the row again).
 func packedRead(alias string, extra ...string) string {
-	return "concat(" + strings.Join(append([]string{"COALESCE(" + alias + "packed, " + packedExpr(alias, fixedColumns) + ")", scoredPacked(false, alias)}, extra...), ", ") + ")"
-}
-
-// scoredPacked packs the score's columns, as the arguments of a concat.
-func scoredPacked(pg bool, alias string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(packedExprOf(pg, alias, scoredColumns), "concat("), ")")
+	return "concat(" + strings.Join(append([]string{"COALESCE(" + alias + "packed, " + packedExpr(alias, fixedColumns) + ")", alias + "packed_score"}, extra...), ", ") + ")"
 }
 
 // packedColumns is packedRead of the matches table without an alias;
@@ -413,7 +408,7 @@ func scoredPacked(pg bool, alias string) string {
 // prepared statement once.
 var (
 	packedColumns         = packedRead("")
-	packedColumnsPostgres = "concat(packed, " + scoredPacked(true, "") + ")"
+	packedColumnsPostgres = "concat(packed, packed_score)"
 )
 
 // packRow packs r's fixed columns as packedExpr(fixedColumns) does in SQL.
@@ -445,6 +440,12 @@ func packRow(r matchRow) string {
 	num(r.Comments)
 	num(r.PostedAt)
 	return b.String()
+}
+
+// packScore packs a score as packedExpr(scoredColumns) does in SQL.
+func packScore(sc core.Score) string {
+	v := strconv.Itoa(sc.Value)
+	return strconv.Itoa(len(v)) + ":" + v + strconv.Itoa(len(sc.Intent)) + ":" + string(sc.Intent) + strconv.Itoa(len(sc.Reason)) + ":" + sc.Reason
 }
 
 // scanMatch reads a row of a match as this database selects it

@@ -272,6 +272,15 @@ ALTER TABLE matches ADD COLUMN packed TEXT;
 {{postgres}}UPDATE matches SET packed = {{packedFixed}} WHERE packed IS NULL;
 {{postgres}}ALTER TABLE matches ALTER COLUMN packed SET NOT NULL
 `},
+	// A score is packed when it is stored (see packScore), not on every
+	// read. On Postgres a replica of a build that does not write it fails
+	// to store scores from here on (the check), rather than leaving
+	// scored matches that read as unscored; the sweep scores them again.
+	{16, "scores packed for reading", `
+ALTER TABLE matches ADD COLUMN packed_score TEXT NOT NULL DEFAULT '---';
+UPDATE matches SET packed_score = {{packedScore}} WHERE score IS NOT NULL;
+{{postgres}}ALTER TABLE matches ADD CONSTRAINT matches_packed_score CHECK ((score IS NULL) = (packed_score = '---'))
+`},
 }
 
 func init() {
@@ -351,7 +360,8 @@ func (db *DB) render(sql string) string {
 		}
 	}
 	return strings.NewReplacer("{{bytes}}", bytes, "{{unlogged}}", unlogged, "{{sqlite}}", "", "{{postgres}}", "",
-		"{{packedFixed}}", packedExprOf(db.postgres, "", fixedColumns)).Replace(strings.Join(kept, ";"))
+		"{{packedFixed}}", packedExprOf(db.postgres, "", fixedColumns),
+		"{{packedScore}}", packedExprOf(db.postgres, "", scoredColumns)).Replace(strings.Join(kept, ";"))
 }
 
 // splitSQL splits a migration into statements. Migrations hold no

@@ -67,14 +67,25 @@ func testPacked(t *testing.T, url string) {
 	if _, err := st.SaveMatches(ctx, o.ID, core.X, batch); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.SQL().Exec("UPDATE matches SET score = 70, intent = 'question', reason = '12:34 - ✓' WHERE external_id IN ('1', 'ü')"); err != nil {
+	unscored, _, err := st.Matches(ctx, o.ID, ports.MatchFilter{Limit: 100, MinScore: -1})
+	if err != nil {
 		t.Fatal(err)
+	}
+	var scores []ports.ScoreUpdate
+	for _, m := range unscored {
+		if m.Post.ExternalID == "1" || m.Post.ExternalID == "ü" {
+			scores = append(scores, ports.ScoreUpdate{Match: m, Score: core.Score{Value: 70 + len(scores), Intent: core.IntentQuestion, Reason: "12:34 - ✓"}})
+		}
+	}
+	if got, err := st.SetScores(ctx, scores, nil); err != nil || len(got) != 4 {
+		t.Fatalf("SetScores = %d scored, %v; want 4", len(got), err)
 	}
 	var rows, differ int
 	expr := packedExprOf(db.postgres, "", fixedColumns)
-	q := fmt.Sprintf("SELECT COUNT(*), COUNT(*) FILTER (WHERE packed IS DISTINCT FROM %s) FROM matches", expr)
+	scoreExpr := packedExprOf(db.postgres, "", scoredColumns)
+	q := fmt.Sprintf("SELECT COUNT(*), COUNT(*) FILTER (WHERE packed IS DISTINCT FROM %s OR packed_score IS DISTINCT FROM %s) FROM matches", expr, scoreExpr)
 	if !db.postgres {
-		q = fmt.Sprintf("SELECT COUNT(*), COUNT(*) FILTER (WHERE packed IS NOT %s) FROM matches", expr)
+		q = fmt.Sprintf("SELECT COUNT(*), COUNT(*) FILTER (WHERE packed IS NOT %s OR packed_score IS NOT %s) FROM matches", expr, scoreExpr)
 	}
 	if err := db.SQL().QueryRow(q).Scan(&rows, &differ); err != nil {
 		t.Fatal(err)
@@ -82,18 +93,25 @@ func testPacked(t *testing.T, url string) {
 	if rows != 2*len(posts) || differ != 0 {
 		t.Fatalf("%d of %d rows hold a packed column unlike the database's own packing", differ, rows)
 	}
-	stmt, err := db.SQL().Query("SELECT " + matchColumns + ", packed FROM matches")
+	stmt, err := db.SQL().Query("SELECT " + matchColumns + ", packed, packed_score FROM matches")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for stmt.Next() {
-		var packed string
-		r, err := scanRow(stmt, &packed)
+		var packed, packedScore string
+		r, err := scanRow(stmt, &packed, &packedScore)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := packRow(r); packed != want {
 			t.Errorf("match of post %q: packed column\n%q\nGo packs it as\n%q", r.ExternalID, packed, want)
+		}
+		want := "---"
+		if m := r.match(); m.Score != nil {
+			want = packScore(*m.Score)
+		}
+		if packedScore != want {
+			t.Errorf("match of post %q: packed score %q, Go packs it as %q", r.ExternalID, packedScore, want)
 		}
 	}
 	if err := stmt.Err(); err != nil {
@@ -123,21 +141,29 @@ func testPacked(t *testing.T, url string) {
 			t.Fatalf("a page reads\n%+v\nthe match alone\n%+v", m, one)
 		}
 	}
+	// A match scored before migration 16 gets its packed score from the
+	// migration; on Postgres, a row stored before the insert wrote its
+	// packed column gets it from migration 15. From then on Postgres
+	// requires both.
+	redo := []string{"ALTER TABLE matches DROP COLUMN packed_score", "DELETE FROM schema_migrations WHERE version >= 16"}
 	if db.postgres {
-		// A row stored before Postgres wrote the packed column has none
-		// until migration 15 packs it; from then on the column is
-		// required.
-		for _, q := range []string{"ALTER TABLE matches ALTER COLUMN packed DROP NOT NULL", "UPDATE matches SET packed = NULL",
-			"DELETE FROM schema_migrations WHERE version = 15"} {
-			if _, err := db.SQL().Exec(q); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := db.Migrate(ctx); err != nil {
+		redo = append(redo, "ALTER TABLE matches ALTER COLUMN packed DROP NOT NULL", "UPDATE matches SET packed = NULL",
+			"DELETE FROM schema_migrations WHERE version >= 15")
+	}
+	for _, q := range redo {
+		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)
 		}
-		if got := page(); !reflect.DeepEqual(got, stored) {
-			t.Fatalf("after migration 15 packed the rows the page reads\n%+v\nbefore\n%+v", got, stored)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := page(); !reflect.DeepEqual(got, stored) {
+		t.Fatalf("after the migrations packed the rows the page reads\n%+v\nbefore\n%+v", got, stored)
+	}
+	if db.postgres {
+		if _, err := db.SQL().Exec("UPDATE matches SET packed_score = '---' WHERE score IS NOT NULL"); err == nil {
+			t.Fatal("a scored match was stored with its score unpacked")
 		}
 		if _, err := db.SQL().Exec("UPDATE matches SET packed = NULL"); err == nil {
 			t.Fatal("a match without its packed column was stored")
@@ -182,9 +208,7 @@ func FuzzPackRow(f *testing.F) {
 		packed := packRow(r)
 		if score >= 0 {
 			r.Score, r.Intent, r.Reason = &score, &intent, &reason
-			for _, v := range []string{fmt.Sprint(score), intent, reason} {
-				packed += fmt.Sprintf("%d:%s", len(v), v)
-			}
+			packed += packScore(core.Score{Value: score, Intent: core.Intent(intent), Reason: reason})
 		} else {
 			packed += "---"
 		}

@@ -39,9 +39,9 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		out = out[:0]
 		now := s.db.gorm.NowFunc()
 		for _, u := range updates {
-			res, err := tx.exec("UPDATE matches SET score = ?, intent = ?, reason = ?, scored_at = ?, lease_until = 0 "+
+			res, err := tx.exec("UPDATE matches SET score = ?, intent = ?, reason = ?, packed_score = ?, scored_at = ?, lease_until = 0 "+
 				"WHERE id = ? AND owner_id = ? AND score IS NULL",
-				u.Score.Value, string(u.Score.Intent), u.Score.Reason, now.UnixMicro(), u.Match.ID, u.Match.OwnerID)
+				u.Score.Value, string(u.Score.Intent), u.Score.Reason, packScore(u.Score), now.UnixMicro(), u.Match.ID, u.Match.OwnerID)
 			if err != nil {
 				return err
 			}

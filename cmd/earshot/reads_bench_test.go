@@ -183,7 +183,9 @@ func markScored(b testing.TB, dbURL string) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	q := "UPDATE matches SET score = 50, intent = 'question', reason = 'seeded for a benchmark', scored_at = created_us WHERE score IS NULL"
+	// packed_score is the three packed as the store packs a score.
+	q := "UPDATE matches SET score = 50, intent = 'question', reason = 'seeded for a benchmark', " +
+		"packed_score = '2:508:question22:seeded for a benchmark', scored_at = created_us WHERE score IS NULL"
 	if _, err := db.SQL().Exec(q); err != nil {
 		b.Fatal(err)
 	}
