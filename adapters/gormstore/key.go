@@ -102,12 +102,13 @@ var keyColumns = []string{"id", "owner_id", "kind", "name", "hash", "scopes", "c
 // packedKey is keyColumns packed into one value as packedExpr packs a
 // match: on SQLite the driver makes a cgo call or more for each column
 // read, which cost every API request more than the lookup itself.
+// SQLite keeps it in the column packed (migration 17).
 var packedKey = packedExpr("", keyColumns)
 
 // keyByHash reads the key of hash from the database.
 func (s *KeyStore) keyByHash(ctx context.Context, hash string) (core.Key, error) {
 	// Every API request looks its key up: a hand-written scan keeps it cheap.
-	cols := packedKey
+	cols := "COALESCE(packed, " + packedKey + ")"
 	if s.db.postgres {
 		cols = strings.Join(keyColumns, ", ")
 	}

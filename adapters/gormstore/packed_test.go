@@ -146,6 +146,9 @@ func testPacked(t *testing.T, url string) {
 	// packed column gets it from migration 15. From then on Postgres
 	// requires both.
 	redo := []string{"ALTER TABLE matches DROP COLUMN packed_score", "DELETE FROM schema_migrations WHERE version >= 16"}
+	if !db.postgres { // and undo migration 17, to run again
+		redo = append(redo, "DROP TRIGGER api_keys_packed_new", "DROP TRIGGER api_keys_packed", "ALTER TABLE api_keys DROP COLUMN packed")
+	}
 	if db.postgres {
 		redo = append(redo, "ALTER TABLE matches ALTER COLUMN packed DROP NOT NULL", "UPDATE matches SET packed = NULL",
 			"DELETE FROM schema_migrations WHERE version >= 15")
@@ -231,4 +234,69 @@ func FuzzPackRow(f *testing.F) {
 			t.Fatalf("title split as %q (NULL %v), want %v", vals[8], nulls[8], r.Title)
 		}
 	})
+}
+
+// TestPackedKeyFollowsEveryWrite checks that SQLite keeps a key's packed
+// column (migration 17) equal to its columns packed afresh after each
+// kind of write, its own and another process's alike, and that a lookup
+// by hash sees each.
+func TestPackedKeyFollowsEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	url := "sqlite://" + t.TempDir() + "/keys.db"
+	db, err := Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o := testOwner(t, db, "keys@example.com")
+	ks := NewKeyStore(db)
+	k := core.Key{ID: newID(), OwnerID: o.ID, Kind: core.APIKey, Name: "näme: 3:-", Hash: "h1", Scopes: []core.Scope{core.ScopeRead}}
+	if err := ks.CreateKey(ctx, &k, 5); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string, want func(k *core.Key)) {
+		t.Helper()
+		var differ int
+		if err := db.SQL().QueryRow("SELECT COUNT(*) FROM api_keys WHERE packed IS NOT " + packedKey).Scan(&differ); err != nil {
+			t.Fatal(err)
+		}
+		if differ != 0 {
+			t.Fatalf("after %s, %d keys hold a packed column unlike their columns", step, differ)
+		}
+		want(&k)
+		got, err := ks.KeyByHash(ctx, k.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := func(k core.Key) core.Key {
+			k.CreatedAt, k.RevokedAt, k.LastUsedAt = k.CreatedAt.UTC().Round(0), k.RevokedAt.UTC().Round(0), k.LastUsedAt.UTC().Round(0)
+			return k
+		}
+		if !reflect.DeepEqual(plain(got), plain(k)) {
+			t.Fatalf("after %s the key by hash reads\n%+v\nwant\n%+v", step, got, k)
+		}
+	}
+	check("its creation", func(*core.Key) {})
+	used := time.Unix(1795000100, 0)
+	if err := ks.MarkKeyUsed(ctx, k.ID, used); err != nil {
+		t.Fatal(err)
+	}
+	check("its use", func(k *core.Key) { k.LastUsedAt = used })
+	other, err := Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.SQL().Exec("UPDATE api_keys SET name = 'renamed', scopes = 'read,webhooks' WHERE id = ?", k.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("another process's change", func(k *core.Key) { k.Name, k.Scopes = "renamed", []core.Scope{core.ScopeRead, core.ScopeWebhooks} })
+	revoked := time.Unix(1795000200, 0)
+	if err := NewKeyStore(other).RevokeKey(ctx, o.ID, k.ID, revoked); err != nil {
+		t.Fatal(err)
+	}
+	check("its revocation", func(k *core.Key) { k.RevokedAt = revoked })
 }
