@@ -9,15 +9,19 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// TopicMatchStored carries the id of every match stored and not scored
-// yet, for scoring. It is named apart from the webhook event
-// match.created, which announces a scored match to an owner's receiver.
+// TopicMatchStored carries the ids of matches stored and not scored yet,
+// for scoring: an event for each batch stored, with the matches of one
+// owner. It is named apart from the webhook event match.created, which
+// announces a scored match to an owner's receiver.
 const TopicMatchStored = "match.stored"
 
 // MatchEvent is the payload of TopicMatchStored.
 type MatchEvent struct {
 	OwnerID string `json:"ownerId"`
-	MatchID string `json:"matchId"`
+	// MatchID is the first of MatchIDs, as releases that sent an event
+	// for each match wrote it.
+	MatchID  string   `json:"matchId"`
+	MatchIDs []string `json:"matchIds"`
 }
 
 // Ingest takes posts from helper programs, matches them and stores the
@@ -97,16 +101,27 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 	return acc.ID, saved.Saved, skipped + saved.Known, nil
 }
 
-// announce publishes new matches. They are stored already: a failed
-// publish only delays scoring until the sweep finds them.
+// announce publishes new matches, an event for each run of one owner's
+// matches (a batch stored is one owner's):
+// the event only wakes the scoring loop, whose sweep claims every match
+// stored by then, and on RabbitMQ an event for each match cost the
+// broker about as much CPU as storing the batch cost Postgres. They are
+// stored already: a failed publish only delays scoring until the sweep
+// finds them.
 func announce(ctx context.Context, pub ports.Publisher, log *slog.Logger, ms []core.Match) {
 	if len(ms) == 0 || pub == nil {
 		return
 	}
-	events := make([]ports.Event, len(ms))
+	var events []ports.Event
+	var ids []string
 	for i, m := range ms {
-		payload, _ := json.Marshal(MatchEvent{OwnerID: m.OwnerID, MatchID: m.ID})
-		events[i] = ports.Event{Topic: TopicMatchStored, Key: m.ID, Payload: payload}
+		ids = append(ids, m.ID)
+		if i+1 < len(ms) && ms[i+1].OwnerID == m.OwnerID {
+			continue
+		}
+		payload, _ := json.Marshal(MatchEvent{OwnerID: m.OwnerID, MatchID: ids[0], MatchIDs: ids})
+		events = append(events, ports.Event{Topic: TopicMatchStored, Key: ids[0], Payload: payload})
+		ids = nil
 	}
 	if err := pub.Publish(ctx, events...); err != nil {
 		log.WarnContext(ctx, "publishing new matches failed; the scoring sweep will find them", "matches", len(ms), "err", err)

@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -63,5 +66,45 @@ func testIngestNUL(t *testing.T, w world) {
 	ms, _, _ = w.matches.Matches(ctx, o.ID, ports.MatchFilter{MinScore: -1, Limit: 10, Platform: core.Reddit})
 	if len(ms) != 1 || ms[0].PhraseID != rp.ID || ms[0].Post.ExternalID != id || ms[0].Post.Text != "is acme worth it" {
 		t.Fatalf("reddit matches: %+v", ms)
+	}
+}
+
+// recordBus keeps what is published.
+type recordBus struct{ events []ports.Event }
+
+func (b *recordBus) Publish(_ context.Context, events ...ports.Event) error {
+	b.events = append(b.events, events...)
+	return nil
+}
+
+// TestAnnounceABatch: the matches a batch stored go out as one event for
+// each run of one owner's matches, naming them all, and each event wakes
+// the scoring loop.
+func TestAnnounceABatch(t *testing.T) {
+	var ms []core.Match
+	for i, owner := range []string{"a", "a", "a", "b", "a"} {
+		ms = append(ms, core.Match{ID: fmt.Sprintf("m%d", i), OwnerID: owner})
+	}
+	b := &recordBus{}
+	announce(context.Background(), b, quiet, ms)
+	want := []MatchEvent{{"a", "m0", []string{"m0", "m1", "m2"}}, {"b", "m3", []string{"m3"}}, {"a", "m4", []string{"m4"}}}
+	if len(b.events) != len(want) {
+		t.Fatalf("%d events for 3 runs of matches: %+v", len(b.events), b.events)
+	}
+	s := NewScoring(ScoringDeps{Log: quiet}, ScoringConfig{})
+	for i, e := range b.events {
+		var got MatchEvent
+		if err := json.Unmarshal(e.Payload, &got); err != nil || e.Topic != TopicMatchStored || e.Key != want[i].MatchID ||
+			!reflect.DeepEqual(got, want[i]) {
+			t.Fatalf("event %d = %s %s %s (%v), want %+v", i, e.Topic, e.Key, e.Payload, err, want[i])
+		}
+		if err := s.Handle(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-s.wake:
+		default:
+			t.Fatalf("event %d did not wake the scoring loop", i)
+		}
 	}
 }

@@ -94,7 +94,7 @@ func (s *Scoring) Wake() {
 	}
 }
 
-// Handle takes an event naming a new match: it wakes the loop and
+// Handle takes an event naming new matches: it wakes the loop and
 // acknowledges. A malformed event is logged and acknowledged.
 func (s *Scoring) Handle(ctx context.Context, e ports.Event) error {
 	var ev MatchEvent

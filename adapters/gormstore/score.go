@@ -25,10 +25,10 @@ func (s *MatchStore) SetScore(ctx context.Context, ownerID, id string, sc core.S
 }
 
 // SetScores implements ports.MatchStore. Scoring keeps up with ingest by
-// storing its verdicts in batches: one transaction, one cached UPDATE per
-// match (its row count says whether this was the first score, so no row
-// is read back), one read of webhooks per owner and one multi-row insert
-// of the deliveries the plan asks for. The store only keeps it atomic;
+// storing its verdicts in batches: one transaction, the scores stored as
+// setScores does (which says for each whether it was the first score,
+// so no row is read back), one read of webhooks per owner and one
+// multi-row insert of the deliveries the plan asks for. The store only keeps it atomic;
 // the plan decides.
 func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate, plan ports.DeliveryPlan) ([]core.Match, error) {
 	if len(updates) == 0 {
@@ -38,14 +38,12 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 	err := s.db.inTx(ctx, func(tx *tx) error {
 		out = out[:0]
 		now := s.db.gorm.NowFunc()
-		for _, u := range updates {
-			res, err := tx.exec("UPDATE matches SET score = ?, intent = ?, reason = ?, packed_score = ?, scored_at = ?, lease_until = 0 "+
-				"WHERE id = ? AND owner_id = ? AND score IS NULL",
-				u.Score.Value, string(u.Score.Intent), u.Score.Reason, packScore(u.Score), now.UnixMicro(), u.Match.ID, u.Match.OwnerID)
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil || n != 1 {
+		first, err := s.setScores(tx, updates, now.UnixMicro())
+		if err != nil {
+			return err
+		}
+		for i, u := range updates {
+			if !first[i] {
 				continue
 			}
 			m, sc := u.Match, u.Score
@@ -77,7 +75,7 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		if len(queued) == 0 {
 			return nil
 		}
-		_, err := insertReturning(tx, "webhook_deliveries", []string{"id", "webhook_id", "owner_id", "match_id", "event", "trigger_kind",
+		_, err = insertReturning(tx, "webhook_deliveries", []string{"id", "webhook_id", "owner_id", "match_id", "event", "trigger_kind",
 			"status", "tries", "response_status", "last_error", "payload", "created_at", "last_attempt_at", "next_attempt_at"}, queued, "")
 		return err
 	})
@@ -85,6 +83,59 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		return nil, translate(err, "match")
 	}
 	return out, nil
+}
+
+// setScores stores each update's score where its match had none and
+// reports which did. SQLite runs a cached UPDATE per match, which costs
+// no round trip. Postgres runs one statement for the batch: an UPDATE
+// per match was a round trip each while the transaction held the rows
+// updated before it, and at 1,000 scores a second the scorer's
+// transactions spent most of their time waiting for this process.
+func (s *MatchStore) setScores(tx *tx, updates []ports.ScoreUpdate, now int64) ([]bool, error) {
+	first := make([]bool, len(updates))
+	if !s.db.postgres {
+		for i, u := range updates {
+			res, err := tx.exec("UPDATE matches SET score = ?, intent = ?, reason = ?, packed_score = ?, scored_at = ?, lease_until = 0 "+
+				"WHERE id = ? AND owner_id = ? AND score IS NULL",
+				u.Score.Value, string(u.Score.Intent), u.Score.Reason, packScore(u.Score), now, u.Match.ID, u.Match.OwnerID)
+			if err != nil {
+				return nil, err
+			}
+			n, err := res.RowsAffected()
+			first[i] = err == nil && n == 1
+		}
+		return first, nil
+	}
+	// A match named twice takes its first score, as one UPDATE per match
+	// would give it.
+	at := make(map[string]int, len(updates))
+	var ids, owners, intents, reasons, packed []string
+	var scores []int64
+	for i, u := range updates {
+		if _, dup := at[u.Match.ID]; dup {
+			continue
+		}
+		at[u.Match.ID] = i
+		ids, owners, scores = append(ids, u.Match.ID), append(owners, u.Match.OwnerID), append(scores, int64(u.Score.Value))
+		intents, reasons, packed = append(intents, string(u.Score.Intent)), append(reasons, u.Score.Reason), append(packed, packScore(u.Score))
+	}
+	rows, err := tx.query(`UPDATE matches SET score = v.score, intent = v.intent, reason = v.reason, packed_score = v.packed,
+		scored_at = ?, lease_until = 0
+		FROM unnest(?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[]) AS v(id, owner_id, score, intent, reason, packed)
+		WHERE matches.id = v.id AND matches.owner_id = v.owner_id AND matches.score IS NULL
+		RETURNING matches.id`, now, ids, owners, scores, intents, reasons, packed)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		first[at[id]] = true
+	}
+	return first, tx.db.driverErr(rows.Err())
 }
 
 // ownerWebhooks reads every webhook of the owner, for a delivery plan.
