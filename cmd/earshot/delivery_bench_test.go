@@ -111,11 +111,11 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	begin := time.Now()
-	tick := time.NewTicker(time.Second * deliveryBatch / time.Duration(rate))
+	// Request i goes out at begin + i intervals: a ticker drops the ticks
+	// a slow loop misses, and offered a little less than the rate.
+	interval := time.Second * deliveryBatch / time.Duration(rate)
 	for i := 0; i < requests; i++ {
-		if i > 0 {
-			<-tick.C
-		}
+		time.Sleep(time.Until(begin.Add(time.Duration(i) * interval)))
 		select {
 		case slots <- struct{}{}:
 		default:
@@ -152,7 +152,6 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 			answered[i] = time.Now()
 		}(i)
 	}
-	tick.Stop()
 	wg.Wait()
 	ingested := time.Since(begin)
 
@@ -171,7 +170,7 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 	received := map[int]time.Time{} // post number -> first receipt
 	ids := map[string]bool{}
 	doubled := 0
-	var last time.Time
+	var first, last time.Time
 	for _, m := range receiver.Messages() {
 		data, _ := m.JSON["data"].(map[string]any)
 		post, _ := data["post"].(map[string]any)
@@ -188,6 +187,9 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 		received[n] = m.ReceivedAt
 		if m.ReceivedAt.After(last) {
 			last = m.ReceivedAt
+		}
+		if first.IsZero() || m.ReceivedAt.Before(first) {
+			first = m.ReceivedAt
 		}
 	}
 	scored := deliveryScoreTimes(b, dbURL)
@@ -220,7 +222,11 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 		return v[len(v)*p/100]
 	}
 	b.ReportMetric(float64(want)/ingested.Seconds(), "posts/s")
-	b.ReportMetric(float64(len(received))/last.Sub(begin).Seconds(), "deliveries/s")
+	// The rate of deliveries while they arrive, from the first to the
+	// last: counted from the start of the ingest instead, it would stay
+	// under the offered rate by the last message's latency however fast
+	// the service.
+	b.ReportMetric(float64(len(received)-1)/last.Sub(first).Seconds(), "deliveries/s")
 	b.ReportMetric(pct(total, 50), "p50-ms")
 	b.ReportMetric(pct(total, 99), "p99-ms")
 	b.ReportMetric(float64(lost), "lost")
