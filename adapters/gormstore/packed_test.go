@@ -30,16 +30,23 @@ func TestPackedColumnIsWhatSQLitePacks(t *testing.T) {
 	}
 }
 
-func testPacked(t *testing.T, url string) {
-	ctx := context.Background()
+// openMigrated opens url at the latest schema, closed when t ends.
+func openMigrated(t *testing.T, url string) *DB {
+	t.Helper()
 	db, err := Open(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return db
+}
+
+func testPacked(t *testing.T, url string) {
+	ctx := context.Background()
+	db := openMigrated(t, url)
 	o := testOwner(t, db, "packed@example.com")
 	var ids []string
 	for _, text := range []string{"acme", "ünïcödé ✓"} {
@@ -243,14 +250,7 @@ func FuzzPackRow(f *testing.F) {
 func TestPackedKeyFollowsEveryWrite(t *testing.T) {
 	ctx := context.Background()
 	url := "sqlite://" + t.TempDir() + "/keys.db"
-	db, err := Open(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openMigrated(t, url)
 	o := testOwner(t, db, "keys@example.com")
 	ks := NewKeyStore(db)
 	k := core.Key{ID: newID(), OwnerID: o.ID, Kind: core.APIKey, Name: "näme: 3:-", Hash: "h1", Scopes: []core.Scope{core.ScopeRead}}
@@ -285,11 +285,7 @@ func TestPackedKeyFollowsEveryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("its use", func(k *core.Key) { k.LastUsedAt = used })
-	other, err := Open(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := openMigrated(t, url)
 	if _, err := other.SQL().Exec("UPDATE api_keys SET name = 'renamed', scopes = 'read,webhooks' WHERE id = ?", k.ID); err != nil {
 		t.Fatal(err)
 	}
