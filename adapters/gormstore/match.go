@@ -555,13 +555,14 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 }
 
 // page reads the page of at most n matches that from (the query after
-// its columns) selects as one value: the rows of pageColumns joined by
-// group_concat (string_agg on Postgres). The SQLite driver makes
-// several cgo calls for each row it steps, pgx decodes a message for
-// each, and database/sql converts every column of every row, which cost
-// a page of 26 rows more than the database's own work; one row of one
-// column pays them once. A packed row holds a fixed number of
-// length-prefixed values, so the rows need nothing between them.
+// its columns) selects as one value: the rows of packedColumns joined
+// by group_concat (packedColumnsPostgres and string_agg on Postgres).
+// The SQLite driver makes several cgo calls for each row it steps, pgx
+// decodes a message for each, and database/sql converts every column of
+// every row, which cost a page of 26 rows more than the database's own
+// work; one row of one column pays them once. A packed row holds a
+// fixed number of length-prefixed values, so the rows need nothing
+// between them.
 func (s *MatchStore) page(ctx context.Context, from string, args []any, n int) ([]core.Match, error) {
 	join, cols := "group_concat(p, '')", packedColumns
 	if s.db.postgres {

@@ -28,8 +28,8 @@ func (s *MatchStore) SetScore(ctx context.Context, ownerID, id string, sc core.S
 // storing its verdicts in batches: one transaction, the scores stored as
 // setScores does (which says for each whether it was the first score,
 // so no row is read back), one read of webhooks per owner and one
-// multi-row insert of the deliveries the plan asks for. The store only keeps it atomic;
-// the plan decides.
+// multi-row insert of the deliveries the plan asks for. The store only
+// keeps it atomic; the plan decides.
 func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate, plan ports.DeliveryPlan) ([]core.Match, error) {
 	if len(updates) == 0 {
 		return nil, nil
