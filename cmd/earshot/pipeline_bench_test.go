@@ -123,9 +123,18 @@ var eventLine = regexp.MustCompile(`^earshot_events_total\{event="([a-z_]+)"\} (
 
 // events reads the event counters of /metrics.
 func (s *benchServer) events(b *testing.B) map[string]int {
-	resp, err := s.client.Get(s.URL + "/metrics")
+	out, err := s.scrape()
 	if err != nil {
 		b.Fatal(err)
+	}
+	return out
+}
+
+// scrape is events for any goroutine.
+func (s *benchServer) scrape() (map[string]int, error) {
+	resp, err := s.client.Get(s.URL + "/metrics")
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	out := map[string]int{}
@@ -137,7 +146,7 @@ func (s *benchServer) events(b *testing.B) map[string]int {
 			out[m[1]] = int(v)
 		}
 	}
-	return out
+	return out, sc.Err()
 }
 
 // peakRSS is the server's VmHWM in bytes.
@@ -196,6 +205,27 @@ func benchPipeline(b *testing.B, env []string, d time.Duration, matchPercent, po
 		var wg sync.WaitGroup
 		before := s.events(b)
 		start := time.Now()
+		// The counters at a sixth and at five sixths of the run: between
+		// them the rates are those of the steady state. Over the whole run
+		// scored/created stays under 1 by the matches in flight at the
+		// end (none are at the start), however fast the scoring.
+		type counters struct {
+			at  [2]map[string]int
+			err error
+		}
+		steady := make(chan counters, 1)
+		if d > 0 {
+			go func() {
+				var c counters
+				for i, f := range []time.Duration{d / 6, d * 5 / 6} {
+					time.Sleep(time.Until(start.Add(f)))
+					if c.at[i], c.err = s.scrape(); c.err != nil {
+						break
+					}
+				}
+				steady <- c
+			}()
+		}
 		for c := range 4 {
 			wg.Add(1)
 			go func() {
@@ -243,6 +273,14 @@ func benchPipeline(b *testing.B, env []string, d time.Duration, matchPercent, po
 		b.ReportMetric(float64(created)/elapsed.Seconds(), "created/s")
 		b.ReportMetric(float64(scored)/elapsed.Seconds(), "scored/s")
 		b.ReportMetric(float64(scored)/float64(max(created, 1)), "scored/created")
+		if d > 0 {
+			c := <-steady
+			if c.err != nil {
+				b.Fatalf("reading the counters during the run: %v", c.err)
+			}
+			b.ReportMetric(float64(c.at[1]["matches_scored"]-c.at[0]["matches_scored"])/
+				float64(max(c.at[1]["matches_created"]-c.at[0]["matches_created"], 1)), "steady-scored/created")
+		}
 		b.ReportMetric(drain.Seconds(), "drain-s")
 		b.ReportMetric(float64(s.peakRSS(b))/(1<<20), "peak-RSS-MB")
 		b.ReportMetric(elapsed.Seconds(), "ingest-s")
