@@ -45,7 +45,8 @@ ingest=$(sed -n 's/.*ingest key: *//p' "$work/out")
 kill "$pid"
 wait "$pid" || true
 
-sql="UPDATE matches SET score = 50, intent = 'question', reason = 'seeded for a load test', scored_at = created_us WHERE score IS NULL"
+# packed_score is the three packed as the store packs a score.
+sql="UPDATE matches SET score = 50, intent = 'question', reason = 'seeded for a load test', packed_score = '2:508:question22:seeded for a load test', scored_at = created_us WHERE score IS NULL"
 case $db in
 sqlite://*) sqlite3 "${db#sqlite://}" "$sql; ANALYZE;" ;;
 postgres://* | postgresql://*) psql -q "$db" -c "$sql" -c "VACUUM FULL ANALYZE matches" ;;

@@ -107,15 +107,17 @@ func (s *MatchStore) setScores(tx *tx, updates []ports.ScoreUpdate, now int64) (
 		return first, nil
 	}
 	// A match named twice takes its first score, as one UPDATE per match
-	// would give it.
-	at := make(map[string]int, len(updates))
+	// would give it; an update naming another owner's match is not its
+	// first.
+	at := make(map[string]int, len(updates)) // by owner and id
 	var ids, owners, intents, reasons, packed []string
 	var scores []int64
 	for i, u := range updates {
-		if _, dup := at[u.Match.ID]; dup {
+		k := u.Match.OwnerID + "\x00" + u.Match.ID
+		if _, dup := at[k]; dup {
 			continue
 		}
-		at[u.Match.ID] = i
+		at[k] = i
 		ids, owners, scores = append(ids, u.Match.ID), append(owners, u.Match.OwnerID), append(scores, int64(u.Score.Value))
 		intents, reasons, packed = append(intents, string(u.Score.Intent)), append(reasons, u.Score.Reason), append(packed, packScore(u.Score))
 	}
@@ -123,17 +125,17 @@ func (s *MatchStore) setScores(tx *tx, updates []ports.ScoreUpdate, now int64) (
 		scored_at = ?, lease_until = 0
 		FROM unnest(?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[]) AS v(id, owner_id, score, intent, reason, packed)
 		WHERE matches.id = v.id AND matches.owner_id = v.owner_id AND matches.score IS NULL
-		RETURNING matches.id`, now, ids, owners, scores, intents, reasons, packed)
+		RETURNING matches.owner_id, matches.id`, now, ids, owners, scores, intents, reasons, packed)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var owner, id string
+		if err := rows.Scan(&owner, &id); err != nil {
 			return nil, err
 		}
-		first[at[id]] = true
+		first[at[owner+"\x00"+id]] = true
 	}
 	return first, tx.db.driverErr(rows.Err())
 }

@@ -226,7 +226,9 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 	// last: counted from the start of the ingest instead, it would stay
 	// under the offered rate by the last message's latency however fast
 	// the service.
-	b.ReportMetric(float64(len(received)-1)/last.Sub(first).Seconds(), "deliveries/s")
+	if len(received) > 1 {
+		b.ReportMetric(float64(len(received)-1)/last.Sub(first).Seconds(), "deliveries/s")
+	}
 	b.ReportMetric(pct(total, 50), "p50-ms")
 	b.ReportMetric(pct(total, 99), "p99-ms")
 	b.ReportMetric(float64(lost), "lost")

@@ -57,7 +57,9 @@ func testSetScores(t *testing.T, s Stores) {
 		return []core.Delivery{{WebhookID: wanted.ID, OwnerID: m.OwnerID, Event: core.EventMatchCreated,
 			Trigger: core.TriggerScheduled, Status: core.DeliveryQueued, CreatedAt: at, NextAttemptAt: at}}
 	}
-	var updates []ports.ScoreUpdate
+	// Named first with another owner: not that owner's, and no reason to
+	// pass over the match's own update after it.
+	updates := []ports.ScoreUpdate{{Match: core.Match{OwnerID: other.ID, ID: mine[5].ID}, Score: core.Score{Value: 97}}}
 	for i, m := range mine {
 		updates = append(updates, ports.ScoreUpdate{Match: m,
 			Score: core.Score{Value: i % 100, Intent: core.IntentQuestion, Reason: "asks"}})
