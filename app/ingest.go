@@ -102,12 +102,11 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 }
 
 // announce publishes new matches, an event for each run of one owner's
-// matches (a batch stored is one owner's):
-// the event only wakes the scoring loop, whose sweep claims every match
-// stored by then, and on RabbitMQ an event for each match cost the
-// broker about as much CPU as storing the batch cost Postgres. They are
-// stored already: a failed publish only delays scoring until the sweep
-// finds them.
+// matches (a batch stored is one owner's): the event only wakes the
+// scoring loop, whose sweep claims every match stored by then, and on
+// RabbitMQ an event for each match cost the broker about as much CPU as
+// storing the batch cost Postgres. They are stored already: a failed
+// publish only delays scoring until the sweep finds them.
 func announce(ctx context.Context, pub ports.Publisher, log *slog.Logger, ms []core.Match) {
 	if len(ms) == 0 || pub == nil {
 		return

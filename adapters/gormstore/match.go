@@ -392,7 +392,7 @@ func packedExprOf(pg bool, alias string, cols []string) string {
 
 // packedRead is what a read of one match selects on SQLite, for the table
 // under alias ("m." or ""): the packed fixed columns, packed afresh for
-// a row stored without them, then the score's, then the values of
+// a row stored without them, then the packed score, then the values of
 // extra as they are (in the same concat: appending with || would copy
 // the row again).
 func packedRead(alias string, extra ...string) string {
