@@ -161,9 +161,8 @@ func tuneGC(getenv func(string) string) {
 // more, the thread's right to run Go code: with one such right per core,
 // the cores sat idle a sixth of the time under the API's reads while
 // ready goroutines waited for a call to return. Twice as many let them
-// run (reads 0.25-0.29 of the bare rate -> 0.31-0.41, README
-// "Performance"). Postgres is reached in Go: there the rate stayed the
-// same and the CPU a request grew. The runtime no longer follows a
+// run (docs/performance.md). Postgres is reached in Go: there the rate
+// stayed the same and the CPU a request grew. The runtime no longer follows a
 // container's changing CPU limit once this is set.
 func tuneProcs(databaseURL string, getenv func(string) string) {
 	if getenv("GOMAXPROCS") != "" || !strings.HasPrefix(databaseURL, "sqlite:") {

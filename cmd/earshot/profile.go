@@ -5,8 +5,8 @@ package main
 // Built with -tags profile, the binary writes a CPU profile of its whole
 // life to the file EARSHOT_CPU_PROFILE names, ending it when the command
 // returns (serve returns after SIGINT or SIGTERM have stopped it): the
-// benchmarks profile the servers they drive this way (README
-// "Performance"). Release builds carry none of it.
+// benchmarks profile the servers they drive this way
+// (docs/performance.md). Release builds carry none of it.
 
 import (
 	"os"

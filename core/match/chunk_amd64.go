@@ -7,7 +7,7 @@ package match
 // writes those bytes to dst[:64] with the ASCII capitals folded. This is
 // classifyGo in SSE2, which every amd64 processor has: it takes under half
 // the instructions, and the scan of ordinary text runs 25 to 40% faster
-// (README).
+// (docs/performance.md).
 //
 //go:noescape
 func classify64(dst *[80]byte, src *byte) (wm, hm uint64)

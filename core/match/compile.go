@@ -293,7 +293,7 @@ func (b *builder) build(manyKids int) {
 	// The word tables, each word with its first step. Each is at most a
 	// quarter full: then a word no phrase uses mostly finds an empty slot
 	// at once, a branch the processor learns to predict, and the scan
-	// runs 3 to 17% faster than with a table half full (README).
+	// runs 3 to 17% faster than with a table half full (docs/performance.md).
 	var short, long int
 	for t := range b.keys {
 		switch {
