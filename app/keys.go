@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -25,20 +24,23 @@ func NewKeys(keys ports.KeyStore, owners ports.OwnerStore, clock ports.Clock) *K
 // which is never available again. KindNotFound for an unknown owner,
 // KindPlanLimit past five live keys, KindInvalid for a bad name.
 func (s *Keys) CreateAPIKey(ctx context.Context, ownerID, name string, scopes []core.Scope) (string, core.Key, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 100 {
-		return "", core.Key{}, core.Errorf(core.KindInvalid, "key name must be 1 to 100 characters")
-	}
 	return s.create(ctx, core.Key{OwnerID: ownerID, Kind: core.APIKey, Name: name, Scopes: scopes})
 }
 
 // CreateIngestKey makes an ingest key for the owner's helpers and returns
-// its secret. KindNotFound for an unknown owner.
+// its secret. KindNotFound for an unknown owner, KindInvalid for a bad
+// name (an ingest key may have none).
 func (s *Keys) CreateIngestKey(ctx context.Context, ownerID, name string) (string, core.Key, error) {
-	return s.create(ctx, core.Key{OwnerID: ownerID, Kind: core.IngestKey, Name: strings.TrimSpace(name)})
+	return s.create(ctx, core.Key{OwnerID: ownerID, Kind: core.IngestKey, Name: name})
 }
 
+// create checks the name before anything reaches the store, so both
+// databases refuse the same names with the same words.
 func (s *Keys) create(ctx context.Context, k core.Key) (string, core.Key, error) {
+	var err error
+	if k.Name, err = core.NormalizeKeyName(k.Kind, k.Name); err != nil {
+		return "", core.Key{}, err
+	}
 	if _, err := s.owners.Owner(ctx, k.OwnerID); err != nil {
 		return "", core.Key{}, err
 	}
@@ -68,8 +70,9 @@ func (s *Keys) Revoke(ctx context.Context, ownerID, id string) error {
 
 // RevokeOfKind is Revoke for a key of the kind only: an id of the other
 // kind is KindNotFound, so a command about ingest keys cannot revoke an
-// API key by a mistyped id. Every request looks its key up in the store,
-// so the key stops working from the next request on.
+// API key by a mistyped id. The key stops working from the next request
+// on: in this process at once, in any other within the store's bound
+// (on Postgres, a second at most; see gormstore's keyTrust).
 func (s *Keys) RevokeOfKind(ctx context.Context, ownerID string, kind core.KeyKind, id string) error {
 	k, err := s.keys.Key(ctx, ownerID, id)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // KeyKind tells the two kinds of key apart: API keys for /api/v1 and
@@ -28,6 +30,32 @@ func (k KeyKind) Prefix() string {
 
 // MaxAPIKeys is how many live API keys an owner may hold.
 const MaxAPIKeys = 5
+
+// MaxKeyNameLen is the most characters a key's name may have.
+const MaxKeyNameLen = 100
+
+// NormalizeKeyName trims the name of a key of the kind and checks it:
+// valid UTF-8, no control characters (as in a phrase, tabs and line
+// breaks included), at most MaxKeyNameLen characters, and not empty for
+// an API key (an ingest key may have none). The one rule on every
+// database: Postgres cannot store a NUL or bytes that are not UTF-8 and
+// SQLite would, so neither must be asked to. A refusal is KindInvalid
+// and names the field.
+func NormalizeKeyName(kind KeyKind, name string) (string, error) {
+	if !utf8.ValidString(name) {
+		return "", Errorf(KindInvalid, "key name must be valid UTF-8")
+	}
+	name = strings.TrimSpace(name)
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return "", Errorf(KindInvalid, "key name must not contain control characters")
+		}
+	}
+	if n := utf8.RuneCountInString(name); n > MaxKeyNameLen || n == 0 && kind == APIKey {
+		return "", Errorf(KindInvalid, "key name must be 1 to %d characters", MaxKeyNameLen)
+	}
+	return name, nil
+}
 
 // keyBytes is the number of random bytes in a secret.
 const keyBytes = 32

@@ -249,3 +249,35 @@ func TestKeyRevoked(t *testing.T) {
 		t.Error("a key with a revocation time is live")
 	}
 }
+
+// A key's name is trimmed and must be valid UTF-8 without control
+// characters, at most MaxKeyNameLen characters; an API key needs one, an
+// ingest key may have none. The refusal names the field.
+func TestNormalizeKeyName(t *testing.T) {
+	for _, c := range []struct {
+		kind     core.KeyKind
+		in, want string
+	}{
+		{core.APIKey, "  ci  ", "ci"},
+		{core.APIKey, "café ☕", "café ☕"},
+		{core.APIKey, strings.Repeat("é", core.MaxKeyNameLen), strings.Repeat("é", core.MaxKeyNameLen)},
+		{core.IngestKey, "laptop helper", "laptop helper"},
+		{core.IngestKey, "  ", ""},
+	} {
+		got, err := core.NormalizeKeyName(c.kind, c.in)
+		if err != nil || got != c.want {
+			t.Errorf("NormalizeKeyName(%s, %q) = %q, %v; want %q", c.kind, c.in, got, err, c.want)
+		}
+	}
+	for _, kind := range []core.KeyKind{core.APIKey, core.IngestKey} {
+		for _, in := range []string{"a\x00b", "a\xffb", "a\x07b", "a\tb", "a\nb", "a\u0085b", "a\u007fb", strings.Repeat("x", core.MaxKeyNameLen+1)} {
+			_, err := core.NormalizeKeyName(kind, in)
+			if !core.IsKind(err, core.KindInvalid) || !strings.HasPrefix(core.Message(err), "key name ") {
+				t.Errorf("NormalizeKeyName(%s, %q) = %v; want invalid_parameter about the key name", kind, in, err)
+			}
+		}
+	}
+	if _, err := core.NormalizeKeyName(core.APIKey, " "); !core.IsKind(err, core.KindInvalid) {
+		t.Errorf("a blank API key name: %v", err)
+	}
+}

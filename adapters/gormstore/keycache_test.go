@@ -3,6 +3,9 @@ package gormstore
 import (
 	"context"
 	"fmt"
+	"net"
+	neturl "net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +25,7 @@ func TestKeyCacheKeepsNoRacedRead(t *testing.T) {
 		t.Fatal("kept a key while not listening")
 	}
 	c.setLive(true)
+	c.confirm(time.Now())
 	_, _, gen = c.get("h1")
 	c.drop("other")
 	c.put(k, gen)
@@ -41,6 +45,38 @@ func TestKeyCacheKeepsNoRacedRead(t *testing.T) {
 	c.setLive(false)
 	if _, ok, _ := c.get("h1"); ok {
 		t.Fatal("a cache that stopped listening kept its keys")
+	}
+}
+
+// TestKeyCacheTrustedWithinKeyTrust: kept keys are answered only while
+// the last probe that came back was sent less than keyTrust ago, and
+// not at all before one has, nor on a clock set back.
+func TestKeyCacheTrustedWithinKeyTrust(t *testing.T) {
+	clock := newTestClock()
+	c := keyCache{now: clock.now}
+	k := core.Key{ID: "k1", Hash: "h1"}
+	c.setLive(true)
+	_, _, gen := c.get("h1")
+	c.put(k, gen)
+	if _, ok, _ := c.get("h1"); ok {
+		t.Fatal("answered before a probe came back")
+	}
+	c.confirm(clock.now())
+	if _, ok, _ := c.get("h1"); !ok {
+		t.Fatal("not answered right after a probe came back")
+	}
+	clock.advance(keyTrust - time.Millisecond)
+	if _, ok, _ := c.get("h1"); !ok {
+		t.Fatal("not answered within keyTrust")
+	}
+	clock.advance(time.Millisecond)
+	if _, ok, _ := c.get("h1"); ok {
+		t.Fatalf("answered %v after the last probe was sent", keyTrust)
+	}
+	c.confirm(clock.now())
+	clock.advance(-time.Second)
+	if _, ok, _ := c.get("h1"); ok {
+		t.Fatal("answered on a clock set back")
 	}
 }
 
@@ -172,5 +208,133 @@ func TestListenersProbeBesideEachOther(t *testing.T) {
 		if !listening(db) || db.listener.pid.Load() != pids[i] {
 			t.Fatalf("pool %d stopped listening, or listened again, among the others' probes", i)
 		}
+	}
+}
+
+// stallingRelay forwards TCP connections from a loopback port to
+// upstream until stalled; from then on it holds every byte in either
+// direction, as a network that hangs without closing the connection.
+type stallingRelay struct {
+	ln       net.Listener
+	upstream string
+	gate     sync.RWMutex // held for writing while stalled
+	mu       sync.Mutex
+	conns    []net.Conn
+	stalled  bool
+}
+
+func newStallingRelay(t *testing.T, upstream string) *stallingRelay {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &stallingRelay{ln: ln, upstream: upstream}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", upstream)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			r.mu.Lock()
+			r.conns = append(r.conns, c, u)
+			r.mu.Unlock()
+			go r.pipe(c, u)
+			go r.pipe(u, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		r.mu.Lock()
+		for _, c := range r.conns {
+			c.Close()
+		}
+		if r.stalled {
+			r.gate.Unlock()
+		}
+		r.mu.Unlock()
+	})
+	return r
+}
+
+func (r *stallingRelay) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			r.gate.RLock()
+			_, werr := dst.Write(buf[:n])
+			r.gate.RUnlock()
+			if werr != nil {
+				src.Close()
+				return
+			}
+		}
+		if err != nil {
+			dst.Close()
+			return
+		}
+	}
+}
+
+// stall stops forwarding: once it returns, no further byte gets through.
+func (r *stallingRelay) stall() {
+	r.gate.Lock()
+	r.mu.Lock()
+	r.stalled = true
+	r.mu.Unlock()
+}
+
+// TestKeyCacheBoundedWhileListenerStalls: a process whose listening
+// connection hangs (no error, nothing arrives) keeps a key another
+// process revoked for at most keyTrust after the last probe it sent
+// came back, then looks keys up again and refuses it. The clock the
+// cache reads is moved by hand; the relay the listener goes through
+// stops forwarding.
+func TestKeyCacheBoundedWhileListenerStalls(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	clock := newTestClock()
+	dbs := openPools(t, url, 2, clock)
+	a, b := dbs[0], dbs[1]
+	u, err := neturl.Parse(a.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := newStallingRelay(t, u.Host)
+	u.Host = relay.ln.Addr().String()
+	a.listener.url = u.String()
+	a.keyCache.now = clock.now
+
+	o := testOwner(t, b, "stalled@example.com")
+	k := core.Key{OwnerID: o.ID, Kind: core.APIKey, Name: "stalled", Hash: randomHex(16)}
+	if err := NewKeyStore(b).CreateKey(ctx, &k, 5); err != nil {
+		t.Fatal(err)
+	}
+	keysA := NewKeyStore(a)
+	if !eventually(func() bool {
+		_, _ = keysA.KeyByHash(ctx, k.Hash)
+		_, ok, _ := a.keyCache.get(k.Hash)
+		return ok
+	}) {
+		t.Fatal("the key was never kept")
+	}
+	relay.stall()
+	if err := NewKeyStore(b).RevokeKey(ctx, o.ID, k.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	// The message of the revocation is held in the relay: a is still
+	// answering from memory.
+	if got, err := keysA.KeyByHash(ctx, k.Hash); err != nil || got.Revoked() {
+		t.Fatalf("before the bound: %+v, %v; want the cached live key (is the relay stalled?)", got, err)
+	}
+	clock.advance(keyTrust)
+	if got, err := keysA.KeyByHash(ctx, k.Hash); err != nil || !got.Revoked() {
+		t.Fatalf("%v after the last probe came back: %+v, %v; want the key revoked", keyTrust, got, err)
 	}
 }

@@ -26,7 +26,8 @@ import (
 // listening connection. A path that loses messages (a pooler such as
 // PgBouncer in transaction mode, which drops a LISTEN with the
 // transaction, or a connection that hangs) therefore never serves from
-// memory, or stops within probeEvery plus probeWait.
+// memory, or stops within probeEvery plus probeWait; keys stop sooner,
+// within keyTrust of the last probe that came back (keycache.go).
 
 // windowsChannel carries "<started> <key>" for a rate window that has
 // just been used up: its count reached the limit it is counted against.
@@ -36,10 +37,13 @@ const windowsChannel = "earshot_windows"
 // holds a colon).
 const probePrefix = "probe:"
 
-// Between two probes, and how long one may take to come back (variables
-// for tests).
+// Between two probes, and how long one may take to come back before the
+// connection is given up (variables for tests). Keys are trusted only
+// keyTrust after the last probe that came back was sent, so probes go
+// out often enough that a working connection never lets that lapse:
+// four statements a second per process.
 var (
-	probeEvery = 5 * time.Second
+	probeEvery = 250 * time.Millisecond
 	probeWait  = 5 * time.Second
 )
 
@@ -48,6 +52,7 @@ type listener struct {
 	once sync.Once
 	pid  atomic.Uint32 // the connection's server process, for tests
 	lost string        // tests: send probes here, where nobody listens
+	url  string        // tests: listen through this URL rather than db.url
 }
 
 // listen starts, once, the connection that listens. It runs until the
@@ -75,7 +80,11 @@ func (db *DB) listen() {
 func (db *DB) listenOnce() {
 	ctx, cancel := context.WithCancel(db.closing)
 	defer cancel()
-	cfg, err := pgconn.ParseConfig(db.url)
+	url := db.url
+	if db.listener.url != "" {
+		url = db.listener.url
+	}
+	cfg, err := pgconn.ParseConfig(url)
 	if err != nil {
 		return
 	}
@@ -130,6 +139,7 @@ func (db *DB) listenOnce() {
 		defer close(done)
 		defer cancel() // a probe that did not come back ends the connection
 		for first := true; ; first = false {
+			sent := db.keyCache.clock()
 			if !db.probe(ctx, &p) {
 				return
 			}
@@ -137,6 +147,7 @@ func (db *DB) listenOnce() {
 				db.keyCache.setLive(true)
 				db.windows.start(used)
 			}
+			db.keyCache.confirm(sent)
 			select {
 			case <-ctx.Done():
 				return

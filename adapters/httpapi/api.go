@@ -35,7 +35,7 @@ type MatchService interface {
 
 // Config is the API's part of the settings.
 type Config struct {
-	RateLimit int // requests per key per minute
+	RateLimit int // requests per key per minute, and failed keys per address per minute
 	Logger    *slog.Logger
 }
 
@@ -71,7 +71,7 @@ func New(cfg Config, deps Deps) *API {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.RateLimit <= 0 {
-		cfg.RateLimit = 60
+		cfg.RateLimit = DefaultRateLimit
 	}
 	a := &API{cfg: cfg, deps: deps, mux: http.NewServeMux()}
 	opts := []httptransport.ServerOption{
@@ -133,7 +133,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	public := r.URL.Path == "/api/v1/openapi.json"
 	limitKey := "ip:" + clientIP(r)
 	if !public {
-		k, err := authenticateKey(ctx, r, w, a.deps.Keys, core.APIKey, a.deps.Limiter, a.cfg.Logger, "auth:"+clientIP(r), a.cfg.RateLimit)
+		k, err := authenticateKey(ctx, r, w, a.deps.Keys, core.APIKey, a.deps.Limiter, a.cfg.Logger, a.cfg.RateLimit)
 		if err != nil {
 			a.encodeError(ctx, err, w)
 			return

@@ -33,14 +33,22 @@ func keyFrom(ctx context.Context) core.Key {
 	return k
 }
 
+// DefaultRateLimit is the requests per API key per minute when Config
+// leaves it 0, and so the default quota of failed keys per address.
+const DefaultRateLimit = 60
+
 // authenticateKey is the one key check of every edge, API and helper
 // alike. An address past its quota of failed keys gets 429 before any
 // lookup; otherwise the Bearer token is parsed and looked up as a key of
 // kind, and a missing, malformed, unknown or revoked one is
-// KindUnauthorized and counts against the address. failKey names the
-// address's bucket of failed keys on l (nil l: no counting).
+// KindUnauthorized and counts against the address. The quota (limit:
+// the public API's rate limit, on every edge) and its count
+// (failedKeys) are the address's, whichever edge the keys went to, so
+// an edge with a higher request limit is no cheaper place to guess. A
+// nil l counts nothing.
 func authenticateKey(ctx context.Context, r *http.Request, w http.ResponseWriter, keys Authenticator, kind core.KeyKind,
-	l ports.RateLimiter, log *slog.Logger, failKey string, limit int) (core.Key, error) {
+	l ports.RateLimiter, log *slog.Logger, limit int) (core.Key, error) {
+	failKey := failedKeys(r)
 	if l != nil && !keyCheckAllowed(ctx, l, log, w, failKey, limit) {
 		return core.Key{}, tooManyFailedKeys(w)
 	}
@@ -50,6 +58,10 @@ func authenticateKey(ctx context.Context, r *http.Request, w http.ResponseWriter
 	}
 	return k, err
 }
+
+// failedKeys names the caller's address's count of failed keys, one for
+// every edge.
+func failedKeys(r *http.Request) string { return "auth:" + clientIP(r) }
 
 // bearerKey reads `Authorization: Bearer <key>` and looks the key up.
 func bearerKey(ctx context.Context, r *http.Request, keys Authenticator, kind core.KeyKind) (core.Key, error) {

@@ -74,7 +74,7 @@ func TestFailedKeysPastQuota(t *testing.T) {
 	})
 	t.Run("helper", func(t *testing.T) {
 		keys := &countingKeys{keyOf: keyOf{"svc_ingest_good": {ID: "k1", OwnerID: "o1", Kind: core.IngestKey}}}
-		helper := NewHelper(HelperConfig{RateLimit: 3, Limiter: &windowLimiter{counts: map[string]int{}}, Logger: quiet}, keys, nil, nil)
+		helper := NewHelper(HelperConfig{FailedKeyLimit: 3, Limiter: &windowLimiter{counts: map[string]int{}}, Logger: quiet}, keys, nil, nil)
 		// No proxy: a valid key gets 503.
 		checkFailedKeys(t, helper, keys, "/proxy", "svc_ingest_")
 	})
@@ -143,4 +143,57 @@ func (c *counted) Peek(_ context.Context, key string, limit int) (ports.Quota, e
 // failed-key quota is used up too.
 func (l *switchLimiter) Peek(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	return l.Take(ctx, key, limit)
+}
+
+// TestFailedKeyQuotaOnEveryEdge: an address has one quota of failed
+// keys a minute, EARSHOT_RATE_LIMIT_PER_MINUTE (60 by default), counted
+// once whichever edge the keys went to. The helper endpoints' own
+// request limit (60,000 a minute) is a limit per valid key, not a
+// licence to guess: 1,500 bad ingest keys from one address get 60
+// answers of 401 and then 429 with Retry-After, and meanwhile a valid
+// key from that address gets 429 too, on both edges.
+func TestFailedKeyQuotaOnEveryEdge(t *testing.T) {
+	const documented = 60 // README: "failed keys in a window"
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	keys := &countingKeys{keyOf: keyOf{
+		"svc_ingest_good": {ID: "k1", OwnerID: "o1", Kind: core.IngestKey},
+		"svc_api_good":    {ID: "k2", OwnerID: "o1", Kind: core.APIKey},
+	}}
+	l := &windowLimiter{counts: map[string]int{}}
+	helper := NewHelper(HelperConfig{Limiter: l, Logger: quiet}, keys, nil, nil)
+	api := New(Config{Logger: quiet}, Deps{Keys: keys, Limiter: l})
+	call := func(h http.Handler, path, addr, key string) *http.Response {
+		req := httptest.NewRequest("GET", path, nil)
+		req.RemoteAddr = addr + ":4711"
+		req.Header.Set("Authorization", "Bearer "+key)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Result()
+	}
+	statuses := map[int]int{}
+	for i := range 1500 {
+		r := call(helper, "/proxy", "192.0.2.1", "svc_ingest_bad"+strconv.Itoa(i))
+		statuses[r.StatusCode]++
+		if r.StatusCode == http.StatusTooManyRequests && r.Header.Get("Retry-After") == "" {
+			t.Fatalf("429 without Retry-After: %v", r.Header)
+		}
+	}
+	if statuses[http.StatusUnauthorized] != documented || statuses[http.StatusTooManyRequests] != 1500-documented {
+		t.Fatalf("1,500 bad ingest keys answered %v, want %d of 401 and the rest 429", statuses, documented)
+	}
+	if r := call(helper, "/proxy", "192.0.2.1", "svc_ingest_good"); r.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a valid ingest key from the address past its quota answered %d, want 429", r.StatusCode)
+	}
+	if r := call(api, "/api/v1/me", "192.0.2.1", "svc_api_good"); r.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a valid API key from the address past its quota answered %d, want 429", r.StatusCode)
+	}
+	// The other way round: failed API keys use up the helper's quota too.
+	for i := range documented {
+		if r := call(api, "/api/v1/me", "198.51.100.7", "svc_api_bad"+strconv.Itoa(i)); r.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("bad API key %d answered %d, want 401", i, r.StatusCode)
+		}
+	}
+	if r := call(helper, "/proxy", "198.51.100.7", "svc_ingest_bad"); r.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a bad ingest key after %d bad API keys answered %d, want 429", documented, r.StatusCode)
+	}
 }

@@ -48,6 +48,11 @@ type HelperConfig struct {
 	// A nil Limiter counts nothing.
 	RateLimit int
 	Limiter   ports.RateLimiter
+	// FailedKeyLimit is the failed keys an address may send a minute:
+	// the public API's RateLimit, counted on Limiter together with the
+	// API's failed keys (one quota per address, whichever edge). 0 is
+	// DefaultRateLimit.
+	FailedKeyLimit int
 	// Bodies bounds the requests with a body (POST /ingest) read,
 	// decoded and stored at once, so that memory does not grow with the
 	// requests in flight; one key holds at most half of them, so that a
@@ -79,6 +84,9 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 	}
 	if cfg.RateLimit <= 0 {
 		cfg.RateLimit = DefaultHelperRateLimit
+	}
+	if cfg.FailedKeyLimit <= 0 {
+		cfg.FailedKeyLimit = DefaultRateLimit
 	}
 	if cfg.Bodies <= 0 {
 		cfg.Bodies = DefaultHelperBodies
@@ -114,13 +122,14 @@ func (h *Helper) routes() []route {
 }
 
 // ServeHTTP runs the edge checks every helper route shares, in order:
-// the ingest key (authenticateKey, as on the API: an address past its
-// quota of failed keys is refused before any lookup); the
+// the ingest key (authenticateKey, as on the API and with the same
+// quota and count: an address past its quota of failed keys is refused
+// before any lookup); the
 // key's rate limit (its headers go on every answer from here); the body
 // limit; then the route.
 func (h *Helper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	k, err := authenticateKey(ctx, r, w, h.keys, core.IngestKey, h.cfg.Limiter, h.cfg.Logger, "helper:ip:"+clientIP(r), h.cfg.RateLimit)
+	k, err := authenticateKey(ctx, r, w, h.keys, core.IngestKey, h.cfg.Limiter, h.cfg.Logger, h.cfg.FailedKeyLimit)
 	if err != nil {
 		h.api.encodeError(ctx, err, w)
 		return

@@ -25,6 +25,7 @@ func RunDashboard(t *testing.T, s Stores, d Dashboard) {
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); testTriage(t, s, d.Triage) })
 	t.Run("InboxFilters", func(t *testing.T) { t.Parallel(); testInboxFilters(t, s, d.Triage) })
 	t.Run("TriageIsolation", func(t *testing.T) { t.Parallel(); testTriageIsolation(t, s, d.Triage) })
+	t.Run("TriageCounts", func(t *testing.T) { t.Parallel(); testTriageCounts(t, s, d.Triage) })
 	t.Run("InboxArchivedRuns", func(t *testing.T) { t.Parallel(); testInboxArchivedRuns(t, s, d.Triage) })
 }
 

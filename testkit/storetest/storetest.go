@@ -44,6 +44,7 @@ func Run(t *testing.T, f Factory) {
 		{"Keys", testKeys},
 		{"KeyLimit", testKeyLimit},
 		{"KeyByIDAndLastUse", testKeyByIDAndLastUse},
+		{"KeyNames", testKeyNames},
 		{"Phrases", testPhrases},
 		{"PhraseDuplicate", testPhraseDuplicate},
 		{"PhraseLimit", testPhraseLimit},

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -243,5 +244,32 @@ func testInboxArchivedRuns(t *testing.T, s Stores, st ports.TriageStore) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("limit %d: paged %v, want %v", limit, got, want)
 		}
+	}
+}
+
+// testTriageCounts: a bulk change counts the owner's matches it set,
+// through the app as the API and the dashboard call it: an id of
+// another owner's match, or of none, counts 0 and changes nothing.
+func testTriageCounts(t *testing.T, s Stores, st ports.TriageStore) {
+	inboxes := app.NewInbox(st)
+	a, b := newOwner(t, s), newOwner(t, s)
+	ams := saveMatches(t, s, a.ID, newPhrase(t, s, a.ID, "counted", "x", ""), 2)
+	bms := saveMatches(t, s, b.ID, newPhrase(t, s, b.ID, "counted", "x", ""), 1)
+	star := core.TriageChange{Starred: ptr(true)}
+	for _, c := range []struct {
+		ids  []string
+		want int
+	}{
+		{[]string{bms[0].ID}, 0},
+		{[]string{"no-such-match"}, 0},
+		{[]string{ams[0].ID, bms[0].ID, "no-such-match", ams[0].ID}, 1},
+		{[]string{ams[0].ID, ams[1].ID}, 2},
+	} {
+		if n, err := inboxes.SetMany(ctx, a.ID, c.ids, star); err != nil || n != c.want {
+			t.Fatalf("SetMany(%v) = %d, %v; want %d", c.ids, n, err, c.want)
+		}
+	}
+	if tr, _ := st.Triage(ctx, b.ID, bms[0].ID); tr != (core.Triage{}) {
+		t.Fatalf("another owner's match was changed: %+v", tr)
 	}
 }
