@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -22,6 +23,9 @@ type zipfScenario struct {
 	n        int
 	oauth    bool
 	maxGroup int // 1: one community a request, the baseline
+	// keyless is the keyless budget in requests a minute, reddit's and the
+	// source's; 0: reddit's published 10.
+	keyless int
 }
 
 // Rates of the busiest community, per 10-minute cycle. A community with
@@ -37,6 +41,26 @@ const (
 
 type zipfResult struct {
 	perCycle, requests, missed, posts float64
+	// waitMedian and waitP99 are how long a post waited from its making
+	// to its match, in minutes, over the posts matched.
+	waitMedian, waitP99 float64
+}
+
+// matchTimes is a match store that notes when each post was first
+// matched, on the simulation's clock.
+type matchTimes struct {
+	ports.MatchStore
+	clock *simClock
+	at    map[string]time.Time
+}
+
+func (m *matchTimes) SaveMatches(ctx context.Context, owner string, p core.Platform, batch []ports.PostMatches) (ports.SaveResult, error) {
+	for _, b := range batch {
+		if _, ok := m.at[b.Post.ExternalID]; !ok {
+			m.at[b.Post.ExternalID] = m.clock.Now()
+		}
+	}
+	return m.MatchStore.SaveMatches(ctx, owner, p, batch)
 }
 
 // BenchmarkRedditZipf runs the poller against a fake reddit that enforces
@@ -49,6 +73,7 @@ func BenchmarkRedditZipf(b *testing.B) {
 	for _, sc := range []zipfScenario{
 		{name: "keyless-1000-one-per-request", n: 1000, maxGroup: 1},
 		{name: "keyless-1000", n: 1000},
+		{name: "keyless-1000-1-per-minute", n: 1000, keyless: 1},
 		{name: "oauth-10000", n: 10000, oauth: true},
 	} {
 		b.Run(sc.name, func(b *testing.B) {
@@ -60,6 +85,8 @@ func BenchmarkRedditZipf(b *testing.B) {
 			b.ReportMetric(res.requests, "requests/cycle")
 			b.ReportMetric(res.missed, "posts-missed")
 			b.ReportMetric(res.posts, "posts-made")
+			b.ReportMetric(res.waitMedian, "wait-median-min")
+			b.ReportMetric(res.waitP99, "wait-p99-min")
 		})
 	}
 }
@@ -95,10 +122,14 @@ func simulateZipf(b *testing.B, sc zipfScenario) zipfResult {
 	}
 	f := newFakeReddit(b, c)
 	f.perMinute = 10
+	if sc.keyless > 0 {
+		f.perMinute, f.keylessPerMinute = sc.keyless, sc.keyless
+	}
 	if sc.oauth {
 		f.perMinute = 100
 	}
-	poller := NewReddit(RedditDeps{Phrases: phrases, Matches: matches, Source: f.source(b, false, zipfInterval, sc.oauth),
+	times := &matchTimes{MatchStore: matches, clock: c, at: map[string]time.Time{}}
+	poller := NewReddit(RedditDeps{Phrases: phrases, Matches: times, Source: f.source(b, false, zipfInterval, sc.oauth),
 		Checkpoints: gormstore.NewRedditStore(db), Leases: gormstore.NewLeaseStore(db), Clock: c, Log: quiet, Holder: "sim"})
 	poller.maxGroup = sc.maxGroup
 
@@ -151,6 +182,7 @@ func simulateZipf(b *testing.B, sc zipfScenario) zipfResult {
 			before = ms[len(ms)-1].CreatedAt
 		}
 	}
+	var waits []float64
 	for id, at := range made {
 		if at.Before(cutoff) {
 			res.posts++
@@ -158,6 +190,14 @@ func simulateZipf(b *testing.B, sc zipfScenario) zipfResult {
 				res.missed++
 			}
 		}
+		if m, ok := times.at[id]; ok {
+			waits = append(waits, m.Sub(at).Minutes())
+		}
+	}
+	if len(waits) > 0 {
+		slices.Sort(waits)
+		res.waitMedian = waits[len(waits)/2]
+		res.waitP99 = waits[min(len(waits)*99/100, len(waits)-1)]
 	}
 	if _, _, tooMany := f.counts(); tooMany > 0 {
 		b.Errorf("reddit answered 429 %d times: the pacing overspent the budget", tooMany)

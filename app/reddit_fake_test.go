@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -98,22 +99,27 @@ func (p *fakePost) data() map[string]any {
 type fakeReddit struct {
 	clock *simClock
 
-	mu        sync.Mutex
-	posts     map[string][]*fakePost // by community
-	refuse    int                    // while set, reddit answers every request with it
-	requests  int
-	archive   int // archive requests
-	perMinute int // 0: no budget enforced
-	window    time.Time
-	used      int
-	tooMany   int // 429s for going past the budget
-	nextID    int
+	mu         sync.Mutex
+	posts      map[string][]*fakePost // by community
+	refuse     int                    // while set, reddit answers every request with it
+	refuseJSON int                    // while set, reddit answers JSON (not the feeds) with it
+	retryAfter string                 // Retry-After sent with a refusal, when set
+	requests   int
+	byWay      map[string]int // requests by way: json, feed
+	archive    int            // archive requests
+	perMinute  int            // 0: no budget enforced
+	// keylessPerMinute is the source's keyless budget; 0: its default.
+	keylessPerMinute int
+	window           time.Time
+	used             int
+	tooMany          int // 429s for going past the budget
+	nextID           int
 
 	reddit, arch *httptest.Server
 }
 
 func newFakeReddit(t testing.TB, c *simClock) *fakeReddit {
-	f := &fakeReddit{clock: c, posts: map[string][]*fakePost{}}
+	f := &fakeReddit{clock: c, posts: map[string][]*fakePost{}, byWay: map[string]int{}}
 	f.reddit = httptest.NewServer(http.HandlerFunc(f.serveReddit))
 	f.arch = httptest.NewServer(http.HandlerFunc(f.serveArchive))
 	t.Cleanup(f.reddit.Close)
@@ -137,6 +143,22 @@ func (f *fakeReddit) setRefuse(status int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.refuse = status
+}
+
+// refuseKeylessJSON makes reddit answer keyless JSON with status and its
+// HTML block page while the feeds still answer, as reddit does for server
+// addresses.
+func (f *fakeReddit) refuseKeylessJSON(status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refuseJSON = status
+}
+
+// ways returns the requests made to reddit's JSON and to its feeds.
+func (f *fakeReddit) ways() (json, feed int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.byWay["json"], f.byWay["feed"]
 }
 
 func (f *fakeReddit) counts() (requests, archive, tooMany int) {
@@ -163,16 +185,30 @@ func (f *fakeReddit) serveReddit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if f.refuse != 0 {
+	// /r/a+b/new.json, /r/a+b/comments.json, and their feeds
+	// /r/a+b/new/.rss, /r/a+b/comments/.rss.
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	feed := len(parts) == 4 && parts[3] == ".rss"
+	way := "json"
+	if feed {
+		way = "feed"
+	}
+	f.byWay[way]++
+	if refuse := f.refuse; refuse != 0 || (!feed && f.refuseJSON != 0) {
+		if refuse == 0 {
+			refuse = f.refuseJSON
+		}
+		if f.retryAfter != "" {
+			w.Header().Set("Retry-After", f.retryAfter)
+		}
+		// Reddit's block page is HTML whatever was asked
+		// (adapters/reddit/testdata/blocked.html).
 		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(f.refuse)
+		w.WriteHeader(refuse)
 		_, _ = w.Write([]byte("<html><body>blocked</body></html>"))
 		return
 	}
-	// /r/a+b/new.json, /r/a+b/comments.json; the feeds are refused like
-	// JSON when refusing, and are not otherwise needed here.
-	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	if len(parts) != 3 || parts[0] != "r" || !strings.HasSuffix(parts[2], ".json") {
+	if !feed && (len(parts) != 3 || !strings.HasSuffix(parts[2], ".json")) || parts[0] != "r" {
 		w.WriteHeader(http.StatusForbidden)
 		return
 	}
@@ -199,6 +235,10 @@ func (f *fakeReddit) serveReddit(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	page := all[start:min(start+limit, len(all))]
+	if feed {
+		writeFeed(w, page)
+		return
+	}
 	children := make([]map[string]any, len(page))
 	kind := "t3"
 	if listing == ports.RedditComments {
@@ -213,6 +253,31 @@ func (f *fakeReddit) serveReddit(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"kind": "Listing", "data": map[string]any{"after": next, "children": children}})
+}
+
+// writeFeed answers one page of an Atom feed in reddit's shape
+// (adapters/reddit/testdata/feed_new.xml, feed_comments.xml): the
+// fullname as the entry id, the community as its category, the text as
+// escaped HTML.
+func writeFeed(w http.ResponseWriter, page []*fakePost) {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">`)
+	for _, p := range page {
+		d := p.data()
+		title := "/u/someone on post"
+		if p.listing == ports.RedditPosts {
+			title = d["title"].(string)
+		}
+		fmt.Fprintf(&b, `<entry><author><name>/u/someone</name></author><category term="%s" label="r/%s"/>`+
+			`<content type="html">&lt;div class=&quot;md&quot;&gt;&lt;p&gt;%s&lt;/p&gt;&lt;/div&gt;</content>`+
+			`<id>%s</id><link href="https://www.reddit.com%s" /><updated>%s</updated><published>%s</published>`+
+			`<title>%s</title></entry>`,
+			p.community, p.community, html.EscapeString(html.EscapeString(p.text)), p.fullname(), d["permalink"],
+			p.created.Format(time.RFC3339), p.created.Format(time.RFC3339), html.EscapeString(title))
+	}
+	b.WriteString(`</feed>`)
+	w.Header().Set("Content-Type", "application/atom+xml; charset=UTF-8")
+	_, _ = w.Write([]byte(b.String()))
 }
 
 func (f *fakeReddit) serveArchive(w http.ResponseWriter, r *http.Request) {
@@ -258,7 +323,7 @@ func sortNewest(ps []*fakePost) {
 // archive is true, on the simulation's clock.
 func (f *fakeReddit) source(t testing.TB, archive bool, interval time.Duration, creds bool) *reddit.Source {
 	cfg := reddit.Config{BaseURL: f.reddit.URL, UserAgent: "test", Interval: interval, Logger: quiet,
-		Now: f.clock.Now, Sleep: f.clock.Sleep}
+		Now: f.clock.Now, Sleep: f.clock.Sleep, KeylessPerMinute: f.keylessPerMinute}
 	if archive {
 		cfg.MirrorURL = f.arch.URL
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/earshothq/earshot/adapters/bus"
 	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/adapters/reddit"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -334,7 +335,7 @@ func TestRedditRefusedWithoutArchive(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
-		if !r.LastSuccessAt.IsZero() || r.LastError != "feed: http 429" || strings.Contains(r.LastError, "startups+") {
+		if !r.LastSuccessAt.IsZero() || r.LastError != "json: http 429, feed: http 429" || strings.Contains(r.LastError, "startups+") {
 			t.Errorf("status while refused: %+v", r)
 		}
 	}
@@ -344,5 +345,192 @@ func TestRedditRefusedWithoutArchive(t *testing.T) {
 	}
 	if got := w.matchedIDs(t, o.ID); !slices.Equal(got, sorted(want)) {
 		t.Fatalf("matched %v, want %v", got, sorted(want))
+	}
+}
+
+// refusalRun drives a poller on the fake at one interval: each cycle
+// starts where the last one began plus the interval, as Run does.
+type refusalRun struct {
+	t        *testing.T
+	w        world
+	c        *simClock
+	f        *fakeReddit
+	o        core.Owner
+	poller   *Reddit
+	interval time.Duration
+	cycles   int
+}
+
+func newRefusalRun(t *testing.T, interval time.Duration) *refusalRun {
+	w, c, o := newRedditWorld(t)
+	w.phrase(t, o.ID, "acme", "saas")
+	w.phrase(t, o.ID, "acme", "startups")
+	f := newFakeReddit(t, c)
+	return &refusalRun{t: t, w: w, c: c, f: f, o: o, interval: interval,
+		poller: w.poller(f.source(t, true, interval, false), c, "r1", nil)}
+}
+
+func (r *refusalRun) cycle() {
+	r.t.Helper()
+	start := r.c.Now()
+	if _, err := r.poller.Cycle(context.Background(), r.interval); err != nil {
+		r.t.Fatal(err)
+	}
+	r.cycles++
+	r.c.Set(start.Add(r.interval))
+}
+
+// until runs cycles until every id in want is matched, at most n.
+func (r *refusalRun) until(n int, want ...string) bool {
+	r.t.Helper()
+	for range n {
+		r.cycle()
+		got := r.w.matchedIDs(r.t, r.o.ID)
+		if !slices.ContainsFunc(want, func(id string) bool { return !slices.Contains(got, id) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// post adds a post and a comment to saas, made a second ago; archived
+// says whether the archive has them.
+func (r *refusalRun) post(archived bool) []string {
+	now := r.c.Now()
+	at := time.Time{}
+	if archived {
+		at = now
+	}
+	return []string{
+		r.f.add("saas", ports.RedditPosts, "is acme any good", now.Add(-time.Second), now, at),
+		r.f.add("saas", ports.RedditComments, "acme, yes", now.Add(-time.Second), now, at),
+	}
+}
+
+func (r *refusalRun) lastSource() core.Source {
+	r.t.Helper()
+	ps, err := r.w.phrases.Phrases(context.Background(), r.o.ID, ports.PhraseFilter{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return ps[0].LastSource
+}
+
+// reddit's settings in these tests: a 1 s interval as fast test settings
+// poll, and the default 10 minutes.
+var refusalIntervals = []time.Duration{time.Second, 10 * time.Minute}
+
+// fewCycles is how many cycles a change of reddit's answers may take to
+// show at interval: at 1 s, the keyless budget's pacing (a request every
+// 6 s) spans several cycles.
+func fewCycles(interval time.Duration) int {
+	if interval < time.Minute {
+		return 15
+	}
+	return 2
+}
+
+// Reddit answers every request with 429, 403 or 503: posts and comments
+// come from the archive within a few cycles, a refused way is not asked
+// again every cycle, and once reddit answers, reads return to it.
+func TestRedditRefusedReadsArchive(t *testing.T) {
+	for _, interval := range refusalIntervals {
+		for _, status := range []int{http.StatusTooManyRequests, http.StatusForbidden, http.StatusServiceUnavailable} {
+			t.Run(fmt.Sprintf("%s/%d", interval, status), func(t *testing.T) {
+				r := newRefusalRun(t, interval)
+				r.c.Advance(time.Second)
+				r.cycle() // a first look while all is well
+				before, _, _ := r.f.counts()
+				r.f.setRefuse(status)
+				if status == http.StatusTooManyRequests {
+					r.f.retryAfter = "120" // reddit names the pause it wants
+				}
+				want := r.post(true)
+				if !r.until(fewCycles(interval), want...) {
+					_, arch, _ := r.f.counts()
+					t.Fatalf("after %d cycles the posts were not matched; archive asked %d times", r.cycles, arch)
+				}
+				if got := r.lastSource(); got != core.SourceMirror {
+					t.Errorf("lastSource = %s, want mirror", got)
+				}
+				// Keep refusing for three more cycles: a refused way costs
+				// no request while it rests.
+				asked, _, _ := r.f.counts()
+				for range 3 {
+					r.cycle()
+				}
+				after, _, _ := r.f.counts()
+				if status == http.StatusTooManyRequests && asked-before > 1 {
+					t.Errorf("%d requests to reddit within the pause its 429 named, want 1", asked-before)
+				}
+				if interval < time.Minute && after != asked {
+					t.Errorf("%d requests to reddit in 3 cycles while it refused and its ways rest, want 0", after-asked)
+				}
+				if interval >= time.Minute && after-asked > 3 {
+					t.Errorf("%d requests to reddit in 3 cycles while it refused, want at most one a cycle", after-asked)
+				}
+
+				r.f.setRefuse(0)
+				r.f.retryAfter = ""
+				back := r.post(false)       // only reddit has these
+				if !r.until(200, back...) { // past the 120 s pause and the feeds' one-minute rest
+					js, fd := r.f.ways()
+					t.Fatalf("reddit answers again, yet its posts were not matched after %d cycles (json %d, feed %d)", r.cycles, js, fd)
+				}
+				if got := r.lastSource(); got != core.SourceReddit {
+					t.Errorf("lastSource after reddit answers = %s, want reddit", got)
+				}
+			})
+		}
+	}
+}
+
+// Reddit refuses keyless JSON with its block page, as it does for server
+// addresses, while the feeds answer: posts and comments come through the
+// feeds, JSON is not asked every cycle, and when JSON answers again
+// (after the refused rest) reads return to it.
+func TestRedditKeylessJSONRefused(t *testing.T) {
+	for _, interval := range refusalIntervals {
+		t.Run(interval.String(), func(t *testing.T) {
+			r := newRefusalRun(t, interval)
+			r.f.refuseKeylessJSON(http.StatusForbidden)
+			r.c.Advance(time.Second)
+			want := r.post(false)
+			if !r.until(fewCycles(interval), want...) {
+				json, feed := r.f.ways()
+				t.Fatalf("after %d cycles the posts were not matched; json asked %d times, feeds %d", r.cycles, json, feed)
+			}
+			for range 5 {
+				r.cycle()
+			}
+			if json, _ := r.f.ways(); json != 1 {
+				t.Errorf("keyless JSON asked %d times in %d cycles, want once", json, r.cycles)
+			}
+			if _, arch, _ := r.f.counts(); arch != 0 {
+				t.Errorf("archive asked %d times while the feeds answered", arch)
+			}
+			if got := r.lastSource(); got != core.SourceReddit {
+				t.Errorf("lastSource = %s, want reddit", got)
+			}
+			rows, _ := NewRedditHealth(r.w.phrases, gormstore.NewRedditStore(r.w.db), r.c).Status(context.Background())
+			if len(rows) == 0 || rows[0].LastVia != ports.RedditViaFeed {
+				t.Errorf("status: %+v, want read through the feeds", rows)
+			}
+
+			r.f.refuseKeylessJSON(0)
+			r.c.Advance(reddit.DefaultRefusedRest)
+			jsonBefore, _ := r.f.ways()
+			back := r.post(false)
+			if !r.until(fewCycles(interval)*2, back...) {
+				t.Fatalf("JSON answers again, yet the posts were not matched after %d cycles", r.cycles)
+			}
+			if json, _ := r.f.ways(); json == jsonBefore {
+				t.Error("JSON answers again but is never asked")
+			}
+			rows, _ = NewRedditHealth(r.w.phrases, gormstore.NewRedditStore(r.w.db), r.c).Status(context.Background())
+			if len(rows) == 0 || rows[0].LastVia != ports.RedditViaJSON {
+				t.Errorf("status: %+v, want read through JSON again", rows)
+			}
+		})
 	}
 }

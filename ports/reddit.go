@@ -105,7 +105,8 @@ type RedditSource interface {
 	// order, reddit's JSON through OAuth (when credentials are set),
 	// keyless JSON, the keyless Atom feeds, and last the archive, which
 	// it reads only when reddit itself refused or failed every way (403,
-	// 429, 5xx, a time-out, an answer of the wrong shape). Nothing is
+	// 429, 5xx, a time-out, an answer of the wrong shape), now or lately:
+	// a way that refused rests across reads, costing no request. Nothing is
 	// filtered by phrase: the caller matches. Deleted and removed posts
 	// are left out; each post appears once.
 	//

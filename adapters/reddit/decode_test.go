@@ -154,27 +154,3 @@ func FuzzDecodeMirror(f *testing.F) {
 		}
 	})
 }
-
-func FuzzDecodeFeed(f *testing.F) {
-	for _, b := range seed(f, "feed_new.xml", "feed_comments.xml", "blocked.html") {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		es, err := decodeFeed(b, "fallback")
-		if err != nil {
-			return
-		}
-		for _, e := range es {
-			if !e.sortable || e.created.IsZero() {
-				t.Fatalf("entry %q without a time", e.id)
-			}
-			if !e.ok {
-				continue
-			}
-			checkPost(t, e.post)
-			if strings.HasPrefix(e.post.Post.Author, "/u/") || e.post.Post.ExternalID != e.id {
-				t.Fatalf("feed post %+v", e.post.Post)
-			}
-		}
-	})
-}

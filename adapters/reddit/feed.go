@@ -2,7 +2,10 @@ package reddit
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
+	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"time"
@@ -10,10 +13,110 @@ import (
 	atomfeed "github.com/mmcdole/gofeed/atom"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
+
+// Bounds on a feed answer, checked before gofeed parses it. gofeed builds
+// the whole document as a tree, recursing once per level of an element it
+// does not know, so an answer without these bounds can take the process's
+// memory or overflow its stack, which no recover catches. A reddit feed
+// nests four deep (feed, entry, author, name), holds at most 100 entries
+// (pageSize) of about a dozen elements and eight attributes each, and its
+// posts are escaped text, not elements; a page of 100 posts of 30,000
+// characters each, three quarters of reddit's limit for a post, is about
+// 3.1 MB.
+const (
+	maxFeedBody     = 4 << 20
+	maxFeedDepth    = 32
+	maxFeedEntries  = pageSize
+	maxFeedElements = 20_000 // elements and attributes together
+	maxFeedError    = 200    // characters of gofeed's own error kept
+)
+
+// feedBound is a feed answer past one of the bounds above: a short text
+// that names the bound, which the source health shows as the feed's
+// refusal.
+type feedBound string
+
+func (b feedBound) Error() string { return string(b) }
+
+// feedFailure is the failure of a feed answer that decodeFeed refused:
+// the bound it broke, or that it is not a feed.
+func feedFailure(err error, status int) *failure {
+	reason := "answer is not a feed"
+	var b feedBound
+	if errors.As(err, &b) {
+		reason = b.Error()
+	}
+	return &failure{reason: reason, status: status, cause: err}
+}
+
+// checkFeed refuses a feed answer past the bounds above, reading it as a
+// stream of tokens with the decoder settings gofeed uses (lenient, any
+// declared charset), so that it sees every element gofeed would. It keeps
+// only counts, so its memory does not grow with the answer's depth.
+func checkFeed(b []byte) error {
+	if len(b) > maxFeedBody {
+		return feedBound(fmt.Sprintf("answer is larger than %d MB", maxFeedBody>>20))
+	}
+	d := xml.NewDecoder(bytes.NewReader(withoutControlChars(b)))
+	d.Strict = false
+	d.CharsetReader = charset.NewReaderLabel
+	depth, entries, elements := 0, 0, 0
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			// gofeed's decoder stops at the same token, so nothing past
+			// it is parsed; gofeed reports the error itself.
+			return nil
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			elements += 1 + len(t.Attr)
+			if depth > maxFeedDepth {
+				return feedBound(fmt.Sprintf("answer nests deeper than %d elements", maxFeedDepth))
+			}
+			if elements > maxFeedElements {
+				return feedBound(fmt.Sprintf("answer has more than %d elements and attributes", maxFeedElements))
+			}
+			if t.Name.Local == "entry" && depth == 2 {
+				if entries++; entries > maxFeedEntries {
+					return feedBound(fmt.Sprintf("answer has more than %d entries", maxFeedEntries))
+				}
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
+}
+
+// withoutControlChars drops the control characters gofeed drops before it
+// parses (all below U+0020 but tab, line feed and carriage return), so
+// that checkFeed reads the same document.
+func withoutControlChars(b []byte) []byte {
+	keep := func(c byte) bool { return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' }
+	i := 0
+	for i < len(b) && keep(b[i]) {
+		i++
+	}
+	if i == len(b) {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)), b[:i]...)
+	for _, c := range b[i:] {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // decodeFeed reads one page of a reddit Atom feed (/r/NAME/new/.rss or
 // /r/NAME/comments/.rss) into entries. An entry's id is the fullname; its
@@ -23,16 +126,22 @@ import (
 // when it was made. single is the community to credit an entry to when it
 // names none. An answer that is not an Atom feed is an error; an entry
 // that cannot be used is skipped (ok false, or left out when it has no
-// id or time).
+// id or time). A feed past the bounds of checkFeed is an error that names
+// the bound.
 func decodeFeed(b []byte, single string) ([]entry, error) {
 	if !bytes.Contains(b[:min(len(b), 4096)], []byte("<feed")) {
 		// An HTML block page parses leniently as something; only a
 		// document whose root is an Atom feed counts.
 		return nil, errors.New("no Atom feed element")
 	}
+	if err := checkFeed(b); err != nil {
+		return nil, err
+	}
 	f, err := (&atomfeed.Parser{}).Parse(bytes.NewReader(b))
 	if err != nil {
-		return nil, err
+		// A syntax error quotes the answer's own names, as long as they
+		// come; the log keeps the start.
+		return nil, errors.New(core.Cut(err.Error(), maxFeedError))
 	}
 	out := make([]entry, 0, len(f.Entries))
 	for _, e := range f.Entries {

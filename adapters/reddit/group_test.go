@@ -245,7 +245,7 @@ func TestArchiveHighWaterMark(t *testing.T) {
 func TestGroupedFeed(t *testing.T) {
 	c := newClock()
 	mux := http.NewServeMux()
-	mux.Handle("GET /r/smallbusiness+golang/new.json", status(http.StatusTooManyRequests, `{"message": "Too Many Requests", "error": 429}`))
+	mux.Handle("GET /r/smallbusiness+golang/new.json", status(http.StatusForbidden, `{"message": "Forbidden", "error": 403}`))
 	mux.Handle("GET /r/smallbusiness+golang/new/.rss", atomFile(t, "feed_new.xml"))
 	srv, rec := serve(t, c, mux)
 	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
@@ -255,7 +255,7 @@ func TestGroupedFeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Via != "feed" || len(r.Refused) != 1 || r.Refused[0].Reason != "http 429" || r.Requests != 2 {
+	if r.Via != "feed" || len(r.Refused) != 1 || r.Refused[0].Reason != "http 403" || r.Requests != 2 {
 		t.Fatalf("via %s, refused %+v, requests %d", r.Via, r.Refused, r.Requests)
 	}
 	if want := []string{"t3_1hx0a1", "t3_1hx0a4"}; !slices.Equal(ids(r.Posts), want) {

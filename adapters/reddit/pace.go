@@ -9,18 +9,27 @@ import (
 	"time"
 )
 
-// Reddit's published budgets, in requests a minute.
+// Reddit's published budgets, in requests a minute. The keyless one is
+// Config.KeylessPerMinute; reddit throttles some addresses further, which
+// its headers and 429s tell.
 const (
-	anonymousPerMinute = 10
-	oauthPerMinute     = 100
+	DefaultKeylessPerMinute = 10
+	oauthPerMinute          = 100
 )
+
+// slowestGap is the longest gap a pacer slows to after 429s that named no
+// time: one request a minute, the least reddit is reported to allow.
+const slowestGap = time.Minute
 
 // pacer spaces requests to reddit. Every request books a slot at least gap
 // after the previous one, so a cycle's reads are spread evenly instead of
 // spending the minute's budget in a burst and being refused for the rest.
 // When reddit says the budget is spent (X-Ratelimit-Remaining below 1) or
 // asks for a pause (Retry-After), no slot is handed out before the time it
-// named (X-Ratelimit-Reset seconds from the answer, or Retry-After).
+// named (X-Ratelimit-Reset seconds from the answer, or Retry-After). When
+// it says how much is left, the rest is spread over the window: no slot
+// comes sooner than Reset divided by Remaining. A 429 that names no time
+// halves the budget, down to one request a minute.
 //
 // Slots are booked under a lock and waited for outside it, so concurrent
 // reads queue up in order instead of all waking at once.
@@ -62,8 +71,20 @@ func (p *pacer) observe(now time.Time, h http.Header) {
 	var until time.Time
 	remaining, okRemaining := seconds(h.Get("X-Ratelimit-Remaining"))
 	reset, okReset := seconds(h.Get("X-Ratelimit-Reset"))
-	if okRemaining && okReset && remaining < 1 {
-		until = now.Add(time.Duration(reset * float64(time.Second)))
+	var spread time.Time
+	if okRemaining && okReset {
+		if remaining < 1 {
+			until = now.Add(time.Duration(reset * float64(time.Second)))
+		} else {
+			spread = now.Add(time.Duration(reset / remaining * float64(time.Second)))
+		}
+	}
+	if spread.After(now) {
+		p.mu.Lock()
+		if spread.After(p.next) {
+			p.next = spread
+		}
+		p.mu.Unlock()
 	}
 	if ra := retryAfter(now, h.Get("Retry-After")); ra.After(until) {
 		until = ra
@@ -76,6 +97,20 @@ func (p *pacer) observe(now time.Time, h http.Header) {
 	if until.After(p.blocked) {
 		p.blocked = until
 	}
+}
+
+// refused takes in a 429 and returns until when the ways on this budget
+// rest: the time reddit named (already observed), or, when it named
+// none, fallback from now, with the budget halved.
+func (p *pacer) refused(now time.Time, fallback time.Duration) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.blocked.After(now) {
+		return p.blocked
+	}
+	p.gap = min(2*p.gap, max(slowestGap, p.gap))
+	p.blocked = now.Add(fallback)
+	return p.blocked
 }
 
 // seconds parses a header number ("0.0", "42"); reddit sends floats for

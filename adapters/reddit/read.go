@@ -19,33 +19,41 @@ import (
 // the feeds. The keyless ways share one pacer, as they share reddit's
 // budget for the address.
 type way struct {
-	via       string
-	pace      *pacer
-	neverRest bool // the last of reddit's ways is always tried
+	via  string
+	pace *pacer
+	rest time.Duration // how long the way is left alone after it refused
 
 	mu        sync.Mutex
-	restUntil time.Time // refused lately: skipped until then
+	restUntil time.Time // refused lately: skipped until then, across reads and cycles
+	reason    string    // why it refused last, shown while it rests
 	refused   bool      // logged on change only
 	remaining float64   // X-Ratelimit-Remaining of the last answer; -1 unknown
 }
 
-func (w *way) resting(now time.Time) bool {
+// resting reports whether w refused lately and is left alone until its
+// rest ends, and why it refused.
+func (w *way) resting(now time.Time) (string, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return !w.neverRest && now.Before(w.restUntil)
+	return w.reason, now.Before(w.restUntil)
 }
 
 // result records how a try went and reports whether that changed whether
-// the way refuses, so a change is logged once rather than every read.
-func (w *way) result(ok bool, restUntil time.Time) (changed bool) {
+// the way refuses, so a change is logged once rather than every read. A
+// refusal rests the way until restUntil (never shortening a longer rest
+// already named, such as a 429's).
+func (w *way) result(ok bool, reason string, restUntil time.Time) (changed bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	changed = w.refused == ok
 	w.refused = !ok
 	if ok {
-		w.restUntil = time.Time{}
+		w.restUntil, w.reason = time.Time{}, ""
 	} else {
-		w.restUntil = restUntil
+		w.reason = reason
+		if restUntil.After(w.restUntil) {
+			w.restUntil = restUntil
+		}
 	}
 	return changed
 }
@@ -93,17 +101,22 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 	q.Want = want
 	group := groupName(want)
 
-	var refused []ports.RedditRefusal
+	var refused []ports.RedditRefusal // the ways asked that refused
+	var all []ports.RedditRefusal     // and those resting, in the ways' order
 	var causes []error
 	requests := 0
 	for _, w := range s.ways {
-		if w.resting(s.now()) {
+		if reason, ok := w.resting(s.now()); ok {
+			// A refused way costs no request while it rests. Should no
+			// way answer, it still says why, so the status keeps the
+			// reason.
+			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason})
 			continue
 		}
 		read, n, err := s.readReddit(ctx, w, q)
 		requests += n
 		if err == nil {
-			if w.result(true, time.Time{}) {
+			if w.result(true, "", time.Time{}) {
 				s.log.Info("reddit answers again", "via", w.via, "communities", group)
 			}
 			read.Refused, read.Requests = refused, requests
@@ -115,7 +128,9 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 		var budget errBudget
 		if errors.As(err, &budget) {
 			// Pacing is not a refusal: the read waits for a later slot
-			// rather than going to the archive.
+			// rather than going to the archive. The ways before this one
+			// that refused rest across cycles, so the next try starts
+			// here, not at the first way.
 			return ports.RedditRead{Refused: refused, Requests: requests, Remaining: -1},
 				core.Wrap(core.KindRateLimited, err, "r/"+group+" waits for reddit's budget")
 		}
@@ -123,13 +138,32 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 		if errors.As(err, &f) && f.status == http.StatusNotFound {
 			return ports.RedditRead{}, core.Errorf(core.KindNotFound, "r/%s: reddit says no such community", group)
 		}
-		if w.result(false, s.now().Add(s.maxWait)) {
+		now := s.now()
+		if errors.As(err, &f) && f.status == http.StatusTooManyRequests {
+			// Reddit says the budget is spent: every way on it rests
+			// until the time reddit named, and the archive covers the gap.
+			until := w.pace.refused(now, s.shortRest)
+			for _, o := range s.ways {
+				if o.pace == w.pace && o != w {
+					o.result(false, err.Error(), until)
+				}
+			}
+			if w.result(false, err.Error(), until) {
+				s.log.Warn("reddit says its budget is spent; resting it", "via", w.via, "until", until, "communities", group)
+			}
+		} else if errors.As(err, new(feedBound)) {
+			// A feed past its bounds is that one answer's fault, not the
+			// way's: the next read still tries the feeds.
+			s.log.Warn("reddit's feed answer was refused", "via", w.via, "communities", group, "reason", err.Error())
+		} else if w.result(false, err.Error(), now.Add(w.rest)) {
 			s.log.Warn("reddit refused a way of reading; trying the next", "via", w.via, "communities", group,
-				"reason", err.Error(), "cause", causeText(err))
+				"reason", err.Error(), "cause", causeText(err), "rest", w.rest)
 		}
 		refused = append(refused, ports.RedditRefusal{Via: w.via, Reason: err.Error()})
+		all = append(all, refused[len(refused)-1])
 		causes = append(causes, cause(err))
 	}
+	refused = all
 	reasons := refusalText(refused)
 	failed := ports.RedditRead{Refused: refused, Requests: requests, Remaining: -1}
 	if s.mirror == nil {
@@ -325,7 +359,7 @@ func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Valu
 		if w.via == ports.RedditViaFeed {
 			es, err := decodeFeed(body, single)
 			if err != nil {
-				return nil, "", &failure{reason: "answer is not a feed", status: status, cause: err}
+				return nil, "", feedFailure(err, status)
 			}
 			next := ""
 			if len(es) > 0 {

@@ -16,19 +16,24 @@
 // The ways, in order: reddit's JSON through OAuth (application-only
 // token, client_credentials grant, against the OAuth host) when a client
 // id and secret are set; keyless JSON against BaseURL; keyless Atom feeds
-// against BaseURL; the archive. A way that refuses (403, 429, 5xx, a
-// time-out, an HTML block page, an answer of the wrong shape) is rested
-// for one Interval, so a cycle does not spend a request per read on a
-// known refusal; the feeds, the last of reddit's ways, are never rested,
-// so reddit is asked again at every read. The archive is read only when
-// every way of reddit's refused or failed.
+// against BaseURL; the archive. A way that refuses (403, 5xx, a time-out,
+// an HTML block page, an answer of the wrong shape) rests across reads and
+// cycles, so a known refusal costs no request: keyless JSON for
+// RefusedRest (reddit blocks it for server addresses, so it is tried
+// again rarely), OAuth and the feeds for most of one Interval, at least a
+// minute, so reddit's return shows within a cycle. A 429 rests every way
+// on that budget until the time it names (Retry-After, or
+// X-Ratelimit-Reset). The archive is read when every way of reddit's
+// refused, failed or rests.
 //
 // # Budget
 //
-// Reddit allows about 10 requests a minute keyless and 100 with OAuth
-// (the keyless ways share one budget). Requests are spaced by a minute
-// divided by the budget; X-Ratelimit-Remaining below 1 holds requests until
-// X-Ratelimit-Reset, and Retry-After likewise. A read waits for its slot
+// Reddit allows about 10 requests a minute keyless (KeylessPerMinute;
+// less for some addresses) and 100 with OAuth (the keyless ways share one
+// budget). Requests are spaced by a minute divided by the budget, and no
+// closer than X-Ratelimit-Reset divided by X-Ratelimit-Remaining;
+// Remaining below 1 holds requests until Reset. A 429 naming no time
+// halves the budget, down to one request a minute. A read waits for its slot
 // (honouring ctx) unless the slot is after the query's deadline or more
 // than Interval away: then nothing is read, the archive is not asked, and
 // the error is core.KindRateLimited, so the caller keeps those communities
@@ -75,6 +80,9 @@ const (
 	DefaultOAuthURL = "https://oauth.reddit.com"
 	DefaultInterval = 10 * time.Minute
 	DefaultTimeout  = 30 * time.Second // of the default HTTP client
+	// DefaultRefusedRest is how long keyless JSON that refused (a block
+	// page, 403, 5xx, a time-out) is left alone before it is tried again.
+	DefaultRefusedRest = time.Hour
 )
 
 // The mirror APIs Config.MirrorAPI accepts.
@@ -93,6 +101,7 @@ const MaxPages = 10
 const pageSize = 100
 
 // maxBody bounds one answer. A full page of long self posts is a few MB.
+// A feed is held to the smaller maxFeedBody (feed.go).
 const maxBody = 16 << 20
 
 // Config configures a Source. The first block is the operator's settings;
@@ -106,7 +115,13 @@ type Config struct {
 	UserAgent    string        // EARSHOT_REDDIT_USER_AGENT, e.g. server:earshot:1.2.0 (by /u/NAME)
 	MirrorURL    string        // EARSHOT_REDDIT_MIRROR_URL; empty: no mirror
 	MirrorAPI    string        // EARSHOT_REDDIT_MIRROR_API: MirrorArcticShift (default) or MirrorPullPush
-	Interval     time.Duration // EARSHOT_REDDIT_INTERVAL; the longest single wait for reddit's budget, and how long a refusing way rests
+	Interval     time.Duration // EARSHOT_REDDIT_INTERVAL; the longest single wait for reddit's budget
+	// KeylessPerMinute is EARSHOT_REDDIT_KEYLESS_PER_MINUTE, the keyless
+	// budget (JSON and feeds together); DefaultKeylessPerMinute when 0.
+	KeylessPerMinute int
+	// RefusedRest is EARSHOT_REDDIT_REFUSED_REST, how long keyless JSON
+	// that refused is left alone; DefaultRefusedRest when 0.
+	RefusedRest time.Duration
 
 	HTTPClient *http.Client                                     // default: a client with DefaultTimeout
 	Logger     *slog.Logger                                     // default: slog.Default()
@@ -122,7 +137,8 @@ type Source struct {
 	tokens         *tokens // nil for keyless reads
 	mirror         *mirror // nil when no archive is set
 	maxWait        time.Duration
-	ways           []*way // reddit's ways, most preferred first
+	shortRest      time.Duration // the rest of OAuth and the feeds, and of a 429 that names no time
+	ways           []*way        // reddit's ways, most preferred first
 	client         *http.Client
 	log            *slog.Logger
 	now            func() time.Time
@@ -161,6 +177,17 @@ func New(cfg Config) (*Source, error) {
 	if s.maxWait <= 0 {
 		s.maxWait = DefaultInterval
 	}
+	perMinute, refusedRest := cfg.KeylessPerMinute, cfg.RefusedRest
+	if perMinute <= 0 {
+		perMinute = DefaultKeylessPerMinute
+	}
+	if refusedRest <= 0 {
+		refusedRest = DefaultRefusedRest
+	}
+	// OAuth and the feeds rest most of one cycle, at least a minute: asked
+	// again once a cycle, so reddit's return shows within one, while a
+	// short interval does not ask a refusing reddit at every read.
+	s.shortRest = min(max(s.maxWait*9/10, time.Minute), refusedRest)
 	if s.client == nil {
 		s.client = &http.Client{Timeout: DefaultTimeout}
 	}
@@ -176,17 +203,17 @@ func New(cfg Config) (*Source, error) {
 	}
 
 	id, secret := strings.TrimSpace(cfg.ClientID), strings.TrimSpace(cfg.ClientSecret)
-	keyless := newPacer(anonymousPerMinute)
+	keyless := newPacer(perMinute)
 	switch {
 	case id != "" && secret != "":
 		s.tokens = &tokens{url: tokenURL, id: id, secret: secret, ua: s.ua, client: s.client, now: s.now}
-		s.ways = append(s.ways, &way{via: ports.RedditViaOAuth, pace: newPacer(oauthPerMinute), remaining: -1})
+		s.ways = append(s.ways, &way{via: ports.RedditViaOAuth, pace: newPacer(oauthPerMinute), rest: s.shortRest, remaining: -1})
 	case id != "" || secret != "":
 		return nil, core.Errorf(core.KindInvalid, "EARSHOT_REDDIT_CLIENT_ID and EARSHOT_REDDIT_CLIENT_SECRET must be set together")
 	}
 	s.ways = append(s.ways,
-		&way{via: ports.RedditViaJSON, pace: keyless, remaining: -1},
-		&way{via: ports.RedditViaFeed, pace: keyless, remaining: -1, neverRest: true})
+		&way{via: ports.RedditViaJSON, pace: keyless, rest: refusedRest, remaining: -1},
+		&way{via: ports.RedditViaFeed, pace: keyless, rest: s.shortRest, remaining: -1})
 
 	api := strings.ToLower(strings.TrimSpace(cfg.MirrorAPI))
 	if api == "" {
@@ -299,7 +326,12 @@ func (s *Source) do(req *http.Request, w *way) (int, []byte, error) {
 	if r, ok := seconds(resp.Header.Get("X-Ratelimit-Remaining")); ok {
 		w.setRemaining(r)
 	}
-	body, err := readBody(resp.Body)
+	r := io.Reader(resp.Body)
+	if w.via == ports.RedditViaFeed {
+		// Past maxFeedBody decodeFeed refuses it; one byte more says so.
+		r = io.LimitReader(r, maxFeedBody+1)
+	}
+	body, err := readBody(r)
 	if err != nil {
 		return 0, nil, err
 	}

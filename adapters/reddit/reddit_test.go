@@ -309,9 +309,15 @@ func TestFallbackToMirror(t *testing.T) {
 					t.Errorf("comment URL = %q, want %q", u, wantURL)
 				}
 
-				// JSON refused once rests; the feeds are asked for each
-				// listing, then the archive.
-				if p, want := rrec.Paths(), []string{"/r/smallbusiness/new.json", "/r/smallbusiness/new/.rss", "/r/smallbusiness/comments/.rss"}; !slices.Equal(p, want) {
+				// A refused way rests across reads: JSON and then the feeds
+				// are asked once, and the comments go to the archive
+				// without a request. A 429 rests the keyless budget, the
+				// feeds too, until the time it names.
+				want := []string{"/r/smallbusiness/new.json", "/r/smallbusiness/new/.rss"}
+				if name == "429" {
+					want = want[:1]
+				}
+				if p := rrec.Paths(); !slices.Equal(p, want) {
 					t.Errorf("reddit requests = %v, want %v", p, want)
 				}
 				hits := mrec.Hits()
@@ -396,15 +402,16 @@ func TestNoMirror(t *testing.T) {
 	srv, rec := serve(t, c, failingReddit(status(http.StatusServiceUnavailable, `{"message": "Service Unavailable", "error": 503}`)))
 	src := newSource(t, c, logs, reddit.Config{BaseURL: srv.URL})
 
-	want := []string{"json: http 503, feed: http 503", "feed: http 503"}
+	// The second read asks nothing: both ways rest, and still say why.
+	want := []string{"json: http 503, feed: http 503", "json: http 503, feed: http 503"}
 	for i := range 2 {
 		_, err := readBoth(context.Background(), src, community, since)
 		if !core.IsKind(err, core.KindUnavailable) || !strings.Contains(core.Message(err), "reddit "+want[i]+"; no archive set") {
 			t.Fatalf("err = %v, want unavailable naming reddit's failure", err)
 		}
 	}
-	// The refused JSON rests; the feeds are asked every time.
-	if p, want := rec.Paths(), []string{"/r/smallbusiness/new.json", "/r/smallbusiness/new/.rss", "/r/smallbusiness/new/.rss"}; !slices.Equal(p, want) {
+	// A refused way costs no request while it rests.
+	if p, want := rec.Paths(), []string{"/r/smallbusiness/new.json", "/r/smallbusiness/new/.rss"}; !slices.Equal(p, want) {
 		t.Errorf("reddit requests = %v, want %v", p, want)
 	}
 	// A way's refusal is logged when it starts, not at every read.
@@ -592,42 +599,50 @@ func TestRateLimitHeaders(t *testing.T) {
 		msrv, mrec := serve(t, c, mirrorRoutes(t, reddit.MirrorArcticShift))
 		src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL, MirrorURL: msrv.URL})
 
-		// JSON answers 429: the feeds, after the pause reddit asked for.
+		// JSON answers 429: reddit rests until the pause it asked for,
+		// the feeds too (one budget), and the archive covers the gap
+		// without a wait.
 		got, err := readBoth(context.Background(), src, community, since)
-		if err != nil || got.Source != core.SourceReddit || !slices.Equal(got.Vias, []string{"feed", "feed"}) {
+		if err != nil || got.Source != core.SourceMirror || !slices.Equal(got.Vias, []string{"archive", "archive"}) {
 			t.Fatalf("first read: %v %v %v", got.Source, got.Vias, err)
 		}
-		if !slices.Equal(ids(got.Posts), ids(wantReddit)) {
-			t.Errorf("feed posts = %v, want %v", ids(got.Posts), ids(wantReddit))
+		if s := c.Sleeps(); len(s) != 0 {
+			t.Errorf("sleeps = %v, want none", s)
 		}
-		if want := []time.Duration{30 * time.Second, 6 * time.Second}; !slices.Equal(c.Sleeps(), want) {
-			t.Errorf("sleeps = %v, want %v", c.Sleeps(), want)
-		}
-		// JSON rests for one interval, then is asked again.
-		c.Set(c.Now().Add(reddit.DefaultInterval))
+		// Once the pause is over, JSON is asked again.
+		c.Set(c.Now().Add(30 * time.Second))
 		got, err = readBoth(context.Background(), src, community, since)
 		if err != nil || !slices.Equal(got.Vias, []string{"json", "json"}) {
-			t.Fatalf("after the rest: %v %v", got.Vias, err)
+			t.Fatalf("after the pause: %v %v", got.Vias, err)
 		}
-		if n := len(mrec.Hits()); n != 0 {
-			t.Errorf("archive asked %d times while the feeds answered", n)
+		if n := len(mrec.Hits()); n != 2 {
+			t.Errorf("archive asked %d times, want 2 (posts and comments during the pause)", n)
 		}
-		if p := rec.Paths(); len(p) != 5 {
+		if p := rec.Paths(); len(p) != 3 {
 			t.Errorf("reddit requests = %v", p)
 		}
 	})
 
 	t.Run("a wait past the deadline is not the archive", func(t *testing.T) {
 		c := newClock()
+		// Reddit answers, and says the budget is spent for an hour:
+		// pacing, not a refusal.
 		srv, rec := serve(t, c, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Retry-After", "3600")
-			status(http.StatusTooManyRequests, `{"message": "Too Many Requests", "error": 429}`)(w, r)
+			w.Header().Set("X-Ratelimit-Remaining", "0")
+			w.Header().Set("X-Ratelimit-Reset", "3600")
+			writeJSON(w, http.StatusOK, listing(t, ""))
 		}))
 		msrv, mrec := serve(t, c, mirrorRoutes(t, reddit.MirrorPullPush))
 		src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL, MirrorURL: msrv.URL, MirrorAPI: reddit.MirrorPullPush, Interval: 10 * time.Minute})
-		for i := range 2 {
+		for i := range 3 {
 			_, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
 				Want: []ports.RedditWant{{Community: community, Since: since}}, Deadline: c.Now().Add(5 * time.Minute)})
+			if i == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
 			if !core.IsKind(err, core.KindRateLimited) {
 				t.Fatalf("read %d: %v, want rate limited", i, err)
 			}
@@ -728,5 +743,25 @@ func TestNewRejects(t *testing.T) {
 		if strings.Contains(err.Error(), clientSecret) {
 			t.Errorf("%s: error shows the secret: %v", name, err)
 		}
+	}
+}
+
+// Reddit says how much of its budget is left: the rest is spread over
+// its window, so the next request waits Reset/Remaining, not the
+// configured gap.
+func TestRateLimitSpread(t *testing.T) {
+	c := newClock()
+	srv, _ := serve(t, c, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// reddit's rate-limit headers on an answered listing
+		w.Header().Set("X-Ratelimit-Remaining", "2.0")
+		w.Header().Set("X-Ratelimit-Reset", "60")
+		writeJSON(w, http.StatusOK, listing(t, ""))
+	}))
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	if _, err := readBoth(context.Background(), src, community, since); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{30 * time.Second}; !slices.Equal(c.Sleeps(), want) {
+		t.Errorf("sleeps = %v, want %v", c.Sleeps(), want)
 	}
 }
