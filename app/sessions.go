@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -19,9 +20,13 @@ type SessionConfig struct {
 	// SiteURL returns the public address links are made under. It is a
 	// func because the address may be known only once the server listens.
 	SiteURL func() string
-	// PerAddress and PerEmail bound link requests a minute; 0 means 10
-	// and 3.
-	PerAddress, PerEmail int
+	// PerAddress bounds the link requests one address may make a minute,
+	// known email or not; past it the request is refused. 0 means 10.
+	PerAddress int
+	// PerOwner bounds the sign-in emails an owner gets a minute, and
+	// PerOwnerAddress those one requesting address can cause; requests
+	// past them are answered alike and send nothing. 0 means 5 and 1.
+	PerOwner, PerOwnerAddress int
 }
 
 // touchEvery is how stale a session's last-seen time may get before a
@@ -29,10 +34,19 @@ type SessionConfig struct {
 // instead of one per request.
 const touchEvery = time.Minute
 
-// maxMailing bounds the link emails being sent at once; requests past it
-// are logged and dropped, so a flood of requests cannot pile up
-// goroutines waiting on a slow mail server.
-const maxMailing = 4
+// Link requests wait in a queue of linkQueue for linkWorkers workers
+// that look the address up, store a link and send it. Requests past a
+// full queue are logged and dropped, so a flood cannot pile up work
+// behind a slow mail server or database.
+const (
+	linkQueue   = 256
+	linkWorkers = 2
+)
+
+// linkRequest is one queued request for a sign-in link.
+type linkRequest struct {
+	email, addr string
+}
 
 // Sessions signs owners in to the dashboard without passwords: a
 // single-use link, then a session cookie. Only hashes of either token
@@ -44,14 +58,14 @@ type Sessions struct {
 	clock   ports.Clock
 	log     *slog.Logger
 	cfg     SessionConfig
-	mailing chan struct{}
+	queue   chan linkRequest
 }
 
 // SessionDeps are the ports the sign-in service uses.
 type SessionDeps struct {
 	Store   ports.SessionStore
 	Mailer  ports.Mailer      // sends sign-in links
-	Limiter ports.RateLimiter // bounds link requests per address and per email
+	Limiter ports.RateLimiter // bounds link requests per address and emails per owner
 	Clock   ports.Clock       // nil means the system clock
 	Log     *slog.Logger      // nil means slog.Default
 }
@@ -64,14 +78,17 @@ func NewSessions(d SessionDeps, cfg SessionConfig) *Sessions {
 	if cfg.PerAddress <= 0 {
 		cfg.PerAddress = 10
 	}
-	if cfg.PerEmail <= 0 {
-		cfg.PerEmail = 3
+	if cfg.PerOwner <= 0 {
+		cfg.PerOwner = 5
+	}
+	if cfg.PerOwnerAddress <= 0 {
+		cfg.PerOwnerAddress = 1
 	}
 	if cfg.SiteURL == nil {
 		cfg.SiteURL = func() string { return "http://127.0.0.1:8080" }
 	}
 	return &Sessions{store: d.Store, mailer: d.Mailer, limiter: d.Limiter, clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), cfg: cfg,
-		mailing: make(chan struct{}, maxMailing)}
+		queue: make(chan linkRequest, linkQueue)}
 }
 
 // Idle is how long a session lasts unused.
@@ -94,62 +111,97 @@ func (s *Sessions) LoginLink(ctx context.Context, ownerID string) (string, error
 	return strings.TrimSuffix(s.cfg.SiteURL(), "/") + LoginPath + token, nil
 }
 
-// RequestLink emails a sign-in link to the owner with the address. The
-// answer is the same whether the address is known or not, and so is its
-// timing, since the email leaves in the background. KindInvalid for
-// something that is not an email address; KindRateLimited past the limits
-// per requesting address and per email.
+// RequestLink queues a sign-in link for the owner with the address, to
+// be sent by Run. It answers before the address is looked up, doing the
+// same work whether it is known or not, so neither the answer nor its
+// timing tells which addresses have an account. KindInvalid for
+// something that is not an email address; KindRateLimited past the
+// requests one address may make a minute.
 func (s *Sessions) RequestLink(ctx context.Context, email, addr string) error {
 	o, err := core.NewOwner(email, "")
 	if err != nil {
 		return core.Errorf(core.KindInvalid, "enter an email address such as ada@example.com")
 	}
-	email = o.Email
+	q, err := s.limiter.Take(ctx, "login-addr:"+addr, s.cfg.PerAddress)
+	if err != nil {
+		return err
+	}
+	if !q.Allowed {
+		return core.Errorf(core.KindRateLimited, "too many sign-in requests: wait a minute and try again")
+	}
+	select {
+	case s.queue <- linkRequest{email: o.Email, addr: addr}:
+	default:
+		s.log.WarnContext(ctx, "sign-in request dropped: too many waiting to be sent")
+	}
+	return nil
+}
+
+// Run sends the queued sign-in links until ctx ends.
+func (s *Sessions) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for range linkWorkers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case j := <-s.queue:
+					s.sendLink(ctx, j)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// sendLink looks up the owner of a queued request and emails a link,
+// within the emails the owner and the requesting address may cause.
+// Every email goes to the owner and any of its links works, so strangers
+// asking cannot keep the owner out: the owner has a link in their inbox
+// for each email sent.
+func (s *Sessions) sendLink(ctx context.Context, j linkRequest) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	owner, err := s.store.OwnerByEmail(ctx, j.email)
+	if core.IsKind(err, core.KindNotFound) {
+		s.log.InfoContext(ctx, "sign-in link requested for an unknown address")
+		return
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "sign-in request not handled", "err", err)
+		return
+	}
 	for _, l := range []struct {
 		key   string
 		limit int
-	}{{"login-addr:" + addr, s.cfg.PerAddress}, {"login-email:" + email, s.cfg.PerEmail}} {
+	}{{"login-mail:" + owner.ID + ":" + j.addr, s.cfg.PerOwnerAddress}, {"login-mail:" + owner.ID, s.cfg.PerOwner}} {
 		q, err := s.limiter.Take(ctx, l.key, l.limit)
 		if err != nil {
-			return err
+			s.log.WarnContext(ctx, "sign-in request not handled", "owner", owner.ID, "err", err)
+			return
 		}
 		if !q.Allowed {
-			return core.Errorf(core.KindRateLimited, "too many sign-in requests: wait a minute and try again")
+			s.log.InfoContext(ctx, "sign-in link requested, none sent: the owner had enough this minute", "owner", owner.ID)
+			return
 		}
-	}
-	owner, err := s.store.OwnerByEmail(ctx, email)
-	if core.IsKind(err, core.KindNotFound) {
-		s.log.InfoContext(ctx, "sign-in link requested for an unknown address")
-		return nil
-	}
-	if err != nil {
-		return err
 	}
 	link, err := s.LoginLink(ctx, owner.ID)
 	if err != nil {
-		return err
+		s.log.WarnContext(ctx, "sign-in request not handled", "owner", owner.ID, "err", err)
+		return
 	}
-	select {
-	case s.mailing <- struct{}{}:
-	default:
-		s.log.WarnContext(ctx, "sign-in email dropped: too many being sent at once", "owner", owner.ID)
-		return nil
+	s.log.InfoContext(ctx, "sign-in link requested", "owner", owner.ID)
+	err = s.mailer.Send(ctx, ports.Mail{
+		To:      owner.Email,
+		Subject: "Your earshot sign-in link",
+		Body: fmt.Sprintf("Open this link to sign in to earshot:\n\n%s\n\nIt works once, for %d minutes. If you did not ask for it, ignore this email.\n",
+			link, int(core.LoginLinkTTL/time.Minute)),
+		Secret: true,
+	})
+	if err != nil {
+		s.log.WarnContext(ctx, "sign-in email not sent", "owner", owner.ID, "err", err)
 	}
-	go func() {
-		defer func() { <-s.mailing }()
-		mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		err := s.mailer.Send(mctx, ports.Mail{
-			To:      owner.Email,
-			Subject: "Your earshot sign-in link",
-			Body: fmt.Sprintf("Open this link to sign in to earshot:\n\n%s\n\nIt works once, for %d minutes. If you did not ask for it, ignore this email.\n",
-				link, int(core.LoginLinkTTL/time.Minute)),
-		})
-		if err != nil {
-			s.log.Warn("sign-in email not sent", "owner", owner.ID, "err", err)
-		}
-	}()
-	return nil
 }
 
 // SignIn consumes a sign-in link's token and opens a session; it returns

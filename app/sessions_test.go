@@ -1,7 +1,11 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +13,7 @@ import (
 
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/adapters/ratelimit"
+	"github.com/earshothq/earshot/adapters/smtpmail"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -143,13 +148,81 @@ func TestSignOut(t *testing.T) {
 	}
 }
 
+// lookupCounter counts the store calls a sign-in request makes.
+type lookupCounter struct {
+	ports.SessionStore
+	mu    sync.Mutex
+	calls int
+}
+
+func (c *lookupCounter) OwnerByEmail(ctx context.Context, email string) (core.Owner, error) {
+	c.mu.Lock()
+	c.calls++
+	c.mu.Unlock()
+	return c.SessionStore.OwnerByEmail(ctx, email)
+}
+
+func (c *lookupCounter) CreateLoginLink(ctx context.Context, l core.LoginLink) error {
+	c.mu.Lock()
+	c.calls++
+	c.mu.Unlock()
+	return c.SessionStore.CreateLoginLink(ctx, l)
+}
+
+// drain does the queued link requests one by one, as a worker would.
+func drain(ctx context.Context, s *Sessions) {
+	for {
+		select {
+		case j := <-s.queue:
+			s.sendLink(ctx, j)
+		default:
+			return
+		}
+	}
+}
+
+func (m *sentMail) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.mail)
+}
+
+// A request answers before the store is asked anything, the same way
+// for a known and an unknown address, so its answer and its timing tell
+// nothing of which addresses have an account.
+func TestRequestLinkAnswersBeforeLookup(t *testing.T) {
+	ctx := context.Background()
+	_, w, clock, mail := newSessions(t)
+	w.owner(t, "ada@example.com")
+	store := &lookupCounter{SessionStore: gormstore.NewSessionStore(w.db)}
+	s := NewSessions(SessionDeps{Store: store, Mailer: mail, Limiter: ratelimit.NewMemory(clock.Now), Clock: clock, Log: quiet},
+		SessionConfig{SiteURL: func() string { return "https://listen.example.com/" }})
+	for _, email := range []string{"ada@example.com", "nobody@example.com"} {
+		if err := s.RequestLink(ctx, email, "10.0.0.1"); err != nil {
+			t.Fatalf("%s: %v", email, err)
+		}
+	}
+	if store.calls != 0 || len(s.queue) != 2 {
+		t.Fatalf("before answering: %d store calls, %d requests queued; want 0 and 2", store.calls, len(s.queue))
+	}
+	drain(ctx, s)
+	if n := mail.count(); n != 1 || mail.mail[0].To != "ada@example.com" {
+		t.Fatalf("sent %+v, want one mail to ada", mail.mail)
+	}
+}
+
 func TestRequestLink(t *testing.T) {
 	ctx := context.Background()
-	s, w, clock, mail := newSessions(t)
+	s, w, _, mail := newSessions(t)
 	w.owner(t, "ada@example.com")
 	if err := s.RequestLink(ctx, " Ada@Example.com ", "10.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
+	// The workers send it.
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { s.Run(rctx); close(done) }()
+	defer func() { cancel(); <-done }()
 	select {
 	case <-mail.sent:
 	case <-time.After(5 * time.Second):
@@ -158,36 +231,109 @@ func TestRequestLink(t *testing.T) {
 	mail.mu.Lock()
 	m := mail.mail[0]
 	mail.mu.Unlock()
-	if m.To != "ada@example.com" || !strings.Contains(m.Body, "https://listen.example.com/app/login/") {
+	if m.To != "ada@example.com" || !m.Secret || !strings.Contains(m.Body, "https://listen.example.com/app/login/") {
 		t.Fatalf("mail = %+v", m)
-	}
-	// An unknown address answers the same and sends nothing.
-	if err := s.RequestLink(ctx, "nobody@example.com", "10.0.0.2"); err != nil {
-		t.Fatalf("unknown address: %v", err)
 	}
 	if err := s.RequestLink(ctx, "not an email", "10.0.0.2"); !core.IsKind(err, core.KindInvalid) {
 		t.Fatalf("not an email: %v", err)
 	}
-	// Per email: 3 a minute, whichever address asks.
-	for i := 0; i < 2; i++ {
-		if err := s.RequestLink(ctx, "ada@example.com", "10.0.1."+string(rune('0'+i))); err != nil {
-			t.Fatal(err)
+}
+
+// Strangers asking for the owner's link cannot make the owner's own
+// request fail, and however many ask, the owner gets at most PerOwner
+// emails a minute, one per requesting address.
+func TestRequestLinkLimits(t *testing.T) {
+	ctx := context.Background()
+	s, w, clock, mail := newSessions(t)
+	mail.sent = make(chan struct{}, 100)
+	w.owner(t, "ada@example.com")
+	for i := 1; i <= 3; i++ {
+		if err := s.RequestLink(ctx, "ada@example.com", fmt.Sprintf("192.0.2.%d", i)); err != nil {
+			t.Fatalf("stranger %d: %v", i, err)
 		}
 	}
-	if err := s.RequestLink(ctx, "ada@example.com", "10.0.2.1"); !core.IsKind(err, core.KindRateLimited) {
-		t.Fatalf("fourth request for one email: %v", err)
+	if err := s.RequestLink(ctx, "ada@example.com", "198.51.100.7"); err != nil {
+		t.Fatalf("the owner's own request after three strangers': %v", err)
 	}
-	// Per address: 10 a minute, whichever email, known or not.
+	drain(ctx, s)
+	if n := mail.count(); n != 4 {
+		t.Fatalf("%d emails, want 4: the owner's own request sends", n)
+	}
+
+	// A flood from many addresses: answered alike, at most 5 emails a
+	// minute in all, and one a minute per requesting address.
+	for i := 0; i < 30; i++ {
+		if err := s.RequestLink(ctx, "ada@example.com", fmt.Sprintf("203.0.113.%d", i%10)); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		drain(ctx, s)
+	}
+	if n := mail.count(); n != 5 {
+		t.Fatalf("%d emails after a flood, want the cap of 5 a minute", n)
+	}
+	clock.add(time.Minute)
+	for i := 0; i < 3; i++ {
+		_ = s.RequestLink(ctx, "ada@example.com", "203.0.113.1")
+	}
+	drain(ctx, s)
+	if n := mail.count(); n != 6 {
+		t.Fatalf("%d emails, want one more a minute later from one address", n)
+	}
+
+	// Per requesting address, 10 requests a minute are answered,
+	// whichever email, known or not; then a refusal.
 	for i := 0; i < 10; i++ {
-		if err := s.RequestLink(ctx, "x"+string(rune('a'+i))+"@example.com", "10.0.3.1"); err != nil {
+		if err := s.RequestLink(ctx, fmt.Sprintf("x%d@example.com", i), "10.0.3.1"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := s.RequestLink(ctx, "new@example.com", "10.0.3.1"); !core.IsKind(err, core.KindRateLimited) {
 		t.Fatalf("eleventh request from one address: %v", err)
 	}
+	drain(ctx, s)
 	clock.add(time.Minute)
 	if err := s.RequestLink(ctx, "new@example.com", "10.0.3.1"); err != nil {
 		t.Fatalf("after a minute: %v", err)
+	}
+}
+
+// A full queue drops requests, answering the same; nothing waits on it.
+func TestRequestLinkQueueFull(t *testing.T) {
+	ctx := context.Background()
+	s, w, _, _ := newSessions(t)
+	w.owner(t, "ada@example.com")
+	s.cfg.PerAddress = 10 * linkQueue
+	for i := 0; i < linkQueue+5; i++ {
+		if err := s.RequestLink(ctx, "ada@example.com", "10.0.0.1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.queue) != linkQueue {
+		t.Fatalf("%d queued, want the bound %d", len(s.queue), linkQueue)
+	}
+}
+
+var tokenLike = regexp.MustCompile(`[A-Za-z0-9_-]{43}`)
+
+// Without a mail server the link is not written to the log: whoever
+// reads logs must not be able to sign in as an owner.
+func TestRequestLinkLogsNoLink(t *testing.T) {
+	ctx := context.Background()
+	_, w, clock, _ := newSessions(t)
+	o := w.owner(t, "ada@example.com")
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	s := NewSessions(SessionDeps{Store: gormstore.NewSessionStore(w.db), Mailer: smtpmail.NewLogMailer(log), Limiter: ratelimit.NewMemory(clock.Now), Clock: clock, Log: log},
+		SessionConfig{SiteURL: func() string { return "https://listen.example.com" }})
+	if err := s.RequestLink(ctx, "ada@example.com", "10.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	drain(ctx, s)
+	out := buf.String()
+	if strings.Contains(out, LoginPath) || tokenLike.MatchString(out) {
+		t.Fatalf("the log holds a sign-in link:\n%s", out)
+	}
+	if !strings.Contains(out, "sign-in link requested") || !strings.Contains(out, o.ID) {
+		t.Fatalf("the log does not say a link was requested for %s:\n%s", o.ID, out)
 	}
 }

@@ -7,6 +7,9 @@ type Mail struct {
 	To      string // one address, e.g. "ana@example.com" or "Ana <ana@example.com>"
 	Subject string
 	Body    string // plain text, UTF-8
+	// Secret marks a body that carries a credential, such as a sign-in
+	// link: a mailer that does not deliver must not write it anywhere.
+	Secret bool
 }
 
 // Mailer sends email.

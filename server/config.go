@@ -44,6 +44,9 @@ type Config struct {
 	RedditMirrorAPI    string
 	RedditOverlap      time.Duration
 
+	RedditKeylessPerMinute int
+	RedditRefusedRest      time.Duration
+
 	WebhookRetrySchedule []time.Duration
 	WebhookTimeout       time.Duration
 	WebhookAllowPrivate  bool
@@ -66,6 +69,13 @@ type Config struct {
 	LogLevel  slog.Level
 	Bootstrap bool
 	MockState string
+}
+
+// SiteHTTPS says whether the site address is https, as read from its
+// scheme: the session cookie is then Secure and __Host- prefixed.
+func (c Config) SiteHTTPS() bool {
+	u, err := url.Parse(c.SiteURL)
+	return err == nil && u.Scheme == "https"
 }
 
 // setting is one row of the contract: its variable, default and parser.
@@ -91,10 +101,14 @@ var settings = []setting{
 			return nil
 		}
 		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
 			return errors.New("accepts an http or https URL, for example https://listen.example.com")
 		}
-		c.SiteURL = strings.TrimSuffix(v, "/")
+		// Once, here, in the form browsers compare: url.Parse lowers the
+		// scheme, the host is lowered too, and links add their own slash.
+		u.Host = strings.ToLower(u.Host)
+		u.Path, u.RawPath = strings.TrimRight(u.Path, "/"), ""
+		c.SiteURL = u.String()
 		return nil
 	}},
 	{"EARSHOT_DATABASE_URL", "sqlite://earshot.db", "sqlite://PATH, sqlite://:memory: or postgres://...", func(c *Config, v string) error {
@@ -140,6 +154,8 @@ var settings = []setting{
 	{"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE", "60000", "requests per ingest key per minute on the helper endpoints", intSetting(1, 1000000, func(c *Config, n int) { c.HelperRateLimit = n })},
 	{"EARSHOT_SCORING_INTERVAL", "10m", "backstop sweep for unscored matches", durationSetting(func(c *Config, d time.Duration) { c.ScoringInterval = d })},
 	{"EARSHOT_REDDIT_INTERVAL", "10m", "reddit polling period", durationSetting(func(c *Config, d time.Duration) { c.RedditInterval = d })},
+	{"EARSHOT_REDDIT_KEYLESS_PER_MINUTE", "10", "requests a minute to reddit without credentials, JSON and feeds together (reddit's answers lower it further)", intSetting(1, 100, func(c *Config, n int) { c.RedditKeylessPerMinute = n })},
+	{"EARSHOT_REDDIT_REFUSED_REST", "1h", "how long keyless reddit JSON that refused (a block page, 403, 5xx, a time-out) is left alone", durationSetting(func(c *Config, d time.Duration) { c.RedditRefusedRest = d })},
 	{"EARSHOT_REDDIT_OVERLAP", "5m", "how far each reddit read reaches back before the last one, for posts listed late", durationSetting(func(c *Config, d time.Duration) { c.RedditOverlap = d })},
 	{"EARSHOT_REDDIT_BASE_URL", "https://www.reddit.com", "reddit JSON listings and Atom feeds (keyless reads, the token endpoint)", urlSetting(false, func(c *Config, v string) { c.RedditBaseURL = v })},
 	{"EARSHOT_REDDIT_CLIENT_ID", "", "reddit app client id (reads go through OAuth)", func(c *Config, v string) error { c.RedditClientID = v; return nil }},

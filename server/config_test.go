@@ -120,3 +120,35 @@ func TestConfigErrorsHideSecrets(t *testing.T) {
 		}
 	}
 }
+
+// The site address is normalised once when read: the scheme and host in
+// lower case, no trailing slash, so whatever asks whether it is https
+// gets the same answer as a browser would.
+func TestConfigSiteURLNormalised(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		https    bool
+	}{
+		{"HTTPS://Listen.Example.COM/", "https://listen.example.com", true},
+		{"https://listen.example.com:8443/earshot/", "https://listen.example.com:8443/earshot", true},
+		{"Http://127.0.0.1:8080", "http://127.0.0.1:8080", false},
+	} {
+		cfg := testConfig(t, map[string]string{"EARSHOT_SITE_URL": tc.in})
+		if cfg.SiteURL != tc.want || cfg.SiteHTTPS() != tc.https {
+			t.Errorf("EARSHOT_SITE_URL=%s: %q, https %v; want %q, %v", tc.in, cfg.SiteURL, cfg.SiteHTTPS(), tc.want, tc.https)
+		}
+	}
+	for _, bad := range []string{"ftp://x", "listen.example.com", "https://", "https://u:p@listen.example.com", "https://listen.example.com/?a=1", "https://listen.example.com/#top"} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		read := ConfigFlags(fs, func(k string) string {
+			if k == "EARSHOT_SITE_URL" {
+				return bad
+			}
+			return ""
+		})
+		_ = fs.Parse(nil)
+		if _, err := read(); err == nil || !strings.Contains(err.Error(), "accepts an http or https URL") {
+			t.Errorf("EARSHOT_SITE_URL=%s: %v", bad, err)
+		}
+	}
+}

@@ -11,6 +11,9 @@ type loginView struct {
 	layout
 	Email string
 	Sent  bool
+	// Token is the sign-in link opened: the page then only asks to
+	// press the button that signs in with it.
+	Token string
 }
 
 func (d *Dashboard) rootRedirect(w http.ResponseWriter, r *http.Request) {
@@ -25,8 +28,9 @@ func (d *Dashboard) showLogin(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusOK, "login", loginView{layout: layout{Title: "Sign in"}})
 }
 
-// requestLink emails a sign-in link. The page says the same whether the
-// address is known or not.
+// requestLink asks for a sign-in link by email. The page says the same
+// whether the address is known or not, and whether or not an email goes
+// out: the service bounds the emails sent, not the requests answered.
 func (d *Dashboard) requestLink(w http.ResponseWriter, r *http.Request) {
 	form, err := readForm(r)
 	f := parseLogin(form)
@@ -40,11 +44,25 @@ func (d *Dashboard) requestLink(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusOK, "login", loginView{layout: layout{Title: "Check your email"}, Email: f.Email, Sent: true})
 }
 
-// useLink signs in with a link from an email or the admin console: the
-// link is used up, the session cookie set, and the browser sent on to
-// the inbox.
+// showLink answers a sign-in link from an email or the admin console
+// with a button that signs in. Opening the link changes nothing, so
+// another site sending a visitor to someone else's link signs no one in
+// (login CSRF); the button's POST is a write the cross-origin protection
+// covers.
+func (d *Dashboard) showLink(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	d.render(w, r, http.StatusOK, "login", loginView{layout: layout{Title: "Sign in"}, Token: r.PathValue("token")})
+}
+
+// useLink signs in with the token of a link: the link is used up, the
+// session cookie set, and the browser sent on to the inbox.
 func (d *Dashboard) useLink(w http.ResponseWriter, r *http.Request) {
-	token, _, err := d.deps.Sessions.SignIn(r.Context(), r.PathValue("token"))
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	token, _, err := d.deps.Sessions.SignIn(r.Context(), form.Get("token"))
 	if err != nil {
 		if !core.IsKind(err, core.KindNotFound) {
 			d.fail(w, r, err)
@@ -59,7 +77,7 @@ func (d *Dashboard) useLink(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request) {
-	if c, err := r.Cookie(cookieName); err == nil {
+	if c, err := d.readCookie(r); err == nil {
 		if err := d.deps.Sessions.SignOut(r.Context(), c.Value); err != nil {
 			d.fail(w, r, err)
 			return

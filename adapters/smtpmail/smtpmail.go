@@ -279,10 +279,17 @@ func NewLogMailer(logger *slog.Logger) *LogMailer {
 	return &LogMailer{log: logger.With("component", "smtpmail")}
 }
 
-// Send logs mm at Info level. KindInvalid for what Mailer would refuse.
+// Send logs mm at Info level, without its body when mm.Secret: whoever
+// reads the log must not get a credential such as a sign-in link.
+// KindInvalid for what Mailer would refuse.
 func (l *LogMailer) Send(ctx context.Context, mm ports.Mail) error {
 	if _, err := validate(mm); err != nil {
 		return err
+	}
+	if mm.Secret {
+		l.log.InfoContext(ctx, "mail not sent, no SMTP server configured (EARSHOT_SMTP_URL); it holds a credential, so it is not shown "+
+			"(an operator prints a sign-in link with earshot admin owner login-link)", "to", mm.To, "subject", mm.Subject)
+		return nil
 	}
 	l.log.InfoContext(ctx, "mail not sent, no SMTP server configured (EARSHOT_SMTP_URL); here it is",
 		"to", mm.To, "subject", mm.Subject, "body", mm.Body)

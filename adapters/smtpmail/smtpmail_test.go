@@ -245,6 +245,19 @@ func TestDefaultPorts(t *testing.T) {
 	}
 }
 
+// A mail holding a credential is logged without its body.
+func TestLogMailerSecret(t *testing.T) {
+	var buf bytes.Buffer
+	l := NewLogMailer(slog.New(slog.NewTextHandler(&buf, nil)))
+	const link = "https://listen.example.com/app/login/n-9MzveyhUgZU830I8ZKZC6SpzHQJm2S6jxXPswfvJ4"
+	if err := l.Send(t.Context(), ports.Mail{To: "ana@example.com", Subject: "Your earshot sign-in link", Body: "Open " + link, Secret: true}); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.Contains(out, "n-9MzveyhUgZU830I8ZKZC6SpzHQJm2S6jxXPswfvJ4") || !strings.Contains(out, "ana@example.com") {
+		t.Fatalf("log %q", out)
+	}
+}
+
 func TestLogMailer(t *testing.T) {
 	var buf bytes.Buffer
 	l := NewLogMailer(slog.New(slog.NewTextHandler(&buf, nil)))
