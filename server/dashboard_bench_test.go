@@ -26,17 +26,11 @@ import (
 // the phrase menu, 25 matches of 100,000 with their triage, HTML) beside
 // GET /api/v1/matches?limit=25 on the same SQLite store, both through
 // their whole stack over loopback HTTP with the same clients for the
-// same time, and reports both rates and their ratio. A page of matches
-// shown before comes from the cache of rendered matches, as an owner's
-// reloads do; the cold run renders every match each time.
+// same time, and reports both rates and their ratio. Every page is
+// rendered afresh.
 //
 //	go test -run '^$' -bench InboxPage -benchtime 1x ./server
 func BenchmarkInboxPage(b *testing.B) {
-	b.Run("cached", func(b *testing.B) { benchInbox(b, 0) })
-	b.Run("cold", func(b *testing.B) { benchInbox(b, -1) })
-}
-
-func benchInbox(b *testing.B, fragments int) {
 	ctx := context.Background()
 	db := dbtest.File(b)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -71,7 +65,7 @@ func benchInbox(b *testing.B, fragments int) {
 	}
 	api := httpapi.New(httpapi.Config{RateLimit: 1 << 30, Logger: quiet},
 		httpapi.Deps{Keys: f.Keys, Phrases: phrases, Matches: matches, Limiter: ratelimit.NewMemory(nil)})
-	dash, err := dashboard.New(dashboard.Config{Logger: quiet, Fragments: fragments}, dashboard.Deps{Sessions: sessions, Inbox: inbox, Matches: matches, Phrases: phrases,
+	dash, err := dashboard.New(dashboard.Config{Logger: quiet}, dashboard.Deps{Sessions: sessions, Inbox: inbox, Matches: matches, Phrases: phrases,
 		// Every signed-in page counts the owner's unread notifications.
 		Notifications: dashNotifications{app.NewNotifications(app.NotificationDeps{Store: gormstore.NewNotificationStore(db),
 			Owners: gormstore.NewOwnerStore(db), Mailer: smtpmail.NewLogMailer(quiet), Log: quiet}, "")}})

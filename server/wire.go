@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"go.uber.org/fx"
@@ -264,6 +263,7 @@ func newRedditSource(cfg Config, log *slog.Logger) (ports.RedditSource, error) {
 		BaseURL: cfg.RedditBaseURL, ClientID: cfg.RedditClientID, ClientSecret: cfg.RedditClientSecret,
 		UserAgent: cfg.RedditUserAgent, MirrorURL: cfg.RedditMirrorURL, MirrorAPI: cfg.RedditMirrorAPI,
 		Interval: cfg.RedditInterval, Logger: log,
+		KeylessPerMinute: cfg.RedditKeylessPerMinute, RefusedRest: cfg.RedditRefusedRest,
 	})
 }
 
@@ -383,9 +383,11 @@ func newSessions(p sessionParams) *app.Sessions {
 		app.SessionConfig{Idle: p.Config.SessionIdle, SiteURL: func() string { return p.Site.URL }})
 }
 
-// sweepSessions removes idle dashboard sessions and dead sign-in links
-// every hour, so the tables stay as small as what is in use.
+// sweepSessions sends the sign-in links asked for, and removes idle
+// dashboard sessions and dead sign-in links every hour, so the tables
+// stay as small as what is in use.
 func sweepSessions(lc fx.Lifecycle, s *app.Sessions, log *slog.Logger) {
+	background(lc, s.Run)
 	every(lc, log, time.Hour, "sweeping dashboard sessions", func(ctx context.Context) error {
 		_, err := s.Sweep(ctx)
 		return err
@@ -538,14 +540,15 @@ type dashboardParams struct {
 	Webhooks      *app.Webhooks
 	Accounts      *app.AccountHealth
 	Notifications *app.Notifications
+	Limiter       ports.RateLimiter
 }
 
 // newDashboard is the owners' web interface under /app/; its cookie is
 // Secure when the site address is https.
 func newDashboard(p dashboardParams) (*dashboard.Dashboard, error) {
-	return dashboard.New(dashboard.Config{SecureCookies: strings.HasPrefix(p.Config.SiteURL, "https://"), Logger: p.Log},
+	return dashboard.New(dashboard.Config{SecureCookies: p.Config.SiteHTTPS(), Logger: p.Log, RateLimit: p.Config.RateLimit},
 		dashboard.Deps{Sessions: p.Sessions, Inbox: p.Inbox, Matches: p.Matches, Phrases: p.Phrases, Keys: p.Keys,
-			Webhooks: p.Webhooks, Accounts: p.Accounts, Notifications: dashNotifications{p.Notifications}})
+			Webhooks: p.Webhooks, Accounts: p.Accounts, Notifications: dashNotifications{p.Notifications}, Limiter: p.Limiter})
 }
 
 // dashNotifications gives the dashboard app.Notifications in the
@@ -632,7 +635,7 @@ type helperParams struct {
 // proxy, cookie jars and POST /account-status.
 func newHelper(p helperParams) *httpapi.Helper {
 	h := httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: p.Config.ProxyURL, ProxyRequired: p.Config.ProxyRequired,
-		RateLimit: p.Config.HelperRateLimit, Limiter: p.Limiter, Logger: p.Log}, p.Keys, p.Ingest, p.Accounts)
+		RateLimit: p.Config.HelperRateLimit, FailedKeyLimit: p.Config.RateLimit, Limiter: p.Limiter, Logger: p.Log}, p.Keys, p.Ingest, p.Accounts)
 	h.HandleAccountStatus(p.AccountHealth)
 	return h
 }

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -95,12 +94,15 @@ type Deps struct {
 	Webhooks      WebhookService
 	Accounts      AccountService
 	Notifications NotificationService
+	// Limiter counts the owner's dashboard writes (see limitWrites); nil
+	// leaves them uncounted.
+	Limiter ports.RateLimiter
 }
 
 // Config is the dashboard's part of the settings.
 type Config struct {
-	// SecureCookies marks the session cookie Secure: set when the site
-	// address is https.
+	// SecureCookies marks the session cookie Secure and names it with
+	// the __Host- prefix: set when the site address is https.
 	SecureCookies bool
 	Logger        *slog.Logger
 	// LivePoll is how often a live inbox asks the database for news; 0
@@ -115,9 +117,9 @@ type Config struct {
 	StreamLifetime time.Duration
 	// Now is the clock of relative times on pages; nil means time.Now.
 	Now func() time.Time
-	// Fragments bounds the cache of rendered matches and filter forms;
-	// 0 means 4096 entries, a negative number turns it off.
-	Fragments int
+	// RateLimit is how many writes an owner may make through the
+	// dashboard in a minute; 0 means 60.
+	RateLimit int
 }
 
 // Dashboard serves /app/ and the redirect of /.
@@ -125,7 +127,6 @@ type Dashboard struct {
 	cfg     Config
 	deps    Deps
 	pages   *pages
-	frags   fragments
 	handler http.Handler
 
 	mu      sync.Mutex
@@ -156,15 +157,14 @@ func New(cfg Config, deps Deps) (*Dashboard, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Fragments == 0 {
-		cfg.Fragments = 4096
+	if cfg.RateLimit <= 0 {
+		cfg.RateLimit = 60
 	}
 	p, err := loadPages()
 	if err != nil {
 		return nil, err
 	}
-	d := &Dashboard{cfg: cfg, deps: deps, pages: p, byOwner: map[string]int{}, stop: make(chan struct{}),
-		frags: fragments{m: map[fragmentKey]template.HTML{}}}
+	d := &Dashboard{cfg: cfg, deps: deps, pages: p, byOwner: map[string]int{}, stop: make(chan struct{})}
 	d.handler = d.routes()
 	return d, nil
 }

@@ -169,7 +169,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 		case <-poll.C:
 		}
 		if time.Since(checked) > recheck {
-			c, err := r.Cookie(cookieName)
+			c, err := d.readCookie(r)
 			if err != nil {
 				return
 			}

@@ -1,11 +1,9 @@
 package dashboard
 
 import (
-	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -19,13 +17,13 @@ type option struct {
 
 type inboxView struct {
 	layout
-	Filters template.HTML // the filter form, rendered by the "filters" template
-	Matches template.HTML // every match, each rendered by the "match" template
-	Older   string        // address of the next page, empty on the last
-	Newest  string        // address of the first page, empty on it
-	Return  string        // this page, for the bulk form to come back to
-	Live    string        // the live stream's address
-	Empty   string        // what to say when there is nothing to show
+	Filters filtersView
+	Matches []matchView
+	Older   string // address of the next page, empty on the last
+	Newest  string // address of the first page, empty on it
+	Return  string // this page, for the bulk form to come back to
+	Live    string // the live stream's address
+	Empty   string // what to say when there is nothing to show
 }
 
 // filtersView is the inbox's filter form.
@@ -46,49 +44,38 @@ func options(values []string, labels []string, selected string) []option {
 	return out
 }
 
-// filtersHTML returns the filter form for f with the owner's phrases in
-// its menu, from the cache when the same form was shown before: the
-// menus are built only when it was not.
-func (d *Dashboard) filtersHTML(f filterForm, phrases []core.Phrase, filtered bool) (template.HTML, error) {
-	labels := make([]string, len(phrases))
-	key := strings.Builder{}
-	for _, s := range []string{f.Show, f.Platform, f.MinScore, f.Intent, f.Phrase} {
-		key.WriteString(s)
-		key.WriteByte(0)
+// filters is the filter form for f with the owner's phrases in its
+// menu.
+func filters(f filterForm, phrases []core.Phrase, filtered bool) filtersView {
+	fv := filtersView{MinScore: f.MinScore, Filtered: filtered}
+	plats, platLabels := []string{""}, []string{"Any platform"}
+	for _, p := range core.Platforms {
+		plats, platLabels = append(plats, string(p)), append(platLabels, string(p))
 	}
-	for i, p := range phrases {
-		label := p.Phrase + " (" + string(p.Platform)
-		if p.Community != "" {
-			label += ", r/" + p.Community
-		}
-		labels[i] = label + ")"
-		key.WriteString(p.ID)
-		key.WriteByte(0)
-		key.WriteString(labels[i])
-		key.WriteByte(0)
+	fv.Platforms = options(plats, platLabels, f.Platform)
+	intents, intentLabels := []string{""}, []string{"Any intent"}
+	for _, i := range core.Intents {
+		intents, intentLabels = append(intents, string(i)), append(intentLabels, string(i))
 	}
-	return d.cachedPartial("filters", key.String(), func() any {
-		fv := filtersView{MinScore: f.MinScore, Filtered: filtered}
-		plats := []string{""}
-		labels := []string{"Any platform"}
-		for _, p := range core.Platforms {
-			plats, labels = append(plats, string(p)), append(labels, string(p))
-		}
-		fv.Platforms = options(plats, labels, f.Platform)
-		intents, ilabels := []string{""}, []string{"Any intent"}
-		for _, i := range core.Intents {
-			intents, ilabels = append(intents, string(i)), append(ilabels, string(i))
-		}
-		fv.Intents = options(intents, ilabels, f.Intent)
-		for _, s := range showValues {
-			fv.Shows = append(fv.Shows, option{Value: s.value, Label: s.label, Selected: s.value == f.Show})
-		}
-		fv.Phrases = append(fv.Phrases, option{Value: "", Label: "Any phrase", Selected: f.Phrase == ""})
-		for i, p := range phrases {
-			fv.Phrases = append(fv.Phrases, option{Value: p.ID, Label: labels[i], Selected: p.ID == f.Phrase})
-		}
-		return fv
-	})
+	fv.Intents = options(intents, intentLabels, f.Intent)
+	for _, s := range showValues {
+		fv.Shows = append(fv.Shows, option{Value: s.value, Label: s.label, Selected: s.value == f.Show})
+	}
+	fv.Phrases = append(fv.Phrases, option{Value: "", Label: "Any phrase", Selected: f.Phrase == ""})
+	for _, p := range phrases {
+		fv.Phrases = append(fv.Phrases, option{Value: p.ID, Label: phraseLabel(p), Selected: p.ID == f.Phrase})
+	}
+	return fv
+}
+
+// phraseLabel names a phrase in the menu: its words, platform and
+// community.
+func phraseLabel(p core.Phrase) string {
+	label := p.Phrase + " (" + string(p.Platform)
+	if p.Community != "" {
+		label += ", r/" + p.Community
+	}
+	return label + ")"
 }
 
 func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
@@ -108,10 +95,7 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	filtered := len(f.values()) > 0
-	if v.Filters, err = d.filtersHTML(f, phrases, filtered); err != nil {
-		d.fail(w, r, err)
-		return
-	}
+	v.Filters = filters(f, phrases, filtered)
 
 	status := http.StatusOK
 	q, err := f.query()
@@ -127,26 +111,10 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		status, v.Problem = http.StatusBadRequest, core.Message(err)
 	}
 	now := d.cfg.Now()
-	// The matches are joined here rather than ranged over in the
-	// template: html/template's reflection cost more than the cached
-	// markup it printed. The join is sized first: growing it step by
-	// step cost a fifth of the page.
-	hs := make([]template.HTML, len(page.Items))
-	size := 0
+	v.Matches = make([]matchView, len(page.Items))
 	for i, it := range page.Items {
-		if hs[i], err = d.matchHTML(it, now); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		size += len(hs[i]) + 1
+		v.Matches[i] = d.matchView(it, ago(now, it.Match.CreatedAt))
 	}
-	var matches strings.Builder
-	matches.Grow(size)
-	for _, h := range hs {
-		matches.WriteString(string(h))
-		matches.WriteByte('\n')
-	}
-	v.Matches = template.HTML(matches.String())
 	base := f.values()
 	if page.Next != nil {
 		older := cloneValues(base)

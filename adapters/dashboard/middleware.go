@@ -3,8 +3,10 @@ package dashboard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/earshothq/earshot/core"
 )
@@ -36,8 +38,25 @@ func limitBody(next http.Handler) http.Handler {
 	})
 }
 
-// cookieName is the session cookie.
+// cookieName is the session cookie on a plain http site. On an https
+// site it is "__Host-" + cookieName: browsers then keep it only if it is
+// Secure, for the whole host and no Domain, so a sibling subdomain or a
+// plain http page cannot set or shadow it.
 const cookieName = "earshot_session"
+
+// sessionCookie returns the name and path of the session cookie.
+func (d *Dashboard) sessionCookie() (name, path string) {
+	if d.cfg.SecureCookies {
+		return "__Host-" + cookieName, "/"
+	}
+	return cookieName, "/app/"
+}
+
+// readCookie returns the session cookie of the request.
+func (d *Dashboard) readCookie(r *http.Request) (*http.Cookie, error) {
+	name, _ := d.sessionCookie()
+	return r.Cookie(name)
+}
 
 type sessionKey struct{}
 
@@ -52,7 +71,7 @@ func session(r *http.Request) core.Session {
 // stream an error.
 func (d *Dashboard) requireSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := r.Cookie(cookieName)
+		c, err := d.readCookie(r)
 		var s core.Session
 		if err == nil {
 			s, err = d.deps.Sessions.Authenticate(r.Context(), c.Value)
@@ -77,15 +96,17 @@ func (d *Dashboard) requireSession(next http.Handler) http.Handler {
 }
 
 func (d *Dashboard) setCookie(w http.ResponseWriter, token string) {
+	name, path := d.sessionCookie()
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: token, Path: "/app/", HttpOnly: true, Secure: d.cfg.SecureCookies,
+		Name: name, Value: token, Path: path, HttpOnly: true, Secure: d.cfg.SecureCookies,
 		SameSite: http.SameSiteLaxMode, MaxAge: int(d.deps.Sessions.Idle().Seconds()),
 	})
 }
 
 func (d *Dashboard) clearCookie(w http.ResponseWriter) {
+	name, path := d.sessionCookie()
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: "", Path: "/app/", HttpOnly: true, Secure: d.cfg.SecureCookies,
+		Name: name, Value: "", Path: path, HttpOnly: true, Secure: d.cfg.SecureCookies,
 		SameSite: http.SameSiteLaxMode, MaxAge: -1,
 	})
 }
@@ -109,4 +130,42 @@ func returnTo(v string, fallback string) string {
 		}
 	}
 	return v
+}
+
+// limitWrites counts every write of a signed-in owner (a change, a key,
+// a test ping, a redelivery: whatever the dashboard can make happen)
+// against one bucket of the owner's on the same ports.RateLimiter as the
+// API, at the API's per-minute limit (EARSHOT_RATE_LIMIT_PER_MINUTE).
+// The API counts per key, so an owner has no single API bucket to share;
+// a bucket of the owner's own keeps the dashboard to what one API key
+// may do, whatever the number of sessions, and is counted across
+// replicas wherever the API's is. Reading pages is not counted, and
+// neither is signing out, which must always work. Past the limit nothing
+// is done: the answer is 429 with Retry-After and a page saying when to
+// try again. A limiter that fails lets the write through, as the API
+// does: better a lost count than a dashboard that cannot save.
+func (d *Dashboard) limitWrites(next http.Handler) http.Handler {
+	if d.deps.Limiter == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		q, err := d.deps.Limiter.Take(ctx, "dashboard:owner:"+session(r).OwnerID, d.cfg.RateLimit)
+		if err != nil {
+			d.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
+			next.ServeHTTP(w, r)
+			return
+		}
+		if q.Allowed {
+			next.ServeHTTP(w, r)
+			return
+		}
+		secs := max(int(q.Reset.Seconds()+0.999), 1)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		d.render(w, r, http.StatusTooManyRequests, "error", &errorView{
+			layout: layout{Title: "Too many changes", SignedIn: true, Problem: fmt.Sprintf(
+				"This was not done: the dashboard takes at most %d changes and sends a minute, and that many were made. Please try again in %d seconds.",
+				d.cfg.RateLimit, secs)},
+			Message: "Pages can still be read meanwhile; only changes and sends count against the limit."})
+	})
 }

@@ -89,23 +89,21 @@ func (l *layout) base() *layout { return l }
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // render writes the page in one write with its length, or a plain error
-// if the template fails before anything is sent.
+// if the template fails before anything is sent. A signed-in page's
+// layout shows the owner's unread notifications.
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, page string, v any) {
 	set, ok := d.pages.sets[page]
 	if !ok {
 		http.Error(w, "no such page", http.StatusInternalServerError)
 		return
 	}
+	if lv, ok := v.(interface{ base() *layout }); ok && lv.base().SignedIn {
+		lv.base().Unread = d.unread(r)
+	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bufPool.Put(buf)
-	var err error
-	if lv, ok := v.(interface{ base() *layout }); ok {
-		err = d.renderInLayout(buf, set, lv.base(), v, r)
-	} else {
-		err = set.ExecuteTemplate(buf, "layout", v)
-	}
-	if err != nil {
+	if err := set.ExecuteTemplate(buf, "layout", v); err != nil {
 		d.cfg.Logger.ErrorContext(r.Context(), "rendering a page failed", "page", page, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -118,106 +116,13 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	_, _ = w.Write(buf.Bytes())
 }
 
-// renderInLayout writes the page's content between the layout's head
-// and foot, which come from the fragment cache: the head is the same
-// for every page of a section with the same unread count, and
-// html/template evaluates its navigation by reflection on every page.
-func (d *Dashboard) renderInLayout(buf *bytes.Buffer, set *template.Template, l *layout, v any, r *http.Request) error {
-	if l.SignedIn {
-		l.Unread = d.unread(r)
-	}
-	var head template.HTML
-	var err error
-	if l.Problem == "" {
-		head, err = d.cachedPartial("head", *l, func() any { return l })
-	} else {
-		// A problem's words vary; they are not kept.
-		var b bytes.Buffer
-		err = d.partial(&b, "head", l)
-		head = template.HTML(b.String())
-	}
-	if err != nil {
-		return err
-	}
-	buf.WriteString(string(head))
-	buf.WriteByte('\n')
-	if err := set.ExecuteTemplate(buf, "content", v); err != nil {
-		return err
-	}
-	buf.WriteByte('\n')
-	foot, err := d.cachedPartial("foot", nil, func() any { return nil })
-	buf.WriteString(string(foot))
-	return err
-}
-
-// fragments caches the markup of matches by everything a match shows,
-// so a match unchanged since it was last shown costs a lookup: an
-// owner's inbox shows the same matches again and again (reloads, pages,
-// filters), and html/template, reflective, was most of a page's time.
-// It holds at most Config.Fragments entries and starts afresh when full.
-type fragments struct {
-	mu sync.Mutex
-	m  map[fragmentKey]template.HTML
-}
-
-// fragmentKey names a rendered partial by the partial and everything
-// its markup depends on.
-type fragmentKey struct {
-	name string
-	key  any // comparable
-}
-
-// matchKey is what a match's markup can change by. The rest of a match
-// (its post, phrase, platform and time) never changes after it is made,
-// and its score is set once, so the id stands for all of that.
-type matchKey struct {
-	ID                      string
-	Read, Starred, Archived bool
-	Scored                  bool
-	When                    string
-}
-
-// matchHTML returns the markup of one match, from the cache or rendered
-// by the "match" template. The key is read off the item and the view
-// built only on a miss: a page of cached matches parses no address and
-// formats no time.
+// matchHTML returns the markup of one match shown at now, for the pieces
+// of a page that the script swaps in (a triaged match, a live one). The
+// template escapes every field for its place: this is safe markup.
 func (d *Dashboard) matchHTML(it ports.InboxItem, now time.Time) (template.HTML, error) {
-	m, t := it.Match, it.Triage
-	k := matchKey{m.ID, t.Read, t.Starred, t.Archived, m.Score != nil, ago(now, m.CreatedAt)}
-	return d.cachedPartial("match", k, func() any { return d.matchView(it, k.When) })
-}
-
-// cachedPartial returns the partial name rendered with the view that
-// view returns, from the cache when key, which must determine the view,
-// was rendered before.
-func (d *Dashboard) cachedPartial(name string, key any, view func() any) (template.HTML, error) {
-	k := fragmentKey{name, key}
-	if d.cfg.Fragments < 0 {
-		var b bytes.Buffer
-		err := d.partial(&b, name, view())
-		return template.HTML(b.String()), err
-	}
-	d.frags.mu.Lock()
-	h, ok := d.frags.m[k]
-	d.frags.mu.Unlock()
-	if ok {
-		return h, nil
-	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer bufPool.Put(buf)
-	if err := d.partial(buf, name, view()); err != nil {
-		return "", err
-	}
-	// The template escaped every field for its place: this is safe markup.
-	h = template.HTML(buf.String())
-	d.frags.mu.Lock()
-	if len(d.frags.m) >= d.cfg.Fragments {
-		clear(d.frags.m)
-	}
-	d.frags.m[k] = h
-	d.frags.mu.Unlock()
-	return h, nil
+	var b bytes.Buffer
+	err := d.partial(&b, "match", d.matchView(it, ago(now, it.Match.CreatedAt)))
+	return template.HTML(b.String()), err
 }
 
 // partial renders one named partial into b.

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"net/http"
+	"strings"
 )
 
 // route is one row of the dashboard. Public routes need no session; every
@@ -19,7 +20,8 @@ func (d *Dashboard) routeList() []route {
 		{"GET /app/static/{file}", true, d.static},
 		{"GET /app/login", true, d.showLogin},
 		{"POST /app/login", true, d.requestLink},
-		{"GET /app/login/{token}", true, d.useLink},
+		{"GET /app/login/{token}", true, d.showLink},
+		{"POST /app/login/link", true, d.useLink},
 		{"/app/", true, d.notFound},
 
 		{"GET /app/{$}", false, d.showInbox},
@@ -56,13 +58,20 @@ func (d *Dashboard) routeList() []route {
 	}
 }
 
+// unlimited are the signed-in writes no rate limit refuses: leaving.
+var unlimited = map[string]bool{"POST /app/logout": true, "POST /app/logout/everywhere": true}
+
 // routes builds the handler: the security headers on every answer, then
 // the refusal of cross-origin writes, then the session check of the
-// routes that need one.
+// routes that need one, then the owner's rate limit of every signed-in
+// write (limitWrites).
 func (d *Dashboard) routes() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range d.routeList() {
 		h := http.Handler(rt.handle)
+		if !rt.public && strings.HasPrefix(rt.pattern, "POST ") && !unlimited[rt.pattern] {
+			h = d.limitWrites(h)
+		}
 		if !rt.public {
 			h = d.requireSession(h)
 		}

@@ -82,14 +82,17 @@ func (d *Dashboard) triageBulk(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		f, err = parseBulk(form)
 	}
+	var n int
 	if err == nil {
-		_, err = d.deps.Inbox.SetMany(r.Context(), session(r).OwnerID, f.IDs, f.Change)
+		n, err = d.deps.Inbox.SetMany(r.Context(), session(r).OwnerID, f.IDs, f.Change)
 	}
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, withNotice(f.Return, f.Action, len(f.IDs)), http.StatusSeeOther)
+	// n counts the owner's matches the action reached: an id that is
+	// unknown or another owner's is not one of them.
+	http.Redirect(w, r, withNotice(f.Return, f.Action, n), http.StatusSeeOther)
 }
 
 // withNotice adds the bulk action done to a return address; the page
@@ -114,7 +117,7 @@ func bulkNotice(q url.Values) string {
 		return ""
 	}
 	n, err := strconv.Atoi(q.Get("n"))
-	if err != nil || n < 1 || n > core.MaxTriageBatch {
+	if err != nil || n < 0 || n > core.MaxTriageBatch {
 		return ""
 	}
 	what := map[string]string{"read": "marked read", "unread": "marked unread", "star": "starred",

@@ -30,7 +30,7 @@ import (
 func TestDashboardKeys(t *testing.T) {
 	b := newTab(t)
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
-	b.open(s.loginLink(s.OwnerID))
+	b.signIn(s.loginLink(s.OwnerID))
 	b.open(s.URL + "/app/keys")
 	b.do(sendKeys("#k-name", "ci"), clickOn(`input[name="scope"][value="webhooks"]`))
 	b.submitAndWait(`form[action="/app/keys"] button[type="submit"]`)
@@ -136,7 +136,7 @@ func TestDashboardChallengeFlow(t *testing.T) {
 		_, _ = w.Write([]byte(`<script>window.opener.postMessage({type:"svc:challenge-solved",platform:"facebook"},"*");window.close()</script>`))
 	}))
 	defer foreign.Close()
-	b.open(s.loginLink(s.OwnerID))
+	b.signIn(s.loginLink(s.OwnerID))
 	if !strings.Contains(b.text("#nav-notifications"), "1") {
 		t.Fatalf("no unread count: %q", b.text("header"))
 	}
@@ -184,7 +184,7 @@ func TestDashboardChallengeFlow(t *testing.T) {
 func TestDashboardWebhooksGated(t *testing.T) {
 	b := newTab(t)
 	s := start(t)
-	b.open(s.loginLink(s.OwnerID))
+	b.signIn(s.loginLink(s.OwnerID))
 	b.open(s.URL + "/app/webhooks")
 	if got := b.text(".gate"); !strings.Contains(got, "Webhooks are a Pro feature") || !strings.Contains(got, "Pro would allow webhooks") ||
 		!strings.Contains(got, "webhooks are not part of the plan") {
@@ -314,7 +314,7 @@ func TestDashboardWebhooks(t *testing.T) {
 	b := newTab(t)
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2")
 	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
-	b.open(s.loginLink(s.OwnerID))
+	b.signIn(s.loginLink(s.OwnerID))
 	b.open(s.URL + "/app/webhooks")
 	b.do(sendKeys("#w-url", "ftp://hooks.example.com/in"), setValue("#w-min", "0"))
 	b.submitAndWait(`form.add button[type="submit"]`)
@@ -428,7 +428,7 @@ func TestDashboardWebhookSwitchedItselfOff(t *testing.T) {
 		t.Fatalf("reason %q", reason)
 	}
 
-	b.open(s.loginLink(s.OwnerID))
+	b.signIn(s.loginLink(s.OwnerID))
 	b.open(s.URL + "/app/webhooks")
 	row := `table.hooks tbody tr`
 	if got := b.text(row); !strings.Contains(got, hurl) || !strings.Contains(got, "off") || !strings.Contains(got, reason) {
@@ -495,7 +495,7 @@ func TestDashboardNotifications(t *testing.T) {
 		t.Helper()
 		return strings.TrimSuffix(eval[string](b, `(function(){var c=document.getElementById("unread-count");return c?c.textContent:""})()`), " unread")
 	}
-	b.open(s.loginLink(s.OwnerID))
+	b.signIn(s.loginLink(s.OwnerID))
 	if got := count(); got != "2" {
 		t.Fatalf("unread count on the inbox %q", got)
 	}

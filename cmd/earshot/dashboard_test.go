@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -18,6 +19,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"github.com/earshothq/earshot/testkit/mailtest"
 )
 
 // post is an ingest post of the x platform.
@@ -46,7 +49,7 @@ func TestDashboardFlow(t *testing.T) {
 	if loc := b.location(); loc != s.URL+"/app/login" {
 		t.Fatalf("GET / as a stranger ends at %s, want the sign-in page", loc)
 	}
-	b.open(first)
+	b.signIn(first)
 	if loc := b.location(); loc != s.URL+"/app/" {
 		t.Fatalf("the sign-in link ended at %s, want /app/", loc)
 	}
@@ -257,7 +260,7 @@ func TestDashboardFlow(t *testing.T) {
 	if loc := b.location(); loc != s.URL+"/app/login" {
 		t.Fatalf("signed out, /app/phrases ends at %s", loc)
 	}
-	b.open(first)
+	b.signIn(first)
 	if loc := b.location(); !strings.HasPrefix(loc, s.URL+"/app/login/") || !strings.Contains(b.text(".problem"), "used already or has expired") {
 		t.Fatalf("reusing the link: at %s, page says %q", loc, b.text("main"))
 	}
@@ -268,10 +271,12 @@ func TestDashboardFlow(t *testing.T) {
 }
 
 // Asking for a link by email: the same answer for known and unknown
-// addresses, the mail written to the log without SMTP, limited per email.
+// addresses, one mail (to the owner) through the configured SMTP server,
+// limited per requesting address.
 func TestDashboardEmailLink(t *testing.T) {
 	b := newTab(t)
-	s := start(t)
+	smtp := mailtest.NewServer(t)
+	s := start(t, "EARSHOT_SMTP_URL="+smtp.URL(), "EARSHOT_MAIL_FROM=earshot@example.com")
 	for _, email := range []string{"nobody@example.com", "owner@localhost"} {
 		b.open(s.URL + "/app/login")
 		b.do(sendKeys("#email", email))
@@ -280,33 +285,28 @@ func TestDashboardEmailLink(t *testing.T) {
 			t.Fatalf("after asking for %s: %q", email, b.text("main"))
 		}
 	}
-	var link string
-	for i := 0; i < 100 && link == ""; i++ {
-		if m := regexp.MustCompile(`"body":"[^"]*?(http://[^\\"\s]+/app/login/[A-Za-z0-9_-]{43})`).FindStringSubmatch(s.logs.String()); m != nil {
-			link = m[1]
-		}
-		time.Sleep(50 * time.Millisecond)
+	msgs := smtp.WaitFor(1, 10*time.Second)
+	if len(msgs) != 1 || msgs[0].To[0] != "owner@localhost" {
+		t.Fatalf("want exactly one mail (the unknown address gets none): %+v", msgs)
 	}
-	if link == "" {
-		t.Fatalf("no sign-in mail in the log:\n%s", s.logs)
+	m := linkRe.FindStringSubmatch(msgs[0].Body)
+	if m == nil {
+		t.Fatalf("no sign-in link in the mail:\n%s", msgs[0].Body)
 	}
-	if strings.Count(s.logs.String(), "mail not sent, no SMTP server configured") != 1 {
-		t.Fatalf("want exactly one mail (the unknown address gets none):\n%s", s.logs)
-	}
-	b.open(link)
+	b.signIn(s.URL + "/app/login/" + m[1])
 	if h := b.text("h1"); h != "Inbox" {
 		t.Fatalf("the emailed link led to %q", h)
 	}
-	// Per email, three requests a minute; then a clear refusal.
+	// Per requesting address, ten requests a minute; then a clear refusal.
 	c := newBrowserless(t, s)
-	for i := 0; i < 2; i++ {
+	for i := 2; i < 10; i++ {
 		if code, _, _ := c.post("/app/login", url.Values{"email": {"owner@localhost"}}); code != 200 {
-			t.Fatalf("request %d: %d", i+2, code)
+			t.Fatalf("request %d: %d", i+1, code)
 		}
 	}
 	code, _, body := c.post("/app/login", url.Values{"email": {"owner@localhost"}})
 	if code != 429 || !strings.Contains(body, "too many sign-in requests") {
-		t.Fatalf("fourth request: %d\n%s", code, body)
+		t.Fatalf("eleventh request: %d\n%s", code, body)
 	}
 }
 
@@ -316,7 +316,7 @@ func TestDashboardSignOutEverywhere(t *testing.T) {
 	s := start(t)
 	other := newBrowserless(t, s)
 	other.signIn(s.loginLink(s.OwnerID))
-	b.open(s.loginLink(s.OwnerID))
+	b.signIn(s.loginLink(s.OwnerID))
 	b.open(s.URL + "/app/plan")
 	b.submitAndWait(`form[action="/app/logout/everywhere"] button`)
 	if got := b.text(".notice"); got != "You are signed out on every browser." {
@@ -410,7 +410,11 @@ func TestDashboardCrossOriginAndHeaders(t *testing.T) {
 		t.Fatalf("GET / = %d %s", code, loc)
 	}
 	// The session cookie: HttpOnly, SameSite=Lax, scoped to /app/.
-	resp := c.rawDo(mustRequest("GET", s.loginLink(s.OwnerID)))
+	action, form := c.confirmForm(s.loginLink(s.OwnerID))
+	req, _ := http.NewRequest("POST", s.URL+action, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp := c.rawDo(req)
 	sc := resp.Header.Get("Set-Cookie")
 	if !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Lax") || !strings.Contains(sc, "Path=/app/") || strings.Contains(sc, "Secure") {
 		t.Fatalf("Set-Cookie: %s", sc)
@@ -425,7 +429,7 @@ func TestDashboardLiveAcrossReplicas(t *testing.T) {
 	ra := start(t, db)
 	rb := start(t, db, "EARSHOT_BOOTSTRAP=false")
 	ra.call("POST", "/api/v1/keywords", ra.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
-	b.open(ra.loginLink(ra.OwnerID))
+	b.signIn(ra.loginLink(ra.OwnerID))
 	if h := b.text("h1"); h != "Inbox" {
 		t.Fatalf("signed in to %q", h)
 	}
@@ -509,7 +513,7 @@ func TestDashboardWithoutScript(t *testing.T) {
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
 	s.ingest(s.IngestKey, "x", xPost("n1", "ada", "acme one"), xPost("n2", "bo", "acme two"), xPost("n3", "cy", "acme three"))
-	b.open(s.loginLink(s.OwnerID))
+	b.signIn(s.loginLink(s.OwnerID))
 	b.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
@@ -549,7 +553,11 @@ func TestDashboardSiteURL(t *testing.T) {
 		t.Fatal("a link for an unknown owner")
 	}
 	c := newBrowserless(t, s)
-	resp := c.rawDo(mustRequest("GET", s.URL+"/app/login/"+m[1]))
+	action, form := c.confirmForm(s.URL + "/app/login/" + m[1])
+	req, _ := http.NewRequest("POST", s.URL+action, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp := c.rawDo(req)
 	if sc := resp.Header.Get("Set-Cookie"); resp.StatusCode != 303 || !strings.Contains(sc, "; Secure") {
 		t.Fatalf("%d, Set-Cookie %s", resp.StatusCode, sc)
 	}

@@ -99,7 +99,7 @@ func TestDashboardScreenshots(t *testing.T) {
 			b.do(sendKeys("#email", "owner@localhost"))
 			b.submitAndWait(`main form button[type="submit"]`)
 		}},
-		{"link-used", open("/app/login/" + linkRe.FindStringSubmatch(s.stdout.String())[1])},
+		{"link-used", func() { b.signIn(s.URL + "/app/login/" + linkRe.FindStringSubmatch(s.stdout.String())[1]) }},
 	}
 	signedIn := []shot{
 		{"inbox", open("/app/")},
@@ -185,10 +185,10 @@ func TestDashboardScreenshots(t *testing.T) {
 		}
 	}
 	take(signedOut[:2])
-	b.open(link)
+	b.signIn(link)
 	take(signedOut[2:])
-	b.open(s.loginLink(s.OwnerID))
+	b.signIn(s.loginLink(s.OwnerID))
 	take(signedIn)
-	b.open(pro.loginLink(pro.OwnerID))
+	b.signIn(pro.loginLink(pro.OwnerID))
 	take(pros)
 }
