@@ -1,5 +1,7 @@
-# The everyday commands. `make test` is the README's test command with the
-# race detector; CI runs it through .ci/run with Postgres and RabbitMQ.
+# The everyday commands. `make test` is the README's test command: go test
+# with the race detector, through scripts/testrun, which also names every
+# reason a test was skipped (go test alone shows them only under -v); CI
+# runs it through .ci/run with Postgres, RabbitMQ and Chromium.
 
 GO        ?= go
 FUZZTIME  ?= 30s
@@ -16,7 +18,7 @@ run:
 	$(GO) run ./cmd/earshot serve
 
 test:
-	$(GO) test -race ./...
+	$(GO) run ./scripts/testrun -race ./...
 
 # Two serve processes on the local Postgres and RabbitMQ, 10,000 posts
 # through both (see TestCluster).

@@ -137,6 +137,7 @@ const (
 )
 
 func TestAccountStatusAnswersTheView(t *testing.T) {
+	t.Parallel()
 	hw := newHealthWorld(t, core.Limits{AccountsPerPlatform: 1}, nil)
 	o, ingest, _ := hw.ownerWithKeys(t, "a@example.com")
 	code, v, _ := hw.report(t, ingest, fbCheckpoint)
@@ -183,6 +184,7 @@ func TestAccountStatusAnswersTheView(t *testing.T) {
 }
 
 func TestAccountStatusRefusals(t *testing.T) {
+	t.Parallel()
 	hw := newHealthWorld(t, core.Limits{AccountsPerPlatform: 1}, nil)
 	o, ingest, api := hw.ownerWithKeys(t, "a@example.com")
 	for _, tc := range []struct {
@@ -231,6 +233,7 @@ func mustAccounts(t *testing.T, hw healthWorld, ownerID string) []health.Status 
 }
 
 func TestAccountStatusPlanLimit(t *testing.T) {
+	t.Parallel()
 	hw := newHealthWorld(t, core.Limits{AccountsPerPlatform: 0}, nil)
 	_, ingest, _ := hw.ownerWithKeys(t, "a@example.com")
 	if code, _, errCode := hw.report(t, ingest, fbCheckpoint); code != 403 || errCode != "plan_limit" {
@@ -241,6 +244,7 @@ func TestAccountStatusPlanLimit(t *testing.T) {
 // One owner's key never reads or changes another's account, over the
 // route and through the dashboard's calls.
 func TestAccountStatusTwoOwners(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	hw := newHealthWorld(t, core.Limits{AccountsPerPlatform: 1}, nil)
 	a, aKey, _ := hw.ownerWithKeys(t, "a@example.com")
@@ -286,6 +290,7 @@ func TestAccountStatusTwoOwners(t *testing.T) {
 // or the normalised issue changes; recoveries make one; a repeated report
 // makes none. Those that need action owe an email.
 func TestHealthNotificationsFollowTheSpecTable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	hw := newHealthWorld(t, core.Limits{AccountsPerPlatform: 1}, nil)
 	o, ingest, _ := hw.ownerWithKeys(t, "a@example.com")
@@ -357,6 +362,7 @@ func TestHealthNotificationsFollowTheSpecTable(t *testing.T) {
 // Notifications that need action are emailed once, through a real SMTP
 // conversation; a refused send is tried again and still sent once.
 func TestNotificationEmailsSentOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	smtp := mailtest.NewServer(t)
 	mailer, err := smtpmail.New(smtp.URL(), "earshot@example.com", quiet)
@@ -422,6 +428,7 @@ func expireEmailLeases(t *testing.T, w world) {
 // A webhook that switches itself off emails its owner once, naming it and
 // the reason, however many failures follow.
 func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	smtp := mailtest.NewServer(t)
 	mailer, err := smtpmail.New(smtp.URL(), "earshot@example.com", quiet)

@@ -130,7 +130,16 @@ func (a *Alerts) Run(ctx context.Context, interval time.Duration) {
 		if n, err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
 			a.log.WarnContext(ctx, "alert sweep failed", "err", err)
 		} else if n > 0 {
-			a.log.InfoContext(ctx, "alert emails sent", "emails", n)
+			a.log.InfoContext(ctx, "alert emails "+mailed(a.mailer), "emails", n)
 		}
 	})
+}
+
+// mailed is what the sweeps' summary lines say became of the mail m
+// took: sent, or only written to the log when no mail server is set.
+func mailed(m ports.Mailer) string {
+	if ports.Delivers(m) {
+		return "sent"
+	}
+	return "written to the log, not sent (no SMTP server configured)"
 }

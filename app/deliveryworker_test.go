@@ -24,6 +24,7 @@ import (
 // A scored match reaches the receiver signed, with the record GET
 // /matches/{id} shows; the log says delivered after one try.
 func TestWebhookDelivers(t *testing.T) {
+	t.Parallel()
 	h, o := ownerHooks(t, DeliveryConfig{})
 	h.start()
 	wh, rcv := h.webhook(t, o.ID, 70)
@@ -67,6 +68,7 @@ func jsonEqual(a, b []byte) bool {
 // A receiver answering 500 gets every try of the schedule, each with the
 // same delivery id and body, then the delivery is failed.
 func TestWebhookRetriesThenFails(t *testing.T) {
+	t.Parallel()
 	h, o := ownerHooks(t, DeliveryConfig{Schedule: core.RetrySchedule{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}})
 	h.start()
 	wh, rcv := h.webhook(t, o.ID, 0)
@@ -97,6 +99,7 @@ func TestWebhookRetriesThenFails(t *testing.T) {
 // Five failed deliveries in a row switch the webhook off; a failed ping
 // does not count; PATCH active:true starts it afresh.
 func TestWebhookSwitchesOffAfterFiveFailures(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h, o := ownerHooks(t, DeliveryConfig{Schedule: core.RetrySchedule{}}) // one try each
 	h.start()
@@ -157,6 +160,7 @@ func TestWebhookSwitchesOffAfterFiveFailures(t *testing.T) {
 
 // The log keeps the newest 20.
 func TestWebhookLogTrimmed(t *testing.T) {
+	t.Parallel()
 	h, o := ownerHooks(t, DeliveryConfig{})
 	h.start()
 	wh, rcv := h.webhook(t, o.ID, 0)
@@ -172,6 +176,7 @@ func TestWebhookLogTrimmed(t *testing.T) {
 // A retry queued by one worker is sent by the next one after a restart;
 // so is a delivery queued while no worker ran.
 func TestWebhookRetryResumesAfterRestart(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	o := w.owner(t, "a@example.com")
 	cfg := DeliveryConfig{Schedule: core.RetrySchedule{300 * time.Millisecond}}
@@ -226,6 +231,7 @@ func TestSlowReceiverDoesNotDelayOthers(t *testing.T) {
 
 // A delivery whose match was deleted before its first try is dropped.
 func TestWebhookDeliveryOfDeletedMatch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h, o := ownerHooks(t, DeliveryConfig{})
 	wh, rcv := h.webhook(t, o.ID, 0)
@@ -382,6 +388,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 // Two workers on one database, as two processes would run them, send
 // each delivery once.
 func TestTwoWorkersSendEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { testTwoWorkers(t, "sqlite://"+t.TempDir()+"/two.db") })
 	t.Run("postgres", func(t *testing.T) { testTwoWorkers(t, pgtest.URL(t)) })
 }

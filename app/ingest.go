@@ -27,6 +27,7 @@ type MatchEvent struct {
 // Ingest takes posts from helper programs, matches them and stores the
 // matches.
 type Ingest struct {
+	clock    ports.Clock
 	matches  ports.MatchStore
 	accounts ports.AccountStore
 	matchers *Matchers
@@ -44,17 +45,23 @@ type IngestDeps struct {
 	Publisher ports.Publisher // may be nil: matches are found by the scoring sweep
 	Log       *slog.Logger
 	Metrics   ports.Metrics // counts posts and matches; nil counts nothing
+	Clock     ports.Clock   // stamps the phrases a helper read; nil is the system clock
 }
 
 // NewIngest returns the ingest service; limits bound the accounts that
 // ingesting connects.
 func NewIngest(d IngestDeps, limits core.Limits) *Ingest {
-	return &Ingest{matches: d.Matches, accounts: d.Accounts, matchers: d.Matchers, bus: d.Publisher, limits: limits,
+	if d.Clock == nil {
+		d.Clock = ports.SystemClock{}
+	}
+	return &Ingest{clock: d.Clock, matches: d.Matches, accounts: d.Accounts, matchers: d.Matchers, bus: d.Publisher, limits: limits,
 		log: orDefaultLog(d.Log), metrics: orNoMetrics(d.Metrics)}
 }
 
 // Ingest validates each post, stores the valid new ones with their matches
-// in one transaction, then announces the new matches. Invalid rows and
+// in one transaction, then announces the new matches. A post is searched
+// in its title and body parts; a reddit post, which must name its
+// community, only for the phrases of that community. Invalid rows and
 // posts already stored are skipped and counted. A batch over 100 posts is
 // refused whole (KindInvalid); a platform without an account and no room
 // to connect one is KindPlanLimit.
@@ -77,6 +84,10 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 	if err != nil {
 		return "", 0, 0, err
 	}
+	// A batch, even an empty one, is a helper's pass over these phrases.
+	if err := s.matchers.markRead(ctx, m, s.clock.Now()); err != nil {
+		s.log.WarnContext(ctx, "recording the phrases a helper read failed", "owner", ownerID, "platform", p, "err", err)
+	}
 	batch := make([]ports.PostMatches, 0, len(posts))
 	for _, ip := range posts {
 		post, err := ip.Post()
@@ -84,7 +95,12 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 			skipped++
 			continue
 		}
-		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(ip.Parts()...)})
+		community, err := ip.CommunityOn(p)
+		if err != nil {
+			skipped++
+			continue
+		}
+		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.MatchIn(community, ip.Parts()...)})
 	}
 	if len(batch) == 0 {
 		s.metrics.Count(ports.EventPostsSkipped, skipped)
@@ -128,8 +144,8 @@ func announce(ctx context.Context, pub ports.Publisher, log *slog.Logger, ms []c
 }
 
 // Phrases returns the owner's listening phrases on the platform, for
-// helper programs.
-func (s *Ingest) Phrases(ctx context.Context, ownerID, platform string) ([]string, error) {
+// helper programs, which need a reddit phrase's community too.
+func (s *Ingest) Phrases(ctx context.Context, ownerID, platform string) ([]core.Phrase, error) {
 	p, err := core.ParsePlatform("platform", platform)
 	if err != nil {
 		return nil, err
@@ -138,9 +154,5 @@ func (s *Ingest) Phrases(ctx context.Context, ownerID, platform string) ([]strin
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(c.phrases))
-	for i, ph := range c.phrases {
-		out[i] = ph.Phrase
-	}
-	return out, nil
+	return append([]core.Phrase(nil), c.phrases...), nil
 }

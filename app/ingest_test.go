@@ -81,6 +81,7 @@ func (b *recordBus) Publish(_ context.Context, events ...ports.Event) error {
 // each run of one owner's matches, naming them all, and each event wakes
 // the scoring loop.
 func TestAnnounceABatch(t *testing.T) {
+	t.Parallel()
 	var ms []core.Match
 	for i, owner := range []string{"a", "a", "a", "b", "a"} {
 		ms = append(ms, core.Match{ID: fmt.Sprintf("m%d", i), OwnerID: owner})

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/match"
@@ -14,6 +16,7 @@ type Compiled struct {
 	version int64
 	phrases []core.Phrase
 	set     *match.Set
+	read    atomic.Int64 // when a helper's read of these phrases was last recorded, in µs since 1970
 }
 
 // Matchers caches a compiled matcher per owner and platform. An entry is
@@ -57,6 +60,26 @@ func (m *Matchers) For(ctx context.Context, ownerID string, p core.Platform) (*C
 	return c, nil
 }
 
+// readEvery is how often a helper's reads of the same phrases are
+// recorded: every batch would be a write per batch of posts.
+const readEvery = time.Minute
+
+// markRead records that a helper read c's phrases at now (their
+// lastCheckedAt, from helper), at most once every readEvery per process.
+// A phrase added, paused or resumed compiles a new set, so its first read
+// is recorded at once.
+func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time) error {
+	last := c.read.Load()
+	if len(c.phrases) == 0 || (last != 0 && now.UnixMicro()-last < readEvery.Microseconds()) || !c.read.CompareAndSwap(last, now.UnixMicro()) {
+		return nil
+	}
+	ids := make([]string, len(c.phrases))
+	for i, p := range c.phrases {
+		ids[i] = p.ID
+	}
+	return m.store.MarkChecked(ctx, ids, core.SourceHelper, now)
+}
+
 // Compile compiles a phrase list.
 func Compile(ps []core.Phrase) *Compiled {
 	texts := make([]string, len(ps))
@@ -75,6 +98,25 @@ func (c *Compiled) Match(texts ...string) []string {
 	ids := make([]string, len(idx))
 	for i, n := range idx {
 		ids[i] = c.phrases[n].ID
+	}
+	return ids
+}
+
+// MatchIn returns the ids of the phrases of community found in any of
+// the texts. A reddit phrase listens in its own community only, so a
+// post is matched against its community's phrases, as the reddit reader
+// matches the posts it reads; on the other platforms every phrase's
+// community, and the post's, is "".
+func (c *Compiled) MatchIn(community string, texts ...string) []string {
+	if len(c.phrases) == 0 {
+		return nil
+	}
+	idx := c.set.Find(texts...)
+	ids := make([]string, 0, len(idx))
+	for _, n := range idx {
+		if c.phrases[n].Community == community {
+			ids = append(ids, c.phrases[n].ID)
+		}
 	}
 	return ids
 }

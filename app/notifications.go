@@ -177,7 +177,7 @@ func (s *Notifications) Run(ctx context.Context, interval time.Duration) {
 		if n, err := s.SendEmails(ctx); err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "sending notification emails failed", "err", err)
 		} else if n > 0 {
-			s.log.InfoContext(ctx, "notification emails sent", "emails", n)
+			s.log.InfoContext(ctx, "notification emails "+mailed(s.mailer), "emails", n)
 		}
 	}
 	send()

@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
 
-// Owners creates owners and bootstraps the first one.
+// Owners creates, lists and changes owners and bootstraps the first one.
 type Owners struct {
 	owners ports.OwnerStore
 	keys   *Keys
@@ -29,6 +33,25 @@ func (s *Owners) Create(ctx context.Context, email, name string) (core.Owner, er
 		return core.Owner{}, err
 	}
 	return o, nil
+}
+
+// List returns every owner, oldest first.
+func (s *Owners) List(ctx context.Context) ([]core.Owner, error) {
+	return s.owners.Owners(ctx)
+}
+
+// Update changes an owner's address, name or both; nil keeps one as it
+// is. KindInvalid for a bad email or name, KindNotFound for an unknown
+// owner, KindConflict when another owner has the email.
+func (s *Owners) Update(ctx context.Context, id string, email, name *string) (core.Owner, error) {
+	o, err := s.owners.Owner(ctx, id)
+	if err != nil {
+		return core.Owner{}, err
+	}
+	if o, err = o.Update(email, name); err != nil {
+		return core.Owner{}, err
+	}
+	return o, s.owners.UpdateOwner(ctx, o)
 }
 
 // Bootstrap is what a first start creates so a new user can call the API
@@ -67,4 +90,120 @@ func (s *Owners) Bootstrap(ctx context.Context) (*Bootstrap, error) {
 		return nil, err
 	}
 	return &Bootstrap{Owner: o, APIKey: api, IngestKey: ingest}, nil
+}
+
+// AddressChangeDeps are the ports the change of an owner's own address
+// uses.
+type AddressChangeDeps struct {
+	Owners ports.OwnerStore
+	Mailer ports.Mailer
+	// Limiter bounds the confirmation emails an owner may cause a
+	// minute, so a signed-in owner cannot mail strangers at will; nil
+	// leaves them unbounded.
+	Limiter ports.RateLimiter
+	Clock   ports.Clock  // nil means the system clock
+	Log     *slog.Logger // nil means slog.Default
+	// SiteURL returns the public address links are made under.
+	SiteURL func() string
+}
+
+// AddressChanges lets a signed-in owner change their own address: a
+// single-use link goes to the new address, and only opening it there
+// changes the address, so a mistyped address never locks the owner out
+// of their sign-in links and alerts. The old address is told.
+type AddressChanges struct{ d AddressChangeDeps }
+
+// NewAddressChanges returns the address change service.
+func NewAddressChanges(d AddressChangeDeps) *AddressChanges {
+	d.Clock, d.Log = orSystemClock(d.Clock), orDefaultLog(d.Log)
+	return &AddressChanges{d: d}
+}
+
+// addressMailsPerMinute is how many confirmation emails an owner may
+// cause a minute.
+const addressMailsPerMinute = 3
+
+// Owner returns the owner with id. KindNotFound.
+func (s *AddressChanges) Owner(ctx context.Context, id string) (core.Owner, error) {
+	return s.d.Owners.Owner(ctx, id)
+}
+
+// AddressConfirmPath is where links confirming a new address point,
+// under the site address.
+const AddressConfirmPath = "/app/account/confirm/"
+
+// Request emails a link that changes the owner's address to email. It
+// does not say whether another owner has the address: confirming it
+// does, to whoever reads that mailbox. KindInvalid for a bad address or
+// the one the owner has; KindUnavailable when the server sends no email;
+// KindRateLimited past the emails an owner may cause a minute.
+func (s *AddressChanges) Request(ctx context.Context, ownerID, email string) error {
+	o, err := s.d.Owners.Owner(ctx, ownerID)
+	if err != nil {
+		return err
+	}
+	to, err := o.Update(&email, nil)
+	if err != nil {
+		return err
+	}
+	if to.Email == o.Email {
+		return core.Errorf(core.KindInvalid, "%s is your address already", o.Email)
+	}
+	if !ports.Delivers(s.d.Mailer) {
+		return core.Errorf(core.KindUnavailable, "this server sends no email (EARSHOT_SMTP_URL is unset), so a new address cannot be confirmed; "+
+			"the operator changes it with earshot admin owner update --owner %s --email ADDRESS", o.ID)
+	}
+	if s.d.Limiter != nil {
+		q, err := s.d.Limiter.Take(ctx, "address-mail:"+o.ID, addressMailsPerMinute)
+		if err != nil {
+			return err
+		}
+		if !q.Allowed {
+			return core.Errorf(core.KindRateLimited, "too many confirmation links asked for: wait a minute and try again")
+		}
+	}
+	token, hash, err := core.NewToken()
+	if err != nil {
+		return err
+	}
+	now := s.d.Clock.Now()
+	if err := s.d.Owners.CreateEmailChange(ctx, core.EmailChange{Hash: hash, OwnerID: o.ID, Email: to.Email,
+		CreatedAt: now, ExpiresAt: now.Add(core.EmailChangeTTL)}); err != nil {
+		return err
+	}
+	link := strings.TrimSuffix(s.d.SiteURL(), "/") + AddressConfirmPath + token
+	return s.d.Mailer.Send(ctx, ports.Mail{
+		To:      to.Email,
+		Subject: "Confirm your new earshot address",
+		Body: fmt.Sprintf("Open this link to make %s the address of your earshot account:\n\n%s\n\n"+
+			"It works once, for %d minutes. If you did not ask for it, ignore this email: nothing changes.\n",
+			to.Email, link, int(core.EmailChangeTTL/time.Minute)),
+		Secret: true,
+	})
+}
+
+// Confirm applies the change of a link's token and returns the owner
+// with the new address; the old address gets a notice. KindNotFound when
+// the link was used, has expired or is unknown; KindConflict when
+// another owner has the address.
+func (s *AddressChanges) Confirm(ctx context.Context, token string) (core.Owner, error) {
+	if !core.WellFormedToken(token) {
+		return core.Owner{}, core.Errorf(core.KindNotFound, "this link is not valid")
+	}
+	o, old, err := s.d.Owners.UseEmailChange(ctx, core.HashToken(token), s.d.Clock.Now())
+	if err != nil {
+		return core.Owner{}, err
+	}
+	err = s.d.Mailer.Send(ctx, ports.Mail{
+		To:      old,
+		Subject: "Your earshot address changed",
+		Body: fmt.Sprintf("The address of your earshot account is now %s; sign-in links and alerts go there.\n\n"+
+			"If you did not make this change, tell the operator of this earshot server at once.\n", o.Email),
+	})
+	if err != nil {
+		// The change is made; a lost notice must not undo it or say it
+		// failed.
+		s.d.Log.WarnContext(ctx, "address change notice not sent", "owner", o.ID, "err", err)
+	}
+	return o, nil
 }

@@ -152,6 +152,7 @@ func testAlertsOverSMTP(t *testing.T, w world) {
 
 // Two replicas sweeping at once email each match once.
 func TestAlertsTwoReplicas(t *testing.T) {
+	t.Parallel()
 	databases(t, func(t *testing.T, w world) {
 		ctx := context.Background()
 		for i := 0; i < 6; i++ {

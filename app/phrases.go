@@ -95,5 +95,7 @@ func (s *Phrases) Plan(ctx context.Context, ownerID string) (core.Plan, error) {
 	if err != nil {
 		return core.Plan{}, err
 	}
-	return core.FreePlan(s.limits, u), nil
+	p := core.FreePlan(s.limits, u)
+	p.OwnerID = ownerID
+	return p, nil
 }

@@ -141,6 +141,7 @@ func sorted(s []string) []string {
 // Reddit refuses for several cycles while the archive lags behind it;
 // then reddit answers again. Every post is matched, once.
 func TestRedditNothingLostOnFallback(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w, c, o := newRedditWorld(t)
 	for _, comm := range []string{"saas", "startups"} {
@@ -205,6 +206,7 @@ func TestRedditNothingLostOnFallback(t *testing.T) {
 // A post that reddit lists only after the read that followed its making
 // is matched by the next read, which overlaps the one before.
 func TestRedditLatePost(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w, c, o := newRedditWorld(t)
 	w.phrase(t, o.ID, "acme", "saas")
@@ -234,6 +236,7 @@ func TestRedditLatePost(t *testing.T) {
 // More reads than reddit's keyless budget allows in a cycle: the rest
 // wait for the next cycle, go first there, and the archive is never read.
 func TestRedditPacingNeverArchive(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w, c, o := newRedditWorld(t)
 	var want []string
@@ -279,6 +282,7 @@ func TestRedditPacingNeverArchive(t *testing.T) {
 }
 
 func TestRedditStatus(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w, c, o := newRedditWorld(t)
 	w.phrase(t, o.ID, "acme", "saas")
@@ -312,6 +316,7 @@ func TestRedditStatus(t *testing.T) {
 // Without an archive, reads that reddit refuses keep the checkpoint, the
 // status says why, and the posts come once reddit answers.
 func TestRedditRefusedWithoutArchive(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w, c, o := newRedditWorld(t)
 	w.phrase(t, o.ID, "acme", "saas")
@@ -434,6 +439,7 @@ func fewCycles(interval time.Duration) int {
 // come from the archive within a few cycles, a refused way is not asked
 // again every cycle, and once reddit answers, reads return to it.
 func TestRedditRefusedReadsArchive(t *testing.T) {
+	t.Parallel()
 	for _, interval := range refusalIntervals {
 		for _, status := range []int{http.StatusTooManyRequests, http.StatusForbidden, http.StatusServiceUnavailable} {
 			t.Run(fmt.Sprintf("%s/%d", interval, status), func(t *testing.T) {
@@ -490,6 +496,7 @@ func TestRedditRefusedReadsArchive(t *testing.T) {
 // feeds, JSON is not asked every cycle, and when JSON answers again
 // (after the refused rest) reads return to it.
 func TestRedditKeylessJSONRefused(t *testing.T) {
+	t.Parallel()
 	for _, interval := range refusalIntervals {
 		t.Run(interval.String(), func(t *testing.T) {
 			r := newRefusalRun(t, interval)

@@ -35,6 +35,7 @@ func redditFeed(community, fullname, text string, made time.Time, inner string) 
 // health shows; the comments of the same community are still read, the
 // posts checkpoint stays, and the posts are read once the feed is sound.
 func TestRedditDeepFeedShowsInHealth(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w, c, o := newRedditWorld(t)
 	w.phrase(t, o.ID, "generics", "golang")

@@ -11,6 +11,7 @@ import (
 // A delivery that does not exist is not found, whether the webhook is
 // switched on or off; the switched-off refusal is for real deliveries.
 func TestRetryOfUnknownDelivery(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t)
 	o := w.owner(t, "retry@example.com")

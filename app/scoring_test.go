@@ -92,6 +92,7 @@ func (g *gatedScorer) Score(ctx context.Context, m core.Match) (core.Score, erro
 // TestScoringBatches: a backlog is scored many per transaction, with no
 // more scorer calls at once than there are workers.
 func TestScoringBatches(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ms := storeMatches(t, w, 1000)
 	store := &countingStore{MatchStore: w.matches}
@@ -119,6 +120,7 @@ func TestScoringBatches(t *testing.T) {
 // TestSweepClaims: a sweep ends with the claim that finds less than a
 // batch, and claims once more only after a full one.
 func TestSweepClaims(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	for _, c := range []struct{ stored, batch, claims int }{{3, 10, 1}, {4, 2, 3}, {0, 10, 1}} {
 		ms := storeMatches(t, w, c.stored)
@@ -134,6 +136,7 @@ func TestSweepClaims(t *testing.T) {
 // TestScoringWake: with an interval of an hour, a wake alone gets a new
 // match scored.
 func TestScoringWake(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	sc := &gatedScorer{gate: make(chan struct{})}
 	close(sc.gate)
@@ -156,6 +159,7 @@ func TestScoringWake(t *testing.T) {
 // scored one lease after the start, though the interval is an hour and
 // nothing wakes the loop.
 func TestScoringAfterACrash(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ms := storeMatches(t, w, 3)
 	// The process before the crash claimed them and died.
@@ -269,6 +273,7 @@ func (c *cancelOnFirst) Score(ctx context.Context, m core.Match) (core.Score, er
 // under way, not at the end of the backlog, so a stop never waits for
 // the backlog.
 func TestScoringSweepStops(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	storeMatches(t, w, 500)
 	ctx, cancel := context.WithCancel(context.Background())

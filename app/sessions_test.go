@@ -63,6 +63,7 @@ func linkToken(t *testing.T, link string) string {
 }
 
 func TestSignInFlow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, w, clock, _ := newSessions(t)
 	o := w.owner(t, "ada@example.com")
@@ -113,6 +114,7 @@ func TestSignInFlow(t *testing.T) {
 }
 
 func TestSignOut(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, w, _, _ := newSessions(t)
 	o, other := w.owner(t, "ada@example.com"), w.owner(t, "bo@example.com")
@@ -191,6 +193,7 @@ func (m *sentMail) count() int {
 // for a known and an unknown address, so its answer and its timing tell
 // nothing of which addresses have an account.
 func TestRequestLinkAnswersBeforeLookup(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, w, clock, mail := newSessions(t)
 	w.owner(t, "ada@example.com")
@@ -212,6 +215,7 @@ func TestRequestLinkAnswersBeforeLookup(t *testing.T) {
 }
 
 func TestRequestLink(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, w, _, mail := newSessions(t)
 	w.owner(t, "ada@example.com")
@@ -243,6 +247,7 @@ func TestRequestLink(t *testing.T) {
 // request fail, and however many ask, the owner gets at most PerOwner
 // emails a minute, one per requesting address.
 func TestRequestLinkLimits(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, w, clock, mail := newSessions(t)
 	mail.sent = make(chan struct{}, 100)
@@ -299,6 +304,7 @@ func TestRequestLinkLimits(t *testing.T) {
 
 // A full queue drops requests, answering the same; nothing waits on it.
 func TestRequestLinkQueueFull(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, w, _, _ := newSessions(t)
 	w.owner(t, "ada@example.com")
@@ -318,6 +324,7 @@ var tokenLike = regexp.MustCompile(`[A-Za-z0-9_-]{43}`)
 // Without a mail server the link is not written to the log: whoever
 // reads logs must not be able to sign in as an owner.
 func TestRequestLinkLogsNoLink(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, w, clock, _ := newSessions(t)
 	o := w.owner(t, "ada@example.com")

@@ -9,8 +9,10 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// pingMessage is the text of a test ping's data.
-const pingMessage = "This is a test message from earshot. Your endpoint is reachable and verifies signatures."
+// pingMessage is the text of a test ping's data. It is written before
+// anything answers, so it claims no check: it names the header whose
+// check proves the message came from earshot.
+const pingMessage = "This is a test message from earshot. If your endpoint checked its signature (" + core.HeaderSignature + ") it came from us."
 
 // messenger is the one place webhook messages are made and sent, for the
 // subscription service's test pings and for the delivery worker alike:

@@ -26,6 +26,10 @@ type WebhookDeps struct {
 	Log    *slog.Logger
 	// Metrics counts pings sent; nil counts nothing.
 	Metrics ports.Metrics
+	// Owners counts the deployment's owners, so that a plan without
+	// webhooks names its setting to an owner who runs the deployment
+	// alone; nil sends every owner to the operator.
+	Owners ports.OwnerStore
 	// Wake tells the delivery worker that queued deliveries may be due
 	// now (DeliveryWorker.Poke): a webhook switched on, a manual retry.
 	// Nil leaves them to its poll.
@@ -52,13 +56,30 @@ func NewWebhooks(deps WebhookDeps, cfg WebhookConfig) *Webhooks {
 	return &Webhooks{deps: deps, cfg: cfg, msg: messenger{sender: deps.Sender, sealer: deps.Sealer, metrics: deps.Metrics}}
 }
 
+// gate refuses every webhook route when the plan has no webhooks. The
+// owners are counted only then, to word the refusal.
+func (s *Webhooks) gate(ctx context.Context) error {
+	if s.cfg.Limits.CheckWebhooks(core.Usage{}) == nil {
+		return nil
+	}
+	var u core.Usage
+	if s.deps.Owners != nil {
+		n, err := s.deps.Owners.CountOwners(ctx)
+		if err != nil {
+			return err
+		}
+		u.Owners = n
+	}
+	return s.cfg.Limits.CheckWebhooks(u)
+}
+
 // Create validates and adds a webhook and returns it with its signing
 // secret, which is shown this once: the store keeps it sealed. minScore
 // nil means core.DefaultWebhookMinScore, platforms nil every platform.
 // KindInvalid names the field; KindConflict for a URL the owner has;
 // KindPlanLimit.
 func (s *Webhooks) Create(ctx context.Context, ownerID, url string, minScore *int, platforms []string) (core.Webhook, string, error) {
-	if err := s.cfg.Limits.CheckWebhooks(); err != nil {
+	if err := s.gate(ctx); err != nil {
 		return core.Webhook{}, "", err
 	}
 	u, err := core.CheckWebhookURL(url, s.cfg.AllowPrivate)
@@ -112,7 +133,7 @@ func parsePlatforms(list []string) ([]core.Platform, error) {
 
 // List returns the owner's webhooks, oldest first. KindPlanLimit.
 func (s *Webhooks) List(ctx context.Context, ownerID string) ([]core.Webhook, error) {
-	if err := s.cfg.Limits.CheckWebhooks(); err != nil {
+	if err := s.gate(ctx); err != nil {
 		return nil, err
 	}
 	return s.deps.Store.Webhooks(ctx, ownerID)
@@ -122,7 +143,7 @@ func (s *Webhooks) List(ctx context.Context, ownerID string) ([]core.Webhook, er
 // it on forgets its failures and the reason it was switched off; its
 // queued deliveries then go out. KindInvalid, KindNotFound, KindPlanLimit.
 func (s *Webhooks) Update(ctx context.Context, ownerID, id string, ch ports.WebhookChange) (core.Webhook, error) {
-	if err := s.cfg.Limits.CheckWebhooks(); err != nil {
+	if err := s.gate(ctx); err != nil {
 		return core.Webhook{}, err
 	}
 	if ch.Active == nil && ch.MinScore == nil && ch.Platforms == nil {
@@ -165,7 +186,7 @@ func (s *Webhooks) Update(ctx context.Context, ownerID, id string, ch ports.Webh
 // Delete removes a webhook and its delivery log. KindNotFound,
 // KindPlanLimit.
 func (s *Webhooks) Delete(ctx context.Context, ownerID, id string) error {
-	if err := s.cfg.Limits.CheckWebhooks(); err != nil {
+	if err := s.gate(ctx); err != nil {
 		return err
 	}
 	return s.deps.Store.DeleteWebhook(ctx, ownerID, id)
@@ -174,7 +195,7 @@ func (s *Webhooks) Delete(ctx context.Context, ownerID, id string) error {
 // Deliveries returns the webhook's log, newest first. KindNotFound,
 // KindPlanLimit.
 func (s *Webhooks) Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error) {
-	if err := s.cfg.Limits.CheckWebhooks(); err != nil {
+	if err := s.gate(ctx); err != nil {
 		return nil, err
 	}
 	return s.deps.Store.Deliveries(ctx, ownerID, id, core.DeliveryLogSize)
@@ -187,7 +208,7 @@ func (s *Webhooks) Deliveries(ctx context.Context, ownerID, id string) ([]core.D
 // an owner can check a fixed receiver before switching it on.
 // KindNotFound, KindPlanLimit.
 func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error) {
-	if err := s.cfg.Limits.CheckWebhooks(); err != nil {
+	if err := s.gate(ctx); err != nil {
 		return ports.WebhookResult{}, err
 	}
 	w, sealed, err := s.deps.Store.Webhook(ctx, ownerID, id)
@@ -217,7 +238,7 @@ func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 // or the webhook is switched off; KindInvalidRequest for a test ping;
 // KindPlanLimit.
 func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error) {
-	if err := s.cfg.Limits.CheckWebhooks(); err != nil {
+	if err := s.gate(ctx); err != nil {
 		return core.Delivery{}, err
 	}
 	w, _, err := s.deps.Store.Webhook(ctx, ownerID, webhookID)

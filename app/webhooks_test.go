@@ -174,6 +174,7 @@ func allFinal(n int) func([]core.Delivery) bool {
 }
 
 func TestWebhookRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t)
 	o, other := w.owner(t, "a@example.com"), w.owner(t, "b@example.com")
@@ -285,6 +286,7 @@ func TestWebhookRules(t *testing.T) {
 
 // A manual retry sends the same message again with trigger manual.
 func TestWebhookManualRetry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h, o := ownerHooks(t, DeliveryConfig{})
 	h.start()
@@ -334,6 +336,7 @@ func TestWebhookManualRetry(t *testing.T) {
 // A test ping goes out signed at once, without the worker, and is logged;
 // switching a webhook on and a manual retry wake the worker.
 func TestWebhookPingAndWake(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h, o := ownerHooks(t, DeliveryConfig{})
 	woken := 0

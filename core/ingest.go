@@ -1,15 +1,18 @@
 package core
 
 import (
+	"math"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
 // MaxIngestBatch is the most posts one ingest request may carry.
 const MaxIngestBatch = 100
 
-// IngestPost is a post as a helper program sends it.
+// IngestPost is a post as a helper program sends it. Title, PostedAt
+// and Community go beyond the spec's fields and are optional.
 type IngestPost struct {
 	ExternalID string
 	AuthorName string
@@ -17,6 +20,32 @@ type IngestPost struct {
 	URL        string
 	Likes      int
 	Comments   int
+	Title      string   // empty when the post has none
+	PostedAt   *float64 // milliseconds since 1970, like every ...At; nil when not given
+	Community  string   // the subreddit of a reddit post
+}
+
+// maxPostedAt is the first millisecond of the year 10000: a time past it
+// is no time a post was made.
+const maxPostedAt = 253402300800000
+
+// CommunityOn returns the community p belongs to on platform pl, as
+// phrases name it: a reddit post needs its subreddit (`name`, `r/name`
+// or `/r/name`, kept lower-case), since a reddit phrase listens in one
+// community only and the post is matched against that community's
+// phrases, as the server's own reddit reader matches what it reads.
+// Posts on the other platforms have no community: whatever a helper sends
+// there is ignored, as the phrases there have none to scope by. Errors
+// are KindInvalid; the caller skips such rows, so the helper can send the
+// post again with its community.
+func (p IngestPost) CommunityOn(pl Platform) (string, error) {
+	if pl != Reddit {
+		return "", nil
+	}
+	if strings.TrimSpace(p.Community) == "" {
+		return "", Errorf(KindInvalid, "community is required for reddit posts")
+	}
+	return NormalizeCommunity(p.Community)
 }
 
 // CheckIngestBatch refuses a batch over the limit, whole.
@@ -29,8 +58,10 @@ func CheckIngestBatch(n int) error {
 
 // Post validates an ingested post and returns it as stored: externalId
 // (at most 200 characters), at least one non-empty body part and an http
-// or https url are required; likes and comments must not be negative.
-// The body parts are kept joined by blank lines, cut at MaxPostText.
+// or https url are required; likes and comments must not be negative;
+// postedAt, when given, must be a time from 1970 to the year 9999. The
+// body parts are kept joined by blank lines, the body and the title cut
+// at MaxPostText, the time to the microsecond.
 // Errors are KindInvalid naming the field; the caller skips such rows.
 func (p IngestPost) Post() (Post, error) {
 	id := strings.TrimSpace(p.ExternalID)
@@ -53,13 +84,23 @@ func (p IngestPost) Post() (Post, error) {
 	if p.Likes < 0 || p.Comments < 0 {
 		return Post{}, Errorf(KindInvalid, "likes and comments must not be negative")
 	}
+	var posted time.Time
+	if p.PostedAt != nil {
+		ms := *p.PostedAt
+		if math.IsNaN(ms) || ms < 0 || ms >= maxPostedAt {
+			return Post{}, Errorf(KindInvalid, "postedAt must be milliseconds since 1970")
+		}
+		posted = time.UnixMicro(int64(math.Round(ms * 1000))).UTC()
+	}
 	return CleanPost(Post{
 		ExternalID: id,
 		Author:     Cut(strings.TrimSpace(cleanText(p.AuthorName)), 200),
+		Title:      Cut(strings.TrimSpace(cleanText(p.Title)), MaxPostText),
 		Text:       Cut(strings.Join(parts, "\n\n"), MaxPostText),
 		URL:        u.String(),
 		Likes:      p.Likes,
 		Comments:   p.Comments,
+		PostedAt:   posted,
 	})
 }
 
@@ -99,15 +140,19 @@ func cleanText(s string) string {
 // Parts returns the texts of a post that are searched for phrases: the
 // title and each body part, separately, so a phrase never spans two.
 func (p IngestPost) Parts() []string {
-	out := make([]string, 0, len(p.Body))
-	for _, b := range p.Body {
+	out := make([]string, 0, len(p.Body)+1)
+	add := func(s string) {
 		// Searched as stored: a NUL inside a word does not hide it.
-		if strings.IndexByte(b, 0) >= 0 {
-			b = strings.ReplaceAll(b, "\x00", "")
+		if strings.IndexByte(s, 0) >= 0 {
+			s = strings.ReplaceAll(s, "\x00", "")
 		}
-		if strings.TrimSpace(b) != "" {
-			out = append(out, b)
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
 		}
+	}
+	add(p.Title)
+	for _, b := range p.Body {
+		add(b)
 	}
 	return out
 }

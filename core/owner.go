@@ -29,3 +29,35 @@ func NewOwner(email, name string) (Owner, error) {
 	}
 	return Owner{Email: strings.ToLower(email), Name: name}, nil
 }
+
+// Update returns o with a new address and name, each validated as
+// NewOwner does; nil keeps the one o has.
+func (o Owner) Update(email, name *string) (Owner, error) {
+	e, n := o.Email, o.Name
+	if email != nil {
+		e = *email
+	}
+	if name != nil {
+		n = *name
+	}
+	v, err := NewOwner(e, n)
+	if err != nil {
+		return Owner{}, err
+	}
+	o.Email, o.Name = v.Email, v.Name
+	return o, nil
+}
+
+// EmailChangeTTL is how long a link confirming a new address works.
+const EmailChangeTTL = time.Hour
+
+// EmailChange is an owner's pending change of address. It applies once,
+// through a link sent to the new address, and is known to the store only
+// by the hash of the link's token.
+type EmailChange struct {
+	Hash      string
+	OwnerID   string
+	Email     string // the new address
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}

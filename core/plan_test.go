@@ -128,7 +128,7 @@ func TestCheckWebhooks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			l := core.Limits{PhrasesPerPlatform: 1, AccountsPerPlatform: 1, WebhooksPerPerson: c.limit}
 			u := core.Usage{Webhooks: c.usage}
-			if err := l.CheckWebhooks(); c.routes {
+			if err := l.CheckWebhooks(core.Usage{}); c.routes {
 				if err != nil {
 					t.Errorf("CheckWebhooks = %v", err)
 				}

@@ -21,3 +21,13 @@ type Mailer interface {
 	// not be reached in time, or ctx ended first.
 	Send(ctx context.Context, m Mail) error
 }
+
+// Delivers reports whether m hands mail to a mail server, so that what
+// the service says of its mail ("sent") is true. A mailer that only
+// writes mail to the log, for a deployment with no mail server, says so
+// with a method Delivers() returning false; a Mailer without the method
+// delivers.
+func Delivers(m Mailer) bool {
+	d, ok := m.(interface{ Delivers() bool })
+	return !ok || d.Delivers()
+}

@@ -16,6 +16,21 @@ type OwnerStore interface {
 	Owner(ctx context.Context, id string) (core.Owner, error)
 	// CountOwners returns how many owners exist.
 	CountOwners(ctx context.Context) (int, error)
+	// Owners lists every owner, oldest first.
+	Owners(ctx context.Context) ([]core.Owner, error)
+	// UpdateOwner stores o's email and name. KindNotFound when there is
+	// no owner o.ID; KindConflict when another owner has the email.
+	UpdateOwner(ctx context.Context, o core.Owner) error
+	// CreateEmailChange stores c and removes the owner's changes that
+	// expired or were used. KindNotFound for an unknown owner.
+	CreateEmailChange(ctx context.Context, c core.EmailChange) error
+	// UseEmailChange consumes the change stored under hash and gives its
+	// owner the new address, in one transaction, so of two requests
+	// racing for it one wins. It returns the owner as changed and the
+	// address it had. KindNotFound when the change was used, has expired
+	// or is unknown; KindConflict when another owner has the address,
+	// and the change stays unused.
+	UseEmailChange(ctx context.Context, hash string, now time.Time) (o core.Owner, oldEmail string, err error)
 }
 
 // KeyStore keeps API and ingest keys by the hash of their secret.
@@ -73,7 +88,8 @@ type PhraseStore interface {
 	SetPhraseStatus(ctx context.Context, ownerID, id string, s core.PhraseStatus) (core.Phrase, error)
 	// DeletePhrase removes the phrase and its matches. KindNotFound.
 	DeletePhrase(ctx context.Context, ownerID, id string) error
-	// Usage counts the owner's phrases, accounts and webhooks.
+	// Usage counts the owner's phrases, accounts and webhooks, and the
+	// deployment's owners.
 	Usage(ctx context.Context, ownerID string) (core.Usage, error)
 	// PhraseVersion returns a number that changes whenever the owner's
 	// phrases change (create, status, delete), from any process, so a

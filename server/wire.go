@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"go.uber.org/fx"
@@ -123,8 +124,10 @@ var ServiceModule = fx.Module("services",
 		newAlerts,
 		newAccountHealth,
 		newNotifications,
+		app.NewRedditHealth,
 		app.NewInbox,
 		newSessions,
+		newAddressChanges,
 	),
 	fx.Invoke(runScoring, runPeriodic, runWebhooks, runNotifications, sweepSessions, vacuumQueues),
 )
@@ -236,12 +239,13 @@ type webhookParams struct {
 	Metrics ports.Metrics
 	Worker  *app.DeliveryWorker
 	Config  Config
+	Owners  ports.OwnerStore
 }
 
 func newWebhooks(p webhookParams) *app.Webhooks {
 	return app.NewWebhooks(
 		app.WebhookDeps{Store: p.Store, Sender: p.Sender, Sealer: p.Sealer, Clock: p.Clock, Log: p.Log, Metrics: p.Metrics,
-			Wake: p.Worker.Poke},
+			Wake: p.Worker.Poke, Owners: p.Owners},
 		app.WebhookConfig{Limits: p.Config.Limits, AllowPrivate: p.Config.WebhookAllowPrivate})
 }
 
@@ -381,6 +385,14 @@ type sessionParams struct {
 func newSessions(p sessionParams) *app.Sessions {
 	return app.NewSessions(app.SessionDeps{Store: p.Store, Mailer: p.Mailer, Limiter: p.Limiter, Clock: p.Clock, Log: p.Log},
 		app.SessionConfig{Idle: p.Config.SessionIdle, SiteURL: func() string { return p.Site.URL }})
+}
+
+// newAddressChanges lets a signed-in owner change their own address
+// through a link mailed to the new one, made under the site address as
+// bound.
+func newAddressChanges(p sessionParams, owners ports.OwnerStore) *app.AddressChanges {
+	return app.NewAddressChanges(app.AddressChangeDeps{Owners: owners, Mailer: p.Mailer, Limiter: p.Limiter, Clock: p.Clock, Log: p.Log,
+		SiteURL: func() string { return p.Site.URL }})
 }
 
 // sweepSessions sends the sign-in links asked for, and removes idle
@@ -540,7 +552,9 @@ type dashboardParams struct {
 	Webhooks      *app.Webhooks
 	Accounts      *app.AccountHealth
 	Notifications *app.Notifications
+	Reddit        *app.RedditHealth
 	Limiter       ports.RateLimiter
+	Addresses     *app.AddressChanges
 }
 
 // newDashboard is the owners' web interface under /app/; its cookie is
@@ -548,7 +562,21 @@ type dashboardParams struct {
 func newDashboard(p dashboardParams) (*dashboard.Dashboard, error) {
 	return dashboard.New(dashboard.Config{SecureCookies: p.Config.SiteHTTPS(), Logger: p.Log, RateLimit: p.Config.RateLimit},
 		dashboard.Deps{Sessions: p.Sessions, Inbox: p.Inbox, Matches: p.Matches, Phrases: p.Phrases, Keys: p.Keys,
-			Webhooks: p.Webhooks, Accounts: p.Accounts, Notifications: dashNotifications{p.Notifications}, Limiter: p.Limiter})
+			Webhooks: p.Webhooks, Accounts: p.Accounts, Notifications: dashNotifications{p.Notifications}, Limiter: p.Limiter,
+			Reddit: dashReddit{p.Reddit}, Addresses: p.Addresses})
+}
+
+// dashReddit gives the dashboard app.RedditHealth in its terms.
+type dashReddit struct{ *app.RedditHealth }
+
+func (r dashReddit) Communities(ctx context.Context) ([]dashboard.CommunityHealth, error) {
+	rows, err := r.Status(ctx)
+	out := make([]dashboard.CommunityHealth, len(rows))
+	for i, s := range rows {
+		out[i] = dashboard.CommunityHealth{Community: s.Community, Phrases: s.Phrases, Via: s.LastVia, LastSuccessAt: s.LastSuccessAt,
+			LastError: s.LastError, LastErrorAt: s.LastErrorAt, ArchiveLag: s.ArchiveLag, Behind: s.Behind}
+	}
+	return out, err
 }
 
 // dashNotifications gives the dashboard app.Notifications in the
@@ -651,10 +679,17 @@ type rootParams struct {
 	Log       *slog.Logger
 }
 
-func newRootHandler(p rootParams) http.Handler {
+func newRootHandler(p rootParams) (http.Handler, error) {
 	db, b, log := p.DB, p.Bus, p.Log
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", p.Metrics.Handler())
+	// routes are the pattern of every route served, each router's from
+	// its own list, so that each has its label in the request metrics.
+	routes := slices.Concat(p.API.Patterns(), p.Helper.Paths(), p.Dashboard.Patterns())
+	own := func(pattern string, h http.HandlerFunc) {
+		mux.Handle(pattern, h)
+		routes = append(routes, pattern)
+	}
+	own("GET /metrics", p.Metrics.Handler().ServeHTTP)
 	mux.Handle("/api/v1/", p.API)
 	for _, path := range p.Helper.Paths() {
 		mux.Handle(path, p.Helper)
@@ -662,10 +697,10 @@ func newRootHandler(p rootParams) http.Handler {
 	for _, path := range p.Dashboard.Paths() {
 		mux.Handle(path, p.Dashboard)
 	}
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	own("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusOK, "ok")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+	own("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := db.Ping(ctx); err != nil {
@@ -683,7 +718,11 @@ func newRootHandler(p rootParams) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path))
 	})
-	return httpapi.RequestLog(log, p.Metrics.ObserveRequest, mux)
+	labels, err := metrics.NewRoutes(routes...)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.RequestLog(log, p.Metrics.RequestObserver(labels), mux), nil
 }
 
 func writeStatus(w http.ResponseWriter, code int, status string) {

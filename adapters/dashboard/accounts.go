@@ -1,12 +1,14 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/health"
+	"github.com/earshothq/earshot/ports"
 )
 
 // accountView is one platform's account with the view model exactly as
@@ -25,6 +27,28 @@ type accountView struct {
 	Checked        string
 	CheckedISO     string
 	RetryAfter     string
+	// StateLabel is the state as the page words it: the view's own state,
+	// except that an account no helper has reported on yet is never
+	// called healthy.
+	StateLabel string
+	// ServerReads: the server reads this platform itself (reddit), so a
+	// missing account asks nothing of the owner.
+	ServerReads bool
+}
+
+// communityView is one of the owner's watched communities as the
+// server last read it.
+type communityView struct {
+	Community   string
+	Phrases     int // the owner's listening phrases that watch it
+	Via         string
+	LastRead    string
+	LastReadISO string
+	Behind      string
+	ArchiveLag  string
+	LastError   string
+	ErrorWhen   string
+	ErrorISO    string
 }
 
 // actionLabels name each action of core/health on its button or link.
@@ -49,8 +73,9 @@ var platformHome = map[core.Platform]string{
 
 type accountsView struct {
 	layout
-	Accounts []accountView
-	Homes    map[string]string
+	Accounts    []accountView
+	Homes       map[string]string
+	Communities []communityView
 }
 
 type challengeView struct {
@@ -72,7 +97,71 @@ func (d *Dashboard) accountView(s health.Status) accountView {
 	if !s.RetryAfter.IsZero() && s.RetryAfter.After(d.cfg.Now()) {
 		v.RetryAfter = s.RetryAfter.UTC().Format("15:04 UTC")
 	}
+	v.StateLabel = v.State
+	if s.State == health.Healthy && s.LastCheckedAt.IsZero() {
+		v.StateLabel = "no report yet"
+	}
+	v.ServerReads = s.Platform == core.Reddit
+	if v.ServerReads && s.State == health.NotConnected {
+		// Reddit phrases need no account: connecting one is optional.
+		v.RequiresAction = false
+	}
 	return v
+}
+
+// communities returns the health of the communities the owner's
+// listening reddit phrases watch, by name; the rows of other owners'
+// communities are left out.
+func (d *Dashboard) communities(ctx context.Context, ownerID string) ([]communityView, error) {
+	if d.deps.Reddit == nil {
+		return nil, nil
+	}
+	ps, err := d.deps.Phrases.List(ctx, ownerID, ports.PhraseFilter{Platform: core.Reddit, Status: core.Listening})
+	if err != nil {
+		return nil, err
+	}
+	mine := map[string]int{}
+	for _, p := range ps {
+		if p.Platform == core.Reddit && p.Status == core.Listening {
+			mine[p.Community]++
+		}
+	}
+	if len(mine) == 0 {
+		return nil, nil
+	}
+	rows, err := d.deps.Reddit.Communities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := d.cfg.Now()
+	var out []communityView
+	for _, r := range rows {
+		n, ok := mine[r.Community]
+		if !ok {
+			continue
+		}
+		c := communityView{Community: r.Community, Phrases: n, Via: r.Via, LastRead: ago(now, r.LastSuccessAt),
+			Behind: span(r.Behind), ArchiveLag: span(r.ArchiveLag), LastError: r.LastError}
+		if c.Via == "" {
+			c.Via = "not read yet"
+		}
+		if !r.LastSuccessAt.IsZero() {
+			c.LastReadISO = r.LastSuccessAt.UTC().Format(time.RFC3339)
+		}
+		if r.LastError != "" {
+			c.ErrorWhen, c.ErrorISO = ago(now, r.LastErrorAt), r.LastErrorAt.UTC().Format(time.RFC3339)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// span words a lag as the admin status prints it, "-" for none.
+func span(d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	return d.Round(time.Second).String()
 }
 
 func (d *Dashboard) renderAccounts(w http.ResponseWriter, r *http.Request, status int, v accountsView) {
@@ -88,6 +177,10 @@ func (d *Dashboard) renderAccounts(w http.ResponseWriter, r *http.Request, statu
 	}
 	for _, s := range list {
 		v.Accounts = append(v.Accounts, d.accountView(s))
+	}
+	if v.Communities, err = d.communities(r.Context(), session(r).OwnerID); err != nil {
+		d.fail(w, r, err)
+		return
 	}
 	d.render(w, r, status, "accounts", &v)
 }

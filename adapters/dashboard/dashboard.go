@@ -84,6 +84,35 @@ type NotificationService interface {
 	MarkAllRead(ctx context.Context, ownerID string) (int, error)
 }
 
+// RedditService tells how the server's reading of each watched reddit
+// community goes: what `earshot admin reddit status` prints. It answers
+// for the whole deployment; pages show only the communities the owner's
+// phrases watch. The server adapts app.RedditHealth to it.
+type RedditService interface {
+	Communities(ctx context.Context) ([]CommunityHealth, error)
+}
+
+// CommunityHealth is one watched community's reading, both listings
+// taken together (app.RedditStatus).
+type CommunityHealth struct {
+	Community     string
+	Phrases       int    // listening phrases of every owner that watch it
+	Via           string // the way the latest read was answered; empty before the first
+	LastSuccessAt time.Time
+	LastError     string
+	LastErrorAt   time.Time
+	ArchiveLag    time.Duration
+	Behind        time.Duration
+}
+
+// AddressService shows the owner's own address and changes it through a
+// link sent to the new one. app.AddressChanges is one.
+type AddressService interface {
+	Owner(ctx context.Context, ownerID string) (core.Owner, error)
+	Request(ctx context.Context, ownerID, email string) error
+	Confirm(ctx context.Context, token string) (core.Owner, error)
+}
+
 // Deps are the services behind the dashboard.
 type Deps struct {
 	Sessions      SessionService
@@ -94,6 +123,11 @@ type Deps struct {
 	Webhooks      WebhookService
 	Accounts      AccountService
 	Notifications NotificationService
+	// Addresses changes the owner's own address (the Account page).
+	Addresses AddressService
+	// Reddit shows the owner's communities on the accounts page; nil
+	// leaves them out.
+	Reddit RedditService
 	// Limiter counts the owner's dashboard writes (see limitWrites); nil
 	// leaves them uncounted.
 	Limiter ports.RateLimiter
@@ -170,7 +204,7 @@ func New(cfg Config, deps Deps) (*Dashboard, error) {
 }
 
 // Paths lists the patterns the dashboard serves, for the server's mux.
-func (d *Dashboard) Paths() []string { return []string{"/app/", "GET /{$}"} }
+func (d *Dashboard) Paths() []string { return []string{"/app/", "GET /{$}", "GET /favicon.ico"} }
 
 // ServeHTTP implements http.Handler.
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.handler.ServeHTTP(w, r) }

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -198,7 +199,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 			if it.ScoredAt.After(cur.since) {
 				cur.since = it.ScoredAt
 			}
-			if err := d.writeEvent(&b, it, now, cur); err != nil {
+			if err := d.writeEvent(ctx, owner, &b, it, now, cur); err != nil {
 				d.cfg.Logger.ErrorContext(ctx, "rendering a live match failed", "err", err)
 				return
 			}
@@ -211,7 +212,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 			if sent[it.Match.ID] {
 				continue
 			}
-			if err := d.writeEvent(&b, it, now, cur); err != nil {
+			if err := d.writeEvent(ctx, owner, &b, it, now, cur); err != nil {
 				d.cfg.Logger.ErrorContext(ctx, "rendering a live match failed", "err", err)
 				return
 			}
@@ -230,8 +231,8 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 }
 
 // writeEvent appends one match event carrying the match's markup.
-func (d *Dashboard) writeEvent(b *bytes.Buffer, it ports.InboxItem, now time.Time, cur liveCursor) error {
-	html, err := d.matchHTML(it, now)
+func (d *Dashboard) writeEvent(ctx context.Context, owner string, b *bytes.Buffer, it ports.InboxItem, now time.Time, cur liveCursor) error {
+	html, err := d.matchHTML(ctx, owner, it, now)
 	if err != nil {
 		return err
 	}

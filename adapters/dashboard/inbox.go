@@ -3,7 +3,9 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -23,7 +25,37 @@ type inboxView struct {
 	Newest  string // address of the first page, empty on it
 	Return  string // this page, for the bulk form to come back to
 	Live    string // the live stream's address
-	Empty   string // what to say when there is nothing to show
+	Empty   emptyView
+}
+
+// emptyView is what an inbox with nothing to show says, and the next
+// step it points to.
+type emptyView struct {
+	Text      string
+	AddPhrase bool   // point to adding a phrase: the owner has none
+	Helper    string // the platforms a helper reads for the owner ("x and facebook"); empty when none
+}
+
+// emptyInbox says why an unfiltered inbox is empty and what to do: add a
+// phrase, or run a helper for the platforms the server does not read.
+func emptyInbox(phrases []core.Phrase, filtered bool) emptyView {
+	switch {
+	case filtered:
+		return emptyView{Text: "No match fits these filters."}
+	case len(phrases) == 0:
+		return emptyView{Text: "No matches yet: add a phrase, and posts that mention it show up here.", AddPhrase: true}
+	}
+	var helped []string
+	for _, p := range core.Platforms {
+		if p != core.Reddit && slices.ContainsFunc(phrases, func(ph core.Phrase) bool { return ph.Platform == p }) {
+			helped = append(helped, string(p))
+		}
+	}
+	v := emptyView{Text: "No matches yet. The server reads reddit itself; new matches appear here as they arrive.", Helper: strings.Join(helped, " and ")}
+	if !slices.ContainsFunc(phrases, func(ph core.Phrase) bool { return ph.Platform == core.Reddit }) {
+		v.Text = "No matches yet. New ones appear here as they arrive."
+	}
+	return v
 }
 
 // filtersView is the inbox's filter form.
@@ -111,9 +143,13 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		status, v.Problem = http.StatusBadRequest, core.Message(err)
 	}
 	now := d.cfg.Now()
+	community := make(map[string]string, len(phrases))
+	for _, p := range phrases {
+		community[p.ID] = p.Community
+	}
 	v.Matches = make([]matchView, len(page.Items))
 	for i, it := range page.Items {
-		v.Matches[i] = d.matchView(it, ago(now, it.Match.CreatedAt))
+		v.Matches[i] = d.matchView(it, ago(now, it.Match.CreatedAt), community[it.Match.PhraseID])
 	}
 	base := f.values()
 	if page.Next != nil {
@@ -134,14 +170,7 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		live.Set("since", strconv.FormatInt(now.Add(-2*time.Second).UnixMicro(), 10))
 		v.Live = "/app/events?" + live.Encode()
 	}
-	switch {
-	case len(phrases) == 0:
-		v.Empty = "No matches yet: add a phrase and matches will show up here as posts mention it."
-	case filtered:
-		v.Empty = "No match fits these filters."
-	default:
-		v.Empty = "No matches yet. New ones appear here as they arrive."
-	}
+	v.Empty = emptyInbox(phrases, filtered)
 	d.render(w, r, status, "inbox", &v)
 }
 

@@ -18,6 +18,9 @@ type phraseView struct {
 	LastChecked string
 	CheckedISO  string
 	LastSource  string
+	// Waiting: no helper has read this x or facebook phrase yet, so the
+	// page says so rather than the check its creation stamped.
+	Waiting bool
 }
 
 type phrasesView struct {
@@ -26,6 +29,7 @@ type phrasesView struct {
 	Form      phraseForm
 	Platforms []option
 	Errors    map[string]string // field -> message
+	Waiting   bool              // a phrase waits for a helper's first read
 }
 
 type deleteView struct {
@@ -37,10 +41,22 @@ func (d *Dashboard) phraseView(p core.Phrase) phraseView {
 	v := phraseView{ID: p.ID, Phrase: p.Phrase, Platform: string(p.Platform), Community: p.Community,
 		Listening: p.Status == core.Listening, Matches: p.Matches, LastSource: string(p.LastSource),
 		LastChecked: ago(d.cfg.Now(), p.LastCheckedAt)}
+	if awaitsHelper(p) {
+		v.Waiting, v.LastChecked, v.LastSource = true, "never", ""
+		return v
+	}
 	if !p.LastCheckedAt.IsZero() {
 		v.CheckedISO = p.LastCheckedAt.UTC().Format("2006-01-02T15:04:05Z")
 	}
 	return v
+}
+
+// awaitsHelper reports whether p is read by helpers and none has read it
+// yet: a new phrase is stamped as checked at its creation, from the
+// source that reads its platform (docs/decisions.md), and only a
+// helper's read moves lastCheckedAt past createdAt.
+func awaitsHelper(p core.Phrase) bool {
+	return p.Platform != core.Reddit && !p.LastCheckedAt.After(p.CreatedAt)
 }
 
 // renderPhrases shows the phrase list and the add form, with f and errs
@@ -56,7 +72,9 @@ func (d *Dashboard) renderPhrases(w http.ResponseWriter, r *http.Request, status
 		v.Problem = "The phrase was not added: see below."
 	}
 	for _, p := range ps {
-		v.Phrases = append(v.Phrases, d.phraseView(p))
+		pv := d.phraseView(p)
+		v.Waiting = v.Waiting || (pv.Waiting && pv.Listening)
+		v.Phrases = append(v.Phrases, pv)
 	}
 	if f.Platform == "" {
 		f.Platform = string(core.Reddit)

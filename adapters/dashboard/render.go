@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"html/template"
@@ -116,12 +117,21 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	_, _ = w.Write(buf.Bytes())
 }
 
-// matchHTML returns the markup of one match shown at now, for the pieces
-// of a page that the script swaps in (a triaged match, a live one). The
-// template escapes every field for its place: this is safe markup.
-func (d *Dashboard) matchHTML(it ports.InboxItem, now time.Time) (template.HTML, error) {
+// matchHTML returns the markup of one of owner's matches shown at now,
+// for the pieces of a page that the script swaps in (a triaged match, a
+// live one). The template escapes every field for its place: this is
+// safe markup.
+func (d *Dashboard) matchHTML(ctx context.Context, owner string, it ports.InboxItem, now time.Time) (template.HTML, error) {
+	community := ""
+	if it.Match.Platform == core.Reddit {
+		// A reddit match's community is its phrase's: ingest and the
+		// reader match a post only against its own community's phrases.
+		if p, err := d.deps.Phrases.Get(ctx, owner, it.Match.PhraseID); err == nil {
+			community = p.Community
+		}
+	}
 	var b bytes.Buffer
-	err := d.partial(&b, "match", d.matchView(it, ago(now, it.Match.CreatedAt)))
+	err := d.partial(&b, "match", d.matchView(it, ago(now, it.Match.CreatedAt), community))
 	return template.HTML(b.String()), err
 }
 
@@ -177,25 +187,36 @@ type matchView struct {
 	Intent   string
 	Reason   string
 	Author   string
-	Title    string
-	Text     string
-	URL      string // empty unless http or https
-	When     string
-	WhenISO  string
-	Created  string // the cursor of the match
-	Read     bool
-	Starred  bool
-	Archived bool
+	// Community is the group the post was read in (the subreddit), empty
+	// where the platform has none.
+	Community string
+	Title     string
+	Text      string
+	URL       string // empty unless http or https
+	When      string
+	WhenISO   string
+	// Posted and PostedISO are when the post was made, empty when the
+	// platform did not say.
+	Posted    string
+	PostedISO string
+	Created   string // the cursor of the match
+	Read      bool
+	Starred   bool
+	Archived  bool
 }
 
-// matchView is the view of a match shown when, as ago words it.
-func (d *Dashboard) matchView(it ports.InboxItem, when string) matchView {
+// matchView is the view of a match shown when, as ago words it, read
+// in community (empty where there is none).
+func (d *Dashboard) matchView(it ports.InboxItem, when, community string) matchView {
 	m := it.Match
 	v := matchView{
-		ID: m.ID, Phrase: m.Phrase, Platform: string(m.Platform), Author: m.Post.Author, Title: m.Post.Title,
+		ID: m.ID, Phrase: m.Phrase, Platform: string(m.Platform), Author: m.Post.Author, Title: m.Post.Title, Community: community,
 		Text: m.Post.Text, URL: safeURL(m.Post.URL), When: when, WhenISO: m.CreatedAt.Format(time.RFC3339),
 		Created: strconv.FormatFloat(core.Millis(m.CreatedAt), 'f', -1, 64),
 		Read:    it.Triage.Read, Starred: it.Triage.Starred, Archived: it.Triage.Archived,
+	}
+	if !m.Post.PostedAt.IsZero() {
+		v.Posted, v.PostedISO = ago(d.cfg.Now(), m.Post.PostedAt), m.Post.PostedAt.UTC().Format(time.RFC3339)
 	}
 	if m.Score != nil {
 		v.Scored, v.Score, v.Intent, v.Reason = true, m.Score.Value, string(m.Score.Intent), m.Score.Reason

@@ -18,10 +18,13 @@ func (d *Dashboard) routeList() []route {
 	return []route{
 		{"GET /{$}", true, d.rootRedirect},
 		{"GET /app/static/{file}", true, d.static},
+		{"GET /favicon.ico", true, d.favicon},
 		{"GET /app/login", true, d.showLogin},
 		{"POST /app/login", true, d.requestLink},
 		{"GET /app/login/{token}", true, d.showLink},
 		{"POST /app/login/link", true, d.useLink},
+		{"GET /app/account/confirm/{token}", true, d.showAddressLink},
+		{"POST /app/account/confirm", true, d.confirmAddress},
 		{"/app/", true, d.notFound},
 
 		{"GET /app/{$}", false, d.showInbox},
@@ -35,6 +38,8 @@ func (d *Dashboard) routeList() []route {
 		{"GET /app/phrases/{id}/delete", false, d.confirmDeletePhrase},
 		{"POST /app/phrases/{id}/delete", false, d.deletePhrase},
 		{"GET /app/plan", false, d.showPlan},
+		{"GET /app/account", false, d.showAccount},
+		{"POST /app/account", false, d.requestAddress},
 		{"GET /app/keys", false, d.showKeys},
 		{"POST /app/keys", false, d.createAPIKey},
 		{"POST /app/keys/{id}/revoke", false, d.revokeAPIKey},
@@ -56,6 +61,16 @@ func (d *Dashboard) routeList() []route {
 		{"POST /app/logout", false, d.signOut},
 		{"POST /app/logout/everywhere", false, d.signOutEverywhere},
 	}
+}
+
+// Patterns lists the pattern of every route, for the request metrics'
+// route label.
+func (d *Dashboard) Patterns() []string {
+	var ps []string
+	for _, rt := range d.routeList() {
+		ps = append(ps, rt.pattern)
+	}
+	return ps
 }
 
 // unlimited are the signed-in writes no rate limit refuses: leaving.

@@ -16,9 +16,18 @@ var staticTypes = map[string]string{
 	".svg": "image/svg+xml",
 }
 
-// static serves the embedded stylesheet and script.
+// static serves the embedded stylesheet, script and icon.
 func (d *Dashboard) static(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("file")
+	d.serveStatic(w, r, r.PathValue("file"))
+}
+
+// favicon answers the address browsers ask for an icon at whatever a
+// page names: the dashboard's own icon, SVG as browsers accept there.
+func (d *Dashboard) favicon(w http.ResponseWriter, r *http.Request) {
+	d.serveStatic(w, r, "icon.svg")
+}
+
+func (d *Dashboard) serveStatic(w http.ResponseWriter, r *http.Request, name string) {
 	ctype, ok := staticTypes[path.Ext(name)]
 	if !ok {
 		d.notFound(w, r)

@@ -64,7 +64,7 @@ func (d *Dashboard) triageOne(w http.ResponseWriter, r *http.Request, action str
 		d.fail(w, r, err)
 		return
 	}
-	h, err := d.matchHTML(ports.InboxItem{Match: m, Triage: tr}, d.cfg.Now())
+	h, err := d.matchHTML(ctx, owner, ports.InboxItem{Match: m, Triage: tr}, d.cfg.Now())
 	if err != nil {
 		d.fail(w, r, err)
 		return

@@ -241,6 +241,9 @@ func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 	if err := tx.Raw("SELECT COUNT(*) FROM webhooks WHERE owner_id = ?", ownerID).Scan(&u.Webhooks).Error; err != nil {
 		return u, err
 	}
+	if err := tx.Raw("SELECT COUNT(*) FROM owners").Scan(&u.Owners).Error; err != nil {
+		return u, err
+	}
 	return u, nil
 }
 

@@ -125,6 +125,16 @@ func (a *API) routes() []route {
 	}
 }
 
+// Patterns lists every route as "METHOD /path", for the request
+// metrics' route label.
+func (a *API) Patterns() []string {
+	var ps []string
+	for _, r := range a.routes() {
+		ps = append(ps, r.method+" "+r.path)
+	}
+	return ps
+}
+
 // ServeHTTP runs the edge checks every route shares, in order: no key
 // needed for the OpenAPI document; the key; the rate limit (its headers go
 // on every answer); the body limit; then the route.

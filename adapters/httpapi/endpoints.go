@@ -101,9 +101,10 @@ func (a *API) getMatch(ctx context.Context, req any) (any, error) {
 }
 
 type planJSON struct {
-	Plan   string `json:"plan"`
-	Name   string `json:"name"`
-	Limits struct {
+	Plan    string `json:"plan"`
+	Name    string `json:"name"`
+	OwnerID string `json:"ownerId"`
+	Limits  struct {
 		PhrasesPerPlatform  int `json:"phrasesPerPlatform"`
 		AccountsPerPlatform int `json:"accountsPerPlatform"`
 		WebhooksPerPerson   int `json:"webhooksPerPerson"`
@@ -117,7 +118,7 @@ type planJSON struct {
 
 func planRecord(p core.Plan) planJSON {
 	var out planJSON
-	out.Plan, out.Name = p.ID, p.Name
+	out.Plan, out.Name, out.OwnerID = p.ID, p.Name, p.OwnerID
 	out.Limits.PhrasesPerPlatform = p.Limits.PhrasesPerPlatform
 	out.Limits.AccountsPerPlatform = p.Limits.AccountsPerPlatform
 	out.Limits.WebhooksPerPerson = p.Limits.WebhooksPerPerson

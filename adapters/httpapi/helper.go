@@ -24,7 +24,8 @@ const maxHelperBody = 1 << 20
 // IngestService is what the helper endpoints ask of ingest.
 type IngestService interface {
 	Ingest(ctx context.Context, ownerID, platform string, posts []core.IngestPost) (accountID string, ingested, skipped int, err error)
-	Phrases(ctx context.Context, ownerID, platform string) ([]string, error)
+	// Phrases returns the owner's listening phrases on the platform.
+	Phrases(ctx context.Context, ownerID, platform string) ([]core.Phrase, error)
 }
 
 // SessionService returns an owner's opened cookie jar.
@@ -93,6 +94,11 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 	}
 	if cfg.BodyWait <= 0 {
 		cfg.BodyWait = DefaultHelperBodyWait
+	}
+	if cfg.ProxyURL == "" {
+		// Said once here: each GET /proxy then answers 503 as designed,
+		// and its request line is debug.
+		cfg.Logger.Info("EARSHOT_PROXY_URL is unset: GET /proxy answers 503 and helpers stop unless their operator turned the proxy off")
 	}
 	h := &Helper{cfg: cfg, keys: keys, ingest: ingest, sessions: sessions, mux: http.NewServeMux(),
 		api: &API{cfg: Config{Logger: cfg.Logger}}, bodies: newSlots(cfg.Bodies)}
@@ -243,6 +249,9 @@ type ingestPostJSON struct {
 	URL        string   `json:"url"`
 	Likes      int      `json:"likes"`
 	Comments   int      `json:"comments"`
+	Title      string   `json:"title"`
+	PostedAt   *float64 `json:"postedAt"`
+	Community  string   `json:"community"`
 }
 
 func decodeIngest(_ context.Context, r *http.Request) (any, error) {
@@ -345,10 +354,22 @@ func (h *Helper) phrases(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// phrases is the spec's list; items, beyond it, gives each phrase its
+	// community (the subreddit of a reddit phrase, "" elsewhere), which a
+	// helper reading reddit needs to know where to listen.
+	type item struct {
+		Phrase    string `json:"phrase"`
+		Community string `json:"community"`
+	}
+	texts, items := make([]string, len(ps)), make([]item, len(ps))
+	for i, p := range ps {
+		texts[i], items[i] = p.Phrase, item{p.Phrase, p.Community}
+	}
 	return response{body: struct {
 		Platform string   `json:"platform"`
 		Phrases  []string `json:"phrases"`
-	}{platform, ps}}, nil
+		Items    []item   `json:"items"`
+	}{platform, texts, items}}, nil
 }
 
 func (h *Helper) session(ctx context.Context, req any) (any, error) {
@@ -359,8 +380,9 @@ func (h *Helper) session(ctx context.Context, req any) (any, error) {
 	return response{body: jar}, nil
 }
 
-func (h *Helper) proxy(context.Context, any) (any, error) {
+func (h *Helper) proxy(ctx context.Context, _ any) (any, error) {
 	if h.cfg.ProxyURL == "" {
+		answeredAsDesigned(ctx)
 		return nil, core.Errorf(core.KindUnavailable, "this deployment has no proxy: the helper must stop")
 	}
 	u, err := url.Parse(h.cfg.ProxyURL)
@@ -373,4 +395,17 @@ func (h *Helper) proxy(context.Context, any) (any, error) {
 		"required": h.cfg.ProxyRequired,
 		"proxy":    map[string]string{"server": server.String(), "username": u.User.Username(), "password": password},
 	}}, nil
+}
+
+// designedKey holds, in a request's context, whether the answer is the
+// one designed for the case whatever its status, such as GET /proxy's
+// 503 on a deployment without a proxy (said once at start): RequestLog
+// logs its line at debug rather than as a failure.
+type designedKey struct{}
+
+// answeredAsDesigned marks the request of ctx as answered as designed.
+func answeredAsDesigned(ctx context.Context) {
+	if p, ok := ctx.Value(designedKey{}).(*bool); ok {
+		*p = true
+	}
 }

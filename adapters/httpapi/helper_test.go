@@ -123,8 +123,11 @@ func (f *fakeIngest) Ingest(_ context.Context, _, _ string, posts []core.IngestP
 	return "a1", len(posts), 0, nil
 }
 
-func (f *fakeIngest) Phrases(context.Context, string, string) ([]string, error) {
-	return []string{"acme"}, nil
+func (f *fakeIngest) Phrases(_ context.Context, _, platform string) ([]core.Phrase, error) {
+	if platform == "reddit" {
+		return []core.Phrase{{Phrase: "acme", Platform: core.Reddit, Community: "golang"}, {Phrase: "acme crm", Platform: core.Reddit, Community: "sales"}}, nil
+	}
+	return []core.Phrase{{Phrase: "acme", Platform: core.Platform(platform)}}, nil
 }
 
 var helperKeys = keyOf{
@@ -298,5 +301,25 @@ func BenchmarkDecodeIngest(b *testing.B) {
 				_, _ = decodeIngest(context.Background(), r)
 			}
 		})
+	}
+}
+
+// GET /phrases keeps the spec's phrases list and adds items, each phrase
+// with its community, so a helper knows which subreddit a reddit phrase
+// listens in.
+func TestHelperPhrasesCarryCommunities(t *testing.T) {
+	srv := helperServer(t, HelperConfig{}, &fakeIngest{})
+	resp, out := helperCall(t, srv, "GET", "/phrases?platform=reddit", "svc_ingest_one", "")
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /phrases: %d %v", resp.StatusCode, out)
+	}
+	b, _ := json.Marshal(out)
+	want := `{"items":[{"community":"golang","phrase":"acme"},{"community":"sales","phrase":"acme crm"}],"phrases":["acme","acme crm"],"platform":"reddit"}`
+	if string(b) != want {
+		t.Fatalf("GET /phrases answered %s, want %s", b, want)
+	}
+	_, out = helperCall(t, srv, "GET", "/phrases?platform=x", "svc_ingest_one", "")
+	if b, _ := json.Marshal(out); string(b) != `{"items":[{"community":"","phrase":"acme"}],"phrases":["acme"],"platform":"x"}` {
+		t.Fatalf("GET /phrases?platform=x answered %s", b)
 	}
 }

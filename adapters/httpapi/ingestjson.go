@@ -262,6 +262,26 @@ func (p *ingestParser) integer(dst *int) bool {
 	return err == nil
 }
 
+// float reads any JSON number into a new float64, or null, which leaves
+// dst nil, as encoding/json does for a *float64. A number out of a
+// float64's range is an error for encoding/json.
+func (p *ingestParser) float(dst **float64) bool {
+	if p.null() {
+		*dst = nil
+		return true
+	}
+	start := p.i
+	if p.i >= len(p.b) || !p.number() {
+		return false
+	}
+	f, err := strconv.ParseFloat(p.b[start:p.i], 64)
+	if err != nil {
+		return false
+	}
+	*dst = &f
+	return true
+}
+
 // posts reads the posts array.
 func (p *ingestParser) posts() ([]ingestPostJSON, bool) {
 	if !p.eat('[') {
@@ -287,6 +307,10 @@ func (p *ingestParser) posts() ([]ingestPostJSON, bool) {
 	}
 }
 
+// postFields are the members of a post, in the order post reads them
+// into; any other member is skipped, as encoding/json skips it.
+var postFields = [...]string{"externalId", "authorName", "body", "url", "likes", "comments", "title", "postedAt", "community"}
+
 // post reads one post object.
 func (p *ingestParser) post(dst *ingestPostJSON) bool {
 	if !p.eat('{') {
@@ -296,14 +320,14 @@ func (p *ingestParser) post(dst *ingestPostJSON) bool {
 	if p.eat('}') {
 		return true
 	}
-	var seen [6]bool
+	var seen [len(postFields)]bool
 	for {
 		key, ok := p.key()
 		if !ok {
 			return false
 		}
 		field := -1
-		for i, name := range [...]string{"externalId", "authorName", "body", "url", "likes", "comments"} {
+		for i, name := range postFields {
 			if foldEq(key, name) {
 				field = i
 				break
@@ -328,6 +352,12 @@ func (p *ingestParser) post(dst *ingestPostJSON) bool {
 			ok = p.integer(&dst.Likes)
 		case 5:
 			ok = p.integer(&dst.Comments)
+		case 6:
+			ok = p.optStr(&dst.Title)
+		case 7:
+			ok = p.float(&dst.PostedAt)
+		case 8:
+			ok = p.optStr(&dst.Community)
 		default:
 			ok = p.skip(0)
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"mime"
 	"net/http"
 	"time"
 )
@@ -49,12 +50,18 @@ func RequestLog(log *slog.Logger, observe func(method, path string, status int, 
 		}
 		w.Header().Set("X-Request-Id", id)
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		designed := new(bool) // set by answeredAsDesigned
+		ctx = context.WithValue(ctx, designedKey{}, designed)
 		start := time.Now()
 		sw := &codeWriter{ResponseWriter: w, code: http.StatusOK}
 		next.ServeHTTP(sw, r.WithContext(ctx))
 		d := time.Since(start)
 		observe(r.Method, r.URL.Path, sw.code, d)
-		if level := requestLevel(sw.code, d); log.Enabled(ctx, level) {
+		level := requestLevel(sw.code, d, sw.Header())
+		if *designed {
+			level = slog.LevelDebug
+		}
+		if log.Enabled(ctx, level) {
 			log.Log(ctx, level, "request", "method", r.Method, "path", r.URL.Path, "status", sw.code,
 				"duration_ms", float64(d.Microseconds())/1000)
 		}
@@ -70,15 +77,24 @@ const slowRequest = time.Second
 // refusal or a slow answer is worth an operator's eye (info), a failure
 // on our side is a warning. At the default level a busy server then
 // writes nothing per request it served well; a line per request cost
-// the read path a tenth of its time.
-func requestLevel(status int, d time.Duration) slog.Level {
+// the read path a tenth of its time. h is the answer's header: a
+// Server-Sent Events stream (text/event-stream, the dashboard's
+// /app/events) stays open as long as its page, so its length is never
+// slowness.
+func requestLevel(status int, d time.Duration, h http.Header) slog.Level {
 	switch {
 	case status >= 500:
 		return slog.LevelWarn
-	case status >= 400 || d >= slowRequest:
+	case status >= 400 || d >= slowRequest && !stream(h):
 		return slog.LevelInfo
 	}
 	return slog.LevelDebug
+}
+
+// stream tells whether an answer with header h is an event stream.
+func stream(h http.Header) bool {
+	t, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && t == "text/event-stream"
 }
 
 type codeWriter struct {

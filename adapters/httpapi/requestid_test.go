@@ -50,7 +50,34 @@ func TestRequestLogLevels(t *testing.T) {
 			t.Errorf("a 500 is not a warning:\n%s", buf.String())
 		}
 	}
-	if requestLevel(200, 2*time.Second) != slog.LevelInfo {
+	if requestLevel(200, 2*time.Second, http.Header{}) != slog.LevelInfo {
 		t.Error("a slow answer is not logged at info")
+	}
+}
+
+// A Server-Sent Events stream stays open as long as its page does, so its
+// length says nothing about the server: only a refusal or a failure puts
+// it in the log. Other slow answers still do.
+func TestRequestLogStreamsAreNotSlow(t *testing.T) {
+	for _, tc := range []struct {
+		contentType string
+		status      int
+		want        slog.Level
+	}{
+		{"text/event-stream", 200, slog.LevelDebug},
+		{"text/event-stream; charset=utf-8", 200, slog.LevelDebug},
+		{"Text/Event-Stream", 200, slog.LevelDebug},
+		{"text/event-stream", 401, slog.LevelInfo},
+		{"text/event-stream", 500, slog.LevelWarn},
+		{"application/json", 200, slog.LevelInfo},
+		{"", 200, slog.LevelInfo},
+	} {
+		h := http.Header{}
+		if tc.contentType != "" {
+			h.Set("Content-Type", tc.contentType)
+		}
+		if got := requestLevel(tc.status, 2*time.Second, h); got != tc.want {
+			t.Errorf("%d %q after 2s: level %v, want %v", tc.status, tc.contentType, got, tc.want)
+		}
 	}
 }

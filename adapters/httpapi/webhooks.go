@@ -34,7 +34,7 @@ func (MatchRenderer) RenderMatch(m core.Match) ([]byte, error) { return json.Mar
 // built without one.
 func (a *API) webhooks() (WebhookService, error) {
 	if a.deps.Webhooks == nil {
-		return nil, core.Errorf(core.KindPlanLimit, "webhooks are not part of the plan")
+		return nil, core.Errorf(core.KindPlanLimit, "the plan allows no webhooks")
 	}
 	return a.deps.Webhooks, nil
 }

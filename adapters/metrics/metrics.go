@@ -4,7 +4,9 @@
 package metrics
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,16 +100,18 @@ func (r *Registry) Handler() http.Handler {
 	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{Registry: r.reg})
 }
 
-// ObserveRequest counts and times one answered request by route
-// template, method and status; the HTTP edge's one request middleware
+// RequestObserver returns what counts and times one answered request by
+// route, method and status; the HTTP edge's one request middleware
 // (httpapi.RequestLog) calls it. Each label comes from a closed set
-// (Route, Method, Status): a series lives for the life of the process, so
-// a label copied from the request would let any client grow memory and
-// every scrape without bound.
-func (r *Registry) ObserveRequest(method, path string, status int, d time.Duration) {
-	route, m := Route(path), Method(method)
-	r.requests.WithLabelValues(route, m, Status(status)).Inc()
-	r.latency.WithLabelValues(route, m).Observe(d.Seconds())
+// (routes, Method, Status): a series lives for the life of the process,
+// so a label copied from the request would let any client grow memory
+// and every scrape without bound.
+func (r *Registry) RequestObserver(routes *Routes) func(method, path string, status int, d time.Duration) {
+	return func(method, path string, status int, d time.Duration) {
+		route, m := routes.Route(path), Method(method)
+		r.requests.WithLabelValues(route, m, Status(status)).Inc()
+		r.latency.WithLabelValues(route, m).Observe(d.Seconds())
+	}
 }
 
 // methods are the request methods of RFC 9110 and PATCH (RFC 5789).
@@ -139,33 +143,47 @@ func Status(code int) string {
 	return strconv.Itoa(code)
 }
 
-// routes are the templates of every path the server answers.
-var routes = []string{
-	"/api/v1/me", "/api/v1/keywords", "/api/v1/keywords/{id}", "/api/v1/matches", "/api/v1/matches/{id}",
-	"/api/v1/openapi.json", "/api/v1/webhooks", "/api/v1/webhooks/{id}", "/api/v1/webhooks/{id}/test",
-	"/api/v1/webhooks/{id}/deliveries", "/api/v1/webhooks/{id}/deliveries/{id}/retry",
-	"/ingest", "/phrases", "/session", "/proxy", "/account-status", "/healthz", "/readyz", "/metrics",
+// Routes labels request paths with the route that serves them. The
+// routes are the routers' own lists of net/http patterns, so a route
+// added to a router has its label without a second list to keep.
+type Routes struct {
+	mux   *http.ServeMux
+	known map[string]bool
 }
 
-// Route maps a path to its template, or "other" for paths the server
-// does not know, so scanners cannot grow the label set without bound.
-func Route(path string) string {
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	for _, tmpl := range routes {
-		ts := strings.Split(strings.Trim(tmpl, "/"), "/")
-		if len(ts) != len(segs) {
-			continue
+// NewRoutes returns the labeller of the routes given as net/http
+// patterns ("GET /api/v1/keywords/{id}", "/ingest"). The label of a
+// route is its pattern without the method, so every method on a path is
+// counted under one route, and the method has its own label. The error
+// says two patterns conflict (as http.ServeMux.Handle would panic).
+func NewRoutes(patterns ...string) (rs *Routes, err error) {
+	rs = &Routes{mux: http.NewServeMux(), known: map[string]bool{}}
+	defer func() {
+		if p := recover(); p != nil {
+			rs, err = nil, fmt.Errorf("metrics routes: %v", p)
 		}
-		ok := true
-		for i := range ts {
-			if ts[i] != "{id}" && ts[i] != segs[i] {
-				ok = false
-				break
-			}
+	}()
+	for _, p := range patterns {
+		if _, path, ok := strings.Cut(p, " "); ok {
+			p = strings.TrimLeft(path, " \t")
 		}
-		if ok {
-			return tmpl
+		if !rs.known[p] {
+			rs.known[p] = true
+			rs.mux.Handle(p, http.NotFoundHandler())
 		}
 	}
-	return "other"
+	return rs, nil
+}
+
+// Route maps a path to the pattern of the route that serves it, by the
+// rules of http.ServeMux, or to "other" for paths no route serves, so
+// scanners cannot grow the label set without bound.
+func (rs *Routes) Route(path string) string {
+	_, p := rs.mux.Handler(&http.Request{Method: http.MethodGet, URL: &url.URL{Path: path}})
+	// The mux names a redirect by its target path: only a registered
+	// pattern is a label.
+	if !rs.known[p] {
+		return "other"
+	}
+	return p
 }

@@ -11,28 +11,66 @@ import (
 	"time"
 )
 
+// servedRoutes are patterns in the shapes the routers list them (the
+// API's, the helper's, the dashboard's).
+var servedRoutes = []string{
+	"GET /api/v1/me", "GET /api/v1/keywords/{id}", "PATCH /api/v1/keywords/{id}", "GET /api/v1/matches",
+	"GET /api/v1/matches/{id}/triage", "POST /api/v1/triage", "POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry",
+	"/ingest", "GET /healthz", "GET /{$}", "/app/", "GET /app/{$}", "GET /app/events", "GET /app/login/{token}",
+	"POST /app/login/link", "GET /app/files/{path...}",
+}
+
+func testRoutes(t *testing.T) *Routes {
+	t.Helper()
+	rs, err := NewRoutes(servedRoutes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
 func TestRoute(t *testing.T) {
+	rs := testRoutes(t)
 	for path, want := range map[string]string{
 		"/api/v1/keywords/0196abc":                "/api/v1/keywords/{id}",
 		"/api/v1/matches":                         "/api/v1/matches",
-		"/api/v1/webhooks/w1/deliveries/d1/retry": "/api/v1/webhooks/{id}/deliveries/{id}/retry",
-		"/ingest":              "/ingest",
-		"/wp-admin/setup.php":  "other",
-		"/api/v1/keywords/a/b": "other",
+		"/api/v1/matches/m1/triage":               "/api/v1/matches/{id}/triage",
+		"/api/v1/triage":                          "/api/v1/triage",
+		"/api/v1/webhooks/w1/deliveries/d1/retry": "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry",
+		"/ingest":                 "/ingest",
+		"/":                       "/{$}",
+		"/app/":                   "/app/{$}",
+		"/app/events":             "/app/events",
+		"/app/login/link":         "/app/login/link",
+		"/app/login/t0k3n":        "/app/login/{token}",
+		"/app/files/a/b/c":        "/app/files/{path...}",
+		"/app/no/such/page":       "/app/",
+		"/app":                    "/app/{$}", // redirected to /app/
+		"/wp-admin/setup.php":     "other",
+		"/api/v1/keywords/a/b":    "other",
+		"/api/v1/matches/m1/nope": "other",
 	} {
-		if got := Route(path); got != want {
+		if got := rs.Route(path); got != want {
 			t.Errorf("Route(%q) = %q, want %q", path, got, want)
 		}
 	}
 }
 
+// Patterns from different routers that net/http could not tell apart
+// are an error, not a panic.
+func TestRoutesConflict(t *testing.T) {
+	if _, err := NewRoutes("GET /a/{x}/b", "POST /a/c/{y}"); err == nil {
+		t.Fatal("conflicting patterns accepted")
+	}
+}
+
 // observed serves next and hands what it answered to r, as the HTTP
 // edge's request middleware does.
-func observed(r *Registry, next http.Handler) http.Handler {
+func observed(r *Registry, routes *Routes, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, req)
-		r.ObserveRequest(req.Method, req.URL.Path, rec.Code, time.Millisecond)
+		r.RequestObserver(routes)(req.Method, req.URL.Path, rec.Code, time.Millisecond)
 	})
 }
 
@@ -41,7 +79,7 @@ func TestObserveRequestAndCounters(t *testing.T) {
 	r.Count("posts_ingested", 3)
 	r.Count("posts_ingested", 0)
 	r.Gauge("earshot_test_depth", "a test gauge", func() float64 { return 7 })
-	h := observed(r, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	h := observed(r, testRoutes(t), http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasSuffix(req.URL.Path, "nope") {
 			w.WriteHeader(404)
 		}
@@ -73,7 +111,7 @@ func TestObserveRequestAndCounters(t *testing.T) {
 // arrives.
 func TestRequestLabelsFromClosedSets(t *testing.T) {
 	r := New()
-	h := observed(r, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	h := observed(r, testRoutes(t), http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.URL.Path == "/healthz" {
 			w.WriteHeader(799) // net/http lets a handler write it; no HTTP status has it
 		}

@@ -266,7 +266,8 @@ func validate(mm ports.Mail) (*mail.Address, error) {
 
 // LogMailer writes each mail to the log instead of sending it, for
 // deployments without EARSHOT_SMTP_URL. Send accepts every valid mail, so
-// alerts count as sent.
+// the sweeps mark it done rather than retry it; Delivers tells them to
+// say it was not sent.
 type LogMailer struct {
 	log *slog.Logger
 }
@@ -278,6 +279,9 @@ func NewLogMailer(logger *slog.Logger) *LogMailer {
 	}
 	return &LogMailer{log: logger.With("component", "smtpmail")}
 }
+
+// Delivers is false: a LogMailer sends nothing (see ports.Delivers).
+func (l *LogMailer) Delivers() bool { return false }
 
 // Send logs mm at Info level, without its body when mm.Secret: whoever
 // reads the log must not get a credential such as a sign-in link.

@@ -12,6 +12,7 @@ import (
 // apart, keys checked, and the alert emailed once through the configured
 // SMTP server.
 func TestAccountStatusEndToEnd(t *testing.T) {
+	t.Parallel()
 	smtp := mailtest.NewServer(t)
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_SMTP_URL="+smtp.URL(), "EARSHOT_MAIL_FROM=earshot@example.com")
 	a, b := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")

@@ -15,6 +15,7 @@ import (
 // console lists them (never their secrets) and revokes them, and a
 // revoked key fails on its next request.
 func TestAdminIngestKeys(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	a := newTenant(t, s, "keys@example.com")
 	second := s.mustAdmin("ingest-key", "create", "--owner", a.id)
@@ -84,6 +85,7 @@ func isTime(s string) bool {
 // too large is refused by name, and an endless one like /dev/zero too,
 // instead of being read into memory whole.
 func TestAdminSessionFileTooLarge(t *testing.T) {
+	t.Parallel()
 	env := baseEnv(t.TempDir())
 	big := filepath.Join(t.TempDir(), "big.json")
 	if err := os.WriteFile(big, []byte(`{"c":"`+strings.Repeat("a", 256<<10)+`"}`), 0o600); err != nil {

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +46,7 @@ func dataOf(t testing.TB, r response) map[string]any {
 }
 
 func TestAPIAuthentication(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	a := newTenant(t, s, "a@example.com")
 	for name, key := range map[string]string{
@@ -89,6 +89,7 @@ func TestAPIAuthentication(t *testing.T) {
 }
 
 func TestAPIPhrases(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=2")
 	a, b := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")
 
@@ -180,6 +181,7 @@ func TestAPIPhrases(t *testing.T) {
 }
 
 func TestAPIBodyLimit(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	a := newTenant(t, s, "a@example.com")
 	big := `{"phrase":"` + strings.Repeat("a", 5000) + `","platform":"x"}`
@@ -215,6 +217,7 @@ func TestAPIBodyLimit(t *testing.T) {
 }
 
 func TestAPIRateLimit(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=5")
 	a, b := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")
 	for i := 1; i <= 5; i++ {
@@ -243,15 +246,12 @@ func TestAPIRateLimit(t *testing.T) {
 }
 
 func TestAPIIdempotencyConcurrent(t *testing.T) {
-	dbs := map[string]string{"sqlite": ""}
-	if pg := pgtestURL(t); pg != "" {
-		dbs["postgres"] = pg
-	}
-	for name, db := range dbs {
+	t.Parallel()
+	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
 			env := []string{"EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000"}
-			if db != "" {
-				env = append(env, "EARSHOT_DATABASE_URL="+db)
+			if name == "postgres" {
+				env = append(env, "EARSHOT_DATABASE_URL="+pgtest.URL(t)) // or skips
 			}
 			s := start(t, env...)
 			a := newTenant(t, s, "a@example.com")
@@ -290,16 +290,6 @@ func TestAPIIdempotencyConcurrent(t *testing.T) {
 			}
 		})
 	}
-}
-
-// pgtestURL is a fresh Postgres schema, or "" when no test database is
-// configured.
-func pgtestURL(t *testing.T) string {
-	if os.Getenv(pgtest.Env) == "" {
-		t.Log(pgtest.Env + " is unset: Postgres case skipped")
-		return ""
-	}
-	return pgtest.URL(t)
 }
 
 // seedMatches stores n matches for the owner straight into the server's
@@ -360,6 +350,7 @@ func seedMatches(t *testing.T, s *instance, ownerID string, n int) (phraseIDs ma
 }
 
 func TestAPIMatchesPaging(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	a, b := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")
 	const total = 1000
@@ -453,6 +444,7 @@ func TestAPIMatchesPaging(t *testing.T) {
 }
 
 func TestOpenAPIServedWithoutKey(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false")
 	doc := s.call("GET", "/api/v1/openapi.json", "", nil).want(t, 200, "").JSON(t)
 	if doc["openapi"] != "3.1.0" {

@@ -28,6 +28,7 @@ import (
 // request; the sixth live key refused beside the name with the service's
 // message. Ingest keys: made, shown once, listed, revoked.
 func TestDashboardKeys(t *testing.T) {
+	t.Parallel()
 	b := newTab(t)
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	b.signIn(s.loginLink(s.OwnerID))
@@ -128,6 +129,7 @@ func TestDashboardKeys(t *testing.T) {
 }
 
 func TestDashboardChallengeFlow(t *testing.T) {
+	t.Parallel()
 	b := newTab(t)
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	s.call("POST", "/account-status", s.IngestKey, map[string]any{"platform": "facebook", "status": 400, "code": 190, "subcode": 459}).want(t, 200, "")
@@ -182,12 +184,13 @@ func TestDashboardChallengeFlow(t *testing.T) {
 // Free plan: the webhooks page says what Pro would allow and offers no
 // form, and writes are refused.
 func TestDashboardWebhooksGated(t *testing.T) {
+	t.Parallel()
 	b := newTab(t)
 	s := start(t)
 	b.signIn(s.loginLink(s.OwnerID))
 	b.open(s.URL + "/app/webhooks")
 	if got := b.text(".gate"); !strings.Contains(got, "Webhooks are a Pro feature") || !strings.Contains(got, "Pro would allow webhooks") ||
-		!strings.Contains(got, "webhooks are not part of the plan") {
+		!strings.Contains(got, "the plan allows no webhooks") {
 		t.Fatalf("gated page:\n%s", b.text("main"))
 	}
 	if eval[int](b, `document.querySelectorAll("main form, #w-url").length`) != 0 {
@@ -208,6 +211,7 @@ func TestDashboardWebhooksGated(t *testing.T) {
 // deliveries, accounts or notifications, by an id of the other's in the
 // address, on any route of the dashboard's second part.
 func TestDashboardPart2TwoOwners(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000",
 		"EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2")
 	a, bo := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")
@@ -311,6 +315,7 @@ func hookAt(t *testing.T, s *instance, key, u string) string {
 // the field, the secret once), test ping, the delivery log, redeliver,
 // switch off and on.
 func TestDashboardWebhooks(t *testing.T) {
+	t.Parallel()
 	b := newTab(t)
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2")
 	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
@@ -396,6 +401,7 @@ func TestDashboardWebhooks(t *testing.T) {
 // and one email naming it and the reason, and switching it on again in
 // the dashboard clears the reason.
 func TestDashboardWebhookSwitchedItselfOff(t *testing.T) {
+	t.Parallel()
 	b := newTab(t)
 	smtp := mailtest.NewServer(t)
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2",
@@ -487,6 +493,7 @@ func TestDashboardWebhookSwitchedItselfOff(t *testing.T) {
 // navigation on every page; a repeated identical report adds none;
 // marking one read, then all, lowers the count to nothing.
 func TestDashboardNotifications(t *testing.T) {
+	t.Parallel()
 	b := newTab(t)
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	fb := s.call("POST", "/account-status", s.IngestKey, map[string]any{"platform": "facebook", "status": 400, "code": 190, "subcode": 459}).want(t, 200, "").JSON(t)

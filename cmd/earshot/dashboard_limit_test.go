@@ -35,6 +35,7 @@ func burst(t *testing.T, c *browserless, path string, n int) (passed, refused in
 // registered receiver, the rest are refused with 429 and the page's
 // message, and reading the inbox is still allowed.
 func TestDashboardTestPingsLimited(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2")
 	created, rcv := hook(t, s, s.APIKey, map[string]any{"platforms": []string{"x"}, "min_score": 0})
 	c := newBrowserless(t, s)
@@ -55,6 +56,7 @@ func TestDashboardTestPingsLimited(t *testing.T) {
 // 150 redeliveries of a delivered message: at most the limit are queued
 // and reach the receiver, the rest are refused with the page's message.
 func TestDashboardRedeliverLimited(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2")
 	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
 	created, rcv := hook(t, s, s.APIKey, map[string]any{"platforms": []string{"x"}, "min_score": 0})

@@ -3,6 +3,15 @@ package main
 // The end-to-end harness: TestMain builds the real binary once (with the
 // race detector when the tests run with -race), and each test starts it
 // as a user would, on port 0, and talks to it over HTTP.
+//
+// A test that owns what it starts (its servers, their database folders
+// from t.TempDir, its Postgres schema from pgtest, a bus prefix of its
+// own) calls t.Parallel() first: most of a test's time is spent in the
+// processes it starts, so tests run side by side. Tests stay serial when
+// they set the environment (t.Setenv), change the test process itself
+// (GOMAXPROCS, GC settings), or assert on timing that a loaded machine
+// would break: TestRestart, TestCrash*, TestIngestScoredWithinTwoSeconds,
+// TestCluster.
 
 import (
 	"bufio"
@@ -60,17 +69,32 @@ func TestMain(m *testing.M) {
 func baseEnv(dir string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "EARSHOT_") {
+		if !strings.HasPrefix(kv, "EARSHOT_") && !strings.HasPrefix(kv, "GORACE=") {
 			env = append(env, kv)
 		}
 	}
 	return append(env,
+		"GORACE="+goraceNoExitSleep(os.Getenv("GORACE")),
 		"EARSHOT_ADDR=127.0.0.1:0",
 		"EARSHOT_LOG_FORMAT=json",
 		"EARSHOT_DATABASE_URL=sqlite://"+filepath.Join(dir, "earshot.db"),
 		// Nothing but loopback is ever a target: reddit reads fail fast.
 		"EARSHOT_REDDIT_BASE_URL=http://127.0.0.1:1",
 	)
+}
+
+// goraceNoExitSleep adds atexit_sleep_ms=0 to GORACE options unless they
+// set it. A binary built with -race otherwise sleeps a second before it
+// exits, to let goroutines still running report races; the tests start
+// the binary hundreds of times, every admin command and every server stop
+// paid that second, and by then the processes have nothing left running
+// that the sleep would catch. Reports made while running still fail the
+// process with the race detector's exit status.
+func goraceNoExitSleep(opts string) string {
+	if strings.Contains(opts, "atexit_sleep_ms=") {
+		return opts
+	}
+	return strings.TrimSpace(opts + " atexit_sleep_ms=0")
 }
 
 type instance struct {
@@ -318,4 +342,19 @@ func (r response) want(t testing.TB, status int, code string) response {
 		}
 	}
 	return r
+}
+
+// Every process the tests start is told not to sleep a second at exit
+// under the race detector, and keeps the GORACE options of the shell.
+func TestBaseEnvNoRaceExitSleep(t *testing.T) {
+	t.Setenv("GORACE", "halt_on_error=1")
+	var got []string
+	for _, kv := range baseEnv(t.TempDir()) {
+		if strings.HasPrefix(kv, "GORACE=") {
+			got = append(got, kv)
+		}
+	}
+	if want := "GORACE=halt_on_error=1 atexit_sleep_ms=0"; len(got) != 1 || got[0] != want {
+		t.Fatalf("GORACE settings %q, want only %q", got, want)
+	}
 }

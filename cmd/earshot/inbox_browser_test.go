@@ -10,6 +10,7 @@ import (
 // page renders and its phrase menu lists exactly the owner's own
 // phrases, whichever owner was shown the inbox before.
 func TestInboxBrowserPhraseMenu(t *testing.T) {
+	t.Parallel()
 	b := newTab(t)
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=50")
 	type owner struct {

@@ -16,6 +16,7 @@ func ingestPost(id string, body ...string) map[string]any {
 }
 
 func TestIngestEndpoints(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=3")
 	a, b := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")
 	s.call("POST", "/api/v1/keywords", a.full, map[string]any{"phrase": "acme crm", "platform": "x"}).want(t, 201, "")
@@ -101,6 +102,7 @@ func TestIngestEndpoints(t *testing.T) {
 }
 
 func TestIngestAccountLimitAndSessions(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_PLAN_ACCOUNTS_PER_PLATFORM=0",
 		"EARSHOT_PROXY_URL=http://helper:s3cret@proxy.example:3128", "EARSHOT_PROXY_REQUIRED=false")
 	a := newTenant(t, s, "a@example.com")
@@ -123,6 +125,7 @@ func TestIngestAccountLimitAndSessions(t *testing.T) {
 }
 
 func TestSessionsSealed(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false")
 	a, b := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")
 	cookie := "sess-" + randomHex(t)
@@ -176,14 +179,16 @@ func randomHex(t *testing.T) string {
 
 // A scored match is visible within two seconds of ingest, on both buses.
 func TestIngestScoredWithinTwoSeconds(t *testing.T) {
-	buses := map[string][]string{"memory": nil}
-	if u := os.Getenv("EARSHOT_TEST_AMQP_URL"); u != "" {
-		buses["amqp"] = []string{"EARSHOT_BUS_URL=" + u, "EARSHOT_BUS_PREFIX=e2e-" + randomHex(t)}
-	} else {
-		t.Log("EARSHOT_TEST_AMQP_URL is unset: AMQP case skipped")
-	}
-	for name, env := range buses {
+	for _, name := range []string{"memory", "amqp"} {
 		t.Run(name, func(t *testing.T) {
+			var env []string
+			if name == "amqp" {
+				u := os.Getenv("EARSHOT_TEST_AMQP_URL")
+				if u == "" {
+					t.Skip("EARSHOT_TEST_AMQP_URL is unset: AMQP case skipped")
+				}
+				env = []string{"EARSHOT_BUS_URL=" + u, "EARSHOT_BUS_PREFIX=e2e-" + randomHex(t)}
+			}
 			s := start(t, append(env, "EARSHOT_BOOTSTRAP=false", "EARSHOT_SCORING_INTERVAL=1h")...)
 			a := newTenant(t, s, "a@example.com")
 			s.call("POST", "/api/v1/keywords", a.full, map[string]any{"phrase": "acme crm", "platform": "x"}).want(t, 201, "")
@@ -212,6 +217,7 @@ func TestIngestScoredWithinTwoSeconds(t *testing.T) {
 // A match stored while nothing scored it (the bus lost the event, or the
 // process stopped) is scored by the sweep at the next start.
 func TestScoringSweepAfterRestart(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_SCORING_INTERVAL=1h")
 	a := newTenant(t, s, "a@example.com")
 	s.stop()

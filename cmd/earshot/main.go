@@ -224,6 +224,8 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 func admin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	const adminUsage = `usage:
   earshot admin owner create --email E [--name N]
+  earshot admin owner list
+  earshot admin owner update --owner ID [--email E] [--name N]
   earshot admin key create --owner ID --name N [--scopes read,write:phrases,webhooks]
   earshot admin key list --owner ID
   earshot admin key revoke --owner ID --id KEY_ID
@@ -248,10 +250,13 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "owner create":
 		email = fs.String("email", "", "email address (required)")
 		name = fs.String("name", "", "display name")
+	case "owner update":
+		email = fs.String("email", "", "new email address")
+		name = fs.String("name", "", "new display name")
 	case "key create":
 		name = fs.String("name", "", "key name (required)")
 		scopes = fs.String("scopes", "read", "comma-separated scopes: read, write:phrases, webhooks")
-	case "key list", "ingest-key create", "ingest-key list", "phrase list", "owner login-link", "reddit status":
+	case "key list", "ingest-key create", "ingest-key list", "phrase list", "owner login-link", "reddit status", "owner list":
 	case "key revoke", "ingest-key revoke":
 		id = fs.String("id", "", "key id (required)")
 	case "session set":
@@ -275,10 +280,27 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		return nil
 	}
-	if cmd != "owner create" && cmd != "reddit status" {
+	if cmd != "owner create" && cmd != "reddit status" && cmd != "owner list" {
 		if err := need("owner", owner); err != nil {
 			return err
 		}
+	}
+	// owner update changes only the flags given: an empty --name clears
+	// the name, an absent one keeps it.
+	var newEmail, newName *string
+	if cmd == "owner update" {
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "email":
+				newEmail = email
+			case "name":
+				newName = name
+			}
+		})
+		if newEmail == nil && newName == nil {
+			return usageErr("owner update needs --email, --name or both")
+		}
+		email = nil
 	}
 	for _, req := range []struct {
 		name string
@@ -368,6 +390,18 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		fmt.Fprintln(stdout, p.ID)
+	case "owner list":
+		owners, err := con.Owners.List(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "ID\tEMAIL\tNAME\tCREATED")
+		for _, o := range owners {
+			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", o.ID, o.Email, o.Name, o.CreatedAt.Format(time.RFC3339))
+		}
+	case "owner update":
+		_, err := con.Owners.Update(ctx, *owner, newEmail, newName)
+		return err
 	case "owner login-link":
 		link, err := con.Sessions.LoginLink(ctx, *owner)
 		if err != nil {

@@ -60,6 +60,7 @@ func getJSON(t *testing.T, url string) map[string]any {
 }
 
 func TestMockServesSeededStateAndKeepsIt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := baseEnv(dir)
 	state := filepath.Join(dir, "mock.json")

@@ -9,6 +9,7 @@ import (
 // `earshot admin reddit status` lists each watched community once, with
 // nothing read yet, and needs no --owner.
 func TestAdminRedditStatus(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := []string{"EARSHOT_DATABASE_URL=sqlite://" + filepath.Join(dir, "e.db"), "EARSHOT_SECRET_KEY=" + strings.Repeat("k", 40),
 		"EARSHOT_PLAN_PHRASES_PER_PLATFORM=5", "HOME=" + dir}

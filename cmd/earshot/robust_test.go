@@ -27,6 +27,7 @@ func hostileBodies() map[string]string {
 // hostile input with a 4xx in the documented body, stores nothing, and
 // keeps serving.
 func TestHostileInputLiveAPI(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=100000")
 	p := dataOf(t, s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "keep", "platform": "facebook"}).want(t, 201, ""))
 	routes := []struct{ method, path, key string }{
@@ -56,6 +57,7 @@ func TestHostileInputLiveAPI(t *testing.T) {
 // The mock's write routes answer hostile input with a 4xx and {error:
 // string}, change no state and keep serving.
 func TestHostileInputMock(t *testing.T) {
+	t.Parallel()
 	base, stop := startMock(t, baseEnv(t.TempDir()))
 	defer stop()
 	before := map[string]string{}

@@ -16,6 +16,7 @@ import (
 var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 func TestServeBootstrapsOnce(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	if !strings.HasPrefix(s.APIKey, "svc_api_") || !strings.HasPrefix(s.IngestKey, "svc_ingest_") || !uuidRe.MatchString(s.OwnerID) {
 		t.Fatalf("bootstrap output:\n%s", s.stdout)
@@ -41,6 +42,7 @@ func TestServeBootstrapsOnce(t *testing.T) {
 }
 
 func TestServeNoBootstrap(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false")
 	if s.stdout.String() != "" || s.APIKey != "" {
 		t.Fatalf("EARSHOT_BOOTSTRAP=false printed:\n%s", s.stdout)
@@ -48,6 +50,7 @@ func TestServeNoBootstrap(t *testing.T) {
 }
 
 func TestBadSettingsExit2(t *testing.T) {
+	t.Parallel()
 	env := baseEnv(t.TempDir())
 	for _, tc := range []struct {
 		setting, want string
@@ -83,6 +86,7 @@ func TestBadSettingsExit2(t *testing.T) {
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	env := baseEnv(t.TempDir())
 	for i := 0; i < 2; i++ {
 		out, err := runEarshot(env, "migrate")
@@ -93,6 +97,7 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestAdminConsole(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	owner := s.mustAdmin("owner", "create", "--email", "ada@example.com", "--name", "Ada")
 	if !uuidRe.MatchString(owner) {
@@ -139,7 +144,7 @@ func TestAdminConsole(t *testing.T) {
 	}
 	// The same validation and plan limit as POST /keywords.
 	if _, err := s.admin("phrase", "add", "--owner", owner, "--platform", "reddit", "--phrase", "other", "--community", "saas"); err == nil ||
-		!strings.Contains(err.Error(), "plan allows 1 reddit phrase") {
+		!strings.Contains(err.Error(), "plan allows 1 phrase per platform (reddit has 1)") {
 		t.Fatalf("second reddit phrase: %v", err)
 	}
 	s.call("POST", "/api/v1/keywords", key, map[string]any{"phrase": "more", "platform": "reddit", "community": "golang"}).want(t, 403, "plan_limit")
@@ -181,6 +186,7 @@ func TestAdminConsole(t *testing.T) {
 }
 
 func TestGracefulStop(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	s.call("GET", "/healthz", "", nil).want(t, 200, "")
 	s.stop()
@@ -196,6 +202,7 @@ func TestGracefulStop(t *testing.T) {
 }
 
 func TestMetricsAndRequestIDs(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
 	s.call("POST", "/ingest", s.IngestKey, map[string]any{"platform": "x", "posts": []any{ingestPost("1", "acme rocks"), ingestPost("2", "")}}).want(t, 200, "")
@@ -211,9 +218,7 @@ func TestMetricsAndRequestIDs(t *testing.T) {
 	if h := s.call("GET", "/healthz", "", nil, "X-Request-Id", "bad id\"with quotes").Header.Get("X-Request-Id"); len(h) != 16 || strings.ContainsAny(h, " \"") {
 		t.Fatalf("an unsafe request id was echoed: %q", h)
 	}
-	time.Sleep(100 * time.Millisecond)
-	m := string(s.call("GET", "/metrics", "", nil).want(t, 200, "").Body)
-	for _, want := range []string{
+	wants := []string{
 		`earshot_http_requests_total{method="GET",route="/api/v1/keywords/{id}",status="404"} 1`,
 		`earshot_http_requests_total{method="POST",route="/ingest",status="200"} 1`,
 		`earshot_events_total{event="posts_ingested"} 1`,
@@ -221,10 +226,25 @@ func TestMetricsAndRequestIDs(t *testing.T) {
 		`earshot_events_total{event="matches_created"} 1`,
 		`earshot_unscored_matches`,
 		`earshot_http_request_duration_seconds_bucket{method="GET",route="/api/v1/keywords/{id}"`,
-	} {
-		if !strings.Contains(m, want) {
-			t.Errorf("/metrics lacks %s", want)
+	}
+	// A request is counted and logged once its response is written: ask
+	// until every line is there, or report the last answer.
+	var missing []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		m := string(s.call("GET", "/metrics", "", nil).want(t, 200, "").Body)
+		missing = missing[:0]
+		for _, want := range wants {
+			if !strings.Contains(m, want) {
+				missing = append(missing, want)
+			}
 		}
+		logged := strings.Contains(s.logs.String(), `"request_id":"trace-123"`)
+		if len(missing) == 0 && logged || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range missing {
+		t.Errorf("/metrics lacks %s", want)
 	}
 	if !strings.Contains(s.logs.String(), `"request_id":"trace-123"`) {
 		t.Fatalf("no log line carries the request id:\n%s", s.logs)

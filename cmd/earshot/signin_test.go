@@ -63,6 +63,7 @@ func fromAddr(t *testing.T, s *instance, ip string) *browserless {
 // it uses nothing and sets no cookie, and a POST from another site is
 // refused and leaves the link usable.
 func TestSignInLinkAsksFirst(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	link := s.loginLink(s.OwnerID)
 	c := newBrowserless(t, s)
@@ -100,6 +101,7 @@ func TestSignInLinkAsksFirst(t *testing.T) {
 // asking for the owner's link from three addresses do not stop the
 // owner's own request from a fourth; the emailed link works.
 func TestSignInRequestByEmail(t *testing.T) {
+	t.Parallel()
 	smtp := mailtest.NewServer(t)
 	s := start(t, "EARSHOT_SMTP_URL="+smtp.URL(), "EARSHOT_MAIL_FROM=earshot@example.com")
 	c := newBrowserless(t, s)
@@ -136,6 +138,7 @@ func TestSignInRequestByEmail(t *testing.T) {
 // Without a mail server the log says a link was requested, for which
 // owner, and never holds the link.
 func TestSignInLogsNoLink(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	c := newBrowserless(t, s)
 	if code, _, _ := c.post("/app/login", url.Values{"email": {"owner@localhost"}}); code != 200 {
@@ -151,6 +154,7 @@ func TestSignInLogsNoLink(t *testing.T) {
 // An upper-case https site address is the same site: links under the
 // normalised address, and the cookie Secure with the __Host- prefix.
 func TestSignInHTTPSCookie(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_SITE_URL=HTTPS://Listen.Example.COM/")
 	m := regexp.MustCompile(`dashboard sign-in: +https://listen\.example\.com/app/login/([A-Za-z0-9_-]{43}) `).FindStringSubmatch(s.stdout.String())
 	if m == nil {

@@ -56,6 +56,7 @@ func waitDeliveries(t *testing.T, s *instance, key, id string, ok func([]any) bo
 // webhooks in the plan, the production address rules refuse http and
 // loopback.
 func TestWebhooksPlanAndAddressRules(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000")
 	a := newTenant(t, s, "a@example.com")
 	for _, r := range []struct{ method, path string }{
@@ -122,6 +123,7 @@ func withoutSecret(m map[string]any) map[string]any {
 // match.created carrying GET /matches/{id}, retries to a failing
 // receiver, the log, a test ping, a manual retry, update and delete.
 func TestWebhooksEndToEnd(t *testing.T) {
+	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000",
 		"EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=2",
 		"EARSHOT_WEBHOOK_RETRY_SCHEDULE=200ms,200ms,200ms")

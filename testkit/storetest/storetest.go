@@ -41,6 +41,10 @@ func Run(t *testing.T, f Factory) {
 		run  func(*testing.T, Stores)
 	}{
 		{"Owners", testOwners},
+		{"OwnerList", testOwnerList},
+		{"OwnerUpdate", testOwnerUpdate},
+		{"EmailChange", testEmailChange},
+		{"EmailChangeRace", testEmailChangeRace},
 		{"Keys", testKeys},
 		{"KeyLimit", testKeyLimit},
 		{"KeyByIDAndLastUse", testKeyByIDAndLastUse},

@@ -83,7 +83,10 @@
     all.type = "checkbox";
     all.id = "select-all";
     label.appendChild(all);
-    label.appendChild(document.createTextNode(" Select all"));
+    var words = document.createElement("span");
+    words.className = "long"; // only the box shows on a phone
+    words.textContent = " Select all";
+    label.appendChild(words);
     bulk.insertBefore(label, bulk.querySelector(".bulk-label"));
     all.addEventListener("change", function () {
       list.querySelectorAll('input[type="checkbox"][form="bulk"]').forEach(function (b) { b.checked = all.checked; });

@@ -1,0 +1,87 @@
+package dashboard
+
+import (
+	"net/http"
+
+	"github.com/earshothq/earshot/core"
+)
+
+type addressView struct {
+	layout
+	Email    string // the owner's address now
+	NewEmail string // the address asked for
+	Sent     bool   // a confirmation link went to NewEmail
+	// Token is the confirmation link opened: the page then only asks to
+	// press the button that applies it.
+	Token   string
+	Changed bool
+}
+
+// showAccount shows the owner's address and a form for a new one.
+func (d *Dashboard) showAccount(w http.ResponseWriter, r *http.Request) {
+	d.renderAccount(w, r, http.StatusOK, addressView{})
+}
+
+// requestAddress sends a confirmation link to a new address; the address
+// changes only when that link is opened.
+func (d *Dashboard) requestAddress(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	v := addressView{NewEmail: form.Get("email")}
+	if err := d.deps.Addresses.Request(r.Context(), session(r).OwnerID, v.NewEmail); err != nil {
+		if statusOf(err) == http.StatusInternalServerError {
+			d.fail(w, r, err)
+			return
+		}
+		v.Problem = core.Message(err)
+		d.renderAccount(w, r, statusOf(err), v)
+		return
+	}
+	v.Sent = true
+	d.renderAccount(w, r, http.StatusOK, v)
+}
+
+func (d *Dashboard) renderAccount(w http.ResponseWriter, r *http.Request, status int, v addressView) {
+	o, err := d.deps.Addresses.Owner(r.Context(), session(r).OwnerID)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	v.Email = o.Email
+	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Account", "account", true
+	d.render(w, r, status, "account", &v)
+}
+
+// showAddressLink answers a confirmation link with a button that applies
+// it. Opening the link changes nothing, so a mail scanner fetching it or
+// another site sending a visitor to it changes no address; the button's
+// POST is a write the cross-origin protection covers.
+func (d *Dashboard) showAddressLink(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	d.render(w, r, http.StatusOK, "account", &addressView{layout: layout{Title: "Confirm your new address"}, Token: r.PathValue("token")})
+}
+
+// confirmAddress applies the change of a confirmation link. The link is
+// the proof: whoever reads the new address's mail confirms it, signed in
+// or not, on any browser.
+func (d *Dashboard) confirmAddress(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	o, err := d.deps.Addresses.Confirm(r.Context(), form.Get("token"))
+	switch {
+	case core.IsKind(err, core.KindNotFound):
+		d.render(w, r, http.StatusNotFound, "error", &errorView{layout: layout{Title: "Link not valid"},
+			Message: "This link was used already or has expired. Ask for a new one on the Account page."})
+		return
+	case err != nil:
+		d.fail(w, r, err)
+		return
+	}
+	d.render(w, r, http.StatusOK, "account", &addressView{layout: layout{Title: "Address changed"}, Email: o.Email, Changed: true})
+}
