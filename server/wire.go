@@ -555,15 +555,18 @@ type dashboardParams struct {
 	Reddit        *app.RedditHealth
 	Limiter       ports.RateLimiter
 	Addresses     *app.AddressChanges
+	Jars          *app.Accounts
+	Site          *Site
 }
 
 // newDashboard is the owners' web interface under /app/; its cookie is
 // Secure when the site address is https.
 func newDashboard(p dashboardParams) (*dashboard.Dashboard, error) {
-	return dashboard.New(dashboard.Config{SecureCookies: p.Config.SiteHTTPS(), Logger: p.Log, RateLimit: p.Config.RateLimit},
+	return dashboard.New(dashboard.Config{SecureCookies: p.Config.SiteHTTPS(), Logger: p.Log, RateLimit: p.Config.RateLimit,
+		SiteURL: func() string { return p.Site.URL }},
 		dashboard.Deps{Sessions: p.Sessions, Inbox: p.Inbox, Matches: p.Matches, Phrases: p.Phrases, Keys: p.Keys,
 			Webhooks: p.Webhooks, Accounts: p.Accounts, Notifications: dashNotifications{p.Notifications}, Limiter: p.Limiter,
-			Reddit: dashReddit{p.Reddit}, Addresses: p.Addresses})
+			Reddit: dashReddit{p.Reddit}, Addresses: p.Addresses, Jars: p.Jars})
 }
 
 // dashReddit gives the dashboard app.RedditHealth in its terms.

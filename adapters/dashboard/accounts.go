@@ -34,6 +34,17 @@ type accountView struct {
 	// ServerReads: the server reads this platform itself (reddit), so a
 	// missing account asks nothing of the owner.
 	ServerReads bool
+	// Upload offers the cookie-jar form, labelled UploadLabel, open when
+	// the state asks for cookies (UploadOpen); JarError is the refusal of
+	// the last upload.
+	Upload      bool
+	UploadLabel string
+	UploadOpen  bool
+	JarError    string
+	// LastMatch is when the newest match on the platform was made: on x
+	// and facebook, the last time a helper sent posts that matched.
+	LastMatch    string
+	LastMatchISO string
 }
 
 // communityView is one of the owner's watched communities as the
@@ -76,6 +87,9 @@ type accountsView struct {
 	Accounts    []accountView
 	Homes       map[string]string
 	Communities []communityView
+	// JarErrors are upload refusals by platform, shown on its card.
+	JarErrors map[string]string
+	Helper    helperView
 }
 
 type challengeView struct {
@@ -106,7 +120,26 @@ func (d *Dashboard) accountView(s health.Status) accountView {
 		// Reddit phrases need no account: connecting one is optional.
 		v.RequiresAction = false
 	}
+	if d.deps.Jars != nil {
+		v.Upload, v.UploadLabel = true, "Replace the cookies"
+		if s.State == health.NotConnected {
+			v.UploadLabel = "Connect"
+		}
+		// The form is always there; it opens by itself where the state
+		// asks for a (new) session, except for reddit's optional account.
+		v.UploadOpen = !(v.ServerReads && s.State == health.NotConnected) &&
+			(s.Action == health.Connect || s.Action == health.Reconnect || s.Action == health.LoginInBrowser)
+	}
 	return v
+}
+
+// lastMatch returns when the owner's newest match on p was made.
+func (d *Dashboard) lastMatch(ctx context.Context, ownerID string, p core.Platform) (time.Time, error) {
+	page, err := d.deps.Inbox.List(ctx, ownerID, ports.InboxQuery{Limit: 1, Platform: p})
+	if err != nil || len(page.Items) == 0 {
+		return time.Time{}, err
+	}
+	return page.Items[0].Match.CreatedAt, nil
 }
 
 // communities returns the health of the communities the owner's
@@ -176,9 +209,27 @@ func (d *Dashboard) renderAccounts(w http.ResponseWriter, r *http.Request, statu
 		v.Homes[string(p)] = u
 	}
 	for _, s := range list {
-		v.Accounts = append(v.Accounts, d.accountView(s))
+		a := d.accountView(s)
+		a.JarError = v.JarErrors[a.Platform]
+		a.UploadOpen = a.UploadOpen || a.JarError != ""
+		if a.AccountID != "" {
+			at, err := d.lastMatch(r.Context(), session(r).OwnerID, s.Platform)
+			if err != nil {
+				d.fail(w, r, err)
+				return
+			}
+			a.LastMatch = ago(d.cfg.Now(), at)
+			if !at.IsZero() {
+				a.LastMatchISO = at.UTC().Format(time.RFC3339)
+			}
+		}
+		v.Accounts = append(v.Accounts, a)
 	}
 	if v.Communities, err = d.communities(r.Context(), session(r).OwnerID); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if err := d.helperPanel(r, &v.Helper); err != nil {
 		d.fail(w, r, err)
 		return
 	}

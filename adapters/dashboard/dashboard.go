@@ -74,6 +74,14 @@ type AccountService interface {
 	Resolve(ctx context.Context, ownerID, accountID string) (health.Status, error)
 }
 
+// JarService stores the cookie jar an owner uploads for a platform's
+// account, connecting the account within the plan limit, and returns how
+// many of the platform's cookies it kept. Its errors never quote a cookie
+// value. app.Accounts is one. KindInvalid, KindPlanLimit.
+type JarService interface {
+	SetSession(ctx context.Context, ownerID, platform string, jar []byte) (core.Account, int, error)
+}
+
 // NotificationService lists notifications, newest first, with the count
 // of unread ones, and marks them read. The server adapts
 // app.Notifications to it.
@@ -131,6 +139,9 @@ type Deps struct {
 	// Limiter counts the owner's dashboard writes (see limitWrites); nil
 	// leaves them uncounted.
 	Limiter ports.RateLimiter
+	// Jars takes cookie jars uploaded on the accounts page; nil leaves
+	// the upload forms out.
+	Jars JarService
 }
 
 // Config is the dashboard's part of the settings.
@@ -154,6 +165,10 @@ type Config struct {
 	// RateLimit is how many writes an owner may make through the
 	// dashboard in a minute; 0 means 60.
 	RateLimit int
+	// SiteURL returns the deployment's site address, written into the
+	// command the accounts page gives for running a helper. It is a func
+	// because the address may be known only once the server listens.
+	SiteURL func() string
 }
 
 // Dashboard serves /app/ and the redirect of /.

@@ -28,12 +28,14 @@ func securityHeaders(next http.Handler) http.Handler {
 }
 
 // maxForm is the largest form body the dashboard reads; its biggest form,
-// a bulk action, names at most 100 match ids.
+// a bulk action, names at most 100 match ids. A route that takes more
+// says so in bodyLimits.
 const maxForm = 64 << 10
 
-func limitBody(next http.Handler) http.Handler {
+// limitBody bounds the request body at n bytes.
+func limitBody(next http.Handler, n int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		r.Body = http.MaxBytesReader(w, r.Body, n)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -55,6 +55,8 @@ func (d *Dashboard) routeList() []route {
 		{"GET /app/accounts", false, d.showAccounts},
 		{"GET /app/accounts/{id}/challenge", false, d.showChallenge},
 		{"POST /app/accounts/{id}/resolve", false, d.resolveAccount},
+		{"POST /app/accounts/{platform}/cookies", false, d.uploadJar},
+		{"POST /app/accounts/helper-key", false, d.createHelperKey},
 		{"GET /app/notifications", false, d.showNotifications},
 		{"POST /app/notifications/read-all", false, d.markAllNotificationsRead},
 		{"POST /app/notifications/{id}/read", false, d.markNotificationRead},
@@ -76,14 +78,23 @@ func (d *Dashboard) Patterns() []string {
 // unlimited are the signed-in writes no rate limit refuses: leaving.
 var unlimited = map[string]bool{"POST /app/logout": true, "POST /app/logout/everywhere": true}
 
+// bodyLimits are the routes whose body may exceed maxForm: the cookie jar
+// upload.
+var bodyLimits = map[string]int64{"POST /app/accounts/{platform}/cookies": maxJarForm}
+
 // routes builds the handler: the security headers on every answer, then
 // the refusal of cross-origin writes, then the session check of the
 // routes that need one, then the owner's rate limit of every signed-in
-// write (limitWrites).
+// write (limitWrites), then the bound on the body (maxForm, or the
+// route's own in bodyLimits).
 func (d *Dashboard) routes() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range d.routeList() {
-		h := http.Handler(rt.handle)
+		limit, ok := bodyLimits[rt.pattern]
+		if !ok {
+			limit = maxForm
+		}
+		h := limitBody(rt.handle, limit)
 		if !rt.public && strings.HasPrefix(rt.pattern, "POST ") && !unlimited[rt.pattern] {
 			h = d.limitWrites(h)
 		}
@@ -94,5 +105,5 @@ func (d *Dashboard) routes() http.Handler {
 	}
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(d.crossOrigin))
-	return securityHeaders(limitBody(cop.Handler(mux)))
+	return securityHeaders(cop.Handler(mux))
 }

@@ -381,7 +381,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "ingest-key revoke":
 		return con.Keys.RevokeOfKind(ctx, *owner, core.IngestKey, *id)
 	case "session set":
-		if _, err := con.Accounts.SetSession(ctx, *owner, *platform, jar); err != nil {
+		if _, _, err := con.Accounts.SetSession(ctx, *owner, *platform, jar); err != nil {
 			return err
 		}
 	case "phrase add":
