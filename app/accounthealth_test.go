@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -443,6 +444,22 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); notes.Run(runCtx, time.Hour) }() // only pokes wake it
 	t.Cleanup(func() { stop(); <-done })
+	// allEmailed waits until every notification of the owner is emailed.
+	allEmailed := func() {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			l, err := notes.List(ctx, o.ID, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(l.Items, func(n core.Notification) bool { return n.EmailedAt.IsZero() }) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("notifications not emailed: %+v", l.Items)
+			}
+		}
+	}
 
 	// One try each; every switch-off is recorded for the owner.
 	h := newHooksWith(t, w, DeliveryConfig{Schedule: core.RetrySchedule{}}, func(ctx context.Context, wh core.Webhook) {
@@ -465,7 +482,12 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 		}
 	}
 	smtp.WaitFor(1, 5*time.Second)
-	time.Sleep(200 * time.Millisecond) // room for a second, wrong email
+	// Every failure recorded and the worker stopped: each switch-off it
+	// told of is stored. Once all are emailed, a second, wrong email is
+	// out.
+	h.waitLog(t, o.ID, wh.ID, 5*time.Second, allFinal(core.MaxConsecutiveFailures+3))
+	h.stop()
+	allEmailed()
 	if n, err := notes.SendEmails(ctx); err != nil || n != 0 {
 		t.Fatalf("SendEmails after the switch-off email = %d, %v", n, err)
 	}
@@ -492,9 +514,15 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 	if _, err := h.Update(ctx, o.ID, wh.ID, ports.WebhookChange{Active: &on}); err != nil {
 		t.Fatal(err)
 	}
+	h.start()
 	h.score(t, o.ID, core.MaxConsecutiveFailures, 80)
 	smtp.WaitFor(2, 5*time.Second)
-	time.Sleep(200 * time.Millisecond)
+	h.waitLog(t, o.ID, wh.ID, 5*time.Second, allFinal(2*core.MaxConsecutiveFailures+3))
+	h.stop()
+	allEmailed()
+	if n, err := notes.SendEmails(ctx); err != nil || n != 0 {
+		t.Fatalf("SendEmails after the second switch-off email = %d, %v", n, err)
+	}
 	if n := len(smtp.Messages()); n != 2 {
 		t.Fatalf("%d emails after two switch-offs", n)
 	}

@@ -72,6 +72,7 @@ var wantSummary = map[string]map[string]string{
 }
 
 func TestAlertSummarySaysWhatHappened(t *testing.T) {
+	t.Parallel()
 	for name, mailer := range mailers(t) {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t)
@@ -93,6 +94,7 @@ func TestAlertSummarySaysWhatHappened(t *testing.T) {
 }
 
 func TestNotificationSummarySaysWhatHappened(t *testing.T) {
+	t.Parallel()
 	for name, mailer := range mailers(t) {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t)

@@ -51,8 +51,8 @@ func TestWebhookDelivers(t *testing.T) {
 		d.Error != "" || d.Trigger != core.TriggerScheduled || !bytes.Equal(d.Payload, msg.Body) {
 		t.Fatalf("log %+v", ds)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if n := len(rcv.Messages()); n != 1 {
+	h.settle(t)
+	if n := len(rcv.Messages()); n != 1 || len(h.log(t, o.ID, wh.ID)) != 1 {
 		t.Fatalf("%d messages; the match scored %d (below 70) must not be sent", n, low.Score.Value)
 	}
 }
@@ -90,7 +90,7 @@ func TestWebhookRetriesThenFails(t *testing.T) {
 	if d.Status != core.DeliveryFailed || d.Tries != 4 || d.ResponseStatus != 500 || d.Error != "http 500" || !d.NextAttemptAt.IsZero() {
 		t.Fatalf("after 4 tries: %+v", d)
 	}
-	time.Sleep(100 * time.Millisecond)
+	h.settle(t)
 	if n := len(rcv.Messages()); n != 4 {
 		t.Fatalf("%d tries, want 4", n)
 	}
@@ -140,7 +140,7 @@ func TestWebhookSwitchesOffAfterFiveFailures(t *testing.T) {
 	// Switched off: new matches queue nothing for it.
 	before := len(rcv.Messages())
 	h.score(t, o.ID, 2, 80)
-	time.Sleep(150 * time.Millisecond)
+	h.settle(t)
 	if n := len(rcv.Messages()); n != before || len(h.log(t, o.ID, wh.ID)) != 8 {
 		t.Fatalf("a switched-off webhook got %d more messages", n-before)
 	}
@@ -154,6 +154,7 @@ func TestWebhookSwitchesOffAfterFiveFailures(t *testing.T) {
 	if err != nil || !up.Active || up.DisabledReason != "" || up.ConsecutiveFailures != 0 {
 		t.Fatalf("switched on: %+v, %v", up, err)
 	}
+	h.start()
 	h.score(t, o.ID, 1, 80)
 	rcv.WaitFor(before+2, 2*time.Second) // the ping and the new match
 }
@@ -206,7 +207,8 @@ func TestWebhookRetryResumesAfterRestart(t *testing.T) {
 }
 
 // A receiver that never answers holds its own slots only: another
-// webhook's messages arrive at once.
+// webhook's messages arrive at once. Not parallel: it bounds a latency,
+// which other tests' load would stretch.
 func TestSlowReceiverDoesNotDelayOthers(t *testing.T) {
 	w := newWorld(t)
 	a, b := w.owner(t, "a@example.com"), w.owner(t, "b@example.com")
@@ -365,7 +367,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 		}
 		stored[m.id] = time.Now()
 		worker.Poke()
-		time.Sleep(interval)
+		time.Sleep(interval) // pacing of the stream, not a wait
 	}
 	for i := 0; i < stream; i++ {
 		<-arrived
@@ -405,7 +407,8 @@ func testTwoWorkers(t *testing.T, url string) {
 	two.Poke()
 	msgs := rcv.WaitFor(n, 10*time.Second)
 	one.waitLog(t, o.ID, wh.ID, 5*time.Second, allFinal(core.DeliveryLogSize))
-	time.Sleep(200 * time.Millisecond)
+	one.settle(t)
+	two.settle(t)
 	seen := map[string]int{}
 	for _, m := range rcv.Messages() {
 		seen[m.DeliveryID]++
@@ -431,7 +434,7 @@ func newInFlight(t *testing.T, delay time.Duration) *inFlight {
 		r.now++
 		r.max = max(r.max, r.now)
 		r.mu.Unlock()
-		time.Sleep(delay)
+		time.Sleep(delay) // the receiver's answer time, which sets the worker's slots: not a wait
 		r.mu.Lock()
 		r.now--
 		r.got++
@@ -449,7 +452,8 @@ func (r *inFlight) counts() (got, most int) {
 }
 
 // A receiver that answers within fastAnswer gets up to FastPerWebhook
-// sends at once; one that answers slower keeps PerWebhook.
+// sends at once; one that answers slower keeps PerWebhook. Not parallel:
+// the slots follow answer times, which other tests' load would stretch.
 func TestFastReceiverGetsMoreSlots(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)

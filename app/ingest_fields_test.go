@@ -15,7 +15,10 @@ import (
 // own community only, as the server's reddit reader matches the posts it
 // reads; a reddit post that names no community (or not a valid one) is
 // skipped, so it can be sent again with one.
-func TestIngestTitleTimeCommunity(t *testing.T) { databases(t, testIngestTitleTimeCommunity) }
+func TestIngestTitleTimeCommunity(t *testing.T) {
+	t.Parallel()
+	databases(t, testIngestTitleTimeCommunity)
+}
 
 func testIngestTitleTimeCommunity(t *testing.T, w world) {
 	ctx := context.Background()

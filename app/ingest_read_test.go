@@ -16,7 +16,10 @@ import (
 // forever, so the dashboard could not tell a phrase no helper had read.
 // Other platforms' phrases are untouched, and a second batch within the
 // minute writes nothing.
-func TestIngestRecordsHelperRead(t *testing.T) { databases(t, testIngestRecordsHelperRead) }
+func TestIngestRecordsHelperRead(t *testing.T) {
+	t.Parallel()
+	databases(t, testIngestRecordsHelperRead)
+}
 
 func testIngestRecordsHelperRead(t *testing.T, w world) {
 	ctx := context.Background()

@@ -16,7 +16,10 @@ import (
 // A NUL in a post is removed from its text and author, and a post whose
 // externalId holds one is skipped, whatever the source: the valid posts
 // of the batch are stored, and both databases store the same text.
-func TestIngestNUL(t *testing.T) { databases(t, testIngestNUL) }
+func TestIngestNUL(t *testing.T) {
+	t.Parallel()
+	databases(t, testIngestNUL)
+}
 
 func testIngestNUL(t *testing.T, w world) {
 	ctx := context.Background()

@@ -62,6 +62,7 @@ func ownersOver(t *testing.T) (*gormstore.DB, *app.Owners) {
 // phrase service and the webhook gate. Once a second owner exists, it
 // sends them to the operator instead.
 func TestPlanLimitRefusalOnADeploymentOfOne(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, owners := ownersOver(t)
 	phrases := app.NewPhrases(gormstore.NewPhraseStore(db), core.FreeLimits, ports.SystemClock{})
@@ -104,6 +105,7 @@ func TestPlanLimitRefusalOnADeploymentOfOne(t *testing.T) {
 // The console lists owners and changes an owner's address and name;
 // the bootstrap owner's owner@localhost can be replaced.
 func TestOwnerListAndUpdate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, owners := ownersOver(t)
 	boot, err := owners.Bootstrap(ctx)
@@ -145,6 +147,7 @@ var confirmLink = regexp.MustCompile(`http://earshot\.test/app/account/confirm/(
 // An owner's new address is theirs only once a link sent to it is
 // opened, once and within the hour; the old address is told.
 func TestAddressChangeConfirmedByLink(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, owners := ownersOver(t)
 	mail := &sentMail{}

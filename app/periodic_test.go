@@ -87,7 +87,10 @@ func scoredMatches(t *testing.T, w world, owner core.Owner, scores ...int) []cor
 	return res.Matches
 }
 
-func TestAlertsOverSMTP(t *testing.T) { databases(t, testAlertsOverSMTP) }
+func TestAlertsOverSMTP(t *testing.T) {
+	t.Parallel()
+	databases(t, testAlertsOverSMTP)
+}
 
 func testAlertsOverSMTP(t *testing.T, w world) {
 	ctx := context.Background()

@@ -60,7 +60,10 @@ func (w world) matchedIDs(t *testing.T, owner string) []string {
 	return out
 }
 
-func TestRedditCycle(t *testing.T) { databases(t, testRedditCycle) }
+func TestRedditCycle(t *testing.T) {
+	t.Parallel()
+	databases(t, testRedditCycle)
+}
 
 func testRedditCycle(t *testing.T, w world) {
 	ctx := context.Background()

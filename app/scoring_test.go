@@ -202,7 +202,8 @@ func waitScored(t *testing.T, w world, ms []core.Match, poke func()) {
 // TestScoringBacklogBounded keeps 100,000 stored matches waiting to be
 // scored while their events go through the in-process bus: the number of
 // goroutines stays under a bound that does not grow with the backlog,
-// and once the scorer moves every match is scored.
+// and once the scorer moves every match is scored. Not parallel: it
+// counts the process's goroutines.
 func TestScoringBacklogBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stores 100,000 matches")

@@ -13,6 +13,7 @@ import (
 // claim that the receiver checked its signature: it tells the receiver
 // which header to check instead. Its data is {webhookId, message}.
 func TestPingClaimsNoCheck(t *testing.T) {
+	t.Parallel()
 	d, err := messenger{}.ping(core.Webhook{ID: "w1", OwnerID: "o1"}, "d1", time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)

@@ -61,12 +61,12 @@ func TestStopFinishesRequestsInFlight(t *testing.T) {
 	ln.Close()
 	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": "sqlite://:memory:", "EARSHOT_ADDR": addr, "EARSHOT_BOOTSTRAP": "false"})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	started := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
 	slow := fx.Decorate(func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/slow" {
 				close(started)
-				time.Sleep(500 * time.Millisecond)
+				<-release
 				w.Write([]byte("done"))
 				return
 			}
@@ -90,7 +90,22 @@ func TestStopFinishesRequestsInFlight(t *testing.T) {
 		result <- err
 	}()
 	<-started
-	if err := a.Stop(context.Background()); err != nil {
+	stopped := make(chan error, 1)
+	go func() { stopped <- a.Stop(context.Background()) }()
+	// The request answers only once the stop is under way: the listener
+	// is closed.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("still listening 5s after the stop began")
+		}
+	}
+	close(release)
+	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
 	if err := <-result; err != nil {
@@ -239,7 +254,9 @@ func (s *blockingScorer) Score(ctx context.Context, m core.Match) (core.Score, e
 	close(s.started)
 	<-ctx.Done()
 	// Room for a stop that did not wait for this sweep to close the
-	// database; a stop that waits is not hurried by it.
+	// database; a stop that waits is not hurried by it. A bound, because
+	// a stop that waits as it should shows nothing to wait on: it is
+	// blocked on this very call.
 	time.Sleep(50 * time.Millisecond)
 	s.pinged <- (*s.db).Ping(context.Background())
 	return core.Score{}, ctx.Err()

@@ -73,7 +73,12 @@ func TestAMQPReconnect(t *testing.T) {
 	}
 	t.Logf("publish failed %v after the cut", time.Since(start).Round(time.Millisecond))
 
-	time.Sleep(time.Second) // a few reconnect attempts fail meanwhile
+	// A few reconnect attempts fail meanwhile.
+	for deadline := time.Now().Add(bustest.Wait); p.refusedCount() < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d reconnect attempts while the broker was away, want 2", p.refusedCount())
+		}
+	}
 	p.restore()
 	back := time.Now()
 	for b.Ping(t.Context()) != nil {
@@ -119,9 +124,17 @@ type proxy struct {
 	ln     net.Listener
 	target string
 
-	mu    sync.Mutex
-	down  bool
-	conns map[net.Conn]bool
+	mu      sync.Mutex
+	down    bool
+	conns   map[net.Conn]bool
+	refused int // connections closed at once while down: reconnect attempts
+}
+
+// refusedCount is how many connections were refused while down.
+func (p *proxy) refusedCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.refused
 }
 
 func startProxy(t *testing.T, target string) *proxy {
@@ -153,6 +166,9 @@ func (p *proxy) serve() {
 func (p *proxy) forward(client net.Conn) {
 	p.mu.Lock()
 	down := p.down
+	if down {
+		p.refused++
+	}
 	p.mu.Unlock()
 	if down {
 		_ = client.Close()

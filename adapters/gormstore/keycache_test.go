@@ -180,7 +180,7 @@ func TestKeyCacheUnusedWhileMessagesAreLost(t *testing.T) {
 		if listening(db) {
 			t.Fatal("used-up windows answered from memory")
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // pacing: the lookups spread over a second of lost probes, not a wait
 	}
 }
 
@@ -197,13 +197,22 @@ func TestListenersProbeBesideEachOther(t *testing.T) {
 	if !eventually(func() bool { return listening(dbs[0]) && listening(dbs[1]) && listening(dbs[2]) }) {
 		t.Fatal("not every pool listens")
 	}
-	pids := make([]uint32, len(dbs))
+	pids, backs := make([]uint32, len(dbs)), make([]int64, len(dbs))
 	for i, db := range dbs {
-		pids[i] = db.listener.pid.Load()
+		pids[i], backs[i] = db.listener.pid.Load(), db.listener.back.Load()
 	}
 	// A hundred probes each: a probe lost among the others' would end
 	// its connection (a new server process) and stop answering.
-	time.Sleep(100 * probeEvery)
+	if !eventually(func() bool {
+		for i, db := range dbs {
+			if db.listener.back.Load() < backs[i]+100 {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatal("not every pool saw a hundred of its probes come back")
+	}
 	for i, db := range dbs {
 		if !listening(db) || db.listener.pid.Load() != pids[i] {
 			t.Fatalf("pool %d stopped listening, or listened again, among the others' probes", i)

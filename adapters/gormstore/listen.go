@@ -51,6 +51,7 @@ var (
 type listener struct {
 	once sync.Once
 	pid  atomic.Uint32 // the connection's server process, for tests
+	back atomic.Int64  // probes that came back, for tests
 	lost string        // tests: send probes here, where nobody listens
 	url  string        // tests: listen through this URL rather than db.url
 }
@@ -143,6 +144,7 @@ func (db *DB) listenOnce() {
 			if !db.probe(ctx, &p) {
 				return
 			}
+			db.listener.back.Add(1)
 			if first {
 				db.keyCache.setLive(true)
 				db.windows.start(used)

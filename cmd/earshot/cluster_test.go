@@ -124,7 +124,9 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("a webhook for facebook got %d x matches", n)
 	}
 
-	// Alerts: a few sweeps on both replicas; no match goes out twice.
+	// Alerts: a few sweeps on both replicas; no match goes out twice. A
+	// bound, because a sweep that finds nothing new leaves no trace
+	// outside the process to wait on.
 	time.Sleep(4 * time.Second)
 	seen := map[string]int{}
 	link := regexp.MustCompile(`https://x\.com/ada/status/\S+`)

@@ -20,6 +20,7 @@ func TestCrashDuringIngest(t *testing.T) {
 	var mu sync.Mutex
 	acked := map[string]bool{}
 	stop := make(chan struct{})
+	batches := make(chan struct{}, 1) // a send after each acknowledged batch; never blocks
 	var wg sync.WaitGroup
 	for w := 0; w < 4; w++ {
 		wg.Add(1)
@@ -54,11 +55,25 @@ func TestCrashDuringIngest(t *testing.T) {
 						acked[u] = true
 					}
 					mu.Unlock()
+					select {
+					case batches <- struct{}{}:
+					default:
+					}
 				}
 			}
 		}()
 	}
-	time.Sleep(700 * time.Millisecond)
+	// Killed under load: once some batches are acknowledged, with the
+	// writers still sending.
+	within := time.NewTimer(10 * time.Second)
+	for n := 0; n < 10; n++ {
+		select {
+		case <-batches:
+		case <-within.C:
+			t.Fatalf("%d batches acknowledged in 10s", n)
+		}
+	}
+	within.Stop()
 	if err := s.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

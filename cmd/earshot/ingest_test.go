@@ -29,7 +29,7 @@ func TestIngestEndpoints(t *testing.T) {
 	s.call("GET", "/phrases?platform=x", a.full, nil).want(t, 401, "unauthorized")
 	s.call("POST", "/api/v1/keywords", a.ingest, map[string]any{"phrase": "q", "platform": "x"}).want(t, 401, "unauthorized")
 	ph := s.call("GET", "/phrases?platform=x", a.ingest, nil).want(t, 200, "").JSON(t)
-	if fmt.Sprint(ph) != "map[phrases:[acme crm] platform:x]" {
+	if fmt.Sprint(ph) != "map[items:[map[community: phrase:acme crm]] phrases:[acme crm] platform:x]" {
 		t.Fatalf("GET /phrases: %v (paused phrases are left out)", ph)
 	}
 	s.call("GET", "/phrases?platform=myspace", a.ingest, nil).want(t, 400, "invalid_parameter")
@@ -130,13 +130,16 @@ func TestSessionsSealed(t *testing.T) {
 	a, b := newTenant(t, s, "a@example.com"), newTenant(t, s, "b@example.com")
 	cookie := "sess-" + randomHex(t)
 	jar := filepath.Join(t.TempDir(), "jar.json")
-	body := `[{"name":"c_user","value":"` + cookie + `","domain":".facebook.com"}]`
+	body := `[{"name":"c_user","value":"` + cookie + `","domain":".facebook.com"},{"name":"xs","value":"x` + cookie + `","domain":".facebook.com"}]`
 	os.WriteFile(jar, []byte(body), 0o600)
+	// The jar is stored, and handed out, in the one canonical shape.
+	want := `[{"domain":".facebook.com","name":"c_user","value":"` + cookie + `","path":"/","secure":false,"httpOnly":false},` +
+		`{"domain":".facebook.com","name":"xs","value":"x` + cookie + `","path":"/","secure":false,"httpOnly":false}]`
 	if out := s.mustAdmin("session", "set", "--owner", a.id, "--platform", "facebook", "--file", jar); out != "" {
 		t.Fatalf("session set printed %q", out)
 	}
 	got := s.call("GET", "/session?platform=facebook", a.ingest, nil).want(t, 200, "")
-	if strings.TrimSpace(string(got.Body)) != body {
+	if strings.TrimSpace(string(got.Body)) != want {
 		t.Fatalf("GET /session: %s", got.Body)
 	}
 	s.call("GET", "/session?platform=facebook", b.ingest, nil).want(t, 404, "not_found")
@@ -157,7 +160,7 @@ func TestSessionsSealed(t *testing.T) {
 		t.Fatal("the cookie reached the log")
 	}
 	s.restart() // the generated key is kept: the jar still opens
-	if got := s.call("GET", "/session?platform=facebook", a.ingest, nil).want(t, 200, ""); strings.TrimSpace(string(got.Body)) != body {
+	if got := s.call("GET", "/session?platform=facebook", a.ingest, nil).want(t, 200, ""); strings.TrimSpace(string(got.Body)) != want {
 		t.Fatalf("after restart: %s", got.Body)
 	}
 }

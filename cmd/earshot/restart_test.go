@@ -168,6 +168,8 @@ func (r *restartRun) waitScored(wait time.Duration) {
 func (r *restartRun) postgres(pg *ownPostgres) {
 	t, s := r.t, r.s
 	began := time.Now()
+	failedSweeps := func() int { return strings.Count(s.logs.String(), `"msg":"scoring sweep failed"`) }
+	before := failedSweeps()
 	if err := pg.stop(); err != nil {
 		t.Fatalf("stopping PostgreSQL: %v", err)
 	}
@@ -183,7 +185,11 @@ func (r *restartRun) postgres(pg *ownPostgres) {
 	}
 	waitReady(t, s, 503, 5*time.Second)
 	// A few sweeps fail meanwhile; none of that may end the process.
-	time.Sleep(2 * time.Second)
+	for deadline := time.Now().Add(10 * time.Second); failedSweeps() < before+2; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d scoring sweeps failed in 10s with the database gone, want 2", failedSweeps()-before)
+		}
+	}
 	wantOutage(t, s.call("GET", "/api/v1/matches", s.APIKey, nil))
 	alive(t, s)
 

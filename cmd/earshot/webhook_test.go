@@ -52,6 +52,18 @@ func waitDeliveries(t *testing.T, s *instance, key, id string, ok func([]any) bo
 	}
 }
 
+// waitQueued polls the delivery queue's gauge until it reads n.
+func waitQueued(t *testing.T, s *instance, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for got := metric(t, s, "earshot_queued_deliveries"); got != n; got = metric(t, s, "earshot_queued_deliveries") {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries queued, want %d", got, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // On the default plan every webhook route answers plan_limit; with
 // webhooks in the plan, the production address rules refuse http and
 // loopback.
@@ -219,7 +231,8 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		entry["nextAttemptAt"] != nil || entry["lastAttemptAt"] == nil || entry["createdAt"] == nil || len(entry) != 10 {
 		t.Fatalf("failed entry: %v", entry)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Nothing is queued any more: no fifth try can come.
+	waitQueued(t, s, 0)
 	if n := len(badRcv.Messages()); n != 4 {
 		t.Fatalf("%d tries, want 4", n)
 	}

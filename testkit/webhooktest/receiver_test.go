@@ -232,7 +232,7 @@ func TestWaitFor(t *testing.T) {
 	r := webhooktest.NewReceiver(t, secret)
 	go func() {
 		for i := range 3 {
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // pacing: messages that come while WaitFor waits, not a wait
 			_, _ = send(t, sent{url: r.URL(), secret: secret, id: strconv.Itoa(i), event: "ping"})
 		}
 	}()
