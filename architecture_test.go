@@ -29,7 +29,8 @@ func within(path, dir string) bool {
 }
 
 // layer names the layer of a package of this module: "core", "ports",
-// "app", "adapters/<name>", "cmd", "testkit", or "" for anything else.
+// "app", "adapters/<name>", "cmd", "testkit", "helper", or "" for
+// anything else.
 func layer(pkg string) string {
 	rest, ok := strings.CutPrefix(pkg, module+"/")
 	if !ok {
@@ -44,7 +45,7 @@ func layer(pkg string) string {
 		return "adapters/" + name
 	}
 	switch top {
-	case "core", "ports", "app", "cmd", "testkit":
+	case "core", "ports", "app", "cmd", "testkit", "helper":
 		return top
 	}
 	return ""
@@ -62,6 +63,11 @@ func violations(pkg string, deps []string) []string {
 	return bad
 }
 
+// helperLibraries are the import path prefixes of the libraries outside
+// the standard one that the helper may reach: the browser driver its x
+// and facebook readers use, and what that imports.
+var helperLibraries = []string{"github.com/chromedp/", "github.com/gobwas/", "github.com/go-json-experiment/json"}
+
 func allowed(pkg, dep string) bool {
 	if standard(dep) {
 		return true
@@ -73,6 +79,16 @@ func allowed(pkg, dep string) bool {
 		return within(dep, "core") || within(dep, "ports")
 	case l == "app":
 		return within(dep, "core") || within(dep, "ports") || within(dep, "app")
+	case l == "helper":
+		if strings.HasPrefix(dep, module+"/") || dep == module {
+			return within(dep, "core") || within(dep, "helper")
+		}
+		for _, lib := range helperLibraries {
+			if strings.HasPrefix(dep, lib) {
+				return true
+			}
+		}
+		return false
 	case strings.HasPrefix(l, "adapters/"):
 		other := layer(dep)
 		return !strings.HasPrefix(other, "adapters/") || other == l
@@ -107,6 +123,9 @@ func TestViolations(t *testing.T) {
 		{"app: fx", m("app"), []string{"go.uber.org/fx"}, []string{"go.uber.org/fx"}},
 		{"app: adapter", m("app"), []string{m("adapters/gormstore")}, []string{m("adapters/gormstore")}},
 		{"app: driver", m("app"), []string{"gorm.io/gorm", "go.uber.org/fxx"}, []string{"gorm.io/gorm", "go.uber.org/fxx"}},
+		{"helper: core and its own tree", m("helper/reddit"), []string{"net/http", m("core"), m("helper"), "github.com/chromedp/chromedp", "github.com/gobwas/ws"}, nil},
+		{"helper: app, ports, adapters, server", m("helper"), []string{m("app"), m("ports"), m("adapters/reddit"), m("server")}, []string{m("app"), m("ports"), m("adapters/reddit"), m("server")}},
+		{"helper: other libraries", m("helper"), []string{"gorm.io/gorm", m("helperx")}, []string{"gorm.io/gorm", m("helperx")}},
 		{"no rule for cmd", m("cmd/earshot"), []string{m("adapters/bus"), "gorm.io/gorm"}, nil},
 	}
 	for _, c := range cases {
@@ -178,6 +197,14 @@ func checkReach(t *testing.T, dir, rule string) {
 
 func TestCoreImportsOnlyStandardLibrary(t *testing.T) {
 	checkReach(t, "core", "core may use only the standard library")
+}
+
+// The helper package is embedded by programs on owners' machines: it
+// reaches core, the standard library and the browser driver that part of
+// its readers need (chromedp and what that imports), nothing of the
+// server.
+func TestHelperImportsOnlyCore(t *testing.T) {
+	checkReach(t, "helper", "helper may use only core, the standard library and chromedp")
 }
 
 func TestPortsImportOnlyCore(t *testing.T) {

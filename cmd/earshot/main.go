@@ -33,6 +33,7 @@ commands:
   mock       run the legacy mock management API
   migrate    create or upgrade the schema and exit
   admin      owner, key, ingest-key, session and phrase commands
+  helper     read the owner's platforms on their machine and send posts in
 
 Every setting is an environment variable with a flag of the same name:
 EARSHOT_DATABASE_URL and --database-url. Run 'earshot serve -h' for all.
@@ -87,6 +88,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "admin":
 		return admin(ctx, args[1:], getenv, stdout, stderr)
+	case "helper":
+		return helperCmd(ctx, args[1:], getenv, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

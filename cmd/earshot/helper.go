@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/earshothq/earshot/helper"
+	"github.com/earshothq/earshot/helper/reddit"
+)
+
+// Exit statuses of `earshot helper`, documented in its -h.
+const (
+	exitPassFailed   = 1 // a pass failed: a platform, the proxy or the server did not answer as needed
+	exitSettings     = 2 // bad settings
+	exitKeyRefused   = 3 // the server refused the ingest key (401)
+	exitNoProxy      = 4 // the deployment has no proxy (GET /proxy 503), or requires the one it has
+	exitAccountOwner = 5 // --once: an account needs its owner (sign in again, solve a challenge)
+)
+
+// DefaultHelperInterval is the time between passes: reddit's new posts
+// of a community rarely pass a page of 100 in ten minutes, and each pass
+// costs the account two requests a group of communities.
+const DefaultHelperInterval = 10 * time.Minute
+
+const helperUsage = `usage: earshot helper [flags]
+
+Reads the owner's reddit communities with the owner's session, through the
+operator's proxy, and sends the posts to the deployment's POST /ingest.
+Every setting is an environment variable with a flag of the same name.
+
+  EARSHOT_HELPER_SERVER       the deployment's site address (required)
+  EARSHOT_HELPER_KEY          the ingest key (svc_ingest_...); no flag, so it
+                              stays out of shell history and process lists
+  EARSHOT_HELPER_KEY_FILE     or a file holding it
+  EARSHOT_HELPER_PLATFORMS    comma-separated platforms; default every platform
+                              the owner has phrases on that this helper reads
+                              (this version reads reddit)
+  EARSHOT_HELPER_REDDIT_URL   reddit's base address (https://www.reddit.com),
+  EARSHOT_HELPER_X_URL        x's, facebook's: for tests and mirrors
+  EARSHOT_HELPER_FACEBOOK_URL
+  EARSHOT_HELPER_INTERVAL     time between passes (10m, at least 1m)
+  EARSHOT_HELPER_STATE        the checkpoint file (default: earshot/helper-state.json
+                              in the user's config directory)
+  EARSHOT_HELPER_REDDIT_PACE  least time between two reddit requests (6s); less
+                              only with EARSHOT_HELPER_REDDIT_URL set
+  EARSHOT_HELPER_DIRECT       true reads from this machine's own address, which
+                              only a deployment whose GET /proxy says
+                              required: false allows
+  --once                      one pass, then exit
+
+Exit status: 0 every batch was accepted (or stopped by SIGINT/SIGTERM);
+1 a pass failed; 2 bad settings; 3 the server refused the ingest key;
+4 the deployment has no proxy (GET /proxy answered 503) or requires it;
+5 (--once) an account needs its owner: see the dashboard's Accounts page.
+
+flags:
+`
+
+type helperSettings struct {
+	server, key, state      string
+	platforms               []string
+	redditURL               string
+	interval, redditPace    time.Duration
+	once, direct            bool
+	xURL, facebookURL, keyF string
+}
+
+func helperCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	s, err := helperFlags(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	client, err := helper.NewClient(s.server, s.key, nil)
+	if err != nil {
+		return &exitError{exitSettings, err}
+	}
+	state, err := helper.OpenState(s.state, s.server)
+	if err != nil {
+		return &exitError{exitSettings, err}
+	}
+	rd := &reddit.Reader{BaseURL: s.redditURL, Pace: s.redditPace}
+	r := &helper.Runner{Client: client, State: state, Direct: s.direct, Log: log}
+	if len(s.platforms) == 0 || slices.Contains(s.platforms, "reddit") {
+		r.Readers = append(r.Readers, rd)
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	for {
+		err := r.Pass(ctx)
+		if ctx.Err() != nil {
+			log.Info("stopped")
+			return nil
+		}
+		switch {
+		case errors.Is(err, helper.ErrUnauthorized):
+			return &exitError{exitKeyRefused, err}
+		case errors.Is(err, helper.ErrNoProxy), errors.Is(err, helper.ErrDirectRefused):
+			return &exitError{exitNoProxy, err}
+		case err != nil && s.once:
+			var p *helper.Paused
+			if errors.As(err, &p) && p.NeedsOwner {
+				return &exitError{exitAccountOwner, err}
+			}
+			return &exitError{exitPassFailed, err}
+		case err != nil:
+			log.Warn("the pass failed; the next one tries again", "err", err, "next", s.interval)
+		case s.once:
+			return nil
+		}
+		if err := helper.Sleep(ctx, s.interval); err != nil {
+			log.Info("stopped")
+			return nil
+		}
+	}
+}
+
+func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (helperSettings, error) {
+	fs := flag.NewFlagSet("earshot helper", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, helperUsage)
+		fs.PrintDefaults()
+	}
+	str := func(name, env, def, doc string) *string {
+		if v := getenv(env); v != "" {
+			def = v
+		}
+		return fs.String(name, def, doc+" ("+env+")")
+	}
+	server := str("server", "EARSHOT_HELPER_SERVER", "", "the deployment's site address")
+	keyFile := str("key-file", "EARSHOT_HELPER_KEY_FILE", "", "a file holding the ingest key")
+	platforms := str("platforms", "EARSHOT_HELPER_PLATFORMS", "", "comma-separated platforms to read")
+	redditURL := str("reddit-url", "EARSHOT_HELPER_REDDIT_URL", "", "reddit's base address")
+	xURL := str("x-url", "EARSHOT_HELPER_X_URL", "", "x's base address")
+	fbURL := str("facebook-url", "EARSHOT_HELPER_FACEBOOK_URL", "", "facebook's base address")
+	interval := str("interval", "EARSHOT_HELPER_INTERVAL", DefaultHelperInterval.String(), "time between passes")
+	state := str("state", "EARSHOT_HELPER_STATE", "", "the checkpoint file")
+	pace := str("reddit-pace", "EARSHOT_HELPER_REDDIT_PACE", reddit.DefaultPace.String(), "least time between two reddit requests")
+	direct := str("direct", "EARSHOT_HELPER_DIRECT", "false", "read without the proxy when the deployment allows it")
+	once := fs.Bool("once", false, "make one pass and exit")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return helperSettings{}, err
+		}
+		return helperSettings{}, &exitError{exitSettings, err}
+	}
+	if fs.NArg() > 0 {
+		return helperSettings{}, usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	s := helperSettings{server: *server, redditURL: *redditURL, xURL: *xURL, facebookURL: *fbURL, once: *once, keyF: *keyFile}
+	if s.server == "" {
+		return s, usageErr("EARSHOT_HELPER_SERVER (--server) is required: the deployment's site address")
+	}
+	s.key = getenv("EARSHOT_HELPER_KEY")
+	if *keyFile != "" {
+		b, err := os.ReadFile(*keyFile)
+		if err != nil {
+			return s, usageErr("EARSHOT_HELPER_KEY_FILE: %v", err)
+		}
+		s.key = strings.TrimSpace(string(b))
+	}
+	if !strings.HasPrefix(s.key, "svc_ingest_") {
+		// The value is not echoed: it may be some other secret.
+		return s, usageErr("EARSHOT_HELPER_KEY or EARSHOT_HELPER_KEY_FILE must give an ingest key (svc_ingest_...)")
+	}
+	for _, p := range strings.Split(*platforms, ",") {
+		switch p = strings.TrimSpace(strings.ToLower(p)); p {
+		case "":
+		case "reddit":
+			s.platforms = append(s.platforms, p)
+		case "x", "facebook":
+			return s, usageErr("EARSHOT_HELPER_PLATFORMS: this version of the helper reads reddit only, not %s", p)
+		default:
+			return s, usageErr("EARSHOT_HELPER_PLATFORMS: unknown platform %q (reddit, x, facebook)", p)
+		}
+	}
+	for name, u := range map[string]string{"EARSHOT_HELPER_REDDIT_URL": s.redditURL, "EARSHOT_HELPER_X_URL": s.xURL, "EARSHOT_HELPER_FACEBOOK_URL": s.facebookURL} {
+		if pu, err := url.Parse(u); u != "" && (err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "") {
+			return s, usageErr("%s must be an http(s) address", name)
+		}
+	}
+	var err error
+	if s.interval, err = time.ParseDuration(*interval); err != nil || s.interval < time.Minute {
+		return s, usageErr("EARSHOT_HELPER_INTERVAL must be a duration of at least 1m, like 10m")
+	}
+	if s.redditPace, err = time.ParseDuration(*pace); err != nil || s.redditPace <= 0 {
+		return s, usageErr("EARSHOT_HELPER_REDDIT_PACE must be a positive duration, like 6s")
+	}
+	if s.redditPace < reddit.DefaultPace && s.redditURL == "" {
+		return s, usageErr("EARSHOT_HELPER_REDDIT_PACE under %s is for tests and mirrors: set EARSHOT_HELPER_REDDIT_URL too", reddit.DefaultPace)
+	}
+	switch strings.ToLower(*direct) {
+	case "true", "1", "yes":
+		s.direct = true
+	case "false", "0", "no", "":
+	default:
+		return s, usageErr("EARSHOT_HELPER_DIRECT must be true or false")
+	}
+	s.state = *state
+	if s.state == "" {
+		if s.state, err = helper.DefaultStatePath(); err != nil {
+			return s, usageErr("EARSHOT_HELPER_STATE is unset and there is no user config directory: %v", err)
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,107 @@
+package helper
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// Reader reads one platform for one owner's account. Part of every
+// reader's contract: it paces its own requests per account (never faster
+// than the platform's own web client), reports every platform answer
+// through In.Report, and stops when Report returns a *Paused.
+type Reader interface {
+	// Platform is the platform's name as the server knows it: reddit, x,
+	// facebook.
+	Platform() string
+	// Read reads the newest posts for in.Phrases since the checkpoints
+	// that in.Since gives, and hands each to emit with the Mark that
+	// accepting it moves, oldest first within each checkpoint, so that a
+	// checkpoint moved after a batch never passes a post not yet sent.
+	// An error from emit or Report ends the read with that error.
+	Read(ctx context.Context, in In, emit func(Post, Mark) error) error
+}
+
+// In is what a Reader is given for one read.
+type In struct {
+	Phrases []Phrase
+	// Session is the owner's cookies for the platform; nil reads
+	// without a session.
+	Session []core.Cookie
+	// HTTP is the client every platform request goes through (see
+	// PlatformClient); ViaProxy says whether it uses the proxy.
+	HTTP     *http.Client
+	ViaProxy bool
+	// Since returns the checkpoint stored under key, "" for none.
+	Since func(key string) string
+	// Report sends what the platform answered (see Client.Report) and
+	// returns a *Paused when the account must pause; wait is how long
+	// the platform itself asked to wait (0 when it named none).
+	Report func(ctx context.Context, s Signal, wait time.Duration) error
+}
+
+// Mark is a checkpoint a post moves once accepted: Key names a listing
+// of the platform (a community's new posts, say), Value how far it got.
+type Mark struct{ Key, Value string }
+
+// Paused is the error that stops reading an account until the account's
+// view allows it again: Until for a wait (a rate limit), or, when
+// NeedsOwner, until the owner acts (signs in again, solves a challenge)
+// and the session stored on the server changes.
+type Paused struct {
+	Platform   string
+	Issue      string
+	Action     string
+	NeedsOwner bool
+	Until      time.Time
+}
+
+func (p *Paused) Error() string {
+	if p.NeedsOwner {
+		return fmt.Sprintf("%s: the account needs its owner (%s, action %s): reading waits for a new session from the dashboard", p.Platform, p.Issue, p.Action)
+	}
+	return fmt.Sprintf("%s: the account is paused until %s (%s)", p.Platform, p.Until.UTC().Format(time.RFC3339), p.Issue)
+}
+
+// MinPause is the shortest pause after a platform answer that is not
+// normal while the account's view says to wait.
+const MinPause = time.Minute
+
+// PauseFor returns the pause the view asks for after signal s, wait
+// being how long the platform itself asked to wait (0 when it named
+// none); nil when reading goes on.
+func PauseFor(v AccountView, s Signal, wait time.Duration, now time.Time) *Paused {
+	issue := ""
+	if v.Issue != nil {
+		issue = *v.Issue
+	}
+	switch {
+	case v.RequiresAction:
+		return &Paused{Platform: s.Platform, Issue: issue, Action: v.Action, NeedsOwner: true}
+	case !s.OK() && (v.Action == "wait" || issue != ""):
+		return &Paused{Platform: s.Platform, Issue: issue, Action: v.Action, Until: now.Add(max(wait, MinPause))}
+	}
+	return nil
+}
+
+// CookieHeader returns the Cookie header of the cookies set for domain
+// or its subdomains (".reddit.com" and "www.reddit.com" for
+// "reddit.com"), "" for none.
+func CookieHeader(jar []core.Cookie, domain string) string {
+	var b strings.Builder
+	for _, c := range jar {
+		d := strings.ToLower(strings.TrimPrefix(c.Domain, "."))
+		if d != domain && !strings.HasSuffix(d, "."+domain) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(c.Name + "=" + c.Value)
+	}
+	return b.String()
+}

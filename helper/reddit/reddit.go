@@ -1,0 +1,266 @@
+// Package reddit is the helper's reddit reader: the newest posts and
+// comments of the communities an owner's reddit phrases listen in, read
+// from reddit's own JSON listings (/r/a+b/new.json and
+// /r/a+b/comments.json) with the owner's session when there is one,
+// through the client the helper's runner hands it (the operator's proxy).
+//
+// It keeps its own small decoder of reddit's Listing JSON rather than
+// importing the server's reddit adapter: the helper package may import
+// only core and the standard library, so that anyone can embed it.
+package reddit
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/earshothq/earshot/helper"
+)
+
+// Defaults of a Reader.
+const (
+	// DefaultBaseURL is reddit's web address.
+	DefaultBaseURL = "https://www.reddit.com"
+	// DefaultPace is the least time between two requests of one account:
+	// one every 6 seconds, 10 a minute, below what reddit's own web
+	// client asks while a person scrolls, and what reddit's rules allow a
+	// client without OAuth.
+	DefaultPace = 6 * time.Second
+	// MaxPages is the most pages of one listing a read takes (100 posts
+	// each) to catch up with its checkpoint; a first read takes one.
+	MaxPages = 3
+	// MaxGroup is the most communities one request names (/r/a+b+c).
+	MaxGroup = 50
+	// maxAnswer bounds what is read of one answer, before parsing.
+	maxAnswer = 4 << 20
+	pageSize  = 100
+	// UserAgent names the program honestly; reddit refuses empty and
+	// generic library agents.
+	UserAgent = "earshot-helper/1 (reads an owner's own reddit listings)"
+)
+
+// Reader reads reddit for one account. One Reader serves one account:
+// its pacing is that account's.
+type Reader struct {
+	BaseURL   string        // "" is DefaultBaseURL; a mirror or a test server
+	Pace      time.Duration // 0 is DefaultPace; below zero does not pace (tests)
+	UserAgent string        // "" is UserAgent
+	// Now and Sleep are the clock; nil uses the system's. Tests replace them.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	next time.Time // the earliest the next request may go
+}
+
+var _ helper.Reader = (*Reader)(nil)
+
+// Platform implements helper.Reader.
+func (r *Reader) Platform() string { return "reddit" }
+
+// Listings are the two listings read of each community.
+var Listings = []string{"new", "comments"}
+
+// Key is the checkpoint key of a community's listing.
+func Key(listing, community string) string { return "reddit:" + listing + ":" + community }
+
+// Read implements helper.Reader: for each group of communities, the new
+// posts and the new comments since each community's checkpoint.
+func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, helper.Mark) error) error {
+	var names []string
+	for _, p := range in.Phrases {
+		c := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(p.Community), "/"), "r/"))
+		if validCommunity(c) {
+			names = append(names, c)
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	cookie := helper.CookieHeader(in.Session, "reddit.com")
+	for group := range slices.Chunk(names, MaxGroup) {
+		for _, listing := range Listings {
+			if err := r.readListing(ctx, in, group, listing, cookie, emit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+type found struct {
+	post helper.Post
+	mark helper.Mark
+}
+
+func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, listing, cookie string, emit func(helper.Post, helper.Mark) error) error {
+	since := map[string]float64{}
+	least := 0.0 // the oldest checkpoint of the group, 0 when none has one
+	for _, c := range group {
+		v, _ := strconv.ParseFloat(in.Since(Key(listing, c)), 64)
+		since[c] = v
+		if v > 0 && (least == 0 || v < least) {
+			least = v
+		}
+	}
+	path := "/r/" + strings.Join(group, "+") + "/" + listing + ".json"
+	var kept []found // newest first, as reddit lists them
+	after := ""
+	for page := 0; page < MaxPages; page++ {
+		items, next, err := r.fetch(ctx, in, path, after, cookie)
+		if err != nil {
+			return err
+		}
+		oldest := 0.0
+		for _, it := range items {
+			created := float64(it.CreatedUTC)
+			if oldest == 0 || created < oldest {
+				oldest = created
+			}
+			post, community, ok := it.post(group)
+			if !ok || created < since[community] {
+				continue
+			}
+			kept = append(kept, found{post, helper.Mark{Key: Key(listing, community), Value: strconv.FormatFloat(created, 'f', -1, 64)}})
+		}
+		// Further back only to catch up with a checkpoint: a first read
+		// takes the newest page.
+		if next == "" || least == 0 || oldest == 0 || oldest < least {
+			break
+		}
+		after = next
+	}
+	for i := len(kept) - 1; i >= 0; i-- {
+		if err := emit(kept[i].post, kept[i].mark); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetch asks for one page, reports the answer, and decodes it.
+func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie string) ([]item, string, error) {
+	if err := r.pace(ctx); err != nil {
+		return nil, "", err
+	}
+	qs := url.Values{"limit": {strconv.Itoa(pageSize)}, "raw_json": {"1"}}
+	if after != "" {
+		qs.Set("after", after)
+	}
+	base := r.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+path+"?"+qs.Encode(), nil)
+	if err != nil {
+		return nil, "", err
+	}
+	ua := r.UserAgent
+	if ua == "" {
+		ua = UserAgent
+	}
+	req.Header.Set("User-Agent", ua)
+	req.Header.Set("Accept", "application/json")
+	if cookie != "" {
+		req.Header.Set("Cookie", cookie)
+	}
+	resp, err := in.HTTP.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		if rep := in.Report(ctx, helper.Signal{NoResponse: true}, 0); rep != nil {
+			return nil, "", rep
+		}
+		// The error names the address read, never a cookie.
+		return nil, "", fmt.Errorf("reddit: %s: no answer (through the proxy: %t): %w", path, in.ViaProxy, err)
+	}
+	defer resp.Body.Close()
+	r.obeyBudget(resp.Header)
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		if rep := in.Report(ctx, helper.Signal{NoResponse: true}, 0); rep != nil {
+			return nil, "", rep
+		}
+		return nil, "", fmt.Errorf("reddit: %s: the answer broke off: %w", path, err)
+	}
+	sig := helper.Signal{Status: resp.StatusCode, Location: resp.Header.Get("Location")}
+	var pg page
+	switch {
+	case len(body) > maxAnswer:
+		return nil, "", fmt.Errorf("reddit: %s: the answer is over %d bytes and was cut off", path, maxAnswer)
+	case sig.OK():
+		if pg, err = decodeListing(body); err != nil {
+			sig.Unusable = true
+		}
+	}
+	if !sig.OK() {
+		sig.Body = string(body[:min(len(body), helper.MaxSignalBody)])
+	}
+	if err := in.Report(ctx, sig, waitNamed(resp.Header)); err != nil {
+		return nil, "", err
+	}
+	if !sig.OK() {
+		return nil, "", fmt.Errorf("reddit: %s answered %d, not a listing", path, resp.StatusCode)
+	}
+	return pg.items, pg.after, nil
+}
+
+// pace waits until the account's next request may go.
+func (r *Reader) pace(ctx context.Context) error {
+	now := r.now()
+	if wait := r.next.Sub(now); wait > 0 {
+		if err := r.sleep(ctx, wait); err != nil {
+			return err
+		}
+		now = r.next
+	}
+	gap := r.Pace
+	if gap == 0 {
+		gap = DefaultPace
+	}
+	r.next = now.Add(max(gap, 0))
+	return nil
+}
+
+// obeyBudget holds the next request back when reddit says the account's
+// budget is spent (X-Ratelimit-Remaining under 1 until
+// X-Ratelimit-Reset seconds from now).
+func (r *Reader) obeyBudget(h http.Header) {
+	left, err1 := strconv.ParseFloat(h.Get("X-Ratelimit-Remaining"), 64)
+	reset, err2 := strconv.Atoi(h.Get("X-Ratelimit-Reset"))
+	if err1 == nil && err2 == nil && left < 1 && reset > 0 {
+		if at := r.now().Add(time.Duration(reset) * time.Second); at.After(r.next) {
+			r.next = at
+		}
+	}
+}
+
+// waitNamed is the wait a refusal names: Retry-After, else reddit's
+// X-Ratelimit-Reset; 0 for none.
+func waitNamed(h http.Header) time.Duration {
+	for _, k := range []string{"Retry-After", "X-Ratelimit-Reset"} {
+		if n, err := strconv.Atoi(strings.TrimSpace(h.Get(k))); err == nil && n > 0 {
+			return time.Duration(n) * time.Second
+		}
+	}
+	return 0
+}
+
+func (r *Reader) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reader) sleep(ctx context.Context, d time.Duration) error {
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	return helper.Sleep(ctx, d)
+}

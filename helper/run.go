@@ -1,0 +1,212 @@
+package helper
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// maxBatchBytes keeps a batch under the server's 1 MB body limit, with
+// room to spare: a hundred long posts can weigh more than that.
+const maxBatchBytes = 900 << 10
+
+// Runner makes a helper's passes over its readers' platforms.
+type Runner struct {
+	Client  *Client
+	Readers []Reader
+	State   *State
+	// Direct reads without the proxy: allowed only when the deployment
+	// answers required: false (see PlatformClient).
+	Direct bool
+	Log    *slog.Logger
+	Now    func() time.Time // nil: time.Now
+
+	paused map[string]pause
+}
+
+type pause struct {
+	*Paused
+	jar [32]byte // the session when it paused
+}
+
+// Pass reads every platform once and sends what it found. It returns
+// ErrNoProxy or ErrUnauthorized (wrapped) at once, as a helper must stop
+// on them; otherwise the failures of the platforms joined (a *Paused
+// among them for an account that waits), nil when every batch of every
+// platform was accepted.
+func (r *Runner) Pass(ctx context.Context) error {
+	if r.paused == nil {
+		r.paused = map[string]pause{}
+	}
+	px, err := r.Client.Proxy(ctx)
+	if err != nil {
+		return err
+	}
+	hc, via, err := PlatformClient(px, r.Direct)
+	if err != nil {
+		return err
+	}
+	defer hc.CloseIdleConnections()
+	var errs []error
+	for _, rd := range r.Readers {
+		err := r.read(ctx, rd, hc, via)
+		if errors.Is(err, ErrUnauthorized) || ctx.Err() != nil {
+			return err
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.Default()
+}
+
+func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool) error {
+	platform := rd.Platform()
+	log := r.log().With("platform", platform)
+	phrases, err := r.Client.Phrases(ctx, platform)
+	if err != nil {
+		return fmt.Errorf("%s: the phrases: %w", platform, err)
+	}
+	if len(phrases) == 0 {
+		log.Info("no listening phrases: nothing to read")
+		return nil
+	}
+	raw, err := r.Client.Session(ctx, platform)
+	var jar []core.Cookie
+	switch {
+	case errors.Is(err, ErrNoSession):
+		raw = nil
+	case err != nil:
+		return fmt.Errorf("%s: the session: %w", platform, err)
+	default:
+		// The jar is in the canonical form the server stores (see
+		// core.EncodeCookieJar); core reads it and keeps the platform's cookies.
+		if jar, err = core.ParseCookieJar(core.Platform(platform), raw); err != nil {
+			return fmt.Errorf("%s: the stored session is not usable: %s; upload a new cookie jar in the dashboard", platform, core.Message(err))
+		}
+	}
+	sum := sha256.Sum256(raw)
+	if p, ok := r.paused[platform]; ok {
+		switch {
+		case p.NeedsOwner && p.jar == sum:
+			log.Warn("not read: the account needs its owner; upload a new session in the dashboard", "issue", p.Issue, "action", p.Action)
+			return p.Paused
+		case !p.NeedsOwner && r.now().Before(p.Until):
+			log.Info("not read: the account waits", "issue", p.Issue, "until", p.Until)
+			return p.Paused
+		}
+		delete(r.paused, platform)
+	}
+	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}}
+	in := In{
+		Phrases:  phrases,
+		Session:  jar,
+		HTTP:     hc,
+		ViaProxy: via,
+		Since:    r.State.Get,
+		Report: func(ctx context.Context, s Signal, wait time.Duration) error {
+			s.Platform, s.ViaProxy = platform, via
+			v, sent, err := r.Client.Report(ctx, s)
+			if err != nil {
+				return fmt.Errorf("%s: reporting the account's state: %w", platform, err)
+			}
+			if sent {
+				log.Info("account state reported", "status", s.Status, "state", v.State, "action", v.Action)
+			}
+			if p := PauseFor(v, s, wait, r.now()); p != nil {
+				return p
+			}
+			return nil
+		},
+	}
+	readErr := rd.Read(ctx, in, b.add)
+	// What was found before a failure is sent all the same: the posts
+	// come oldest first, so their checkpoints never pass a post unsent.
+	// A read that found nothing sends an empty batch, which records the
+	// read of the phrases on the server.
+	if len(b.posts) > 0 || (readErr == nil && b.sent == 0) {
+		if err := b.flush(ctx); err != nil {
+			return errors.Join(readErr, err)
+		}
+	}
+	var p *Paused
+	if errors.As(readErr, &p) {
+		r.paused[platform] = pause{Paused: p, jar: sum}
+		log.Warn("reading paused", "issue", p.Issue, "action", p.Action, "needsOwner", p.NeedsOwner, "until", p.Until)
+	}
+	if readErr != nil {
+		return readErr
+	}
+	log.Info("read", "phrases", len(phrases), "batches", b.sent, "ingested", b.ingested, "skipped", b.skipped)
+	return nil
+}
+
+// batcher holds one batch of a platform's posts, and the checkpoints its
+// acceptance moves.
+type batcher struct {
+	ctx      context.Context
+	r        *Runner
+	platform string
+	posts    []Post
+	size     int
+	marks    map[string]string
+	sent     int
+	ingested int
+	skipped  int
+}
+
+func (b *batcher) add(p Post, m Mark) error {
+	enc, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if len(b.posts) == MaxBatch || (len(b.posts) > 0 && b.size+len(enc) > maxBatchBytes) {
+		if err := b.flush(b.ctx); err != nil {
+			return err
+		}
+	}
+	b.posts = append(b.posts, p)
+	b.size += len(enc) + 1
+	if m.Key != "" {
+		b.marks[m.Key] = m.Value
+	}
+	return nil
+}
+
+// flush sends the batch and, once it is accepted, moves its checkpoints.
+func (b *batcher) flush(ctx context.Context) error {
+	res, err := b.r.Client.Ingest(ctx, b.platform, b.posts)
+	if err != nil {
+		return fmt.Errorf("%s: sending %d posts: %w", b.platform, len(b.posts), err)
+	}
+	b.sent++
+	b.ingested += res.Ingested
+	b.skipped += res.Skipped
+	if err := b.r.State.Set(b.marks); err != nil {
+		return fmt.Errorf("%s: the batch was accepted but its checkpoints were not saved (it will be sent again): %w", b.platform, err)
+	}
+	clear(b.marks)
+	b.posts, b.size = b.posts[:0], 0
+	return nil
+}
