@@ -172,8 +172,8 @@ func newScoring(p scoringParams) *app.Scoring {
 	// The rules score a batch within milliseconds, so a claim needs only
 	// a short lease, and a killed process's claims are free again soon.
 	// A batch is a thousand: each batch's scores are one transaction, and
-	// on SQLite that transaction waits its turn with ingest's; at 200 a
-	// batch, scoring fell behind an ingest of 60,000 posts a second.
+	// on SQLite that transaction waits its turn with ingest's, so smaller
+	// batches fall behind a fast ingest (docs/adr/0005-scoring-in-batches.md).
 	sc := app.ScoringConfig{Interval: p.Config.ScoringInterval, Workers: runtime.GOMAXPROCS(0), Lease: rulesLease, Batch: rulesBatch}
 	if p.Config.LLMURL != "" {
 		sc.Workers = llmscorer.DefaultMaxInFlight

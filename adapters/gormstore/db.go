@@ -74,8 +74,8 @@ func Open(rawURL string) (*DB, error) {
 		// walk of the owner's index in created_us order (so the generic
 		// plan is, even on an empty table). It is forced: given the choice
 		// (auto), Postgres costs a generic plan at an unknown LIMIT of a
-		// tenth of the rows and keeps planning each run (pgbench, 8
-		// clients: 13,400 pages a second either way, 22,400 forced).
+		// tenth of the rows and keeps planning each run
+		// (docs/adr/0003-postgres-reads.md).
 		//
 		// The scorer's claim of unscored matches runs on the pages' pool
 		// too, where bitmap scans are off: both are walks of an index in
@@ -376,18 +376,15 @@ func rebind(q string) string {
 // Postgres reports whether the database is Postgres.
 func (db *DB) Postgres() bool { return db.postgres }
 
-// Ping checks the connection.
 // VacuumQueues vacuums the tables that serve as work queues on
 // Postgres; on SQLite it does nothing. A delivery changes status twice
-// in a few milliseconds, and every change leaves an entry for a dead row
-// in the index the claims walk; autovacuum looks at a table once a
-// minute at best, and at 1,000 deliveries a second a claim visited tens
-// of thousands of them (15 ms instead of well under one). The table
-// holds the last 20 deliveries of each webhook and those queued, so a
-// vacuum every few seconds takes milliseconds. It analyzes too: the
-// share of queued rows swings with the backlog, and estimates from the
-// last autovacuum's analyze led the claim's planner astray. SKIP_LOCKED
-// passes over a table another replica is vacuuming.
+// within milliseconds, each change leaves a dead entry in the index the
+// claims walk, and autovacuum comes too seldom to keep that walk short
+// (docs/adr/0006-delivery-queue-on-postgres.md). The table holds the last
+// 20 deliveries of each webhook and those queued, so a vacuum every few
+// seconds is cheap. It analyzes too: the share of queued rows swings with
+// the backlog, and stale estimates lead the claim's planner astray.
+// SKIP_LOCKED passes over a table another replica is vacuuming.
 func (db *DB) VacuumQueues(ctx context.Context) error {
 	if !db.postgres {
 		return nil
@@ -396,6 +393,7 @@ func (db *DB) VacuumQueues(ctx context.Context) error {
 	return err
 }
 
+// Ping checks the connection.
 func (db *DB) Ping(ctx context.Context) error {
 	sqlDB, err := db.gorm.DB()
 	if err != nil {

@@ -20,8 +20,8 @@ const maxRoundPosts = 1000
 // Postgres. Batches of one owner take their created_us in turn (see
 // SaveMatches), each holding the owner's row from its stamp to its
 // commit, and the commit waits for the WAL to reach the disk: one batch
-// at a time, a few milliseconds of fsync each capped an owner near 100
-// batches a second on a busy machine. So a batch that finds another of
+// at a time, that flush would cap each owner's batches a second
+// (docs/adr/0008-ingest-batches.md). So a batch that finds another of
 // its owner under way waits for it, and the batches that waited go in
 // together, one statement and one commit, led by the first of them.
 type saveRounds struct {

@@ -649,10 +649,9 @@ func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Du
 	// each score leaves an entry for a dead row in matches_unscored
 	// until a vacuum, which on a table this size comes a minute or more
 	// apart. An index scan marks the entries it finds dead and passes
-	// over them for nothing the next time; the bitmap scan the planner
-	// prefers visits their rows again on every claim (at 1,000 scores a
-	// second, 6,500 buffers and 100 ms a claim after 45 s, against a few
-	// hundred buffers and 1-5 ms).
+	// over them the next time; the bitmap scan the planner prefers
+	// visits their rows again on every claim, so the claim would slow
+	// down as scoring goes on (docs/adr/0006-delivery-queue-on-postgres.md).
 	rows, err := s.db.queryPage(ctx, `UPDATE matches SET lease_until = ? WHERE id IN (
 		SELECT id FROM matches WHERE score IS NULL AND lease_until < ? ORDER BY created_us LIMIT ?`+lock+`)
 		RETURNING `+s.db.returned(), micros(now.Add(lease)), micros(now), limit)

@@ -89,8 +89,8 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 // reports which did. SQLite runs a cached UPDATE per match, which costs
 // no round trip. Postgres runs one statement for the batch: an UPDATE
 // per match was a round trip each while the transaction held the rows
-// updated before it, and at 1,000 scores a second the scorer's
-// transactions spent most of their time waiting for this process.
+// updated before it, so the scorer's transactions spent most of their
+// time waiting for this process (docs/adr/0005-scoring-in-batches.md).
 func (s *MatchStore) setScores(tx *tx, updates []ports.ScoreUpdate, now int64) ([]bool, error) {
 	first := make([]bool, len(updates))
 	if !s.db.postgres {

@@ -147,8 +147,9 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 // garbage when its heap has grown fourfold rather than doubled, under a
 // soft limit of 256 MiB. Its live heap is a few tens of MB and each
 // request leaves short-lived garbage, so at the default the collector
-// took a tenth of the read path's CPU; the limit keeps the memory the
-// larger factor allows well under what the pipeline may use.
+// runs far more often than the heap needs; the limit keeps the memory
+// the larger factor allows well under what the pipeline may use
+// (docs/adr/0002-runtime-tuning.md).
 func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return
@@ -160,12 +161,11 @@ func tuneGC(getenv func(string) string) {
 // On SQLite, unless the operator set GOMAXPROCS, the server runs Go code
 // on twice as many threads at once as the runtime would (one per core,
 // or what the container's CPU limit allows). A call into SQLite's C code
-// keeps its thread and, until the runtime takes it back after 20 µs or
-// more, the thread's right to run Go code: with one such right per core,
-// the cores sat idle a sixth of the time under the API's reads while
-// ready goroutines waited for a call to return. Twice as many let them
-// run (docs/performance.md). Postgres is reached in Go: there the rate
-// stayed the same and the CPU a request grew. The runtime no longer follows a
+// keeps its thread and, until the runtime takes it back, the thread's
+// right to run Go code: with one such right per core, cores sit idle
+// while ready goroutines wait for a call to return. Twice as many let
+// them run (docs/adr/0002-runtime-tuning.md). Postgres is reached in Go,
+// where more threads only cost CPU. The runtime no longer follows a
 // container's changing CPU limit once this is set.
 func tuneProcs(databaseURL string, getenv func(string) string) {
 	if getenv("GOMAXPROCS") != "" || !strings.HasPrefix(databaseURL, "sqlite:") {

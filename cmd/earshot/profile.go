@@ -6,7 +6,7 @@ package main
 // life to the file EARSHOT_CPU_PROFILE names, ending it when the command
 // returns (serve returns after SIGINT or SIGTERM have stopped it): the
 // benchmarks profile the servers they drive this way
-// (docs/performance.md). Release builds carry none of it.
+// (docs/performance/README.md). Release builds carry none of it.
 
 import (
 	"os"

@@ -292,8 +292,8 @@ func (b *builder) build(manyKids int) {
 
 	// The word tables, each word with its first step. Each is at most a
 	// quarter full: then a word no phrase uses mostly finds an empty slot
-	// at once, a branch the processor learns to predict, and the scan
-	// runs 3 to 17% faster than with a table half full (docs/performance.md).
+	// at once, a branch the processor learns to predict, which keeps the
+	// scan fast when most words are no phrase's (docs/adr/0009-matcher.md).
 	var short, long int
 	for t := range b.keys {
 		switch {
