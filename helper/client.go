@@ -401,3 +401,25 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// Pace spaces one account's requests: it waits until *next, then sets
+// *next gap after the moment the request goes (a negative gap: none).
+// now and sleep are the reader's clock, nil for the system's; readers
+// share this so each platform's pacing is the same rule with its own gap.
+func Pace(ctx context.Context, next *time.Time, gap time.Duration, now func() time.Time, sleep func(context.Context, time.Duration) error) error {
+	if now == nil {
+		now = time.Now
+	}
+	if sleep == nil {
+		sleep = Sleep
+	}
+	at := now()
+	if wait := next.Sub(at); wait > 0 {
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+		at = *next
+	}
+	*next = at.Add(max(gap, 0))
+	return nil
+}

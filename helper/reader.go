@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ type In struct {
 	// PlatformClient); ViaProxy says whether it uses the proxy.
 	HTTP     *http.Client
 	ViaProxy bool
+	// Proxy is the proxy HTTP goes through, with its credentials, for a
+	// reader that drives a browser; nil when ViaProxy is false.
+	Proxy *url.URL
 	// Since returns the checkpoint stored under key, "" for none.
 	Since func(key string) string
 	// Report sends what the platform answered (see Client.Report) and

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -53,10 +54,18 @@ func (r *Runner) Pass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var pu *url.URL
+	if via {
+		// PlatformClient has checked the address.
+		pu, _ = url.Parse(px.Proxy.Server)
+		if px.Proxy.Username != "" || px.Proxy.Password != "" {
+			pu.User = url.UserPassword(px.Proxy.Username, px.Proxy.Password)
+		}
+	}
 	defer hc.CloseIdleConnections()
 	var errs []error
 	for _, rd := range r.Readers {
-		err := r.read(ctx, rd, hc, via)
+		err := r.read(ctx, rd, hc, via, pu)
 		if errors.Is(err, ErrUnauthorized) || ctx.Err() != nil {
 			return err
 		}
@@ -81,7 +90,7 @@ func (r *Runner) log() *slog.Logger {
 	return slog.Default()
 }
 
-func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool) error {
+func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool, proxy *url.URL) error {
 	platform := rd.Platform()
 	log := r.log().With("platform", platform)
 	phrases, err := r.Client.Phrases(ctx, platform)
@@ -124,6 +133,7 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool)
 		Session:  jar,
 		HTTP:     hc,
 		ViaProxy: via,
+		Proxy:    proxy,
 		Since:    r.State.Get,
 		Report: func(ctx context.Context, s Signal, wait time.Duration) error {
 			s.Platform, s.ViaProxy = platform, via

@@ -16,7 +16,10 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/helper"
+	"github.com/earshothq/earshot/helper/browser"
+	"github.com/earshothq/earshot/helper/facebook"
 	"github.com/earshothq/earshot/helper/reddit"
+	"github.com/earshothq/earshot/helper/x"
 )
 
 // Exit statuses of `earshot helper`, documented in its -h.
@@ -35,8 +38,10 @@ const DefaultHelperInterval = 10 * time.Minute
 
 const helperUsage = `usage: earshot helper [flags]
 
-Reads the owner's reddit communities with the owner's session, through the
-operator's proxy, and sends the posts to the deployment's POST /ingest.
+Reads the owner's reddit communities, x searches and facebook searches (and
+facebook groups) with the owner's session, through the operator's proxy, and
+sends the posts to the deployment's POST /ingest. x and facebook are read by a
+headless Chromium, as their own web clients.
 Every setting is an environment variable with a flag of the same name.
 
   EARSHOT_HELPER_SERVER       the deployment's site address (required)
@@ -45,7 +50,7 @@ Every setting is an environment variable with a flag of the same name.
   EARSHOT_HELPER_KEY_FILE     or a file holding it
   EARSHOT_HELPER_PLATFORMS    comma-separated platforms; default every platform
                               the owner has phrases on that this helper reads
-                              (this version reads reddit)
+                              (this version reads reddit, x and facebook)
   EARSHOT_HELPER_REDDIT_URL   reddit's base address (https://www.reddit.com),
   EARSHOT_HELPER_X_URL        x's, facebook's: for tests and mirrors
   EARSHOT_HELPER_FACEBOOK_URL
@@ -54,6 +59,7 @@ Every setting is an environment variable with a flag of the same name.
                               in the user's config directory)
   EARSHOT_HELPER_REDDIT_PACE  least time between two reddit requests (6s); less
                               only with EARSHOT_HELPER_REDDIT_URL set
+  EARSHOT_HELPER_BROWSER      the Chromium that reads x and facebook (/usr/bin/chromium)
   EARSHOT_HELPER_DIRECT       true reads from this machine's own address, which
                               only a deployment whose GET /proxy says
                               required: false allows
@@ -74,6 +80,7 @@ type helperSettings struct {
 	interval, redditPace    time.Duration
 	once, direct            bool
 	xURL, facebookURL, keyF string
+	browserPath             string
 }
 
 func helperCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -94,6 +101,17 @@ func helperCmd(ctx context.Context, args []string, getenv func(string) string, s
 	r := &helper.Runner{Client: client, State: state, Direct: s.direct, Log: log}
 	if len(s.platforms) == 0 || slices.Contains(s.platforms, "reddit") {
 		r.Readers = append(r.Readers, rd)
+	}
+	if len(s.platforms) == 0 || slices.Contains(s.platforms, "x") {
+		// Chromium refuses to start as root with its sandbox (containers).
+		xr := &x.Reader{BaseURL: s.xURL, Browser: browser.Options{ExecPath: s.browserPath, NoSandbox: os.Geteuid() == 0}}
+		defer xr.Close()
+		r.Readers = append(r.Readers, xr)
+	}
+	if len(s.platforms) == 0 || slices.Contains(s.platforms, "facebook") {
+		// Its browser lives for each facebook read only (one browser at a time).
+		r.Readers = append(r.Readers, &facebook.Reader{BaseURL: s.facebookURL,
+			Pages: &facebook.Browser{Options: browser.Options{ExecPath: s.browserPath, NoSandbox: os.Geteuid() == 0}}})
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -144,6 +162,7 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	platforms := str("platforms", "EARSHOT_HELPER_PLATFORMS", "", "comma-separated platforms to read")
 	redditURL := str("reddit-url", "EARSHOT_HELPER_REDDIT_URL", "", "reddit's base address")
 	xURL := str("x-url", "EARSHOT_HELPER_X_URL", "", "x's base address")
+	browserPath := str("browser", "EARSHOT_HELPER_BROWSER", browser.DefaultExecPath, "the Chromium that reads x and facebook")
 	fbURL := str("facebook-url", "EARSHOT_HELPER_FACEBOOK_URL", "", "facebook's base address")
 	interval := str("interval", "EARSHOT_HELPER_INTERVAL", DefaultHelperInterval.String(), "time between passes")
 	state := str("state", "EARSHOT_HELPER_STATE", "", "the checkpoint file")
@@ -159,7 +178,7 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	if fs.NArg() > 0 {
 		return helperSettings{}, usageErr("unexpected argument %q", fs.Arg(0))
 	}
-	s := helperSettings{server: *server, redditURL: *redditURL, xURL: *xURL, facebookURL: *fbURL, once: *once, keyF: *keyFile}
+	s := helperSettings{server: *server, redditURL: *redditURL, xURL: *xURL, facebookURL: *fbURL, once: *once, keyF: *keyFile, browserPath: *browserPath}
 	if s.server == "" {
 		return s, usageErr("EARSHOT_HELPER_SERVER (--server) is required: the deployment's site address")
 	}
@@ -178,10 +197,8 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	for _, p := range strings.Split(*platforms, ",") {
 		switch p = strings.TrimSpace(strings.ToLower(p)); p {
 		case "":
-		case "reddit":
+		case "reddit", "x", "facebook":
 			s.platforms = append(s.platforms, p)
-		case "x", "facebook":
-			return s, usageErr("EARSHOT_HELPER_PLATFORMS: this version of the helper reads reddit only, not %s", p)
 		default:
 			return s, usageErr("EARSHOT_HELPER_PLATFORMS: unknown platform %q (reddit, x, facebook)", p)
 		}

@@ -10,6 +10,7 @@
 package reddit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -212,19 +213,7 @@ func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie st
 
 // pace waits until the account's next request may go.
 func (r *Reader) pace(ctx context.Context) error {
-	now := r.now()
-	if wait := r.next.Sub(now); wait > 0 {
-		if err := r.sleep(ctx, wait); err != nil {
-			return err
-		}
-		now = r.next
-	}
-	gap := r.Pace
-	if gap == 0 {
-		gap = DefaultPace
-	}
-	r.next = now.Add(max(gap, 0))
-	return nil
+	return helper.Pace(ctx, &r.next, cmp.Or(r.Pace, DefaultPace), r.Now, r.Sleep)
 }
 
 // obeyBudget holds the next request back when reddit says the account's
@@ -256,11 +245,4 @@ func (r *Reader) now() time.Time {
 		return r.Now()
 	}
 	return time.Now()
-}
-
-func (r *Reader) sleep(ctx context.Context, d time.Duration) error {
-	if r.Sleep != nil {
-		return r.Sleep(ctx, d)
-	}
-	return helper.Sleep(ctx, d)
 }

@@ -1,0 +1,419 @@
+// Package browser is the helper's real browser: Chromium driven over the
+// DevTools protocol, which opens a platform's page with the owner's
+// cookies, through the operator's proxy, and hands back the JSON answers
+// the page itself receives.
+//
+// Readers use it where a platform's own web client is the only stable
+// way in (x, facebook): the page's private API calls change their
+// parameters, headers and signatures often, while the page keeps making
+// them; reading what the page receives survives those changes, and the
+// platform sees the requests of its own client.
+//
+// One Browser runs one Chromium, and reads one page at a time: each Read
+// opens a tab and closes it before it returns.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// Defaults of Options.
+const (
+	// DefaultExecPath is where Debian's chromium package puts the browser.
+	DefaultExecPath = "/usr/bin/chromium"
+	// DefaultMaxBody bounds one answer kept: a search page's JSON is a
+	// few hundred kilobytes.
+	DefaultMaxBody = 4 << 20
+	// DefaultMaxPage bounds all a page receives, its scripts and images
+	// included: past it the read is cut off.
+	DefaultMaxPage = 32 << 20
+	// DefaultTimeout bounds one Read.
+	DefaultTimeout = 45 * time.Second
+)
+
+// Options start a Browser.
+type Options struct {
+	ExecPath string // "" is DefaultExecPath
+	// Proxy is the operator's proxy (http, https or socks5); nil reads
+	// directly. Its credentials, when it has some, are answered to the
+	// proxy's 407 challenge through the DevTools Fetch domain: Chromium
+	// takes no credentials in --proxy-server.
+	Proxy *url.URL
+	// NoSandbox runs Chromium without its sandbox, which it refuses to
+	// start with as root (containers, CI).
+	NoSandbox bool
+	// UserDataDir is the profile; "" is a new temporary one removed by
+	// Close, so that nothing of one owner's session outlives the browser.
+	UserDataDir string
+	MaxBody     int64         // 0 is DefaultMaxBody
+	MaxPage     int64         // 0 is DefaultMaxPage
+	Timeout     time.Duration // 0 is DefaultTimeout
+}
+
+// Request is one page to read.
+type Request struct {
+	URL string
+	// Cookies are set before the page opens, each for its own domain, or
+	// for CookieURL's host when it is set (a mirror or a test server).
+	Cookies   []core.Cookie
+	CookieURL string
+	// Match picks the answers kept by their URL.
+	Match func(u string) bool
+	// Done says when the read has what it needs; it is asked once the
+	// document has loaded and after each kept answer. nil is: one answer
+	// kept.
+	Done func(p *Page) bool
+}
+
+// Answer is one answer the page received whose URL matched.
+type Answer struct {
+	URL    string
+	Status int
+	Header http.Header
+	Body   []byte // nil when it was over the size cap
+}
+
+// Page is what a read saw.
+type Page struct {
+	// URL and Status are the document's, after redirects: a platform's
+	// answer about the account (a login wall, a checkpoint) is one.
+	URL    string
+	Status int
+	Header http.Header
+	// Document is the start of the document's HTML (at most MaxBody).
+	Document []byte
+	Answers  []Answer
+	// CutOff says why the read stopped before Done: a time or size cap.
+	CutOff string
+}
+
+// ErrNoBrowser: Chromium is not where Options say.
+var ErrNoBrowser = errors.New("no Chromium to read with")
+
+// Browser is one running Chromium.
+type Browser struct {
+	o        Options
+	ctx      context.Context
+	cancel   func()
+	tempDir  string
+	mu       sync.Mutex // one page at a time
+	closeErr error
+}
+
+// Start starts Chromium. ctx bounds its start only; Close stops it.
+func Start(ctx context.Context, o Options) (*Browser, error) {
+	if o.ExecPath == "" {
+		o.ExecPath = DefaultExecPath
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.MaxPage <= 0 {
+		o.MaxPage = DefaultMaxPage
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if _, err := os.Stat(o.ExecPath); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoBrowser, o.ExecPath, err)
+	}
+	b := &Browser{o: o}
+	dir := o.UserDataDir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "earshot-browser-"); err != nil {
+			return nil, err
+		}
+		b.tempDir = dir
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(o.ExecPath),
+		chromedp.UserDataDir(dir),
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+	)
+	if o.NoSandbox {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	if o.Proxy != nil {
+		p := *o.Proxy
+		p.User = nil // never on the command line, where process lists show it
+		opts = append(opts, chromedp.ProxyServer(p.String()),
+			// Every request goes through the proxy, loopback included:
+			// Chromium bypasses it for loopback by default.
+			chromedp.Flag("proxy-bypass-list", "<-loopback>"))
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	b.ctx = bctx
+	b.cancel = func() { cancelBrowser(); cancelAlloc() }
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(bctx) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			b.Close()
+			return nil, fmt.Errorf("%w: %s does not start: %v", ErrNoBrowser, o.ExecPath, err)
+		}
+	case <-ctx.Done():
+		b.Close()
+		return nil, ctx.Err()
+	}
+	return b, nil
+}
+
+// Close stops Chromium and removes its temporary profile.
+func (b *Browser) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cancel != nil {
+		b.cancel()
+		b.cancel = nil
+		if b.tempDir != "" {
+			b.closeErr = os.RemoveAll(b.tempDir)
+		}
+	}
+	return b.closeErr
+}
+
+// Read opens r.URL in a new tab and collects the answers r.Match picks
+// until r.Done says so, a cap is reached, or ctx ends; the tab is closed
+// before it returns. A page cut off by a cap is returned with CutOff set
+// and no error.
+func (b *Browser) Read(ctx context.Context, r Request) (*Page, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cancel == nil {
+		return nil, errors.New("browser: closed")
+	}
+	tctx, closeTab := chromedp.NewContext(b.ctx)
+	defer closeTab()
+	ctx, cancel := context.WithTimeout(ctx, b.o.Timeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, closeTab)
+	defer stop()
+	rd := &reading{b: b, r: r, p: &Page{}, wake: make(chan struct{}, 1), reqs: map[network.RequestID]*req{}}
+	if rd.r.Done == nil {
+		rd.r.Done = func(p *Page) bool { return len(p.Answers) > 0 }
+	}
+	if rd.r.Match == nil {
+		rd.r.Match = func(string) bool { return false }
+	}
+	_, err := chromedp.Run(tctx, chromedp.Action[chromedp.Void](func(_ context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		return chromedp.Void{}, rd.run(ctx, tctx, t)
+	}))
+	if err != nil && ctx.Err() != nil {
+		if rd.p.CutOff == "" {
+			rd.p.CutOff = "time"
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return rd.p, nil
+		}
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rd.p, nil
+}
+
+// req is a response the read follows.
+type req struct {
+	url      string
+	status   int
+	header   http.Header
+	doc      bool
+	received int64
+	over     bool
+}
+
+type reading struct {
+	b    *Browser
+	r    Request
+	p    *Page
+	mu   sync.Mutex
+	evs  []any
+	wake chan struct{}
+	reqs map[network.RequestID]*req
+	got  int64 // bytes received by the page
+}
+
+func (rd *reading) push(ev any) {
+	switch ev.(type) {
+	case *network.EventResponseReceived, *network.EventDataReceived, *network.EventLoadingFinished,
+		*network.EventLoadingFailed, *fetch.EventRequestPaused, *fetch.EventAuthRequired:
+	default:
+		return
+	}
+	rd.mu.Lock()
+	rd.evs = append(rd.evs, ev)
+	rd.mu.Unlock()
+	select {
+	case rd.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (rd *reading) run(ctx, tctx context.Context, t *chromedp.Target) error {
+	o := rd.b.o
+	if err := chromedp.Listen(tctx, rd.push); err != nil {
+		return err
+	}
+	if _, err := cdp.Call(ctx, t, network.Enable, network.EnableParams{MaxResourceBufferSize: &o.MaxBody, MaxTotalBufferSize: &o.MaxPage}); err != nil {
+		return fmt.Errorf("browser: network: %w", err)
+	}
+	if o.Proxy != nil && o.Proxy.User != nil {
+		yes := true
+		if _, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{HandleAuthRequests: &yes}); err != nil {
+			return fmt.Errorf("browser: fetch: %w", err)
+		}
+	}
+	if cs := rd.cookies(); len(cs) > 0 {
+		if _, err := cdp.Call(ctx, t, network.SetCookies, network.SetCookiesParams{Cookies: cs}); err != nil {
+			return fmt.Errorf("browser: setting the session's cookies: %w", err)
+		}
+	}
+	nav := make(chan error, 1)
+	go func() {
+		res, err := cdp.Call(ctx, t, page.Navigate, page.NavigateParams{URL: rd.r.URL})
+		if err == nil && res.ErrorText != "" {
+			err = fmt.Errorf("browser: opening the page: %s", res.ErrorText)
+		}
+		nav <- err
+	}()
+	loaded := false
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-nav:
+			if err != nil {
+				return err
+			}
+			nav = nil
+		case <-rd.wake:
+		}
+		rd.mu.Lock()
+		evs := rd.evs
+		rd.evs = nil
+		rd.mu.Unlock()
+		for _, ev := range evs {
+			done, err := rd.handle(ctx, t, ev, &loaded)
+			if err != nil || done {
+				return err
+			}
+		}
+	}
+}
+
+// handle takes one event; it returns true when the read is over.
+func (rd *reading) handle(ctx context.Context, t *chromedp.Target, ev any, loaded *bool) (bool, error) {
+	o := rd.b.o
+	switch ev := ev.(type) {
+	case *fetch.EventRequestPaused:
+		_, err := cdp.Call(ctx, t, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		return false, err
+	case *fetch.EventAuthRequired:
+		res := &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseCancelAuth}
+		if ev.AuthChallenge != nil && ev.AuthChallenge.Source == fetch.AuthChallengeSourceProxy {
+			pw, _ := o.Proxy.User.Password()
+			res = &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseProvideCredentials, Username: o.Proxy.User.Username(), Password: pw}
+		}
+		_, err := cdp.Call(ctx, t, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: res})
+		return false, err
+	case *network.EventResponseReceived:
+		doc := ev.Type == network.ResourceTypeDocument && string(ev.FrameID) == string(t.TargetID)
+		if ev.Response == nil || (!doc && !rd.r.Match(ev.Response.URL)) {
+			return false, nil
+		}
+		h := http.Header{}
+		for k, v := range ev.Response.Headers {
+			h.Set(k, fmt.Sprint(v))
+		}
+		rd.reqs[ev.RequestID] = &req{url: ev.Response.URL, status: int(ev.Response.Status), header: h, doc: doc}
+		if doc {
+			rd.p.URL, rd.p.Status, rd.p.Header = ev.Response.URL, int(ev.Response.Status), h
+		}
+	case *network.EventDataReceived:
+		rd.got += ev.DataLength
+		if q := rd.reqs[ev.RequestID]; q != nil {
+			q.received += ev.DataLength
+			q.over = q.over || q.received > o.MaxBody
+		}
+		if rd.got > o.MaxPage {
+			rd.p.CutOff = fmt.Sprintf("the page received over %d bytes", o.MaxPage)
+			return true, nil
+		}
+	case *network.EventLoadingFailed:
+		if q := rd.reqs[ev.RequestID]; q != nil && q.doc {
+			return true, fmt.Errorf("browser: the page did not load: %s", ev.ErrorText)
+		}
+	case *network.EventLoadingFinished:
+		q := rd.reqs[ev.RequestID]
+		if q == nil {
+			return false, nil
+		}
+		delete(rd.reqs, ev.RequestID)
+		var body []byte
+		if !q.over && int64(ev.EncodedDataLength) <= o.MaxPage {
+			if res, err := cdp.Call(ctx, t, network.GetResponseBody, network.GetResponseBodyParams{RequestID: ev.RequestID}); err == nil && int64(len(res.Body)) <= o.MaxBody {
+				body = res.Body
+			}
+		}
+		if q.doc {
+			rd.p.Document = body
+			*loaded = true
+		} else {
+			rd.p.Answers = append(rd.p.Answers, Answer{URL: q.url, Status: q.status, Header: q.header, Body: body})
+		}
+		if *loaded && rd.r.Done(rd.p) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (rd *reading) cookies() []*network.CookieParam {
+	var cu *url.URL
+	if rd.r.CookieURL != "" {
+		cu, _ = url.Parse(rd.r.CookieURL)
+	}
+	var out []*network.CookieParam
+	for _, c := range rd.r.Cookies {
+		p := &network.CookieParam{Name: c.Name, Value: c.Value, Path: c.Path, Secure: c.Secure, HTTPOnly: c.HTTPOnly}
+		if p.Path == "" {
+			p.Path = "/"
+		}
+		if !c.Expires.IsZero() {
+			p.Expires = cdp.TimeSinceEpoch(float64(c.Expires.Unix()))
+		}
+		if cu != nil {
+			p.URL = cu.Scheme + "://" + cu.Host + "/"
+			p.Secure = cu.Scheme == "https" && c.Secure
+		} else {
+			p.Domain = c.Domain
+			p.URL = "https://" + strings.TrimPrefix(c.Domain, ".") + "/"
+		}
+		out = append(out, p)
+	}
+	return out
+}

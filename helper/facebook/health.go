@@ -1,0 +1,77 @@
+package facebook
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/earshothq/earshot/helper"
+)
+
+// The issues facebook's answers name, as core/health spells them.
+const (
+	SessionExpired        = "session_expired"
+	Checkpointed          = "checkpointed"
+	ChallengeInterstitial = "challenge_interstitial"
+	CaptchaHTML           = "captcha_html"
+	RateLimited           = "rate_limited"
+)
+
+// codeBlocked is facebook's error code for "You're temporarily blocked"
+// (going too fast), which core/health reads as rate_limited.
+const codeBlocked = 368
+
+// Health classifies what facebook answered a page read: the address the
+// browser ended on, the document's status, and the start of its body.
+// It returns the issue ("" when the answer is normal) and the signal
+// that reports it through POST /account-status, built from what was
+// seen so that the server's classifier (core/health.Classify) names the
+// same issue.
+//
+// The address decides first, since facebook sends an account it stops
+// to a page of its own (/checkpoint/, /login/); then the status; then
+// the body, where a block or a captcha shows on a page whose address
+// stayed put.
+func Health(finalURL string, status int, head string) (string, helper.Signal) {
+	issue, sig := classify(finalURL, status, head)
+	// A block or a captcha can come with status 200: the signal still
+	// says the answer was not the page asked for, so that the account's
+	// pause applies.
+	sig.Unusable = issue != ""
+	return issue, sig
+}
+
+func classify(finalURL string, status int, head string) (string, helper.Signal) {
+	head = head[:min(len(head), helper.MaxSignalBody)]
+	path := ""
+	if u, err := url.Parse(finalURL); err == nil {
+		path = strings.ToLower(u.Path)
+	}
+	body := strings.ToLower(head)
+	seen := helper.Signal{Status: status, Body: head}
+	moved := helper.Signal{Status: status, Location: finalURL, Body: head}
+	switch {
+	case strings.HasPrefix(path, "/checkpoint"):
+		return Checkpointed, moved
+	case strings.Contains(path, "/challenge"):
+		return ChallengeInterstitial, moved
+	case strings.Contains(path, "captcha"):
+		return CaptchaHTML, moved
+	case status == 401 || strings.HasPrefix(path, "/login"):
+		// A login wall is what a 401 is to a browser: the session sent
+		// no longer opens the page. It is reported as that 401, since
+		// core/health reads a /login address as logged_out (the
+		// platform ended every session), which asks the owner to sign in
+		// again where re-exporting the cookies is what helps.
+		return SessionExpired, helper.Signal{Status: 401, Body: head}
+	case status == 429:
+		return RateLimited, seen
+	case strings.Contains(body, "temporarily blocked"):
+		return RateLimited, helper.Signal{Status: status, Code: codeBlocked, Body: head}
+	case strings.Contains(body, "captcha"):
+		return CaptchaHTML, seen
+	}
+	if status >= 200 && status < 300 {
+		return "", helper.Signal{Status: status}
+	}
+	return "", seen
+}
