@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/earshothq/earshot/core"
 )
 
 // Errors a Client returns, to be matched with errors.Is.
@@ -125,6 +127,22 @@ func (c *Client) Session(ctx context.Context, platform string) (json.RawMessage,
 		return nil, ErrNoSession
 	}
 	return jar, err
+}
+
+// SavedSession is PUT /session's answer: what the server kept.
+type SavedSession struct {
+	AccountID string `json:"accountId"`
+	Platform  string `json:"platform"`
+	Cookies   int    `json:"cookies"`
+}
+
+// SaveSession stores cookies as the owner's jar for platform (PUT
+// /session), in the canonical form core.EncodeCookieJar writes: the
+// session a browser holds after the owner solved a challenge in it.
+func (c *Client) SaveSession(ctx context.Context, platform string, cookies []core.Cookie) (SavedSession, error) {
+	var out SavedSession
+	err := c.do(ctx, http.MethodPut, "/session?platform="+url.QueryEscape(platform), core.EncodeCookieJar(cookies), &out)
+	return out, err
 }
 
 // ProxyInfo is GET /proxy's answer.

@@ -28,9 +28,13 @@ type IngestService interface {
 	Phrases(ctx context.Context, ownerID, platform string) ([]core.Phrase, error)
 }
 
-// SessionService returns an owner's opened cookie jar.
+// SessionService returns an owner's opened cookie jar and stores a new
+// one. app.Accounts is one.
 type SessionService interface {
 	Session(ctx context.Context, ownerID, platform string) (json.RawMessage, error)
+	// SetSession parses jar with core.ParseCookieJar and stores it; it
+	// returns the account and the cookies kept.
+	SetSession(ctx context.Context, ownerID, platform string, jar []byte) (core.Account, int, error)
 }
 
 // Defaults of HelperConfig.
@@ -105,7 +109,7 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 	opts := []httptransport.ServerOption{httptransport.ServerErrorEncoder(h.api.encodeError)}
 	for _, r := range h.routes() {
 		var handler http.Handler = httptransport.NewServer(r.endpoint, r.decode, encodeResponse, opts...)
-		if r.method == http.MethodPost {
+		if r.method != http.MethodGet {
 			handler = h.bounded(handler)
 		}
 		h.mux.Handle(r.method+" "+r.path, handler)
@@ -123,6 +127,7 @@ func (h *Helper) routes() []route {
 		{method: "POST", path: "/ingest", endpoint: h.ingestPosts, decode: decodeIngest},
 		{method: "GET", path: "/phrases", endpoint: h.phrases, decode: decodePlatformQuery},
 		{method: "GET", path: "/session", endpoint: h.session, decode: decodePlatformQuery},
+		{method: "PUT", path: "/session", endpoint: h.saveSession, decode: decodeSessionJar},
 		{method: "GET", path: "/proxy", endpoint: h.proxy, decode: noRequest},
 	}
 }
@@ -378,6 +383,44 @@ func (h *Helper) session(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	return response{body: jar}, nil
+}
+
+type sessionJar struct {
+	platform string
+	jar      []byte
+}
+
+// decodeSessionJar reads PUT /session's body: a cookie jar, bounded like
+// the dashboard's upload (core.MaxCookieJar).
+func decodeSessionJar(_ context.Context, r *http.Request) (any, error) {
+	jar, err := io.ReadAll(io.LimitReader(r.Body, core.MaxCookieJar+1))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, core.Errorf(core.KindPayloadTooLarge, "the cookie jar must be at most %d bytes", core.MaxCookieJar)
+		}
+		return nil, core.Wrap(core.KindInvalidRequest, err, "could not read the request body")
+	}
+	if len(jar) > core.MaxCookieJar {
+		return nil, core.Errorf(core.KindPayloadTooLarge, "the cookie jar must be at most %d bytes", core.MaxCookieJar)
+	}
+	return sessionJar{platform: r.URL.Query().Get("platform"), jar: jar}, nil
+}
+
+// saveSession stores the owner's refreshed cookie jar, as a helper read
+// it back from its browser after the owner solved a challenge there. The
+// answer says what was kept, never a cookie's value.
+func (h *Helper) saveSession(ctx context.Context, req any) (any, error) {
+	r := req.(sessionJar)
+	acc, n, err := h.sessions.SetSession(ctx, keyFrom(ctx).OwnerID, r.platform, r.jar)
+	if err != nil {
+		return nil, err
+	}
+	return response{body: struct {
+		AccountID string `json:"accountId"`
+		Platform  string `json:"platform"`
+		Cookies   int    `json:"cookies"`
+	}{acc.ID, string(acc.Platform), n}}, nil
 }
 
 func (h *Helper) proxy(ctx context.Context, _ any) (any, error) {

@@ -64,6 +64,11 @@ Every setting is an environment variable with a flag of the same name.
                               only a deployment whose GET /proxy says
                               required: false allows
   --once                      one pass, then exit
+  --challenge PLATFORM        open a browser window on x, facebook or reddit with
+                              the owner's session, through the proxy; the owner
+                              solves the challenge (or signs in) there and closes
+                              the tab or presses Enter; the session is saved to the
+                              server (PUT /session) and the command exits 0
 
 Exit status: 0 every batch was accepted (or stopped by SIGINT/SIGTERM);
 1 a pass failed; 2 bad settings; 3 the server refused the ingest key;
@@ -81,6 +86,7 @@ type helperSettings struct {
 	once, direct            bool
 	xURL, facebookURL, keyF string
 	browserPath             string
+	challenge               string // --challenge: the platform whose session the owner renews
 }
 
 func helperCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -93,26 +99,17 @@ func helperCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return &exitError{exitSettings, err}
 	}
+	if s.challenge != "" {
+		return helperChallenge(ctx, s, client, stderr, log)
+	}
 	state, err := helper.OpenState(s.state, s.server)
 	if err != nil {
 		return &exitError{exitSettings, err}
 	}
-	rd := &reddit.Reader{BaseURL: s.redditURL, Pace: s.redditPace}
-	r := &helper.Runner{Client: client, State: state, Direct: s.direct, Log: log}
-	if len(s.platforms) == 0 || slices.Contains(s.platforms, "reddit") {
-		r.Readers = append(r.Readers, rd)
-	}
-	if len(s.platforms) == 0 || slices.Contains(s.platforms, "x") {
-		// Chromium refuses to start as root with its sandbox (containers).
-		xr := &x.Reader{BaseURL: s.xURL, Browser: browser.Options{ExecPath: s.browserPath, NoSandbox: os.Geteuid() == 0}}
-		defer xr.Close()
-		r.Readers = append(r.Readers, xr)
-	}
-	if len(s.platforms) == 0 || slices.Contains(s.platforms, "facebook") {
-		// Its browser lives for each facebook read only (one browser at a time).
-		r.Readers = append(r.Readers, &facebook.Reader{BaseURL: s.facebookURL,
-			Pages: &facebook.Browser{Options: browser.Options{ExecPath: s.browserPath, NoSandbox: os.Geteuid() == 0}}})
-	}
+	// Chromium refuses to start as root with its sandbox (containers).
+	browsers := &browser.Shared{Options: browser.Options{ExecPath: s.browserPath, NoSandbox: os.Geteuid() == 0}}
+	defer browsers.Close()
+	r := &helper.Runner{Client: client, State: state, Direct: s.direct, Log: log, Readers: helperReaders(s, browsers)}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	for {
@@ -144,6 +141,24 @@ func helperCmd(ctx context.Context, args []string, getenv func(string) string, s
 	}
 }
 
+// helperReaders are the readers of s's platforms. x and facebook take
+// turns in browsers, the helper's one Chromium: one browser at a time per
+// helper, kept open between passes.
+func helperReaders(s helperSettings, browsers *browser.Shared) []helper.Reader {
+	var rs []helper.Reader
+	on := func(p string) bool { return len(s.platforms) == 0 || slices.Contains(s.platforms, p) }
+	if on("reddit") {
+		rs = append(rs, &reddit.Reader{BaseURL: s.redditURL, Pace: s.redditPace})
+	}
+	if on("x") {
+		rs = append(rs, &x.Reader{BaseURL: s.xURL, Browsers: browsers})
+	}
+	if on("facebook") {
+		rs = append(rs, &facebook.Reader{BaseURL: s.facebookURL, Pages: &facebook.Browser{Shared: browsers}})
+	}
+	return rs
+}
+
 func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (helperSettings, error) {
 	fs := flag.NewFlagSet("earshot helper", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -169,6 +184,7 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	pace := str("reddit-pace", "EARSHOT_HELPER_REDDIT_PACE", reddit.DefaultPace.String(), "least time between two reddit requests")
 	direct := str("direct", "EARSHOT_HELPER_DIRECT", "false", "read without the proxy when the deployment allows it")
 	once := fs.Bool("once", false, "make one pass and exit")
+	challenge := fs.String("challenge", "", "open a browser window on this platform (x, facebook, reddit) to solve a challenge or sign in, then save the session")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return helperSettings{}, err
@@ -179,6 +195,9 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 		return helperSettings{}, usageErr("unexpected argument %q", fs.Arg(0))
 	}
 	s := helperSettings{server: *server, redditURL: *redditURL, xURL: *xURL, facebookURL: *fbURL, once: *once, keyF: *keyFile, browserPath: *browserPath}
+	if s.challenge = strings.ToLower(*challenge); s.challenge != "" && platformSites[s.challenge] == "" {
+		return s, usageErr("--challenge: unknown platform %q (x, facebook, reddit)", *challenge)
+	}
 	if s.server == "" {
 		return s, usageErr("EARSHOT_HELPER_SERVER (--server) is required: the deployment's site address")
 	}

@@ -36,6 +36,8 @@ func loopProxy(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Proxy-Authorization") != want || !r.URL.IsAbs() {
+			// A browser answers the challenge only when it names its scheme.
+			w.Header().Set("Proxy-Authenticate", `Basic realm="earshot-test"`)
 			http.Error(w, "proxy authentication required", http.StatusProxyAuthRequired)
 			return
 		}

@@ -13,7 +13,7 @@ const None Issue = ""
 // the rest cover what facebook, x and reddit otherwise report about a
 // session. New issues are only ever appended.
 const (
-	Checkpointed          Issue = "checkpointed"           // facebook identity checkpoint (subcode 459)
+	Checkpointed          Issue = "checkpointed"           // facebook identity checkpoint (subcode 459), x's /account/access
 	ChallengeInterstitial Issue = "challenge_interstitial" // a challenge page stands in front of the content
 	CaptchaHTML           Issue = "captcha_html"           // the answer was a captcha page instead of data
 	RateLimited           Issue = "rate_limited"           // too many requests; clears by waiting

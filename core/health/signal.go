@@ -1,6 +1,7 @@
 package health
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/earshothq/earshot/core"
@@ -142,9 +143,22 @@ var bodyMarkers = []marker{
 	{"removed you from the group", GroupRemoved},
 }
 
+// xLocationMarkers are x's own redirect targets, read before the shared
+// ones. x sends an account it has locked, or whose sign-in looked
+// suspicious, to /account/access to verify its owner (Arkose's captcha,
+// a code by email or phone) before it reads again: x's checkpoint, which
+// the owner clears in a browser.
+var xLocationMarkers = []marker{
+	{"/account/access", Checkpointed},
+}
+
 func byMarkers(s Signal) Issue {
 	if loc := strings.ToLower(s.Location); loc != "" {
-		for _, m := range locationMarkers {
+		markers := locationMarkers
+		if s.Platform == core.X {
+			markers = append(slices.Clip(xLocationMarkers), locationMarkers...)
+		}
+		for _, m := range markers {
 			if strings.Contains(loc, m.text) {
 				return m.issue
 			}

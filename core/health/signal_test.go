@@ -34,7 +34,11 @@ func TestClassify(t *testing.T) {
 		{"x bad auth 32", Signal{Platform: x, Status: 401, Code: 32}, LoggedOut},
 		{"redirect to checkpoint", Signal{Platform: fb, Status: 302, Location: "https://www.facebook.com/checkpoint/1501092823525282/"}, Checkpointed},
 		{"redirect to login", Signal{Platform: fb, Status: 302, Location: "https://www.facebook.com/login/?next=%2Fgroups"}, LoggedOut},
-		{"x redirect to access", Signal{Platform: x, Status: 302, Location: "https://x.com/account/access"}, AccountLocked},
+		// x sends a locked account, or one whose sign-in looked suspicious,
+		// to /account/access to verify the owner: x's checkpoint.
+		{"x redirect to access", Signal{Platform: x, Status: 302, Location: "https://x.com/account/access"}, Checkpointed},
+		{"x page moved to access", Signal{Platform: x, Status: 200, Location: "https://x.com/account/access?lang=en"}, Checkpointed},
+		{"access elsewhere is a lock", Signal{Platform: fb, Status: 302, Location: "https://www.facebook.com/account/access"}, AccountLocked},
 		{"captcha page", Signal{Platform: rd, Status: 200, Body: `<div class="g-recaptcha" data-sitekey="...">`}, CaptchaHTML},
 		{"challenge page", Signal{Platform: x, Status: 403, Body: "<title>Just a moment...</title>"}, ChallengeInterstitial},
 		{"reddit private", Signal{Platform: rd, Status: 403, Body: `{"reason": "private", "message": "Forbidden"}`}, NotMember},

@@ -64,6 +64,8 @@ type Options struct {
 	MaxBody     int64         // 0 is DefaultMaxBody
 	MaxPage     int64         // 0 is DefaultMaxPage
 	Timeout     time.Duration // 0 is DefaultTimeout
+	// Visible shows Chromium's window, for a person to use (Visit).
+	Visible bool
 }
 
 // Request is one page to read.
@@ -151,6 +153,9 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("no-first-run", true),
 	)
+	if o.Visible {
+		opts = append(opts, chromedp.Flag("headless", false))
+	}
 	if o.NoSandbox {
 		opts = append(opts, chromedp.NoSandbox)
 	}
@@ -255,6 +260,8 @@ type reading struct {
 	wake chan struct{}
 	reqs map[network.RequestID]*req
 	got  int64 // bytes received by the page
+	// person: a person drives the page (Visit), so no page cap applies.
+	person bool
 }
 
 func (rd *reading) push(ev any) {
@@ -359,7 +366,7 @@ func (rd *reading) handle(ctx context.Context, t *chromedp.Target, ev any, loade
 			q.received += ev.DataLength
 			q.over = q.over || q.received > o.MaxBody
 		}
-		if rd.got > o.MaxPage {
+		if rd.got > o.MaxPage && !rd.person {
 			rd.p.CutOff = fmt.Sprintf("the page received over %d bytes", o.MaxPage)
 			return true, nil
 		}

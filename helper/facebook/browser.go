@@ -8,15 +8,18 @@ import (
 )
 
 // Browser is the PageReader that opens pages in Chromium (helper/browser).
-// It keeps one browser across reads, started at the first and restarted
-// when the proxy changes, since a browser's proxy is set when it starts;
-// Close stops it.
+// It reads with Shared, the browser shared with the helper's other
+// readers, or else keeps one of its own across reads, started at the
+// first and restarted when the proxy changes, since a browser's proxy is
+// set when it starts; Close stops its own.
 type Browser struct {
-	// Options start the browser; their Proxy is each request's.
+	// Shared is the browser shared with the helper's other readers, which
+	// its owner closes; nil starts one of this Browser's own.
+	Shared *browser.Shared
+	// Options start its own browser; their Proxy is each request's.
 	Options browser.Options
 
-	b     *browser.Browser
-	proxy string // the proxy b was started with
+	own *browser.Shared
 }
 
 var _ PageReader = (*Browser)(nil)
@@ -27,23 +30,18 @@ const headSize = 16 << 10
 
 // Read implements PageReader.
 func (p *Browser) Read(ctx context.Context, r PageRequest) (Page, error) {
-	px := ""
-	if r.Proxy != nil {
-		px = r.Proxy.String()
-	}
-	if p.b == nil || p.proxy != px {
-		if err := p.Close(); err != nil {
-			return Page{}, err
+	bs := p.Shared
+	if bs == nil {
+		if p.own == nil {
+			p.own = &browser.Shared{Options: p.Options}
 		}
-		o := p.Options
-		o.Proxy = r.Proxy
-		b, err := browser.Start(ctx, o)
-		if err != nil {
-			return Page{}, err
-		}
-		p.b, p.proxy = b, px
+		bs = p.own
 	}
-	pg, err := p.b.Read(ctx, browser.Request{URL: r.URL, Cookies: r.Cookies, CookieURL: r.CookieURL, Match: r.Match, Done: done})
+	b, err := bs.Browser(ctx, r.Proxy)
+	if err != nil {
+		return Page{}, err
+	}
+	pg, err := b.Read(ctx, browser.Request{URL: r.URL, Cookies: r.Cookies, CookieURL: r.CookieURL, Match: r.Match, Done: done})
 	if err != nil {
 		return Page{}, err
 	}
@@ -56,14 +54,12 @@ func (p *Browser) Read(ctx context.Context, r PageRequest) (Page, error) {
 	return out, nil
 }
 
-// Close stops the browser.
+// Close stops its own browser; a shared one is its owner's.
 func (p *Browser) Close() error {
-	if p.b == nil {
+	if p.own == nil {
 		return nil
 	}
-	err := p.b.Close()
-	p.b = nil
-	return err
+	return p.own.Close()
 }
 
 // done says when a page has shown what it will: an answer carrying

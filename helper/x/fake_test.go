@@ -38,7 +38,7 @@ type fakeX struct {
 	queries  []string
 }
 
-func newFakeX(t *testing.T) *fakeX {
+func newFakeX(t testing.TB) *fakeX {
 	b, err := os.ReadFile("testdata/search_timeline.json")
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ type forwardProxy struct {
 	refused   atomic.Int64
 }
 
-func newForwardProxy(t *testing.T) *forwardProxy {
+func newForwardProxy(t testing.TB) *forwardProxy {
 	p := &forwardProxy{user: "helper", pw: "s3cret"}
 	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
 	t.Cleanup(p.srv.Close)

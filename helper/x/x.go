@@ -40,21 +40,25 @@ const (
 )
 
 // Reader reads x for one account. One Reader serves one account: its
-// pacing is that account's. It keeps one browser across reads (started
-// at the first, restarted when the proxy changes); Close stops it.
+// pacing is that account's. It reads with Browsers, the browser it shares
+// with the helper's other readers, or else keeps one of its own across
+// reads (started at the first, restarted when the proxy changes) that
+// Close stops.
 type Reader struct {
 	BaseURL string        // "" is DefaultBaseURL; a mirror or a test server
 	Pace    time.Duration // 0 is DefaultPace; below zero does not pace (tests)
-	// Browser are the options of the browser started; its Proxy is set
-	// from each read's In.
+	// Browsers is the browser shared with the helper's other readers,
+	// which its owner closes; nil starts one of the reader's own.
+	Browsers *browser.Shared
+	// Browser are the options of the reader's own browser; its Proxy is
+	// set from each read's In.
 	Browser browser.Options
 	// Now and Sleep are the clock; nil uses the system's. Tests replace them.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 
-	next  time.Time
-	b     *browser.Browser
-	proxy string // the proxy b was started with
+	next time.Time
+	own  *browser.Shared
 }
 
 var _ helper.Reader = (*Reader)(nil)
@@ -65,14 +69,12 @@ func (r *Reader) Platform() string { return "x" }
 // Key is the checkpoint key of a phrase's search.
 func Key(phrase string) string { return "x:search:" + strings.ToLower(phrase) }
 
-// Close stops the reader's browser.
+// Close stops the reader's own browser; a shared one is its owner's.
 func (r *Reader) Close() error {
-	if r.b == nil {
+	if r.own == nil {
 		return nil
 	}
-	err := r.b.Close()
-	r.b = nil
-	return err
+	return r.own.Close()
 }
 
 // Read implements helper.Reader: one live search per phrase, the posts
@@ -103,27 +105,18 @@ func (r *Reader) base() string {
 
 // browser returns the running browser, started for in's proxy.
 func (r *Reader) browser(ctx context.Context, in helper.In) (*browser.Browser, error) {
-	px := ""
-	if in.Proxy != nil {
-		px = in.Proxy.String()
+	bs := r.Browsers
+	if bs == nil {
+		if r.own == nil {
+			r.own = &browser.Shared{Options: r.Browser}
+		}
+		bs = r.own
 	}
-	if r.b != nil && r.proxy == px {
-		return r.b, nil
-	}
-	if err := r.Close(); err != nil {
-		return nil, err
-	}
-	o := r.Browser
-	o.Proxy = in.Proxy
+	px := in.Proxy
 	if !in.ViaProxy {
-		o.Proxy = nil
+		px = nil
 	}
-	b, err := browser.Start(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	r.b, r.proxy = b, px
-	return b, nil
+	return bs.Browser(ctx, px)
 }
 
 func (r *Reader) search(ctx context.Context, in helper.In, phrase string, emit func(helper.Post, helper.Mark) error) error {
