@@ -220,6 +220,8 @@ type Signal struct {
 	Body       string `json:"body,omitempty"` // the start of the answer
 	NoResponse bool   `json:"noResponse,omitempty"`
 	ViaProxy   bool   `json:"viaProxy"`
+	// RetryAfter is the wait the platform named, in seconds; 0 for none.
+	RetryAfter int `json:"retryAfter,omitempty"`
 	// Unusable is set by a reader for an answer that was not what it
 	// asked for, status 200 or not (a login page where JSON was due).
 	Unusable bool `json:"-"`

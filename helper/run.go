@@ -137,6 +137,9 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		Since:    r.State.Get,
 		Report: func(ctx context.Context, s Signal, wait time.Duration) error {
 			s.Platform, s.ViaProxy = platform, via
+			if !s.OK() && wait > 0 {
+				s.RetryAfter = int(wait.Round(time.Second) / time.Second)
+			}
 			v, sent, err := r.Client.Report(ctx, s)
 			if err != nil {
 				return fmt.Errorf("%s: reporting the account's state: %w", platform, err)

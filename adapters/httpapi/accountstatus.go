@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"time"
 
 	httptransport "github.com/go-kit/kit/transport/http"
 
@@ -75,6 +76,8 @@ type accountStatusJSON struct {
 	Body       string  `json:"body"`
 	NoResponse bool    `json:"noResponse"`
 	ViaProxy   bool    `json:"viaProxy"`
+	// RetryAfter is the wait the platform named, in seconds.
+	RetryAfter int `json:"retryAfter"`
 }
 
 // decodeAccountStatus reads one JSON object of at most
@@ -94,5 +97,5 @@ func decodeAccountStatus(_ context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	return health.Signal{Platform: p, Status: req.Status, Code: req.Code, Subcode: req.Subcode, Location: req.Location,
-		Body: req.Body, NoResponse: req.NoResponse, ViaProxy: req.ViaProxy}, nil
+		Body: req.Body, NoResponse: req.NoResponse, ViaProxy: req.ViaProxy, RetryAfter: time.Duration(req.RetryAfter) * time.Second}, nil
 }

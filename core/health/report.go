@@ -21,6 +21,10 @@ const (
 const (
 	RateLimitedRetry  = 15 * time.Minute
 	NetworkErrorRetry = time.Minute
+	// MaxRetryAfter bounds the wait a platform names: a day, past any
+	// platform's rate-limit window, so a wrong header cannot park an
+	// account for months.
+	MaxRetryAfter = 24 * time.Hour
 )
 
 // RawSignal is the part of a signal kept on the account beside the issue
@@ -66,6 +70,8 @@ func CheckSignal(s Signal) error {
 		return core.Errorf(core.KindInvalid, "code must not be negative")
 	case s.Subcode < 0:
 		return core.Errorf(core.KindInvalid, "subcode must not be negative")
+	case s.RetryAfter < 0:
+		return core.Errorf(core.KindInvalid, "retryAfter must not be negative")
 	case len(s.Location) > MaxSignalLocation:
 		return core.Errorf(core.KindInvalid, "location must be at most %d bytes", MaxSignalLocation)
 	case len(s.Body) > MaxSignalBody:
@@ -102,7 +108,12 @@ func (r Record) Apply(s Signal, now time.Time) Record {
 	}
 	switch observed {
 	case RateLimited:
+		// The wait the platform named when it named one: x's budget
+		// resets at the time it says, reddit's and facebook's Retry-After.
 		next.RetryAfter = now.Add(RateLimitedRetry)
+		if s.RetryAfter > 0 {
+			next.RetryAfter = now.Add(min(s.RetryAfter, MaxRetryAfter))
+		}
 	case NetworkError:
 		next.RetryAfter = now.Add(NetworkErrorRetry)
 	}

@@ -157,3 +157,24 @@ func TestApplyRepeatIsStable(t *testing.T) {
 		}
 	}
 }
+
+// A rate limit waits what the platform named, within bounds; without a
+// named wait, RateLimitedRetry.
+func TestApplyRetryAfterNamed(t *testing.T) {
+	now := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		named, want time.Duration
+	}{
+		{0, RateLimitedRetry},
+		{2 * time.Minute, 2 * time.Minute},
+		{90 * 24 * time.Hour, MaxRetryAfter},
+	} {
+		got := Record{}.Apply(Signal{Platform: core.X, Status: 429, RetryAfter: tc.named}, now)
+		if got.LastIssue != RateLimited || !got.RetryAfter.Equal(now.Add(tc.want)) {
+			t.Errorf("named %v: %s retry after %v, want %v", tc.named, got.LastIssue, got.RetryAfter.Sub(now), tc.want)
+		}
+	}
+	if err := CheckSignal(Signal{Platform: core.X, Status: 429, RetryAfter: -time.Second}); err == nil {
+		t.Error("a negative retryAfter passed the check")
+	}
+}

@@ -3,6 +3,7 @@ package health
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 )
@@ -29,6 +30,9 @@ type Signal struct {
 	// ViaProxy is set when the request went through the configured proxy,
 	// so a block is the proxy's rather than the server's address.
 	ViaProxy bool
+	// RetryAfter is the wait the platform named with a refusal (its
+	// Retry-After, x's x-rate-limit-reset); 0 when it named none.
+	RetryAfter time.Duration
 }
 
 // Classify normalises a signal to an issue, None when the answer was fine.

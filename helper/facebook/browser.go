@@ -45,7 +45,7 @@ func (p *Browser) Read(ctx context.Context, r PageRequest) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	out := Page{URL: pg.URL, Status: pg.Status, Head: string(pg.Document[:min(len(pg.Document), headSize)])}
+	out := Page{URL: pg.URL, Status: pg.Status, Head: string(pg.Document[:min(len(pg.Document), headSize)]), Header: pg.Header}
 	for _, a := range pg.Answers {
 		if a.Body != nil {
 			out.Answers = append(out.Answers, a.Body)

@@ -17,6 +17,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -46,6 +47,8 @@ type Page struct {
 	URL    string
 	Status int
 	Head   string
+	// Header is the document's answer header (a 429's Retry-After).
+	Header http.Header
 	// Answers are the bodies of the answers the page received whose
 	// address matched, in the order they came.
 	Answers [][]byte
@@ -180,7 +183,11 @@ func (r *Reader) readSearch(ctx context.Context, in helper.In, pageURL, key, gro
 		return fmt.Errorf("facebook: %s: no answer (through the proxy: %t): %w", pathOf(pageURL), in.ViaProxy, err)
 	}
 	issue, sig := Health(pg.URL, pg.Status, pg.Head)
-	if err := in.Report(ctx, sig, 0); err != nil {
+	wait := time.Duration(0)
+	if n, err := strconv.Atoi(strings.TrimSpace(pg.Header.Get("Retry-After"))); err == nil && n > 0 && issue == RateLimited {
+		wait = time.Duration(n) * time.Second // the wait facebook named
+	}
+	if err := in.Report(ctx, sig, wait); err != nil {
 		return err
 	}
 	if issue != "" || !sig.OK() {

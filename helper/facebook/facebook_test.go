@@ -3,6 +3,7 @@ package facebook
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -183,5 +184,27 @@ func TestReadNoAnswerReported(t *testing.T) {
 	}
 	if len(r.reports) != 1 || !r.reports[0].NoResponse {
 		t.Errorf("reports %+v", r.reports)
+	}
+}
+
+// A 429 is reported with the wait facebook named in Retry-After, which
+// the server keeps as the account's retry time.
+func TestReadRateLimitReportsTheWaitNamed(t *testing.T) {
+	r := &run{}
+	var waits []time.Duration
+	in := r.in(nil)
+	report := in.Report
+	in.Report = func(ctx context.Context, s helper.Signal, wait time.Duration) error {
+		waits = append(waits, wait)
+		return report(ctx, s, wait)
+	}
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		return Page{URL: u.String(), Status: 429, Head: "<!DOCTYPE html>", Header: http.Header{"Retry-After": {"120"}}}
+	}}
+	if err := newReader(t, pages, r).Read(context.Background(), in, r.emit); err == nil {
+		t.Fatal("read on through a 429")
+	}
+	if len(waits) != 1 || waits[0] != 120*time.Second {
+		t.Fatalf("reported waits %v, want the 120 s facebook named", waits)
 	}
 }

@@ -190,6 +190,16 @@ func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie st
 		return nil, "", fmt.Errorf("reddit: %s: the answer broke off: %w", path, err)
 	}
 	sig := helper.Signal{Status: resp.StatusCode, Location: resp.Header.Get("Location")}
+	if loc := sig.Location; resp.StatusCode/100 == 3 && strings.Contains(strings.ToLower(pathOf(loc)), "/login") {
+		// reddit's login wall is what a 401 is to a browser: the session
+		// sent no longer opens the listing. It is reported as that 401,
+		// as x's and facebook's readers report theirs, since core/health
+		// reads a /login address as logged_out (the platform ended every
+		// session), which asks the owner to sign in again where
+		// re-exporting the cookies is what helps.
+		sig = helper.Signal{Status: http.StatusUnauthorized}
+		body = []byte("reddit sent the listing to its login wall (" + loc + ")")
+	}
 	var pg page
 	switch {
 	case len(body) > maxAnswer:
@@ -245,4 +255,13 @@ func (r *Reader) now() time.Time {
 		return r.Now()
 	}
 	return time.Now()
+}
+
+// pathOf is the path of an address, "" when it does not parse.
+func pathOf(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return pu.Path
 }

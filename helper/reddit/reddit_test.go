@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/health"
 	"github.com/earshothq/earshot/helper"
 	"github.com/earshothq/earshot/helper/reddit"
 )
@@ -200,8 +202,55 @@ func TestLoginWallPausesUntilANewSession(t *testing.T) {
 		t.Fatalf("pass with a new session: %v", err)
 	}
 	_, reports, _ := g.earshot.snapshot()
-	if len(reports) != 2 || reports[0].Location == "" || reports[0].Status != 302 || !reports[1].OK() {
-		t.Fatalf("reports %+v, want the login wall then the recovery", reports)
+	if len(reports) != 2 || reports[0].Status != 401 || !strings.Contains(reports[0].Body, "/login/") || !reports[1].OK() {
+		t.Fatalf("reports %+v, want the login wall (as a 401 naming it) then the recovery", reports)
+	}
+}
+
+// What the server makes of each refusal reddit's reader reports: a login
+// wall is session_expired (the session sent no longer opens the
+// listing, and new cookies are the remedy), as x's and facebook's
+// readers report theirs, not logged_out; a 429 is rate_limited.
+func TestServerNamesWhatRedditAnswered(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		want   health.Issue
+	}{
+		{"login wall", func(w http.ResponseWriter) {
+			w.Header().Set("Location", "https://www.reddit.com/login/?dest=%2Fr%2Fgolang")
+			w.WriteHeader(http.StatusFound)
+		}, health.SessionExpired},
+		{"401", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"message": "Unauthorized", "error": 401}`))
+		}, health.SessionExpired},
+		{"429", func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "300")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}, health.RateLimited},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newRig(t)
+			g.reddit.answer = func(w http.ResponseWriter, r *http.Request) bool { tc.answer(w); return true }
+			var p *helper.Paused
+			if err := g.runner.Pass(context.Background()); !errors.As(err, &p) {
+				t.Fatalf("pass: %v, want a pause", err)
+			}
+			_, reports, _ := g.earshot.snapshot()
+			if len(reports) != 1 {
+				t.Fatalf("reports %+v", reports)
+			}
+			s := reports[0]
+			got := health.Classify(health.Signal{Platform: core.Reddit, Status: s.Status, Code: s.Code, Subcode: s.Subcode,
+				Location: s.Location, Body: s.Body, NoResponse: s.NoResponse})
+			if got != tc.want {
+				t.Errorf("the server names %+v %q, want %q", s, got, tc.want)
+			}
+			if tc.want == health.RateLimited && s.RetryAfter != 300 {
+				t.Errorf("reported retryAfter %d, want the 300 s reddit named", s.RetryAfter)
+			}
+		})
 	}
 }
 
