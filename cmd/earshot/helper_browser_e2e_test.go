@@ -149,16 +149,9 @@ func TestHelperBrowserEndToEnd(t *testing.T) {
 		}
 		switch {
 		case r.URL.Path == "/search/posts/":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, fbSearchPage)
+			writeHTML(w, http.StatusOK, fbSearchPage)
 		case r.URL.Path == "/api/graphql/" && r.Method == http.MethodPost:
-			body, _ := io.ReadAll(r.Body)
-			w.Header().Set("Content-Type", "text/html; charset=utf-8") // as facebook labels them
-			if strings.Contains(string(body), "SearchCometResultsInitialResultsQuery") {
-				w.Write(fbSearch)
-				return
-			}
-			io.WriteString(w, `{"data":{"viewer":{"notifications_unseen_count":0}}}`)
+			facebookGraphQL(w, r, fbSearch)
 		default:
 			http.NotFound(w, r)
 		}
@@ -256,4 +249,23 @@ func TestHelperBrowserEndToEnd(t *testing.T) {
 	if alerts != 1 {
 		t.Errorf("%d emails about the checkpoint, want 1 (two passes met it)", alerts)
 	}
+}
+
+// writeHTML answers a fake site's page.
+func writeHTML(w http.ResponseWriter, code int, page string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	io.WriteString(w, page)
+}
+
+// facebookGraphQL answers the fake facebook page's /api/graphql/ calls:
+// the search query gets search, anything else an empty viewer.
+func facebookGraphQL(w http.ResponseWriter, r *http.Request, search []byte) {
+	body, _ := io.ReadAll(r.Body)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8") // as facebook labels them
+	if strings.Contains(string(body), "SearchCometResultsInitialResultsQuery") {
+		w.Write(search)
+		return
+	}
+	io.WriteString(w, `{"data":{"viewer":{"notifications_unseen_count":0}}}`)
 }

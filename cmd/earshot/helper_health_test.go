@@ -256,11 +256,6 @@ func TestHelperAccountHealth(t *testing.T) {
 				return
 			}
 			mode := g.mode.Load()
-			html := func(code int, page string) {
-				w.Header().Set("Content-Type", "text/html; charset=utf-8")
-				w.WriteHeader(code)
-				io.WriteString(w, page)
-			}
 			switch {
 			case r.URL.Path == "/search" && mode == "login":
 				http.Redirect(w, r, "/i/flow/login?redirect_after_login=%2Fsearch", http.StatusFound)
@@ -268,11 +263,11 @@ func TestHelperAccountHealth(t *testing.T) {
 				http.Redirect(w, r, "/account/access", http.StatusFound)
 			case r.URL.Path == "/search" && mode == "challenge":
 				w.Header().Set("cf-mitigated", "challenge")
-				html(http.StatusForbidden, cloudflarePage)
+				writeHTML(w, http.StatusForbidden, cloudflarePage)
 			case r.URL.Path == "/search" && mode == "captcha":
-				html(200, xAccessPage)
+				writeHTML(w, 200, xAccessPage)
 			case r.URL.Path == "/search":
-				html(200, xSearchPage)
+				writeHTML(w, 200, xSearchPage)
 			case strings.HasSuffix(r.URL.Path, "/SearchTimeline") && mode == "ratelimit":
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
 				w.Header().Set("x-rate-limit-limit", "50")
@@ -284,9 +279,9 @@ func TestHelperAccountHealth(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
 				w.Write(answer)
 			case r.URL.Path == "/i/flow/login":
-				html(200, `<!doctype html><html><body><div id="react-root">Sign in to X</div></body></html>`)
+				writeHTML(w, 200, `<!doctype html><html><body><div id="react-root">Sign in to X</div></body></html>`)
 			case r.URL.Path == "/account/access":
-				html(200, xAccessPage)
+				writeHTML(w, 200, xAccessPage)
 			default:
 				http.NotFound(w, r)
 			}
@@ -313,11 +308,6 @@ func TestHelperAccountHealth(t *testing.T) {
 				return
 			}
 			mode := g.mode.Load()
-			html := func(code int, page string) {
-				w.Header().Set("Content-Type", "text/html; charset=utf-8")
-				w.WriteHeader(code)
-				io.WriteString(w, page)
-			}
 			walls := map[any]string{"login": "/login/?next=%2Fsearch%2Fposts%2F", "checkpoint": "/checkpoint/828281030927956/?next=%2F",
 				"challenge": "/challenge/?source=search", "captcha": "/captcha/tfbcaptcha/?next=%2F"}
 			switch {
@@ -325,23 +315,17 @@ func TestHelperAccountHealth(t *testing.T) {
 				http.Redirect(w, r, walls[mode], http.StatusFound)
 			case r.URL.Path == "/search/posts/" && mode == "ratelimit":
 				w.Header().Set("Retry-After", fmt.Sprint(int(healthWait.Seconds())))
-				html(http.StatusTooManyRequests, `<!DOCTYPE html><html id="facebook"><body>Too many requests</body></html>`)
+				writeHTML(w, http.StatusTooManyRequests, `<!DOCTYPE html><html id="facebook"><body>Too many requests</body></html>`)
 			case r.URL.Path == "/search/posts/":
-				html(200, fbSearchPage)
+				writeHTML(w, 200, fbSearchPage)
 			case r.URL.Path == "/api/graphql/" && r.Method == http.MethodPost:
-				body, _ := io.ReadAll(r.Body)
-				w.Header().Set("Content-Type", "text/html; charset=utf-8") // as facebook labels them
-				if strings.Contains(string(body), "SearchCometResultsInitialResultsQuery") {
-					w.Write(fbSearch)
-					return
-				}
-				io.WriteString(w, `{"data":{"viewer":{"notifications_unseen_count":0}}}`)
+				facebookGraphQL(w, r, fbSearch)
 			case r.URL.Path == "/login/":
-				html(200, `<!DOCTYPE html><html id="facebook"><head><title>Log in to Facebook</title></head><body></body></html>`)
+				writeHTML(w, 200, `<!DOCTYPE html><html id="facebook"><head><title>Log in to Facebook</title></head><body></body></html>`)
 			case r.URL.Path == "/checkpoint/828281030927956/":
-				html(200, `<!DOCTYPE html><html id="facebook"><head><title>Confirm your identity</title></head><body></body></html>`)
+				writeHTML(w, 200, `<!DOCTYPE html><html id="facebook"><head><title>Confirm your identity</title></head><body></body></html>`)
 			case r.URL.Path == "/challenge/", r.URL.Path == "/captcha/tfbcaptcha/":
-				html(200, `<!DOCTYPE html><html id="facebook"><head><title>Security check</title></head><body></body></html>`)
+				writeHTML(w, 200, `<!DOCTYPE html><html id="facebook"><head><title>Security check</title></head><body></body></html>`)
 			default:
 				http.NotFound(w, r)
 			}
