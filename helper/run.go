@@ -135,6 +135,7 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		ViaProxy: via,
 		Proxy:    proxy,
 		Since:    r.State.Get,
+		Save:     func(k, v string) error { return r.State.Set(map[string]string{k: v}) },
 		Report: func(ctx context.Context, s Signal, wait time.Duration) error {
 			s.Platform, s.ViaProxy = platform, via
 			if !s.OK() && wait > 0 {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -59,6 +60,18 @@ Every setting is an environment variable with a flag of the same name.
                               in the user's config directory)
   EARSHOT_HELPER_REDDIT_PACE  least time between two reddit requests (6s); less
                               only with EARSHOT_HELPER_REDDIT_URL set
+  EARSHOT_HELPER_X_PACE       least time between two x search pages, a search's
+                              later pages included (20s); less only with
+                              EARSHOT_HELPER_X_URL set
+  EARSHOT_HELPER_X_PAGES      the most pages read per x search (3, 1 to 20): it
+                              reads on while every post of a page is new
+  EARSHOT_HELPER_FACEBOOK_PACE
+                              least time between two facebook pages (30s); less
+                              only with EARSHOT_HELPER_FACEBOOK_URL set
+  EARSHOT_HELPER_FACEBOOK_GROUPS
+                              how many of the facebook groups the owner joined
+                              are searched for each phrase (10, 0 to 100; 0 reads
+                              no group beyond facebook's posts search)
   EARSHOT_HELPER_BROWSER      the Chromium that reads x and facebook (/usr/bin/chromium)
   EARSHOT_HELPER_DIRECT       true reads from this machine's own address, which
                               only a deployment whose GET /proxy says
@@ -83,6 +96,8 @@ type helperSettings struct {
 	platforms               []string
 	redditURL               string
 	interval, redditPace    time.Duration
+	xPace, facebookPace     time.Duration
+	xPages, facebookGroups  int
 	once, direct            bool
 	xURL, facebookURL, keyF string
 	browserPath             string
@@ -151,10 +166,15 @@ func helperReaders(s helperSettings, browsers *browser.Shared) []helper.Reader {
 		rs = append(rs, &reddit.Reader{BaseURL: s.redditURL, Pace: s.redditPace})
 	}
 	if on("x") {
-		rs = append(rs, &x.Reader{BaseURL: s.xURL, Browsers: browsers})
+		rs = append(rs, &x.Reader{BaseURL: s.xURL, Browsers: browsers, Pace: s.xPace, Pages: s.xPages})
 	}
 	if on("facebook") {
-		rs = append(rs, &facebook.Reader{BaseURL: s.facebookURL, Pages: &facebook.Browser{Shared: browsers}})
+		groups := s.facebookGroups
+		if groups == 0 {
+			groups = -1 // the reader's 0 is its default
+		}
+		rs = append(rs, &facebook.Reader{BaseURL: s.facebookURL, Pages: &facebook.Browser{Shared: browsers},
+			Pace: s.facebookPace, Groups: groups})
 	}
 	return rs
 }
@@ -182,6 +202,10 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	interval := str("interval", "EARSHOT_HELPER_INTERVAL", DefaultHelperInterval.String(), "time between passes")
 	state := str("state", "EARSHOT_HELPER_STATE", "", "the checkpoint file")
 	pace := str("reddit-pace", "EARSHOT_HELPER_REDDIT_PACE", reddit.DefaultPace.String(), "least time between two reddit requests")
+	xPace := str("x-pace", "EARSHOT_HELPER_X_PACE", x.DefaultPace.String(), "least time between two x search pages")
+	xPages := str("x-pages", "EARSHOT_HELPER_X_PAGES", strconv.Itoa(x.DefaultPages), "the most pages read per x search")
+	fbPace := str("facebook-pace", "EARSHOT_HELPER_FACEBOOK_PACE", facebook.DefaultPace.String(), "least time between two facebook pages")
+	fbGroups := str("facebook-groups", "EARSHOT_HELPER_FACEBOOK_GROUPS", strconv.Itoa(facebook.DefaultGroups), "how many joined facebook groups are searched (0: none)")
 	direct := str("direct", "EARSHOT_HELPER_DIRECT", "false", "read without the proxy when the deployment allows it")
 	once := fs.Bool("once", false, "make one pass and exit")
 	challenge := fs.String("challenge", "", "open a browser window on this platform (x, facebook, reddit) to solve a challenge or sign in, then save the session")
@@ -236,6 +260,31 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	}
 	if s.redditPace < reddit.DefaultPace && s.redditURL == "" {
 		return s, usageErr("EARSHOT_HELPER_REDDIT_PACE under %s is for tests and mirrors: set EARSHOT_HELPER_REDDIT_URL too", reddit.DefaultPace)
+	}
+	// x and facebook lock accounts that read faster than their own web
+	// clients: a shorter pace is for a mirror or a test server only.
+	for _, p := range []struct {
+		name, value, base string
+		floor             time.Duration
+		out               *time.Duration
+	}{
+		{"EARSHOT_HELPER_X_PACE", *xPace, s.xURL, x.DefaultPace, &s.xPace},
+		{"EARSHOT_HELPER_FACEBOOK_PACE", *fbPace, s.facebookURL, facebook.DefaultPace, &s.facebookPace},
+	} {
+		d, err := time.ParseDuration(p.value)
+		if err != nil || d <= 0 {
+			return s, usageErr("%s must be a positive duration, like %s", p.name, p.floor)
+		}
+		if d < p.floor && p.base == "" {
+			return s, usageErr("%s under %s is for tests and mirrors: set %s too", p.name, p.floor, strings.TrimSuffix(p.name, "_PACE")+"_URL")
+		}
+		*p.out = d
+	}
+	if s.xPages, err = strconv.Atoi(strings.TrimSpace(*xPages)); err != nil || s.xPages < 1 || s.xPages > 20 {
+		return s, usageErr("EARSHOT_HELPER_X_PAGES must be a number of pages from 1 to 20")
+	}
+	if s.facebookGroups, err = strconv.Atoi(strings.TrimSpace(*fbGroups)); err != nil || s.facebookGroups < 0 || s.facebookGroups > 100 {
+		return s, usageErr("EARSHOT_HELPER_FACEBOOK_GROUPS must be a number of groups from 0 (none) to 100")
 	}
 	switch strings.ToLower(*direct) {
 	case "true", "1", "yes":

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,15 +25,58 @@ import (
 
 // xSearchAnswer is x's web client's GraphQL SearchTimeline answer:
 // helper/x/testdata/search_timeline.json (its origin is in
-// helper/x/timeline.go: the shape open-source scrapers such as twscrape
-// decode), two posts that say "earshot".
-const xSearchAnswer = "../../helper/x/testdata/search_timeline.json"
+// helper/x/testdata/README.md: the shape open-source clients such as
+// twscrape decode), two posts that say "earshot", and the Bottom cursor
+// DAACCgACGdy of the next page; xSearchPage2 is that next page (two
+// older posts that say it), xSearchEnd the page past the last result.
+const (
+	xSearchAnswer = "../../helper/x/testdata/search_timeline.json"
+	xSearchPage2  = "../../helper/x/testdata/search_timeline_page2.json"
+	xSearchEnd    = "../../helper/x/testdata/search_timeline_end.json"
+)
 
 // xSearchPage is the part of x's search page that matters: a document
-// whose script asks SearchTimeline, as x's web client does.
-const xSearchPage = `<!doctype html><html><head><title>Search / X</title></head><body><div id="react-root"></div>
-<script>fetch("/i/api/graphql/nK1dw4oV3k4w5TdtcAdSww/SearchTimeline?variables=" + encodeURIComponent(JSON.stringify({rawQuery: new URLSearchParams(location.search).get("q"), count: 20, product: "Latest"})), {credentials: "include"});</script>
-</body></html>`
+// whose script asks SearchTimeline, as x's web client does, shows the
+// tweets, and asks the next page with the Bottom cursor when it is
+// scrolled to its end.
+const xSearchPage = `<!doctype html><html><head><title>Search / X</title></head><body style="margin:0"><div id="react-root"></div>
+<script>
+const q = new URLSearchParams(location.search).get("q");
+let cursor = null, loading = false, more = true;
+function load() {
+  loading = true;
+  const v = {rawQuery: q, count: 20, product: "Latest"};
+  if (cursor) v.cursor = cursor;
+  fetch("/i/api/graphql/nK1dw4oV3k4w5TdtcAdSww/SearchTimeline?variables=" + encodeURIComponent(JSON.stringify(v)), {credentials: "include"})
+    .then(r => r.json()).then(j => {
+      let n = 0;
+      for (const i of j.data.search_by_raw_query.search_timeline.timeline.instructions) {
+        for (const e of (i.entries || []).concat(i.entry ? [i.entry] : [])) {
+          if (e.content.cursorType === "Bottom") { cursor = e.content.value; continue; }
+          const a = document.createElement("article");
+          a.style.height = "1000px";
+          a.textContent = e.entryId;
+          document.getElementById("react-root").appendChild(a);
+          n++;
+        }
+      }
+      more = n > 0;
+      loading = false;
+    });
+}
+load();
+addEventListener("scroll", () => {
+  if (more && !loading && innerHeight + scrollY >= document.body.scrollHeight - 200) load();
+});
+</script></body></html>`
+
+// xCursor is the cursor a SearchTimeline request asks with, "" for the
+// first page.
+func xCursor(r *http.Request) string {
+	var v struct{ Cursor string }
+	json.Unmarshal([]byte(r.URL.Query().Get("variables")), &v)
+	return v.Cursor
+}
 
 // xAccessPage is x's /account/access: Arkose Labs' FunCaptcha in place
 // of the timeline.
@@ -44,6 +88,22 @@ const xAccessPage = `<!doctype html><html><head><title>X</title>
 // SearchCometResultsInitialResultsQuery: helper/facebook/testdata's
 // search_posts.txt, whose origin its README.md states.
 const fbSearchAnswer = "../../helper/facebook/testdata/search_posts.txt"
+
+// fbJoinsPage is facebook's /groups/joins/, the groups the owner joined
+// in its HTML: helper/facebook/testdata/groups_joins.html (its origin in
+// that folder's README.md); the first, Home Baristas
+// (1242309506256283), answers its search with fbGroupAnswer, that
+// folder's group_search.txt, a post the posts search does not show.
+const (
+	fbJoinsPage   = "../../helper/facebook/testdata/groups_joins.html"
+	fbGroupAnswer = "../../helper/facebook/testdata/group_search.txt"
+)
+
+// fbGroupSearchPage is a group's /groups/ID/search/ as far as it
+// matters: its script asks /api/graphql/ for the group's results.
+const fbGroupSearchPage = `<!DOCTYPE html><html id="facebook"><body><script>
+fetch('/api/graphql/', {method: 'POST', body: 'fb_api_req_friendly_name=GroupsCometSearchResultsQuery&group=%s'});
+</script></body></html>`
 
 // fbSearchPage is facebook's /search/posts/ as far as it matters: its
 // script asks /api/graphql/ for the page's chrome, then for the results.
@@ -75,18 +135,24 @@ func watchProfiles(dir string, stop <-chan struct{}) [2]int {
 }
 
 // waitPlatformMatches polls the inbox until it holds at least wantX
-// scored x matches and wantFB facebook ones, and returns both counts.
-func waitPlatformMatches(t *testing.T, s *instance, wantX, wantFB int) (int, int) {
+// scored x matches and wantFB facebook ones, and returns both counts and
+// the addresses of the scored matches' posts.
+func waitPlatformMatches(t *testing.T, s *instance, wantX, wantFB int) (int, int, map[string]bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		xs, fbs := 0, 0
+		scored := map[string]bool{}
 		for _, m := range listOf(t, s.call("GET", "/api/v1/matches?limit=100", s.APIKey, nil).want(t, 200, "")) {
 			mm := m.(map[string]any)
 			post, _ := mm["post"].(map[string]any)
-			switch u := fmt.Sprint(post["url"]); {
+			u := fmt.Sprint(post["url"])
+			if mm["score"] != nil {
+				scored[u] = true
+			}
+			switch {
 			case mm["score"] == nil:
 			case strings.Contains(u, "x.com/"):
 				xs++
@@ -95,7 +161,7 @@ func waitPlatformMatches(t *testing.T, s *instance, wantX, wantFB int) (int, int
 			}
 		}
 		if (xs >= wantX && fbs >= wantFB) || time.Now().After(deadline) {
-			return xs, fbs
+			return xs, fbs, scored
 		}
 		<-tick.C
 	}
@@ -107,6 +173,14 @@ func TestHelperBrowserEndToEnd(t *testing.T) {
 		t.Skipf("no Chromium at %s: the helper's browser readers are not run", browser.DefaultExecPath)
 	}
 	answer, err := os.ReadFile(xSearchAnswer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page2, err := os.ReadFile(xSearchPage2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := os.ReadFile(xSearchEnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +202,14 @@ func TestHelperBrowserEndToEnd(t *testing.T) {
 			io.WriteString(w, xSearchPage)
 		case strings.HasSuffix(r.URL.Path, "/SearchTimeline"):
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			w.Write(answerNow.Load().([]byte))
+			switch xCursor(r) {
+			case "":
+				w.Write(answerNow.Load().([]byte))
+			case "DAACCgACGdy":
+				w.Write(page2)
+			default:
+				w.Write(end)
+			}
 		case r.URL.Path == "/account/access":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			io.WriteString(w, xAccessPage)
@@ -141,17 +222,41 @@ func TestHelperBrowserEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fbJoins, err := os.ReadFile(fbJoinsPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fbGroup, err := os.ReadFile(fbGroupAnswer)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fakeFB := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get(helperVia) == "" {
 			direct.Add(1)
 			http.Error(w, "not through the proxy", http.StatusBadGateway)
 			return
 		}
+		group := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/groups/"), "/search/")
 		switch {
 		case r.URL.Path == "/search/posts/":
 			writeHTML(w, http.StatusOK, fbSearchPage)
+		case r.URL.Path == "/groups/joins/":
+			writeHTML(w, http.StatusOK, string(fbJoins))
+		case strings.HasPrefix(r.URL.Path, "/groups/") && strings.HasSuffix(r.URL.Path, "/search/"):
+			writeHTML(w, http.StatusOK, fmt.Sprintf(fbGroupSearchPage, group))
 		case r.URL.Path == "/api/graphql/" && r.Method == http.MethodPost:
-			facebookGraphQL(w, r, fbSearch)
+			body, _ := io.ReadAll(r.Body)
+			switch b := string(body); {
+			case strings.Contains(b, "group=1242309506256283"):
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.Write(fbGroup)
+			case strings.Contains(b, "GroupsCometSearchResultsQuery"):
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				io.WriteString(w, `{"data":{"node":{"__typename":"Group","id":"880011223344556","name":"Espresso Nerds","group_feed":{"edges":[]}}}}`)
+			default:
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				facebookGraphQL(w, r, fbSearch)
+			}
 		default:
 			http.NotFound(w, r)
 		}
@@ -182,10 +287,15 @@ func TestHelperBrowserEndToEnd(t *testing.T) {
 	// (earshot-browser-*) while that browser runs.
 	tmp := filepath.Join(dir, "tmp")
 	os.Mkdir(tmp, 0o700)
+	// The paces are short against the fakes, which the settings allow
+	// with the sites' addresses set.
 	env := append(baseEnv(dir), "TMPDIR="+tmp, "EARSHOT_HELPER_X_URL="+fakeX.URL, "EARSHOT_HELPER_FACEBOOK_URL="+fakeFB.URL,
-		"EARSHOT_HELPER_PLATFORMS=x,facebook", "EARSHOT_HELPER_STATE="+filepath.Join(dir, "state.json"))
+		"EARSHOT_HELPER_PLATFORMS=x,facebook", "EARSHOT_HELPER_STATE="+filepath.Join(dir, "state.json"),
+		"EARSHOT_HELPER_X_PACE=50ms", "EARSHOT_HELPER_FACEBOOK_PACE=50ms")
 
-	// Posts that say the owner's phrases, on x and facebook, read in one
+	// Posts that say the owner's phrases, on x (the first page of the
+	// search and the second, read by scrolling) and facebook (the posts
+	// search and the search of a group the owner joined), read in one
 	// browser: scored, delivered, in the inbox.
 	stop := make(chan struct{})
 	watched := make(chan [2]int)
@@ -202,9 +312,15 @@ func TestHelperBrowserEndToEnd(t *testing.T) {
 		t.Fatalf("proxy forwarded %d requests, %d reached x or facebook directly", forwarded.Load(), direct.Load())
 	}
 	rcv.WaitFor(3, 20*time.Second)
-	xMatches, fbMatches := waitPlatformMatches(t, s, 2, 1)
-	if xMatches != 2 || fbMatches == 0 {
-		t.Fatalf("%d x matches (want 2), %d facebook matches", xMatches, fbMatches)
+	xMatches, fbMatches, scored := waitPlatformMatches(t, s, 4, 4)
+	if xMatches != 4 || fbMatches != 4 {
+		t.Fatalf("%d x matches (want 4: two pages), %d facebook matches (want 4: three from the posts search, one from a group)", xMatches, fbMatches)
+	}
+	if !scored["https://x.com/linus_t/status/1860000000000000012"] {
+		t.Errorf("the x post of the search's second page is not a scored match: %v", scored)
+	}
+	if !scored["https://www.facebook.com/groups/1242309506256283/posts/1995955427558351/"] {
+		t.Errorf("the post of the joined group's search is not a scored match: %v", scored)
 	}
 
 	// x turns to its checkpoint: action_required, open_challenge, one
@@ -237,8 +353,8 @@ func TestHelperBrowserEndToEnd(t *testing.T) {
 	if code, logs := runHelper(t, env, s.URL, s.IngestKey); code != 0 {
 		t.Fatalf("after the session was replaced the helper exited %d:\n%s", code, logs)
 	}
-	if xm, _ := waitPlatformMatches(t, s, 3, fbMatches); xm != 3 {
-		t.Fatalf("%d x matches after reading resumed, want 3", xm)
+	if xm, _, _ := waitPlatformMatches(t, s, 5, fbMatches); xm != 5 {
+		t.Fatalf("%d x matches after reading resumed, want 5", xm)
 	}
 	alerts := 0
 	for _, m := range smtp.Messages() {

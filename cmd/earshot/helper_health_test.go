@@ -285,7 +285,7 @@ func TestHelperAccountHealth(t *testing.T) {
 			default:
 				http.NotFound(w, r)
 			}
-		})
+		}, "EARSHOT_HELPER_X_PAGES=1") // one page a search: this is about what x answers, not paging
 		for _, row := range append([]healthRow{sessionRow, limitRow}, challengeRows...) {
 			t.Run(row.issue, func(t *testing.T) { g.run(t, row) })
 		}
@@ -329,7 +329,7 @@ func TestHelperAccountHealth(t *testing.T) {
 			default:
 				http.NotFound(w, r)
 			}
-		})
+		}, "EARSHOT_HELPER_FACEBOOK_GROUPS=0") // the posts search only: this is about what facebook answers
 		for _, row := range append([]healthRow{sessionRow, limitRow}, challengeRows...) {
 			t.Run(row.issue, func(t *testing.T) { g.run(t, row) })
 		}

@@ -28,6 +28,7 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/earshothq/earshot/core"
@@ -43,8 +44,13 @@ const (
 	// DefaultMaxPage bounds all a page receives, its scripts and images
 	// included: past it the read is cut off.
 	DefaultMaxPage = 32 << 20
-	// DefaultTimeout bounds one Read.
+	// DefaultTimeout bounds one Read up to its first Done.
 	DefaultTimeout = 45 * time.Second
+	// DefaultScrollTimeout bounds each scroll for more (Request.More) up
+	// to the next Done: a feed's web client asks for its next page as
+	// soon as it is scrolled to the end, so a scroll that brings nothing
+	// in that time has reached the end of what the page will give.
+	DefaultScrollTimeout = 15 * time.Second
 )
 
 // Options start a Browser.
@@ -60,10 +66,11 @@ type Options struct {
 	NoSandbox bool
 	// UserDataDir is the profile; "" is a new temporary one removed by
 	// Close, so that nothing of one owner's session outlives the browser.
-	UserDataDir string
-	MaxBody     int64         // 0 is DefaultMaxBody
-	MaxPage     int64         // 0 is DefaultMaxPage
-	Timeout     time.Duration // 0 is DefaultTimeout
+	UserDataDir   string
+	MaxBody       int64         // 0 is DefaultMaxBody
+	MaxPage       int64         // 0 is DefaultMaxPage
+	Timeout       time.Duration // 0 is DefaultTimeout
+	ScrollTimeout time.Duration // 0 is DefaultScrollTimeout
 	// Visible shows Chromium's window, for a person to use (Visit).
 	Visible bool
 }
@@ -81,6 +88,14 @@ type Request struct {
 	// document has loaded and after each kept answer. nil is: one answer
 	// kept.
 	Done func(p *Page) bool
+	// More, when set, is asked each time Done says so, and says whether
+	// to read on: nil ends the read; otherwise the page is scrolled to
+	// its end, as a person scrolling a feed does to load more, once the
+	// function it returns has returned nil (the reader's pacing wait,
+	// during which the page goes on as a page left open does), and the
+	// read goes on until Done says so again. An error from that function
+	// ends the read with it. The page's caps hold over all its scrolls.
+	More func(p *Page) func(ctx context.Context) error
 }
 
 // Answer is one answer the page received whose URL matched.
@@ -101,6 +116,8 @@ type Page struct {
 	// Document is the start of the document's HTML (at most MaxBody).
 	Document []byte
 	Answers  []Answer
+	// Scrolls is how many times the page was scrolled for more (More).
+	Scrolls int
 	// CutOff says why the read stopped before Done: a time or size cap.
 	CutOff string
 }
@@ -131,6 +148,9 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.ScrollTimeout <= 0 {
+		o.ScrollTimeout = DefaultScrollTimeout
 	}
 	if _, err := os.Stat(o.ExecPath); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoBrowser, o.ExecPath, err)
@@ -200,10 +220,13 @@ func (b *Browser) Close() error {
 	return b.closeErr
 }
 
+// errTimeUp cancels a read that ran out of its time.
+var errTimeUp = errors.New("browser: the read's time is up")
+
 // Read opens r.URL in a new tab and collects the answers r.Match picks
-// until r.Done says so, a cap is reached, or ctx ends; the tab is closed
-// before it returns. A page cut off by a cap is returned with CutOff set
-// and no error.
+// until r.Done says so (and r.More says no more), a cap is reached, or
+// ctx ends; the tab is closed before it returns. A page cut off by a cap
+// is returned with CutOff set and no error.
 func (b *Browser) Read(ctx context.Context, r Request) (*Page, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -212,11 +235,15 @@ func (b *Browser) Read(ctx context.Context, r Request) (*Page, error) {
 	}
 	tctx, closeTab := chromedp.NewContext(b.ctx)
 	defer closeTab()
-	ctx, cancel := context.WithTimeout(ctx, b.o.Timeout)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// The time cap is a timer rather than a deadline: it stops while More
+	// waits and starts again, ScrollTimeout long, at each scroll.
+	timer := time.AfterFunc(b.o.Timeout, func() { cancel(errTimeUp) })
+	defer timer.Stop()
 	stop := context.AfterFunc(ctx, closeTab)
 	defer stop()
-	rd := &reading{b: b, r: r, p: &Page{}, wake: make(chan struct{}, 1), reqs: map[network.RequestID]*req{}}
+	rd := &reading{b: b, r: r, p: &Page{}, wake: make(chan struct{}, 1), reqs: map[network.RequestID]*req{}, timer: timer}
 	if rd.r.Done == nil {
 		rd.r.Done = func(p *Page) bool { return len(p.Answers) > 0 }
 	}
@@ -230,7 +257,7 @@ func (b *Browser) Read(ctx context.Context, r Request) (*Page, error) {
 		if rd.p.CutOff == "" {
 			rd.p.CutOff = "time"
 		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if errors.Is(context.Cause(ctx), errTimeUp) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return rd.p, nil
 		}
 		return nil, ctx.Err()
@@ -262,6 +289,12 @@ type reading struct {
 	got  int64 // bytes received by the page
 	// person: a person drives the page (Visit), so no page cap applies.
 	person bool
+	// timer is the read's time cap (nil for a person's visit).
+	timer *time.Timer
+	// waiting is More's wait while it runs, nil otherwise; stopWait
+	// cancels it.
+	waiting  chan error
+	stopWait func()
 }
 
 func (rd *reading) push(ev any) {
@@ -308,6 +341,14 @@ func (rd *reading) run(ctx, tctx context.Context, t *chromedp.Target) error {
 		nav <- err
 	}()
 	loaded := false
+	// A wait still running when the read ends is stopped and waited for:
+	// it is the reader's, and the reader goes on once Read returns.
+	defer func() {
+		if rd.waiting != nil {
+			rd.stopWait()
+			<-rd.waiting
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -317,6 +358,14 @@ func (rd *reading) run(ctx, tctx context.Context, t *chromedp.Target) error {
 				return err
 			}
 			nav = nil
+		case err := <-rd.waiting:
+			rd.waiting = nil
+			if err != nil {
+				return err
+			}
+			if err := rd.scroll(ctx, t); err != nil {
+				return err
+			}
 		case <-rd.wake:
 		}
 		rd.mu.Lock()
@@ -392,11 +441,50 @@ func (rd *reading) handle(ctx context.Context, t *chromedp.Target, ev any, loade
 		} else {
 			rd.p.Answers = append(rd.p.Answers, Answer{URL: q.url, Status: q.status, Header: q.header, Body: body})
 		}
-		if *loaded && rd.r.Done(rd.p) {
-			return true, nil
+		if *loaded && rd.waiting == nil && rd.r.Done(rd.p) {
+			return rd.more(ctx), nil
 		}
 	}
 	return false, nil
+}
+
+// more asks r.More whether to read on, and starts its wait when it
+// does; it returns true when the read is over.
+func (rd *reading) more(ctx context.Context) bool {
+	if rd.r.More == nil {
+		return true
+	}
+	wait := rd.r.More(rd.p)
+	if wait == nil {
+		return true
+	}
+	if rd.timer != nil {
+		rd.timer.Stop()
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	ch := make(chan error, 1)
+	go func() { ch <- wait(wctx) }()
+	rd.waiting, rd.stopWait = ch, cancel
+	return false
+}
+
+// scroll scrolls the page to its end, where a feed's web client asks for
+// its next page, and gives the read ScrollTimeout to get it.
+func (rd *reading) scroll(ctx context.Context, t *chromedp.Target) error {
+	rd.stopWait()
+	rd.p.Scrolls++
+	if rd.timer != nil {
+		rd.timer.Reset(rd.b.o.ScrollTimeout)
+	}
+	res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: "window.scrollTo(0, (document.scrollingElement || document.documentElement).scrollHeight)"})
+	if err == nil && res.ExceptionDetails != nil {
+		err = errors.New(res.ExceptionDetails.Text)
+	}
+	if err != nil {
+		return fmt.Errorf("browser: scrolling the page: %w", err)
+	}
+	return nil
 }
 
 func (rd *reading) cookies() []*network.CookieParam {

@@ -2,7 +2,6 @@ package facebook
 
 import (
 	"context"
-	"strings"
 
 	"github.com/earshothq/earshot/helper/browser"
 )
@@ -41,11 +40,16 @@ func (p *Browser) Read(ctx context.Context, r PageRequest) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	pg, err := b.Read(ctx, browser.Request{URL: r.URL, Cookies: r.Cookies, CookieURL: r.CookieURL, Match: r.Match, Done: done})
+	holds := r.Holds
+	if holds == nil {
+		holds = hasResults
+	}
+	pg, err := b.Read(ctx, browser.Request{URL: r.URL, Cookies: r.Cookies, CookieURL: r.CookieURL, Match: r.Match,
+		Done: func(p *browser.Page) bool { return done(p, holds) }})
 	if err != nil {
 		return Page{}, err
 	}
-	out := Page{URL: pg.URL, Status: pg.Status, Head: string(pg.Document[:min(len(pg.Document), headSize)]), Header: pg.Header}
+	out := Page{URL: pg.URL, Status: pg.Status, Head: string(pg.Document[:min(len(pg.Document), headSize)]), Header: pg.Header, Document: pg.Document}
 	for _, a := range pg.Answers {
 		if a.Body != nil {
 			out.Answers = append(out.Answers, a.Body)
@@ -62,23 +66,21 @@ func (p *Browser) Close() error {
 	return p.own.Close()
 }
 
-// done says when a page has shown what it will: an answer carrying
-// search results (facebook's page also asks GraphQL for its chrome: the
+// done says when a page has shown what it will: what holds looks for, in
+// the document (the first results facebook renders into the page) or in
+// an answer (facebook's page also asks GraphQL for its chrome: the
 // notifications, the chat list), or a page that is not the one asked for
 // (a login wall, a checkpoint, a block).
-func done(p *browser.Page) bool {
+func done(p *browser.Page, holds func([]byte) bool) bool {
 	if p.Status != 200 {
 		return true
 	}
 	if issue, _ := Health(p.URL, p.Status, string(p.Document[:min(len(p.Document), headSize)])); issue != "" {
 		return true
 	}
+	answers := make([][]byte, 0, len(p.Answers))
 	for _, a := range p.Answers {
-		// Results, or the empty result list of a search that found none.
-		b := string(a.Body)
-		if strings.Contains(b, `"post_id"`) || strings.Contains(b, `"serpResponse"`) || strings.Contains(b, `"group_feed"`) {
-			return true
-		}
+		answers = append(answers, a.Body)
 	}
-	return false
+	return pageHolds(p.Document, answers, holds)
 }

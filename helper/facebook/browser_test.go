@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,7 +90,7 @@ func TestBrowserReadsSearchAndGroup(t *testing.T) {
 			defer pages.Close()
 			r := &run{since: map[string]string{}}
 			in := r.in([]core.Cookie{{Name: "c_user", Value: tc.jar, Domain: ".facebook.com"}, {Name: "xs", Value: "s3", Domain: ".facebook.com"}})
-			rd := &Reader{Pages: pages, BaseURL: fb.URL, Pace: -1}
+			rd := &Reader{Pages: pages, BaseURL: fb.URL, Pace: -1, Groups: -1}
 			err := rd.Read(context.Background(), in, r.emit)
 			if len(r.posts) != tc.posts {
 				t.Fatalf("%d posts (err %v), want %d", len(r.posts), err, tc.posts)
@@ -114,5 +115,79 @@ func TestBrowserReadsSearchAndGroup(t *testing.T) {
 				t.Errorf("signal %+v, want the login wall as a 401", sig)
 			}
 		})
+	}
+}
+
+// A posts search whose first results are only in the page's HTML, and
+// the groups the owner joined, learned from /groups/joins/ and searched:
+// each page is done as soon as it holds what it was opened for, well
+// before the read's time cap.
+func TestBrowserReadsHTMLResultsAndJoinedGroups(t *testing.T) {
+	needBrowser(t)
+	searchPage, joins, more, group := readFixture(t, "search_page.html"), readFixture(t, "groups_joins.html"),
+		readFixture(t, "groups_joins_more.txt"), readFixture(t, "group_search.txt")
+	var mu sync.Mutex
+	var opened []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/graphql/" && r.URL.Path != "/favicon.ico" {
+			mu.Lock()
+			opened = append(opened, r.URL.Path)
+			mu.Unlock()
+		}
+		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+		switch {
+		case r.URL.Path == "/search/posts/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(searchPage)
+		case r.URL.Path == "/groups/joins/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(joins)
+		case len(parts) == 3 && parts[0] == "groups" && parts[2] == "search":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!DOCTYPE html><html id="facebook"><body><script>
+fetch('/api/graphql/', {method: 'POST', body: 'fb_api_req_friendly_name=GroupsCometSearchResultsQuery&group=%s'});
+</script></body></html>`, parts[1])
+		case r.URL.Path == "/api/graphql/":
+			body, _ := io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			switch b := string(body); {
+			case strings.Contains(b, "GroupsCometJoinsRootQueryPaginationQuery"):
+				w.Write(more)
+			case strings.Contains(b, "group=1242309506256283"):
+				w.Write(group)
+			case strings.Contains(b, "GroupsCometSearchResultsQuery"):
+				fmt.Fprint(w, `{"data":{"node":{"__typename":"Group","id":"880011223344556","name":"Espresso Nerds","group_feed":{"edges":[]}}}}`)
+			default:
+				fmt.Fprint(w, `{"data":{"viewer":{"notifications_unseen_count":0}}}`)
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	const timeout = 20 * time.Second
+	pages := &Browser{Options: browser.Options{NoSandbox: true, Timeout: timeout}}
+	defer pages.Close()
+	r := &run{since: map[string]string{}}
+	in := r.in([]core.Cookie{{Name: "c_user", Value: "1000", Domain: ".facebook.com"}})
+	in.Phrases = in.Phrases[:1]
+	rd := &Reader{Pages: pages, BaseURL: srv.URL, Pace: -1, Groups: 2}
+	began := time.Now()
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took >= timeout {
+		t.Errorf("four pages took %s: a page waited out its time cap", took)
+	}
+	if got := postIDs(r.posts); got != "1600000000000001,1600000000000002,1995955427558351" {
+		t.Fatalf("posts %s", got)
+	}
+	if r.posts[2].Community != "Home Baristas" {
+		t.Errorf("the group's post: %+v", r.posts[2])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(opened, " "); got != "/search/posts/ /groups/joins/ /groups/1242309506256283/search/ /groups/880011223344556/search/" {
+		t.Errorf("pages opened: %s", got)
 	}
 }

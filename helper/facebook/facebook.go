@@ -1,10 +1,11 @@
 // Package facebook is the helper's facebook reader: the newest posts for
 // each facebook phrase that the owner's own session can see, read as the
 // owner's browser sees them. A browser opens facebook's posts search
-// (/search/posts/?q=PHRASE, newest first) and, for a phrase that names a
-// group, the group's own search (/groups/GROUP/search/?q=PHRASE), with
-// the owner's cookies, and the reader takes the GraphQL answers
-// (/api/graphql/) the page itself receives.
+// (/search/posts/?q=PHRASE, newest first) and the searches of the groups
+// the owner joined (/groups/GROUP/search/?q=PHRASE), with the owner's
+// cookies, and the reader takes the results the page itself holds: the
+// first ones inside its HTML, the rest in the GraphQL answers
+// (/api/graphql/) it receives.
 //
 // Reading what the site's own page asks for, rather than calling its
 // private API, survives facebook's changes to that API: the page keeps
@@ -16,6 +17,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -38,7 +40,29 @@ const (
 	// steadily for long; a slow, even pace over a pass of many phrases
 	// is what keeps the session alive.
 	DefaultPace = 30 * time.Second
+	// DefaultGroups is how many of the groups the owner joined are
+	// searched: the first ones of facebook's own list, where the groups
+	// with recent activity come first.
+	DefaultGroups = 10
+	// DefaultGroupsEvery is how often the list of joined groups is read
+	// again: people join and leave groups over days, not minutes.
+	DefaultGroupsEvery = 6 * time.Hour
+	// DefaultGroupSearches is the most group searches of one read (a
+	// pass): five minutes at the pace, so that a pass of many phrases in
+	// many groups does not grow without end; the next pass goes on where
+	// this one stopped.
+	DefaultGroupSearches = 10
 )
+
+// Keys of what a Reader keeps beside its checkpoints (helper.In.Save).
+const (
+	groupsKey   = "facebook:groups"
+	rotationKey = "facebook:groups:next"
+)
+
+// maxGroupsKept bounds the list of joined groups kept, whatever Groups
+// is: a person in thousands of groups still has a list of known size.
+const maxGroupsKept = 100
 
 // Page is what a browser saw of one page.
 type Page struct {
@@ -49,6 +73,9 @@ type Page struct {
 	Head   string
 	// Header is the document's answer header (a 429's Retry-After).
 	Header http.Header
+	// Document is the document's HTML, where facebook puts the first
+	// results of a page it renders (nil when it was over the size cap).
+	Document []byte
 	// Answers are the bodies of the answers the page received whose
 	// address matched, in the order they came.
 	Answers [][]byte
@@ -66,6 +93,10 @@ type PageRequest struct {
 	Proxy *url.URL
 	// Match picks the answers kept by their address.
 	Match func(string) bool
+	// Holds says whether one answer, or one data blob of the document,
+	// holds what the page was opened for: the page is read until one
+	// does. nil is search results.
+	Holds func(body []byte) bool
 }
 
 // PageReader opens a page in a browser and returns what it saw. An error
@@ -81,11 +112,30 @@ type Reader struct {
 	Pages   PageReader
 	BaseURL string        // "" is DefaultBaseURL; a mirror or a test server
 	Pace    time.Duration // 0 is DefaultPace; below zero does not pace (tests)
+	// Groups is how many of the groups the owner joined are searched for
+	// each phrase: 0 is DefaultGroups, below zero none.
+	Groups int
+	// GroupsEvery is how often the list of joined groups is read again
+	// (/groups/joins/): 0 is DefaultGroupsEvery.
+	GroupsEvery time.Duration
+	// GroupSearches is the most group searches of one read, rotating
+	// through the groups and phrases across reads: 0 is
+	// DefaultGroupSearches.
+	GroupSearches int
 	// Now and Sleep are the clock; nil uses the system's.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 
-	next time.Time
+	next     time.Time
+	joined   *joinedGroups // nil until read from the state or the site
+	rotation int           // the next group search
+	rotRead  bool          // rotation was read from the state
+}
+
+// joinedGroups is the list of joined groups kept, and when it was read.
+type joinedGroups struct {
+	At     time.Time `json:"at"`
+	Groups []Group   `json:"groups"`
 }
 
 var _ helper.Reader = (*Reader)(nil)
@@ -116,54 +166,152 @@ func Key(phrase, group string) string {
 
 // Read implements helper.Reader: each phrase's posts search, and its
 // group's search when the phrase names a group (its id or address name),
-// since each checkpoint. The posts search already shows the posts of the
-// groups the owner joined that match; a group's own search reaches
-// further back in that group.
+// since each checkpoint; then searches in the groups the owner joined
+// (see Groups), GroupSearches of them at most, going on where the last
+// read stopped. The posts search shows some posts of the joined groups
+// too; a group's own search shows the ones it leaves out.
 func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, helper.Mark) error) error {
 	// The browser lives for this read only: a helper runs one browser at
 	// a time, and the next platform's reader starts its own.
 	if c, ok := r.Pages.(interface{ Close() error }); ok {
 		defer c.Close()
 	}
-	base := strings.TrimRight(r.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	type search struct{ phrase, group string }
 	var searches []search
+	var phrases []string
 	for _, p := range in.Phrases {
 		ph := strings.TrimSpace(p.Phrase)
 		if ph == "" {
 			continue
 		}
-		searches = append(searches, search{ph, ""})
+		phrases = append(phrases, ph)
+		searches = append(searches, search{phrase: ph})
 		if g := strings.Trim(strings.TrimSpace(p.Community), "/"); g != "" && !strings.ContainsAny(g, "/?#") {
-			searches = append(searches, search{ph, g})
+			searches = append(searches, search{phrase: ph, group: g, community: g})
 		}
 	}
 	slices.SortFunc(searches, func(a, b search) int { return strings.Compare(a.group+"\x00"+a.phrase, b.group+"\x00"+b.phrase) })
 	searches = slices.Compact(searches)
+	slices.Sort(phrases)
+	phrases = slices.Compact(phrases)
 	for _, s := range searches {
-		q := url.Values{"q": {s.phrase}}
-		var u string
-		if s.group == "" {
-			q.Set("filters", recentFilter)
-			u = base + "/search/posts/?" + q.Encode()
-		} else {
-			u = base + "/groups/" + url.PathEscape(s.group) + "/search/?" + q.Encode()
+		if err := r.readSearch(ctx, in, s, emit); err != nil {
+			return err
 		}
-		if err := r.readSearch(ctx, in, u, Key(s.phrase, s.group), s.group, emit); err != nil {
+	}
+	if r.Groups < 0 || len(phrases) == 0 {
+		return nil
+	}
+	return r.readGroups(ctx, in, phrases, searches, emit)
+}
+
+// search is one search page: the posts search when group is "", else
+// the group's search; community is the name its posts carry when their
+// story names no group.
+type search struct{ phrase, group, community string }
+
+func (r *Reader) base() string {
+	if b := strings.TrimRight(r.BaseURL, "/"); b != "" {
+		return b
+	}
+	return DefaultBaseURL
+}
+
+func (r *Reader) searchURL(s search) string {
+	q := url.Values{"q": {s.phrase}}
+	if s.group == "" {
+		q.Set("filters", recentFilter)
+		return r.base() + "/search/posts/?" + q.Encode()
+	}
+	return r.base() + "/groups/" + url.PathEscape(s.group) + "/search/?" + q.Encode()
+}
+
+// readGroups searches the next GroupSearches (group, phrase) pairs of the
+// joined groups, after those the phrases name themselves, and keeps
+// where it stopped.
+func (r *Reader) readGroups(ctx context.Context, in helper.In, phrases []string, named []search, emit func(helper.Post, helper.Mark) error) (err error) {
+	groups, err := r.joinedGroups(ctx, in)
+	if err != nil {
+		return err
+	}
+	var pairs []search
+	for _, g := range groups {
+		for _, ph := range phrases {
+			if s := (search{phrase: ph, group: g.ID, community: g.Name}); !slices.ContainsFunc(named, func(n search) bool {
+				return n.group == s.group && n.phrase == s.phrase
+			}) {
+				pairs = append(pairs, s)
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	if !r.rotRead {
+		r.rotation, _ = strconv.Atoi(in.Since(rotationKey))
+		r.rotRead = true
+	}
+	start := max(r.rotation, 0) % len(pairs)
+	n := min(len(pairs), cmp.Or(r.GroupSearches, DefaultGroupSearches))
+	done := 0
+	// Where the searches stopped is kept however they ended: a search
+	// that failed is tried first next time.
+	defer func() {
+		r.rotation = (start + done) % len(pairs)
+		if in.Save == nil {
+			return
+		}
+		if serr := in.Save(rotationKey, strconv.Itoa(r.rotation)); serr != nil && err == nil {
+			err = fmt.Errorf("facebook: keeping the place in the groups' rotation: %w", serr)
+		}
+	}()
+	for ; done < n; done++ {
+		if err := r.readSearch(ctx, in, pairs[(start+done)%len(pairs)], emit); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *Reader) readSearch(ctx context.Context, in helper.In, pageURL, key, group string, emit func(helper.Post, helper.Mark) error) error {
-	if err := r.pace(ctx); err != nil {
-		return err
+// joinedGroups returns the first Groups groups the owner joined, from
+// the list kept when it is younger than GroupsEvery, else read again
+// from the groups page (a page of its own, paced as every page is).
+func (r *Reader) joinedGroups(ctx context.Context, in helper.In) ([]Group, error) {
+	if r.joined == nil {
+		var kept joinedGroups
+		if err := json.Unmarshal([]byte(in.Since(groupsKey)), &kept); err == nil {
+			r.joined = &kept
+		}
 	}
-	req := PageRequest{URL: pageURL, Cookies: in.Session, Match: IsGraphQL}
+	now := r.now()
+	if j := r.joined; j == nil || now.Sub(j.At) >= cmp.Or(r.GroupsEvery, DefaultGroupsEvery) || now.Before(j.At) {
+		pg, err := r.open(ctx, in, r.base()+"/groups/joins/", hasGroups)
+		if err != nil {
+			return nil, err
+		}
+		gs := parseGroups(pg.Document, pg.Answers)
+		r.joined = &joinedGroups{At: now, Groups: gs[:min(len(gs), maxGroupsKept)]}
+		if in.Save != nil {
+			b, err := json.Marshal(r.joined)
+			if err != nil {
+				return nil, err
+			}
+			if err := in.Save(groupsKey, string(b)); err != nil {
+				return nil, fmt.Errorf("facebook: keeping the list of joined groups: %w", err)
+			}
+		}
+	}
+	gs := r.joined.Groups
+	return gs[:min(len(gs), cmp.Or(r.Groups, DefaultGroups))], nil
+}
+
+// open opens a page, after the pace, and reports what facebook answered;
+// it returns the page when it is the one asked for, and an error (a
+// *helper.Paused among them) when it is not.
+func (r *Reader) open(ctx context.Context, in helper.In, pageURL string, holds func([]byte) bool) (Page, error) {
+	if err := r.pace(ctx); err != nil {
+		return Page{}, err
+	}
+	req := PageRequest{URL: pageURL, Cookies: in.Session, Match: IsGraphQL, Holds: holds}
 	if in.ViaProxy {
 		req.Proxy = in.Proxy
 	}
@@ -174,13 +322,13 @@ func (r *Reader) readSearch(ctx context.Context, in helper.In, pageURL, key, gro
 	pg, err := r.Pages.Read(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return Page{}, ctx.Err()
 		}
 		if rep := in.Report(ctx, helper.Signal{NoResponse: true}, 0); rep != nil {
-			return rep
+			return Page{}, rep
 		}
 		// The error names the page, never a cookie.
-		return fmt.Errorf("facebook: %s: no answer (through the proxy: %t): %w", pathOf(pageURL), in.ViaProxy, err)
+		return Page{}, fmt.Errorf("facebook: %s: no answer (through the proxy: %t): %w", pathOf(pageURL), in.ViaProxy, err)
 	}
 	issue, sig := Health(pg.URL, pg.Status, pg.Head)
 	wait := time.Duration(0)
@@ -188,19 +336,28 @@ func (r *Reader) readSearch(ctx context.Context, in helper.In, pageURL, key, gro
 		wait = time.Duration(n) * time.Second // the wait facebook named
 	}
 	if err := in.Report(ctx, sig, wait); err != nil {
-		return err
+		return Page{}, err
 	}
 	if issue != "" || !sig.OK() {
-		return fmt.Errorf("facebook: %s: the page answered %d (%s), not search results", pathOf(pageURL), pg.Status, orUnknown(issue))
+		return Page{}, fmt.Errorf("facebook: %s: the page answered %d (%s), not the page asked for", pathOf(pageURL), pg.Status, orUnknown(issue))
 	}
+	return pg, nil
+}
+
+func (r *Reader) readSearch(ctx context.Context, in helper.In, s search, emit func(helper.Post, helper.Mark) error) error {
+	pg, err := r.open(ctx, in, r.searchURL(s), hasResults)
+	if err != nil {
+		return err
+	}
+	key := Key(s.phrase, s.group)
 	since, _ := strconv.ParseInt(in.Since(key), 10, 64)
-	stories := parseAnswers(pg.Answers)
+	stories := parsePage(pg.Document, pg.Answers)
 	slices.SortStableFunc(stories, func(a, b story) int { return int(a.created - b.created) })
-	for _, s := range stories {
-		if s.created < since {
+	for _, st := range stories {
+		if st.created < since {
 			continue
 		}
-		if err := emit(r.post(s, group), helper.Mark{Key: key, Value: strconv.FormatInt(s.created, 10)}); err != nil {
+		if err := emit(r.post(st, s.community), helper.Mark{Key: key, Value: strconv.FormatInt(st.created, 10)}); err != nil {
 			return err
 		}
 	}
@@ -241,6 +398,13 @@ func pathOf(u string) string {
 		return p.Path
 	}
 	return "a page"
+}
+
+func (r *Reader) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
 }
 
 // pace waits until the account's next page may open.

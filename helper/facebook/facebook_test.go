@@ -21,6 +21,8 @@ type fakePages struct {
 	answer  func(u *url.URL) Page
 	opened  []string
 	cookies [][]core.Cookie
+	now     func() time.Time // the reader's clock (newReader sets it)
+	at      []time.Time      // when each page was opened
 }
 
 func (f *fakePages) Read(ctx context.Context, r PageRequest) (Page, error) {
@@ -28,6 +30,9 @@ func (f *fakePages) Read(ctx context.Context, r PageRequest) (Page, error) {
 	f.mu.Lock()
 	f.opened = append(f.opened, pageURL)
 	f.cookies = append(f.cookies, r.Cookies)
+	if f.now != nil {
+		f.at = append(f.at, f.now())
+	}
 	f.mu.Unlock()
 	if !match("https://www.facebook.com/api/graphql/") || match("https://www.facebook.com/ajax/bz") {
 		return Page{}, errors.New("the reader's match keeps the wrong answers")
@@ -70,6 +75,9 @@ func (r *run) emit(p helper.Post, m helper.Mark) error {
 
 func newReader(t *testing.T, pages PageReader, r *run) *Reader {
 	now := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
+	if f, ok := pages.(*fakePages); ok {
+		f.now = func() time.Time { return now }
+	}
 	return &Reader{Pages: pages, BaseURL: "https://fb.test",
 		Now: func() time.Time { return now },
 		Sleep: func(ctx context.Context, d time.Duration) error {
@@ -96,6 +104,7 @@ func TestReadSearchAndGroup(t *testing.T) {
 	pages := &fakePages{answer: results(t)}
 	jar := []core.Cookie{{Name: "c_user", Value: "1000", Domain: ".facebook.com"}, {Name: "xs", Value: "s3", Domain: ".facebook.com"}}
 	rd := newReader(t, pages, r)
+	rd.Groups = -1
 	if err := rd.Read(context.Background(), r.in(jar), r.emit); err != nil {
 		t.Fatal(err)
 	}
@@ -206,5 +215,228 @@ func TestReadRateLimitReportsTheWaitNamed(t *testing.T) {
 	}
 	if len(waits) != 1 || waits[0] != 120*time.Second {
 		t.Fatalf("reported waits %v, want the 120 s facebook named", waits)
+	}
+}
+
+// The first results of a search that facebook put inside the page's HTML
+// are read as the answers' are.
+func TestReadFirstResultsInTheHTML(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	doc := readFixture(t, "search_page.html")
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		if u.Path != "/search/posts/" {
+			return Page{URL: u.String(), Status: 404}
+		}
+		return Page{URL: u.String(), Status: 200, Head: string(doc[:100]), Document: doc}
+	}}
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	rd := newReader(t, pages, r)
+	rd.Groups = -1
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := postIDs(r.posts); got != "1600000000000001,1600000000000002" {
+		t.Fatalf("posts %s, want the two stories of the page's HTML", got)
+	}
+	if p := r.posts[0]; p.AuthorName != "Barbara Liskov" || p.URL != "https://www.facebook.com/barbara.liskov/posts/pfbid0liskov" || p.Likes != 9 {
+		t.Errorf("post %+v", p)
+	}
+}
+
+func postIDs(ps []helper.Post) string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.ExternalID)
+	}
+	return strings.Join(out, ",")
+}
+
+// joinedNames are the groups of groups_joins.html and
+// groups_joins_more.txt, by id.
+var joinedNames = map[string]string{"1242309506256283": "Home Baristas", "880011223344556": "Espresso Nerds",
+	"771122334455667": "Grinder Repair Club", "660000000000001": "Coffee Roasters Guild", "550000000000002": "Latte Art Practice"}
+
+// groupPages answers the posts search with search_posts.txt, the groups
+// page with groups_joins.html and the answer groups_joins_more.txt, and
+// each group's search with group_search.txt made that group's: its id,
+// its name, and a post id of its own (Home Baristas' is the fixture's,
+// 1995955427558351, which the posts search does not show).
+func groupPages(t *testing.T) func(u *url.URL) Page {
+	search, joins, more, group := readFixture(t, "search_posts.txt"), readFixture(t, "groups_joins.html"),
+		readFixture(t, "groups_joins_more.txt"), string(readFixture(t, "group_search.txt"))
+	return func(u *url.URL) Page {
+		ok := Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>"}
+		parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+		switch {
+		case u.Path == "/search/posts/":
+			ok.Answers = [][]byte{search}
+		case u.Path == "/groups/joins/":
+			ok.Document, ok.Answers = joins, [][]byte{more}
+		case len(parts) == 3 && parts[0] == "groups" && parts[2] == "search" && joinedNames[parts[1]] != "":
+			id := parts[1]
+			b := group
+			if id != "1242309506256283" {
+				b = strings.NewReplacer("1242309506256283", id, "Home Baristas", joinedNames[id], "1995955427558351", "7"+id).Replace(group)
+			}
+			ok.Answers = [][]byte{[]byte(b)}
+		default:
+			return Page{URL: u.String(), Status: 404}
+		}
+		return ok
+	}
+}
+
+func paths(opened []string) string {
+	var out []string
+	for _, o := range opened {
+		u, _ := url.Parse(o)
+		out = append(out, u.Path)
+	}
+	return strings.Join(out, " ")
+}
+
+// The groups the owner joined are learned from /groups/joins/ (at most
+// Groups of them, in the page's order) and searched for each phrase, a
+// few searches a pass, rotating across passes and restarts; the groups
+// page is read again only after GroupsEvery; every page waits the pace.
+func TestJoinedGroupsAreSearchedInTurn(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	pages := &fakePages{answer: groupPages(t)}
+	in := helper.In{
+		Phrases: []helper.Phrase{{Phrase: "acme grinder"}},
+		Since:   func(k string) string { return r.since[k] },
+		Save:    func(k, v string) error { r.since[k] = v; return nil },
+		Report: func(ctx context.Context, s helper.Signal, wait time.Duration) error {
+			r.reports = append(r.reports, s)
+			return nil
+		},
+	}
+	now := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
+	var slept []time.Duration
+	pages.now = func() time.Time { return now }
+	reader := func() *Reader {
+		return &Reader{Pages: pages, BaseURL: "https://fb.test", Groups: 3, GroupSearches: 2,
+			Now: func() time.Time { return now },
+			Sleep: func(ctx context.Context, d time.Duration) error {
+				slept = append(slept, d)
+				now = now.Add(d)
+				return nil
+			}}
+	}
+	pass := func(rd *Reader, want string) {
+		t.Helper()
+		pages.opened, r.posts, r.marks = nil, nil, nil
+		if err := rd.Read(context.Background(), in, r.emit); err != nil {
+			t.Fatal(err)
+		}
+		if got := paths(pages.opened); got != want {
+			t.Fatalf("pages opened\n got %s\nwant %s", got, want)
+		}
+		now = now.Add(10 * time.Minute) // the time between passes
+	}
+	rd := reader()
+	pass(rd, "/search/posts/ /groups/joins/ /groups/1242309506256283/search/ /groups/880011223344556/search/")
+	var inGroup *helper.Post
+	for i, p := range r.posts {
+		if p.ExternalID == "1995955427558351" {
+			inGroup = &r.posts[i]
+			if r.marks[i] != (helper.Mark{Key: Key("acme grinder", "1242309506256283"), Value: "1790170000"}) {
+				t.Errorf("mark %+v", r.marks[i])
+			}
+		}
+	}
+	if inGroup == nil || inGroup.Community != "Home Baristas" || inGroup.Body[0] != "Descaling the acme grinder: vinegar or tablets?" {
+		t.Fatalf("the joined group's post: %+v (posts %s)", inGroup, postIDs(r.posts))
+	}
+	if !strings.Contains(postIDs(r.posts), "7880011223344556") {
+		t.Errorf("the second group's post is missing: %s", postIDs(r.posts))
+	}
+	// The next pass goes on with the third group, then the first again:
+	// the fourth and fifth joined groups are past the cap.
+	pass(rd, "/search/posts/ /groups/771122334455667/search/ /groups/1242309506256283/search/")
+	// A helper started again goes on where the last one stopped, with the
+	// groups it learned.
+	rd = reader()
+	pass(rd, "/search/posts/ /groups/880011223344556/search/ /groups/771122334455667/search/")
+	// Every page waited the pace after the one before.
+	for i := 1; i < len(pages.at); i++ {
+		if d := pages.at[i].Sub(pages.at[i-1]); d < DefaultPace {
+			t.Errorf("page %d opened %s after the one before, under the pace of %s", i, d, DefaultPace)
+		}
+	}
+	if len(slept) != 7 {
+		t.Errorf("slept %v, want the pace before each page but the first of each pass", slept)
+	}
+	for _, d := range slept {
+		if d != DefaultPace {
+			t.Errorf("slept %v, want %s each time", slept, DefaultPace)
+			break
+		}
+	}
+	// Past GroupsEvery the groups page is read again.
+	now = now.Add(DefaultGroupsEvery)
+	pass(rd, "/search/posts/ /groups/joins/ /groups/1242309506256283/search/ /groups/880011223344556/search/")
+}
+
+// Groups below zero reads no joined group; the default cap is
+// DefaultGroups.
+func TestJoinedGroupsOffAndDefaultCap(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	pages := &fakePages{answer: groupPages(t)}
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	rd := newReader(t, pages, r)
+	rd.Groups = -1
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(pages.opened); got != "/search/posts/" {
+		t.Errorf("with groups off: %s", got)
+	}
+	if DefaultGroups != 10 {
+		t.Errorf("DefaultGroups %d, documented as 10", DefaultGroups)
+	}
+	pages.opened = nil
+	rd = newReader(t, pages, r)
+	rd.GroupSearches = 100
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	// The five joined groups, under the default cap, each searched once.
+	n := 0
+	for _, o := range pages.opened {
+		if strings.Contains(o, "/groups/") && strings.Contains(o, "/search/") {
+			n++
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d group searches, want 5: %s", n, paths(pages.opened))
+	}
+}
+
+// A groups page that facebook turned into a checkpoint is reported and
+// stops the read, as a search page does.
+func TestJoinedGroupsPageCheckpoint(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	answer := groupPages(t)
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		if u.Path == "/groups/joins/" {
+			return Page{URL: "https://fb.test/checkpoint/828281030927956/?next=%2F", Status: 200, Head: "<title>Confirm your identity</title>"}
+		}
+		return answer(u)
+	}}
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	err := newReader(t, pages, r).Read(context.Background(), in, r.emit)
+	var p *helper.Paused
+	if !errors.As(err, &p) || !p.NeedsOwner {
+		t.Fatalf("err %v, want the pause", err)
+	}
+	if got := paths(pages.opened); got != "/search/posts/ /groups/joins/" {
+		t.Errorf("pages opened: %s", got)
+	}
+	if len(r.reports) != 2 || !strings.Contains(r.reports[1].Location, "/checkpoint/") {
+		t.Errorf("reports %+v", r.reports)
 	}
 }

@@ -1,7 +1,9 @@
 package facebook
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -23,6 +25,160 @@ type story struct {
 // script tag cannot run them.
 const forLoop = "for (;;);"
 
+// Caps on what of a page's document is parsed: one blob, and all of a
+// document's blobs together. A search page's first results weigh a few
+// hundred kilobytes.
+const (
+	maxBlob  = 2 << 20
+	maxBlobs = 4 << 20
+)
+
+// parsePage returns the stories a page holds: in its document, where
+// facebook puts the first results of a page it renders (see blobs), and
+// in the GraphQL answers it received after, each story once.
+func parsePage(doc []byte, answers [][]byte) []story {
+	return parseAnswers(append(blobs(doc), answers...))
+}
+
+// blobs returns the JSON of a document's <script type="application/json"
+// data-sjs> tags that carry data for the page's Relay store ("__bbox":
+// facebook's server hands a page its first query results as
+// {"require":[["ScheduledServerJS","handle",null,[{"__bbox":{"require":
+// [["RelayPrefetchedStreamCache","next",[],[PRELOADER,{"__bbox":
+// {"complete":true,"result":{"data":...}}}]]]}}]]]}), which the story
+// finder reads as it reads an answer. A blob over maxBlob is skipped and
+// the blobs stop at maxBlobs in all, before any is parsed.
+func blobs(doc []byte) [][]byte {
+	var out [][]byte
+	total := 0
+	for len(doc) > 0 {
+		i := bytes.Index(doc, []byte("<script"))
+		if i < 0 {
+			break
+		}
+		doc = doc[i:]
+		end := bytes.IndexByte(doc, '>')
+		if end < 0 {
+			break
+		}
+		tag := doc[:end]
+		doc = doc[end+1:]
+		stop := bytes.Index(doc, []byte("</script>"))
+		if stop < 0 {
+			break
+		}
+		body := doc[:stop]
+		doc = doc[stop:]
+		if !bytes.Contains(tag, []byte(`type="application/json"`)) || !bytes.Contains(tag, []byte("data-sjs")) ||
+			!bytes.Contains(body, []byte(`"__bbox"`)) || len(body) > maxBlob {
+			continue
+		}
+		if total += len(body); total > maxBlobs {
+			break
+		}
+		out = append(out, body)
+	}
+	return out
+}
+
+// hasResults says whether an answer, or a blob of a document, holds
+// search results: stories, or the empty result list of a search that
+// found none.
+func hasResults(b []byte) bool {
+	return bytes.Contains(b, []byte(`"post_id"`)) || bytes.Contains(b, []byte(`"serpResponse"`)) || bytes.Contains(b, []byte(`"group_feed"`))
+}
+
+// hasGroups says whether an answer, or a blob of a document, holds
+// groups.
+func hasGroups(b []byte) bool {
+	return bytes.Contains(b, []byte(`"__typename":"Group"`))
+}
+
+// pageHolds says whether a blob of the document or one of the answers
+// has what has looks for.
+func pageHolds(doc []byte, answers [][]byte, has func([]byte) bool) bool {
+	return slices.ContainsFunc(blobs(doc), has) || slices.ContainsFunc(answers, has)
+}
+
+// Group is a group the owner joined, as /groups/joins/ lists it.
+type Group struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	URL  string `json:"url,omitempty"`
+}
+
+// parseGroups returns the groups the owner joined that a page shows (the
+// groups page /groups/joins/, in its document and in the answers it
+// received), each once, in the page's order. A group is an object whose
+// __typename is Group, with an id and a name, found wherever facebook
+// nests it; one whose viewer_join_state says the owner is not a member
+// (a suggestion beside the list) is left out.
+func parseGroups(doc []byte, answers [][]byte) []Group {
+	type at struct{ body, pos int }
+	var out []Group
+	where := map[string]at{}
+	for i, body := range append(blobs(doc), answers...) {
+		eachDocument(body, func(v any) {
+			walkGroups(v, func(g Group) {
+				if _, ok := where[g.ID]; ok {
+					return
+				}
+				// The walk meets an object's keys in no fixed order: the
+				// page's order is where each group's id first stands.
+				pos := bytes.Index(body, []byte(`"`+g.ID+`"`))
+				where[g.ID] = at{i, pos}
+				out = append(out, g)
+			})
+		})
+	}
+	slices.SortStableFunc(out, func(a, b Group) int {
+		wa, wb := where[a.ID], where[b.ID]
+		if wa.body != wb.body {
+			return wa.body - wb.body
+		}
+		return wa.pos - wb.pos
+	})
+	return out
+}
+
+func walkGroups(v any, found func(Group)) {
+	switch v := v.(type) {
+	case map[string]any:
+		if t, _ := v["__typename"].(string); t == "Group" {
+			id := idOf(v["id"])
+			name, _ := v["name"].(string)
+			state, _ := v["viewer_join_state"].(string)
+			if id != "" && name != "" && (state == "" || state == "MEMBER") {
+				g := Group{ID: id, Name: name}
+				g.URL, _ = v["url"].(string)
+				found(g)
+			}
+		}
+		for _, c := range v {
+			walkGroups(c, found)
+		}
+	case []any:
+		for _, c := range v {
+			walkGroups(c, found)
+		}
+	}
+}
+
+// eachDocument hands each JSON document of a body to f: an answer may
+// hold several, one a line, some prefixed with "for (;;);". A broken
+// document ends what can be read of the body; the documents before it
+// are kept.
+func eachDocument(body []byte, f func(any)) {
+	dec := json.NewDecoder(strings.NewReader(strings.ReplaceAll(string(body), forLoop, "")))
+	for {
+		var doc any
+		if err := dec.Decode(&doc); err != nil {
+			return
+		}
+		f(doc)
+	}
+}
+
 // parseAnswers returns the stories of the GraphQL answers a page
 // received, each answer one body that may hold several JSON documents
 // (facebook streams a query's parts one document a line, some prefixed
@@ -40,21 +196,14 @@ func parseAnswers(answers [][]byte) []story {
 	var out []story
 	seen := map[string]bool{}
 	for _, body := range answers {
-		dec := json.NewDecoder(strings.NewReader(strings.ReplaceAll(string(body), forLoop, "")))
-		for {
-			var doc any
-			// A broken document ends what can be read of this answer;
-			// the documents before it are kept.
-			if err := dec.Decode(&doc); err != nil {
-				break
-			}
+		eachDocument(body, func(doc any) {
 			walk(doc, "", func(s story) {
 				if !seen[s.id] {
 					seen[s.id] = true
 					out = append(out, s)
 				}
 			})
-		}
+		})
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package facebook
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +63,73 @@ func TestParseKeepsDocumentsBeforeABrokenOne(t *testing.T) {
 	got := parseAnswers([][]byte{[]byte(body), []byte("<html>not json</html>")})
 	if len(got) != 1 || got[0].id != "1" || got[0].url != "" {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+// A page whose first results come inside its HTML: the stories of the
+// data-sjs blob are read as an answer's are, the configuration blob and
+// the rest of the document add nothing.
+func TestParsePageReadsTheDocumentsBlobs(t *testing.T) {
+	got := parsePage(readFixture(t, "search_page.html"), nil)
+	if len(got) != 2 {
+		t.Fatalf("got %d stories, want the blob's 2: %+v", len(got), got)
+	}
+	m := byID(got)
+	want := story{id: "1600000000000001", author: "Barbara Liskov", authorURL: "https://www.facebook.com/barbara.liskov",
+		text: "Is the acme grinder worth it for espresso at home?", url: "https://www.facebook.com/barbara.liskov/posts/pfbid0liskov",
+		created: 1790171000, likes: 9, comments: 2}
+	if m["1600000000000001"] != want {
+		t.Errorf("story\n got %+v\nwant %+v", m["1600000000000001"], want)
+	}
+	// With the answers the page received after: both, each story once.
+	got = parsePage(readFixture(t, "search_page.html"), [][]byte{readFixture(t, "search_posts.txt")})
+	if len(got) != 5 {
+		t.Errorf("document and answers: %d stories, want 5", len(got))
+	}
+	if !pageHolds(readFixture(t, "search_page.html"), nil, hasResults) || pageHolds([]byte(`<!DOCTYPE html><script type="application/json" data-sjs>{"require":[]}</script>`), nil, hasResults) {
+		t.Errorf("pageHolds tells a document with results from one without")
+	}
+}
+
+// Each blob, and all of a document's blobs together, are capped before
+// they are parsed.
+func TestParsePageCapsTheBlobs(t *testing.T) {
+	blob := func(id string, pad int) string {
+		return `<script type="application/json" data-sjs>{"require":[{"__bbox":{"complete":true,"result":{"data":{"post_id":"` + id +
+			`","message":{"text":"acme"},"creation_time":5,"pad":"` + strings.Repeat("a", pad) + `"}}}}]}</script>`
+	}
+	doc := "<!DOCTYPE html>" + blob("1", 10) + blob("2", maxBlob) + blob("3", maxBlob/2)
+	if got := byID(parsePage([]byte(doc), nil)); len(got) != 2 || got["2"].id != "" {
+		t.Errorf("a blob over %d bytes was read: %+v", maxBlob, got)
+	}
+	doc = "<!DOCTYPE html>"
+	n := maxBlobs/(maxBlob/2) + 2
+	for i := range n {
+		doc += blob(strconv.Itoa(i), maxBlob/2)
+	}
+	if got := parsePage([]byte(doc), nil); len(got) == 0 || len(got) >= n || len(got)*(maxBlob/2) > maxBlobs {
+		t.Errorf("%d blobs of %d bytes: %d read, want at most %d bytes of them", n, maxBlob/2, len(got), maxBlobs)
+	}
+}
+
+// The joined groups of /groups/joins/, from its document and the answers
+// it receives, in the page's order; a group the owner has not joined (a
+// suggestion) is not one.
+func TestParseGroups(t *testing.T) {
+	got := parseGroups(readFixture(t, "groups_joins.html"), [][]byte{readFixture(t, "groups_joins_more.txt")})
+	var names []string
+	for _, g := range got {
+		names = append(names, g.ID+" "+g.Name)
+	}
+	want := "1242309506256283 Home Baristas,880011223344556 Espresso Nerds,771122334455667 Grinder Repair Club," +
+		"660000000000001 Coffee Roasters Guild,550000000000002 Latte Art Practice"
+	if strings.Join(names, ",") != want {
+		t.Fatalf("groups\n got %s\nwant %s", strings.Join(names, ","), want)
+	}
+	if got[1].URL != "https://www.facebook.com/groups/880011223344556/" {
+		t.Errorf("url %q", got[1].URL)
+	}
+	if !pageHolds(readFixture(t, "groups_joins.html"), nil, hasGroups) || pageHolds(readFixture(t, "search_page.html"), nil, hasGroups) {
+		t.Errorf("pageHolds tells a groups page from a search page wrongly")
 	}
 }

@@ -13,15 +13,17 @@ import (
 )
 
 // BenchmarkLongRun reads x's search against the fake through the proxy,
-// one page a read in one browser, as a long-running helper does, and
-// reports the reader's peak heap over the run (Chromium is its own
-// process and apart). Memory stays flat when the peak does not grow with
-// b.N: a read keeps its page's answers only until it returns.
+// in one browser, as a long-running helper does: each read scrolls
+// through the page cap's three SearchTimeline pages. It reports the
+// reader's peak heap over the run (Chromium is its own process and
+// apart). Memory stays flat when the peak does not grow with b.N: a read
+// keeps its page's answers only until it returns.
 func BenchmarkLongRun(b *testing.B) {
 	if _, err := os.Stat(browser.DefaultExecPath); err != nil {
 		b.Skipf("no Chromium at %s: benchmark skipped", browser.DefaultExecPath)
 	}
 	fake, proxy := newFakeX(b), newForwardProxy(b)
+	fake.allPages(b)
 	r := &x.Reader{BaseURL: fake.srv.URL, Pace: -1,
 		Browser: browser.Options{NoSandbox: os.Geteuid() == 0, Timeout: 30 * time.Second}}
 	b.Cleanup(func() { r.Close() })
@@ -45,8 +47,8 @@ func BenchmarkLongRun(b *testing.B) {
 		runtime.ReadMemStats(&ms)
 		peak = max(peak, ms.HeapAlloc)
 	}
-	if posts == 0 {
-		b.Fatal("no posts read")
+	if posts != 6*b.N {
+		b.Fatalf("%d posts over %d reads, want the 6 of three pages a read", posts, b.N)
 	}
 	b.ReportMetric(float64(peak), "peak-heap-B")
 }

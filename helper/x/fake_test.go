@@ -1,7 +1,9 @@
 package x_test
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,23 +21,28 @@ import (
 // around the proxy fails the read and is counted.
 const proxyMark = "X-Earshot-Test-Proxy"
 
-// fakeX serves x's search page and its SearchTimeline answer. The page
+// fakeX serves x's search page and its SearchTimeline answers. The page
 // is what matters of x's web client here: an HTML document whose script
-// asks /i/api/graphql/<queryId>/SearchTimeline and renders nothing; the
-// answer is testdata/search_timeline.json (see its origin in
-// timeline.go's comment: x's web client's GraphQL SearchTimeline answer,
-// as open-source scrapers such as twscrape and the-convocation's
-// twitter-scraper decode it).
+// asks /i/api/graphql/<queryId>/SearchTimeline, shows each tweet, and
+// asks the next page with the last answer's Bottom cursor when it is
+// scrolled to its end. The answers are testdata's (their origin is in
+// testdata/README.md: x's web client's GraphQL SearchTimeline answers,
+// as open-source clients such as twscrape decode them), served by
+// cursor: the first page for none; then, by default, the end of the
+// results; after allPages, pages 2 to 4 and then the end.
 type fakeX struct {
 	srv      *httptest.Server
 	answer   []byte
-	mode     atomic.Value // "", "login", "checkpoint", "captcha", "ratelimit"
+	pages    atomic.Value // map[string][]byte: cursor → answer
+	end      []byte
+	mode     atomic.Value // "", "login", "checkpoint", "captcha", "ratelimit", "ratelimit-later" (pages after the first)
 	reset    int64        // the x-rate-limit-reset a 429 names
 	served   atomic.Int64
 	unmarked atomic.Int64
 	mu       sync.Mutex
 	cookies  []string // the auth_token values the search page saw
 	queries  []string
+	cursors  []string // the cursor of each SearchTimeline asked, "" for the first page
 }
 
 func newFakeX(t testing.TB) *fakeX {
@@ -43,16 +50,74 @@ func newFakeX(t testing.TB) *fakeX {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeX{answer: b}
+	end, err := os.ReadFile("testdata/search_timeline_end.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeX{answer: b, end: end}
+	f.pages.Store(map[string][]byte{"": b})
 	f.mode.Store("")
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
 }
 
-const searchPage = `<!doctype html><html><head><title>Search / X</title></head><body><div id="react-root"></div>
+// allPages serves four pages of results: testdata's first and second
+// pages, and a third and fourth made from the second with older ids,
+// each naming the next by its Bottom cursor.
+func (f *fakeX) allPages(t testing.TB) {
+	p2, err := os.ReadFile("testdata/search_timeline_page2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := func(ids, from, to string) []byte {
+		b := bytes.ReplaceAll(p2, []byte("186000000000000001"), []byte(ids))
+		return bytes.ReplaceAll(b, []byte(`"value":"`+from+`"`), []byte(`"value":"`+to+`"`))
+	}
+	f.pages.Store(map[string][]byte{
+		"":            f.answer,
+		"DAACCgACGdy": p2,
+		"DAACCgACGdz": older("185900000000000001", "DAACCgACGdz", "DAACCgACGd0"),
+		"DAACCgACGd0": older("185800000000000001", "DAACCgACGdz", "DAACCgACGd1"),
+	})
+}
+
+// Cursors returns the cursors of the SearchTimeline pages asked.
+func (f *fakeX) Cursors() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.cursors...)
+}
+
+const searchPage = `<!doctype html><html><head><title>Search / X</title></head><body style="margin:0"><div id="react-root"></div>
 <script>
-fetch("/i/api/graphql/nK1dw4oV3k4w5TdtcAdSww/SearchTimeline?variables=" + encodeURIComponent(JSON.stringify({rawQuery: new URLSearchParams(location.search).get("q"), count: 20, product: "Latest"})), {credentials: "include"});
+const q = new URLSearchParams(location.search).get("q");
+let cursor = null, loading = false, more = true;
+function load() {
+  loading = true;
+  const v = {rawQuery: q, count: 20, product: "Latest"};
+  if (cursor) v.cursor = cursor;
+  fetch("/i/api/graphql/nK1dw4oV3k4w5TdtcAdSww/SearchTimeline?variables=" + encodeURIComponent(JSON.stringify(v)), {credentials: "include"})
+    .then(r => r.json()).then(j => {
+      let n = 0;
+      for (const i of j.data.search_by_raw_query.search_timeline.timeline.instructions) {
+        for (const e of (i.entries || []).concat(i.entry ? [i.entry] : [])) {
+          if (e.content.cursorType === "Bottom") { cursor = e.content.value; continue; }
+          const a = document.createElement("article");
+          a.style.height = "1000px";
+          a.textContent = e.entryId;
+          document.getElementById("react-root").appendChild(a);
+          n++;
+        }
+      }
+      more = n > 0;
+      loading = false;
+    });
+}
+load();
+addEventListener("scroll", () => {
+  if (more && !loading && innerHeight + scrollY >= document.body.scrollHeight - 200) load();
+});
 </script></body></html>`
 
 // arkosePage is the shape of x's Arkose Labs challenge interstitial: the
@@ -92,7 +157,12 @@ func (f *fakeX) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case strings.HasSuffix(r.URL.Path, "/SearchTimeline"):
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		if mode == "ratelimit" {
+		var v struct{ Cursor string }
+		json.Unmarshal([]byte(r.URL.Query().Get("variables")), &v)
+		f.mu.Lock()
+		f.cursors = append(f.cursors, v.Cursor)
+		f.mu.Unlock()
+		if mode == "ratelimit" || (mode == "ratelimit-later" && v.Cursor != "") {
 			w.Header().Set("x-rate-limit-limit", "50")
 			w.Header().Set("x-rate-limit-remaining", "0")
 			w.Header().Set("x-rate-limit-reset", fmt.Sprint(f.reset))
@@ -100,7 +170,11 @@ func (f *fakeX) serve(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"errors":[{"code":88,"message":"Rate limit exceeded."}]}`)
 			return
 		}
-		w.Write(f.answer)
+		page, ok := f.pages.Load().(map[string][]byte)[v.Cursor]
+		if !ok {
+			page = f.end
+		}
+		w.Write(page)
 	case r.URL.Path == "/i/flow/login":
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, `<!doctype html><html><body><div id="react-root">Sign in to X</div></body></html>`)

@@ -21,7 +21,12 @@ import (
 //	    (newer answers: core.user_results.result.core.screen_name)
 //
 // A result may be a TweetWithVisibilityResults wrapping the tweet under
-// "tweet"; entries that are not tweets (cursors, prompts) are skipped.
+// "tweet"; entries that are not tweets (prompts) are skipped. The
+// "Bottom" cursor (content.cursorType, content.value) is what the client
+// asks the next page with, once the page is scrolled to its end: on the
+// first page it is an entry among the tweets, on later pages the entry
+// of a TimelineReplaceEntry instruction. A page with no tweets is past
+// the last result. testdata/README.md describes the fixtures.
 
 type timelineAnswer struct {
 	Data struct {
@@ -29,15 +34,8 @@ type timelineAnswer struct {
 			Timeline struct {
 				Timeline struct {
 					Instructions []struct {
-						Entries []struct {
-							Content struct {
-								ItemContent struct {
-									TweetResults struct {
-										Result *tweetResult `json:"result"`
-									} `json:"tweet_results"`
-								} `json:"itemContent"`
-							} `json:"content"`
-						} `json:"entries"`
+						Entries []timelineEntry `json:"entries"`
+						Entry   *timelineEntry  `json:"entry"`
 					} `json:"instructions"`
 				} `json:"timeline"`
 			} `json:"search_timeline"`
@@ -47,6 +45,18 @@ type timelineAnswer struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"errors"`
+}
+
+type timelineEntry struct {
+	Content struct {
+		CursorType  string `json:"cursorType"`
+		Value       string `json:"value"`
+		ItemContent struct {
+			TweetResults struct {
+				Result *tweetResult `json:"result"`
+			} `json:"tweet_results"`
+		} `json:"itemContent"`
+	} `json:"content"`
 }
 
 type tweetResult struct {
@@ -82,19 +92,36 @@ type tweet struct {
 // createdAtLayout is legacy.created_at's: "Wed Oct 10 20:19:24 +0000 2018".
 const createdAtLayout = "Mon Jan 02 15:04:05 -0700 2006"
 
-// parseSearch reads a SearchTimeline answer; errCode is the first of x's
-// error codes the answer carried (0 for none), which names an account
-// issue (see core/health).
-func parseSearch(body []byte) (tweets []tweet, errCode int, err error) {
+// searchPage is what one SearchTimeline answer holds.
+type searchPage struct {
+	tweets []tweet
+	// bottom is the cursor of the next page, "" for none.
+	bottom string
+	// errCode is the first of x's error codes the answer carried (0 for
+	// none), which names an account issue (see core/health).
+	errCode int
+}
+
+// parseSearch reads a SearchTimeline answer.
+func parseSearch(body []byte) (searchPage, error) {
 	var a timelineAnswer
+	var pg searchPage
 	if err := json.Unmarshal(body, &a); err != nil {
-		return nil, 0, fmt.Errorf("not a SearchTimeline answer: %w", err)
+		return pg, fmt.Errorf("not a SearchTimeline answer: %w", err)
 	}
 	if len(a.Errors) > 0 {
-		errCode = a.Errors[0].Code
+		pg.errCode = a.Errors[0].Code
 	}
 	for _, in := range a.Data.Search.Timeline.Timeline.Instructions {
-		for _, e := range in.Entries {
+		entries := in.Entries
+		if in.Entry != nil {
+			entries = append(entries, *in.Entry)
+		}
+		for _, e := range entries {
+			if e.Content.CursorType == "Bottom" {
+				pg.bottom = e.Content.Value
+				continue
+			}
 			r := e.Content.ItemContent.TweetResults.Result
 			if r != nil && r.RestID == "" && r.Tweet != nil {
 				r = r.Tweet
@@ -113,8 +140,8 @@ func parseSearch(body []byte) (tweets []tweet, errCode int, err error) {
 			if handle == "" || strings.TrimSpace(t.Text) == "" {
 				continue
 			}
-			tweets = append(tweets, t)
+			pg.tweets = append(pg.tweets, t)
 		}
 	}
-	return tweets, errCode, nil
+	return pg, nil
 }

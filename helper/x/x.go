@@ -32,11 +32,16 @@ import (
 const (
 	// DefaultBaseURL is x's web address.
 	DefaultBaseURL = "https://x.com"
-	// DefaultPace is the least time between two searches of one account:
-	// one every 20 seconds, three a minute, about what a person typing
-	// searches asks for, well under the web client's own search budget
-	// (50 SearchTimeline calls per 15 minutes per account).
+	// DefaultPace is the least time between two SearchTimeline pages of
+	// one account, a search's first page or a later one alike: one every
+	// 20 seconds, three a minute, about what a person searching and
+	// scrolling asks for, and 45 per 15 minutes, under the web client's
+	// own budget (50 SearchTimeline calls per 15 minutes per account),
+	// which counts every page.
 	DefaultPace = 20 * time.Second
+	// DefaultPages is the most pages read per search: the first, and two
+	// more when the posts not seen yet go on past it (about 20 a page).
+	DefaultPages = 3
 )
 
 // Reader reads x for one account. One Reader serves one account: its
@@ -47,6 +52,9 @@ const (
 type Reader struct {
 	BaseURL string        // "" is DefaultBaseURL; a mirror or a test server
 	Pace    time.Duration // 0 is DefaultPace; below zero does not pace (tests)
+	// Pages is the most SearchTimeline pages read per search; 0 is
+	// DefaultPages.
+	Pages int
 	// Browsers is the browser shared with the helper's other readers,
 	// which its owner closes; nil starts one of the reader's own.
 	Browsers *browser.Shared
@@ -78,7 +86,12 @@ func (r *Reader) Close() error {
 }
 
 // Read implements helper.Reader: one live search per phrase, the posts
-// newer than the phrase's checkpoint, oldest first.
+// newer than the phrase's checkpoint, oldest first. A search reads on
+// past its first page as the web client does, by scrolling the page to
+// its end so that it asks the next page with the last one's Bottom
+// cursor, until a page shows a post at or before the checkpoint, a page
+// has no posts, or Pages pages were read. Each page waits the pace: x
+// counts every page against the account's search budget.
 func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, helper.Mark) error) error {
 	var phrases []string
 	for _, p := range in.Phrases {
@@ -127,11 +140,14 @@ func (r *Reader) search(ctx context.Context, in helper.In, phrase string, emit f
 	if err != nil {
 		return fmt.Errorf("x: %w", err)
 	}
+	key := Key(phrase)
+	since := in.Since(key)
 	req := browser.Request{
 		URL:     r.base() + "/search?" + url.Values{"q": {phrase}, "f": {"live"}, "src": {"typed_query"}}.Encode(),
 		Cookies: xCookies(in.Session),
 		Match:   func(u string) bool { return strings.Contains(u, "/SearchTimeline") },
 		Done:    done,
+		More:    func(p *browser.Page) func(context.Context) error { return r.more(p, since) },
 	}
 	if h := hostOf(r.base()); h != "x.com" && !strings.HasSuffix(h, ".x.com") {
 		// A mirror or a test server: the owner's x cookies go to its host.
@@ -154,8 +170,6 @@ func (r *Reader) search(ctx context.Context, in helper.In, phrase string, emit f
 	if !sig.OK() {
 		return fmt.Errorf("x: searching %q: %s", phrase, describe(sig))
 	}
-	key := Key(phrase)
-	since := in.Since(key)
 	slices.SortFunc(tweets, func(a, b tweet) int { return compareIDs(a.ID, b.ID) })
 	tweets = slices.CompactFunc(tweets, func(a, b tweet) bool { return a.ID == b.ID })
 	for _, t := range tweets {
@@ -180,10 +194,34 @@ func (r *Reader) search(ctx context.Context, in helper.In, phrase string, emit f
 	return nil
 }
 
-// done says when a search page has shown what it will: a search answer,
-// or a page that is not the search (a login wall, a challenge).
+// done says when a search page has shown what it will: a search answer
+// since the last scroll, or a page that is not the search (a login wall,
+// a challenge).
 func done(p *browser.Page) bool {
-	return len(p.Answers) > 0 || !strings.HasPrefix(pathOf(p.URL), "/search") || p.Status != 200 || challenged(p.Document)
+	return len(p.Answers) > p.Scrolls || !strings.HasPrefix(pathOf(p.URL), "/search") || p.Status != 200 || challenged(p.Document)
+}
+
+// more says whether a search reads its next page, and returns the wait
+// before it: the pace, as for a search of its own. It reads on while the
+// last page answered normally with posts all newer than since and named
+// a next page, and fewer than Pages pages were read.
+func (r *Reader) more(p *browser.Page, since string) func(context.Context) error {
+	if len(p.Answers) == 0 || len(p.Answers) >= cmp.Or(r.Pages, DefaultPages) ||
+		!strings.HasPrefix(pathOf(p.URL), "/search") || p.Status != 200 {
+		return nil
+	}
+	last := p.Answers[len(p.Answers)-1]
+	if last.Status != 200 || last.Body == nil {
+		return nil
+	}
+	pg, err := parseSearch(last.Body)
+	if err != nil || pg.errCode != 0 || len(pg.tweets) == 0 || pg.bottom == "" {
+		return nil
+	}
+	if since != "" && slices.ContainsFunc(pg.tweets, func(t tweet) bool { return compareIDs(t.ID, since) <= 0 }) {
+		return nil
+	}
+	return r.pace
 }
 
 // challengeMarkers are what x's challenge pages carry: Arkose Labs'
@@ -227,12 +265,12 @@ func classify(p *browser.Page, now time.Time) (helper.Signal, time.Duration, []t
 		if a.Body == nil {
 			continue
 		}
-		ts, code, err := parseSearch(a.Body)
-		if err != nil || code != 0 {
-			return helper.Signal{Status: 200, Code: code, Body: clip(a.Body), Unusable: true}, waitNamed(a.Header, now), nil
+		pg, err := parseSearch(a.Body)
+		if err != nil || pg.errCode != 0 {
+			return helper.Signal{Status: 200, Code: pg.errCode, Body: clip(a.Body), Unusable: true}, waitNamed(a.Header, now), nil
 		}
 		answered = true
-		tweets = append(tweets, ts...)
+		tweets = append(tweets, pg.tweets...)
 	}
 	switch {
 	case answered:

@@ -136,9 +136,13 @@ func TestReadsSearchAsThePageReceivesItThroughTheProxy(t *testing.T) {
 		t.Errorf("the search page saw cookies %v, queries %v", h.fake.cookies, h.fake.queries)
 	}
 	h.fake.mu.Unlock()
-	// Paced: the second search waited the default 20 s after the first.
-	if len(h.sleeps) != 1 || h.sleeps[0] != x.DefaultPace {
-		t.Errorf("sleeps %v, want one of %s", h.sleeps, x.DefaultPace)
+	// Each search read its first page and scrolled once more, to the end
+	// of the results; every page after the first waited the default 20 s.
+	if c := h.fake.Cursors(); strings.Join(c, ",") != ",DAACCgACGdy,,DAACCgACGdy" {
+		t.Errorf("pages asked by cursor: %q", c)
+	}
+	if len(h.sleeps) != 3 || h.sleeps[0] != x.DefaultPace || h.sleeps[1] != x.DefaultPace || h.sleeps[2] != x.DefaultPace {
+		t.Errorf("sleeps %v, want three of %s", h.sleeps, x.DefaultPace)
 	}
 	// Every request went through the proxy, which asked for and got its
 	// credentials; none reached x around it.
@@ -198,5 +202,97 @@ func TestAccountHealthFromWhatThePageAnswers(t *testing.T) {
 	}
 	if h.fake.unmarked.Load() != 0 {
 		t.Errorf("%d requests went around the proxy", h.fake.unmarked.Load())
+	}
+}
+
+func ids(ps []helper.Post) string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.ExternalID)
+	}
+	return strings.Join(out, ",")
+}
+
+// New posts spread over two pages are all read, oldest first; the page
+// that shows a post already seen is the last one asked for, and it
+// waited the pace as a search of its own does.
+func TestReadsPagesUntilASeenPost(t *testing.T) {
+	h := newHarness(t)
+	h.fake.allPages(t)
+	h.since[x.Key("earshot")] = "1860000000000000011"
+	if err := h.read("earshot"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(h.posts); got != "1860000000000000012,1861000000000000001,1861000000000000002" {
+		t.Fatalf("posts %s", got)
+	}
+	if p := h.posts[0]; p.AuthorName != "linus_t" || p.Likes != 2 || p.Comments != 1 || p.URL != "https://x.com/linus_t/status/1860000000000000012" {
+		t.Errorf("the second page's post: %+v", p)
+	}
+	if m := h.marks[len(h.marks)-1]; m != (helper.Mark{Key: x.Key("earshot"), Value: "1861000000000000002"}) {
+		t.Errorf("last mark %+v", m)
+	}
+	if c := h.fake.Cursors(); strings.Join(c, ",") != ",DAACCgACGdy" {
+		t.Errorf("pages asked by cursor: %q, want the first and second only", c)
+	}
+	if len(h.sleeps) != 1 || h.sleeps[0] != x.DefaultPace {
+		t.Errorf("sleeps %v, want the second page to wait %s", h.sleeps, x.DefaultPace)
+	}
+	if len(h.reports) != 1 || !h.reports[0].sig.OK() {
+		t.Errorf("reports %+v", h.reports)
+	}
+}
+
+// With no post seen yet, a search reads at most Pages pages (3 by
+// default), every one paced.
+func TestReadsAtMostThePageCap(t *testing.T) {
+	h := newHarness(t)
+	h.fake.allPages(t)
+	if err := h.read("earshot"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(h.posts); got != "1859000000000000011,1859000000000000012,1860000000000000011,1860000000000000012,1861000000000000001,1861000000000000002" {
+		t.Fatalf("posts %s", got)
+	}
+	if c := h.fake.Cursors(); strings.Join(c, ",") != ",DAACCgACGdy,DAACCgACGdz" {
+		t.Errorf("pages asked by cursor: %q, want the first three", c)
+	}
+	if len(h.sleeps) != 2 {
+		t.Errorf("sleeps %v, want two of %s", h.sleeps, x.DefaultPace)
+	}
+	h.r.Pages = 1
+	h.posts, h.since = nil, map[string]string{}
+	if err := h.read("other"); err != nil {
+		t.Fatal(err)
+	}
+	if c := h.fake.Cursors(); len(c) != 4 || len(h.posts) != 2 {
+		t.Errorf("with Pages 1: cursors %q, %d posts", c, len(h.posts))
+	}
+}
+
+// A later page that x refuses is reported as the first page's refusal
+// is, and no post of the search is sent: the checkpoint stays, and the
+// next read, after the pause, reads the search again from its first
+// page rather than skip what the refused page held.
+func TestRateLimitOnALaterPage(t *testing.T) {
+	h := newHarness(t)
+	h.fake.allPages(t)
+	h.fake.reset = h.now.Add(5 * time.Minute).Unix()
+	h.fake.mode.Store("ratelimit-later")
+	err := h.read("earshot")
+	var p *helper.Paused
+	if !errors.As(err, &p) {
+		t.Fatalf("Read = %v, want the pause", err)
+	}
+	// The reset x named is 5 minutes after the first page, which the
+	// second followed by the pace.
+	if len(h.reports) != 1 || h.reports[0].sig.Status != 429 || h.reports[0].wait != 5*time.Minute-x.DefaultPace {
+		t.Fatalf("reports %+v, want the 429 with the wait to its reset", h.reports)
+	}
+	if len(h.posts) != 0 || h.since[x.Key("earshot")] != "" {
+		t.Errorf("posts %s sent, checkpoint %q", ids(h.posts), h.since[x.Key("earshot")])
+	}
+	if c := h.fake.Cursors(); strings.Join(c, ",") != ",DAACCgACGdy" {
+		t.Errorf("pages asked by cursor: %q", c)
 	}
 }

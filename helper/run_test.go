@@ -1,0 +1,67 @@
+package helper_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/earshothq/earshot/helper"
+)
+
+// saver is a reader that keeps what it learned with In.Save and reads it
+// back with In.Since.
+type saver struct{ seen []string }
+
+func (s *saver) Platform() string { return "facebook" }
+
+func (s *saver) Read(ctx context.Context, in helper.In, emit func(helper.Post, helper.Mark) error) error {
+	s.seen = append(s.seen, in.Since("facebook:groups"))
+	return in.Save("facebook:groups", "learned")
+}
+
+// What a reader saves is in the state file at once, with no batch, and
+// outlives the runner.
+func TestRunnerKeepsWhatAReaderSaves(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/proxy":
+			io.WriteString(w, `{"required":false,"proxy":{"server":"http://127.0.0.1:9"}}`)
+		case "/phrases":
+			io.WriteString(w, `{"phrases":["acme"]}`)
+		case "/session":
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"error":{"code":"not_found","message":"no session"}}`)
+		case "/ingest":
+			io.WriteString(w, `{"accountId":"a1","ingested":0,"skipped":0}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	c, err := helper.NewClient(srv.URL, "svc_ingest_test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "state.json")
+	pass := func(rd *saver) {
+		t.Helper()
+		st, err := helper.OpenState(path, srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &helper.Runner{Client: c, State: st, Direct: true, Readers: []helper.Reader{rd}}
+		if err := r.Pass(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, second := &saver{}, &saver{}
+	pass(first)
+	pass(second)
+	if len(first.seen) != 1 || first.seen[0] != "" || len(second.seen) != 1 || second.seen[0] != "learned" {
+		t.Errorf("first read saw %q, the next runner's %q", first.seen, second.seen)
+	}
+}
