@@ -29,8 +29,8 @@ func within(path, dir string) bool {
 }
 
 // layer names the layer of a package of this module: "core", "ports",
-// "app", "adapters/<name>", "cmd", "testkit", "helper", or "" for
-// anything else.
+// "app", "adapters/<name>", "cmd", "testkit", "helper", "match",
+// "httpstatus", or "" for anything else.
 func layer(pkg string) string {
 	rest, ok := strings.CutPrefix(pkg, module+"/")
 	if !ok {
@@ -45,7 +45,7 @@ func layer(pkg string) string {
 		return "adapters/" + name
 	}
 	switch top {
-	case "core", "ports", "app", "cmd", "testkit", "helper":
+	case "core", "ports", "app", "cmd", "testkit", "helper", "match", "httpstatus":
 		return top
 	}
 	return ""
@@ -78,7 +78,11 @@ func allowed(pkg, dep string) bool {
 	case l == "ports":
 		return within(dep, "core") || within(dep, "ports")
 	case l == "app":
-		return within(dep, "core") || within(dep, "ports") || within(dep, "app")
+		return within(dep, "core") || within(dep, "ports") || within(dep, "app") || within(dep, "match")
+	case l == "match":
+		return within(dep, "core") || within(dep, "match")
+	case l == "httpstatus":
+		return within(dep, "core") || within(dep, "httpstatus")
 	case l == "helper":
 		if strings.HasPrefix(dep, module+"/") || dep == module {
 			return within(dep, "core") || within(dep, "helper")
@@ -119,13 +123,21 @@ func TestViolations(t *testing.T) {
 		{"adapter subpackage: own root", m("adapters/bus/amqp"), []string{m("adapters/bus")}, nil},
 		{"adapter subpackage: other", m("adapters/bus/amqp"), []string{m("adapters/httpapi/encode")}, []string{m("adapters/httpapi/encode")}},
 		{"adapter: look-alike name", m("adapters/bus"), []string{m("adapters/busx")}, []string{m("adapters/busx")}},
-		{"app: core, ports", m("app"), []string{"net/http", m("core"), m("ports")}, nil},
+		{"app: core, ports, the matcher", m("app"), []string{"net/http", m("core"), m("ports"), m("match")}, nil},
 		{"app: fx", m("app"), []string{"go.uber.org/fx"}, []string{"go.uber.org/fx"}},
 		{"app: adapter", m("app"), []string{m("adapters/gormstore")}, []string{m("adapters/gormstore")}},
 		{"app: driver", m("app"), []string{"gorm.io/gorm", "go.uber.org/fxx"}, []string{"gorm.io/gorm", "go.uber.org/fxx"}},
 		{"helper: core and its own tree", m("helper/reddit"), []string{"net/http", m("core"), m("helper"), "github.com/chromedp/chromedp", "github.com/gobwas/ws"}, nil},
 		{"helper: app, ports, adapters, server", m("helper"), []string{m("app"), m("ports"), m("adapters/reddit"), m("server")}, []string{m("app"), m("ports"), m("adapters/reddit"), m("server")}},
 		{"helper: other libraries", m("helper"), []string{"gorm.io/gorm", m("helperx")}, []string{"gorm.io/gorm", m("helperx")}},
+		{"match: standard and core", m("match"), []string{"unicode/utf8", "unsafe", m("core"), m("match")}, nil},
+		{"match: ports, app, adapters, third party", m("match"), []string{m("ports"), m("app"), m("adapters/httpapi"), "github.com/petar-dambovaliev/aho-corasick"},
+			[]string{m("ports"), m("app"), m("adapters/httpapi"), "github.com/petar-dambovaliev/aho-corasick"}},
+		{"match: look-alike name", m("match"), []string{m("matchbench"), m("core/matchx")}, []string{m("matchbench")}},
+		{"httpstatus: standard and core", m("httpstatus"), []string{"net/http", m("core"), m("httpstatus")}, nil},
+		{"httpstatus: ports, app, adapters, match", m("httpstatus"), []string{m("ports"), m("app"), m("adapters/httpapi"), m("match")},
+			[]string{m("ports"), m("app"), m("adapters/httpapi"), m("match")}},
+		{"adapters: the status table", m("adapters/dashboard"), []string{m("httpstatus"), m("core")}, nil},
 		{"no rule for cmd", m("cmd/earshot"), []string{m("adapters/bus"), "gorm.io/gorm"}, nil},
 	}
 	for _, c := range cases {
@@ -207,6 +219,19 @@ func TestHelperImportsOnlyCore(t *testing.T) {
 	checkReach(t, "helper", "helper may use only core, the standard library and chromedp")
 }
 
+// The matcher is a package of its own outside core, so core reads as the
+// domain: it follows core's folding (core.FoldRune) and reaches nothing
+// else but the standard library.
+func TestMatchImportsOnlyCore(t *testing.T) {
+	checkReach(t, "match", "match may use only core and the standard library")
+}
+
+// httpstatus is the table every HTTP edge shares; adapters import it, so
+// it may reach nothing of theirs.
+func TestHTTPStatusImportsOnlyCore(t *testing.T) {
+	checkReach(t, "httpstatus", "httpstatus may use only core and the standard library")
+}
+
 func TestPortsImportOnlyCore(t *testing.T) {
 	checkReach(t, "ports", "ports may use only core")
 }
@@ -234,9 +259,10 @@ func TestAdaptersDoNotImportEachOther(t *testing.T) {
 
 // TestAppImportsOnlyCoreAndPorts checks everything app reaches, not only
 // what its files name: embedding app must not pull in an adapter, a driver
-// or fx. The composition root lives in package server, outside app.
+// or fx. The composition root lives in package server, outside app. The
+// matcher (match) is app's too: it reaches only core.
 func TestAppImportsOnlyCoreAndPorts(t *testing.T) {
-	checkReach(t, "app", "app may use only core and ports (wiring belongs in server)")
+	checkReach(t, "app", "app may use only core, ports and match (wiring belongs in server)")
 }
 
 // TestServerIsTheCompositionRoot checks that the one package that binds

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/core/match"
+	"github.com/earshothq/earshot/match"
 	"github.com/earshothq/earshot/ports"
 )
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/httpstatus"
 	"github.com/earshothq/earshot/ports"
 )
 
@@ -140,25 +141,9 @@ func (d *Dashboard) partial(b *bytes.Buffer, name string, v any) error {
 	return d.pages.sets["partials"].ExecuteTemplate(b, name, v)
 }
 
-// statuses maps error kinds to the status of the page that shows them.
-var statuses = map[core.Kind]int{
-	core.KindInvalid:        http.StatusBadRequest,
-	core.KindInvalidRequest: http.StatusBadRequest,
-	core.KindUnauthorized:   http.StatusUnauthorized,
-	core.KindForbidden:      http.StatusForbidden,
-	core.KindPlanLimit:      http.StatusForbidden,
-	core.KindNotFound:       http.StatusNotFound,
-	core.KindConflict:       http.StatusConflict,
-	core.KindRateLimited:    http.StatusTooManyRequests,
-	core.KindUnavailable:    http.StatusServiceUnavailable,
-}
-
-func statusOf(err error) int {
-	if s, ok := statuses[core.KindOf(err)]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
+// statusOf is the status of the page that shows err, from the table
+// every HTTP edge shares.
+func statusOf(err error) int { return httpstatus.Of(err) }
 
 type errorView struct {
 	layout

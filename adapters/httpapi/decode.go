@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"strconv"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -147,12 +149,27 @@ func decodeJSON(r *http.Request, v any, limit int) error {
 		if errors.As(err, &te) {
 			return core.Errorf(core.KindInvalid, "%s must be of type %s", te.Field, jsonType(te.Type.String()))
 		}
-		if field, ok := unknownField(err); ok {
-			return core.Errorf(core.KindInvalid, "unknown field %s", field)
+		if name, ok := unknownMember(t, v); ok {
+			return core.Errorf(core.KindInvalid, "unknown field %s", name)
 		}
 		return core.Errorf(core.KindInvalidJSON, "request body is not valid JSON")
 	}
 	return nil
+}
+
+// unknownMember returns the first member of the object body that no
+// field of v takes. Short of a value of the wrong type, that is the one
+// way a sound object fails to decode; encoding/json names the member only
+// in its error's text, which go-json-experiment/json reports as a value:
+// it decodes as encoding/json does (DefaultOptionsV1) and stops at the
+// first unknown name. v is decoded into again, as the caller drops it.
+func unknownMember(body []byte, v any) (string, bool) {
+	err := jsonv2.Unmarshal(body, v, jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false), jsonv2.RejectUnknownMembers(true))
+	var se *jsonv2.SemanticError
+	if errors.As(err, &se) && errors.Is(err, jsonv2.ErrUnknownName) {
+		return se.JSONPointer.LastToken(), true
+	}
+	return "", false
 }
 
 func jsonType(goType string) string {
@@ -165,12 +182,4 @@ func jsonType(goType string) string {
 		return "boolean"
 	}
 	return goType
-}
-
-func unknownField(err error) (string, bool) {
-	var field string
-	if _, scanErr := fmt.Sscanf(err.Error(), "json: unknown field %q", &field); scanErr == nil {
-		return field, true
-	}
-	return "", false
 }

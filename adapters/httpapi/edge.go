@@ -15,6 +15,7 @@ import (
 	"github.com/go-kit/kit/endpoint"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/httpstatus"
 	"github.com/earshothq/earshot/ports"
 )
 
@@ -161,29 +162,9 @@ func requireScope(s core.Scope) endpoint.Middleware {
 	}
 }
 
-// statuses is the one table from error kind to HTTP status.
-var statuses = map[core.Kind]int{
-	core.KindInvalid:         http.StatusBadRequest,
-	core.KindInvalidRequest:  http.StatusBadRequest,
-	core.KindInvalidJSON:     http.StatusBadRequest,
-	core.KindUnauthorized:    http.StatusUnauthorized,
-	core.KindForbidden:       http.StatusForbidden,
-	core.KindPlanLimit:       http.StatusForbidden,
-	core.KindNotFound:        http.StatusNotFound,
-	core.KindConflict:        http.StatusConflict,
-	core.KindPayloadTooLarge: http.StatusRequestEntityTooLarge,
-	core.KindRateLimited:     http.StatusTooManyRequests,
-	core.KindUnavailable:     http.StatusServiceUnavailable,
-	core.KindInternal:        http.StatusInternalServerError,
-}
-
-// Status returns the HTTP status of err's kind.
-func Status(err error) int {
-	if s, ok := statuses[core.KindOf(err)]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
+// Status returns the HTTP status of err's kind, from the table every
+// HTTP edge shares.
+func Status(err error) int { return httpstatus.Of(err) }
 
 type errorBody struct {
 	Error errorDetail `json:"error"`
@@ -238,9 +219,7 @@ func encodeResponse(_ context.Context, w http.ResponseWriter, resp any) error {
 			buffers.Put(buf)
 		}
 	}()
-	if p, ok := r.body.(matchPage); ok {
-		buf.Write(appendMatchPage(buf.AvailableBuffer(), p.data, p.next))
-	} else if err := json.NewEncoder(buf).Encode(r.body); err != nil {
+	if err := json.NewEncoder(buf).Encode(r.body); err != nil {
 		return err
 	}
 	h := w.Header()
@@ -255,12 +234,6 @@ func encodeResponse(_ context.Context, w http.ResponseWriter, resp any) error {
 	w.WriteHeader(r.status)
 	_, err := w.Write(buf.Bytes())
 	return err
-}
-
-// matchPage is the body of GET /matches, which appendMatchPage writes.
-type matchPage struct {
-	data []core.Match // each written as its MatchRecord
-	next *float64
 }
 
 type data struct {

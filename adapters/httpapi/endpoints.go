@@ -89,7 +89,7 @@ func (a *API) listMatches(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return response{body: matchPage{page.Matches, page.Next}}, nil
+	return response{body: newMatchPage(page.Matches, page.Next)}, nil
 }
 
 func (a *API) getMatch(ctx context.Context, req any) (any, error) {

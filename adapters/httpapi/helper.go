@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -276,64 +275,11 @@ func decodeIngest(_ context.Context, r *http.Request) (any, error) {
 		}
 		return nil, core.Wrap(core.KindInvalidRequest, err, "could not read the request body")
 	}
-	t := bytes.TrimSpace(body)
-	if len(t) == 0 || t[0] != '{' {
-		return nil, core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
-	}
-	if platform, posts, ok := parseIngest(body); ok {
-		out := ingestRequest{platform: platform, posts: make([]core.IngestPost, len(posts))}
-		for i, p := range posts {
-			out.posts[i] = core.IngestPost(p)
-		}
-		return out, nil
-	}
-	// What parseIngest leaves is decoded by encoding/json, which decides.
-	// It is checked and its posts counted first: decoding a posts array
-	// whole allocates a slice entry per element, about 170 bytes for each
-	// three-byte `{},`, before the length can be checked.
-	if !json.Valid(t) {
-		return nil, core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
-	}
-	if err := core.CheckIngestBatch(countPosts(body)); err != nil {
+	req, err := readIngest(body)
+	if err != nil {
 		return nil, err
 	}
-	// Nearly every batch is well formed: decode it in one pass, and go row
-	// by row only when some row has the wrong shape.
-	var whole struct {
-		Platform *string          `json:"platform"`
-		Posts    []ingestPostJSON `json:"posts"`
-	}
-	if json.Unmarshal(body, &whole) == nil && whole.Platform != nil {
-		if err := core.CheckIngestBatch(len(whole.Posts)); err != nil {
-			return nil, err
-		}
-		out := ingestRequest{platform: *whole.Platform, posts: make([]core.IngestPost, len(whole.Posts))}
-		for i, p := range whole.Posts {
-			out.posts[i] = core.IngestPost(p)
-		}
-		return out, nil
-	}
-	var req struct {
-		Platform *string           `json:"platform"`
-		Posts    []json.RawMessage `json:"posts"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, core.Errorf(core.KindInvalid, "platform must be a string and posts an array")
-	}
-	if req.Platform == nil {
-		return nil, core.Errorf(core.KindInvalid, "platform is required: facebook, x or reddit")
-	}
-	if err := core.CheckIngestBatch(len(req.Posts)); err != nil {
-		return nil, err
-	}
-	out := ingestRequest{platform: *req.Platform, posts: make([]core.IngestPost, len(req.Posts))}
-	for i, raw := range req.Posts {
-		var p ingestPostJSON
-		if json.Unmarshal(raw, &p) == nil {
-			out.posts[i] = core.IngestPost(p)
-		} // else the zero post fails validation and is skipped
-	}
-	return out, nil
+	return req, nil
 }
 
 func decodePlatformQuery(_ context.Context, r *http.Request) (any, error) {

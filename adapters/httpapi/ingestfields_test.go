@@ -15,11 +15,10 @@ import (
 	"github.com/earshothq/earshot/core"
 )
 
-// title, postedAt and community reach ingest from either decoder:
-// parseIngest for the usual body, encoding/json for the rest (here a row
-// of the wrong shape sends the batch row by row). Members the server does
-// not know are ignored, at the top and in a post, so a helper newer than
-// the server still gets its posts in.
+// title, postedAt and community reach ingest whether every row is a post
+// or some row has the wrong shape (which is dropped, the others kept).
+// Members the server does not know are ignored, at the top and in a
+// post, so a helper newer than the server still gets its posts in.
 func TestDecodeIngestKeepsTitleTimeCommunity(t *testing.T) {
 	posted := 1767225600123.456
 	want := core.IngestPost{ExternalID: "t3_a", AuthorName: "ada", Body: []string{"acme"}, URL: "https://www.reddit.com/r/saas/comments/a/",
@@ -27,8 +26,8 @@ func TestDecodeIngestKeepsTitleTimeCommunity(t *testing.T) {
 	post := `{"externalId":"t3_a","authorName":"ada","body":["acme"],"url":"https://www.reddit.com/r/saas/comments/a/","likes":2,"comments":1,` +
 		`"title":"Acme?","postedAt":1767225600123.456,"community":"r/SaaS","views":7,"flair":{"text":"q"}}`
 	for name, body := range map[string]string{
-		"fast":     `{"platform":"reddit","client":"helper/2","posts":[` + post + `]}`,
-		"fallback": `{"platform":"reddit","client":"helper/2","posts":[` + post + `,{"likes":"many"}]}`,
+		"every row a post":         `{"platform":"reddit","client":"helper/2","posts":[` + post + `]}`,
+		"a row of the wrong shape": `{"platform":"reddit","client":"helper/2","posts":[` + post + `,{"likes":"many"}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/ingest", strings.NewReader(body))

@@ -1,7 +1,7 @@
-// Package matchbench compares the phrase matcher of core/match with the
-// obvious alternatives on a synthetic corpus of posts: a loop of
+// Package matchbench compares the phrase matcher of package match with
+// the obvious alternatives on a synthetic corpus of posts: a loop of
 // per-phrase searches and the github.com/petar-dambovaliev/aho-corasick
-// module. It lives outside core because it imports that module.
+// module. It lives apart from match because it imports that module.
 //
 // The corpus and phrase sets are generated from fixed seeds, so every run
 // measures the same work:

@@ -14,7 +14,7 @@ import (
 	aho "github.com/petar-dambovaliev/aho-corasick"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/core/match"
+	"github.com/earshothq/earshot/match"
 )
 
 var sizes = []int{10, 1_000, 10_000, 100_000}

@@ -106,7 +106,7 @@ func benchCorpus() ([]string, map[int]*Set) {
 // which bounds the memory it can take at its peak: near the size of the
 // phrase set, not words times phrases.
 //
-//	go test -run '^$' -bench FindNested ./core/match
+//	go test -run '^$' -bench FindNested ./match
 func BenchmarkFindNested(b *testing.B) {
 	text := strings.Repeat("a ", 1<<19)
 	for _, n := range []int{10, 50, 100} {
