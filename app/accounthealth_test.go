@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -418,6 +419,18 @@ func TestNotificationEmailsSentOnce(t *testing.T) {
 	}
 }
 
+// emailWatch is a notification store that tells of each email marked
+// sent.
+type emailWatch struct {
+	ports.NotificationStore
+	marked signal
+}
+
+func (s *emailWatch) MarkEmailed(ctx context.Context, id string, at time.Time) error {
+	defer s.marked.notify()
+	return s.NotificationStore.MarkEmailed(ctx, id, at)
+}
+
 // expireEmailLeases ends every claim on owed emails, as time would.
 func expireEmailLeases(t *testing.T, w world) {
 	t.Helper()
@@ -439,7 +452,9 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 	w := newWorld(t)
 	o := w.owner(t, "wes@example.com")
 	other := w.owner(t, "olga@example.com")
-	notes := newNotes(w, mailer)
+	emailed := &emailWatch{NotificationStore: gormstore.NewNotificationStore(w.db), marked: newSignal()}
+	notes := NewNotifications(NotificationDeps{Store: emailed, Owners: gormstore.NewOwnerStore(w.db), Mailer: mailer, Log: quiet},
+		"http://earshot.test")
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); notes.Run(runCtx, time.Hour) }() // only pokes wake it
@@ -447,25 +462,23 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 	// allEmailed waits until every notification of the owner is emailed.
 	allEmailed := func() {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			l, err := notes.List(ctx, o.ID, 0)
-			if err != nil {
+		var l NotificationList
+		waitUntil(t, 5*time.Second, emailed.marked, func() bool {
+			var err error
+			if l, err = notes.List(ctx, o.ID, 0); err != nil {
 				t.Fatal(err)
 			}
-			if !slices.ContainsFunc(l.Items, func(n core.Notification) bool { return n.EmailedAt.IsZero() }) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("notifications not emailed: %+v", l.Items)
-			}
-		}
+			return !slices.ContainsFunc(l.Items, func(n core.Notification) bool { return n.EmailedAt.IsZero() })
+		}, func() string { return fmt.Sprintf("notifications not emailed: %+v", l.Items) })
 	}
 
 	// One try each; every switch-off is recorded for the owner.
+	switchedOff := make(chan struct{}, 2*core.MaxConsecutiveFailures)
 	h := newHooksWith(t, w, DeliveryConfig{Schedule: core.RetrySchedule{}}, func(ctx context.Context, wh core.Webhook) {
 		if err := notes.WebhookSwitchedOff(ctx, wh); err != nil {
 			t.Error(err)
 		}
+		switchedOff <- struct{}{}
 	})
 	h.start()
 	wh, rcv := h.webhook(t, o.ID, 0)
@@ -473,13 +486,10 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 	// More than five: the failures after the fifth, claimed while the
 	// webhook was still on, are recorded after the switch-off.
 	h.score(t, o.ID, core.MaxConsecutiveFailures+3, 80)
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if got, _, _ := h.store.Webhook(ctx, o.ID, wh.ID); !got.Active {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the webhook was not switched off")
-		}
+	select {
+	case <-switchedOff:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the webhook was not switched off")
 	}
 	smtp.WaitFor(1, 5*time.Second)
 	// The worker stopped: it returns once every send it made is answered

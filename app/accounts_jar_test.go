@@ -14,6 +14,7 @@ import (
 // form, so GET /session hands helpers one shape; a jar without the
 // platform's session cookies is refused before an account is made.
 func TestSetSessionStoresCanonicalJar(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	o := w.owner(t, "jar@example.com")
 	sealer, err := core.NewSealer(strings.Repeat("k", 32))
@@ -60,6 +61,7 @@ func TestSetSessionStoresCanonicalJar(t *testing.T) {
 // A jar stored before the canonical form (any JSON the admin console
 // took) is handed back as it was stored.
 func TestSessionReturnsOlderJarsAsStored(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	o := w.owner(t, "old@example.com")
 	sealer, err := core.NewSealer(strings.Repeat("k", 32))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	mrand "math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -44,13 +45,12 @@ type DeliveryConfig struct {
 
 // DeliveryDeps are the ports the delivery worker uses.
 type DeliveryDeps struct {
-	Store    ports.WebhookStore
-	Sender   ports.WebhookSender
-	Renderer ports.MatchRenderer
-	Sealer   *core.Sealer
-	Clock    ports.Clock
-	Log      *slog.Logger
-	Metrics  ports.Metrics // counts tries; nil counts nothing
+	Queue   ports.DeliveryQueue
+	Sender  ports.WebhookSender
+	Sealer  *core.Sealer
+	Clock   ports.Clock
+	Log     *slog.Logger
+	Metrics ports.Metrics // counts tries; nil counts nothing
 	// SwitchedOff is told once of each webhook whose switch-off one of
 	// the worker's attempts stored (the owner's notification hangs off
 	// it); nil does nothing.
@@ -58,12 +58,18 @@ type DeliveryDeps struct {
 }
 
 // DeliveryWorker sends queued webhook deliveries. The deliveries
-// themselves are rows of the store: MatchStore.SetScore queues them with
-// the score, Run sends whatever is due, and a process that stops leaves
-// nothing but rows that the next one picks up. What an answer does to
-// the delivery (core.Delivery.Attempted) and to its webhook
-// (core.Webhook.AfterDelivery), and how long the log is
-// (core.DeliveryLogSize), is decided here and handed to the store.
+// themselves are rows of the delivery queue (ports.DeliveryQueue):
+// MatchStore.SetScores queues them with the score, Run sends whatever is
+// due, and a process that stops leaves nothing but rows that the next one
+// picks up. What an answer does to the delivery (core.Delivery.Attempted)
+// and to its webhook (core.Webhook.AfterDelivery), and how long the log
+// is (core.DeliveryLogSize), is decided here and handed to the queue.
+//
+// Two answers say more than "failed". A 410 ends its delivery and
+// switches the webhook off at once (core.Delivery.Gone); the worker hands
+// back, still queued, what it holds for that webhook rather than send it
+// into the 410. A 429 or 503 whose Retry-After asks for a later try than
+// the schedule's gets it, at most a day later (core.Delivery.WithRetryAfter).
 type DeliveryWorker struct {
 	deps  DeliveryDeps
 	cfg   DeliveryConfig
@@ -103,7 +109,7 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 	return &DeliveryWorker{
 		deps:  deps,
 		cfg:   cfg,
-		msg:   messenger{sender: deps.Sender, renderer: deps.Renderer, sealer: deps.Sealer, metrics: deps.Metrics},
+		msg:   messenger{sender: deps.Sender, sealer: deps.Sealer, metrics: deps.Metrics},
 		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize},
 		// A claimed delivery may wait for the sends of its webhook held
 		// before it (up to half a claim, and the claim), each within the
@@ -111,6 +117,22 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 		lease: max(time.Minute, time.Duration(claimAhead*3/2+2)*cfg.Timeout),
 		wake:  make(chan struct{}, 1),
 	}
+}
+
+// secretSweep is how often Run clears the secrets whose rotation's
+// overlap ended. They stop signing at the end by the worker's clock
+// either way; the sweep bounds how long one stays in the database after.
+const secretSweep = 10 * time.Minute
+
+// ForgetReplacedSecrets clears from the store every secret a rotation
+// replaced whose overlap has ended by the worker's clock. Run calls it
+// every secretSweep.
+func (s *DeliveryWorker) ForgetReplacedSecrets(ctx context.Context) error {
+	n, err := s.deps.Queue.ForgetPreviousSecrets(ctx, s.deps.Clock.Now())
+	if n > 0 {
+		s.deps.Log.InfoContext(ctx, "forgot replaced webhook secrets whose overlap ended", "webhooks", n)
+	}
+	return err
 }
 
 // Poke tells the worker that deliveries may be due now. It never blocks.
@@ -133,6 +155,7 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 		held:    map[string][]ports.DueDelivery{},
 		more:    map[string]bool{},
 		fast:    map[string]bool{},
+		gone:    map[string]time.Time{},
 		done:    make(chan sent, s.cfg.Workers),
 		claims:  make(chan claimed, 1),
 		records: make(chan ports.Attempt, maxRecordBatch),
@@ -140,6 +163,12 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 	recorded := make(chan struct{})
 	go func() { defer close(recorded); s.recorder(w.records) }()
 	defer func() { close(w.records); <-recorded }()
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		Sweep(ctx, secretSweep, s.deps.Log, "forgetting replaced webhook secrets", s.ForgetReplacedSecrets)
+	}()
+	defer func() { <-swept }()
 	tick := time.NewTicker(s.cfg.Poll)
 	defer tick.Stop()
 	w.fill(ctx)
@@ -205,6 +234,7 @@ type worker struct {
 	full    bool                           // the last fill stopped with nothing more to hold
 	more    map[string]bool                // webhooks that may have due deliveries the last claim did not take
 	fast    map[string]bool                // per webhook with sends under way or held: its last answer was fast
+	gone    map[string]time.Time           // per webhook that answered 410: until when claims leave it out
 	done    chan sent                      // each send that ended
 	claims  chan claimed                   // the outcome of the claim under way
 	records chan ports.Attempt             // attempts made, for the recorder
@@ -215,6 +245,7 @@ type worker struct {
 	backlog   bool             // the last claim left due deliveries behind
 	empty     bool             // the last claim found nothing, with webhooks left out
 	gap       <-chan time.Time // fires when a claim held back by claimGap may start; nil when none is
+	releasing sync.WaitGroup   // hand-backs of deliveries of webhooks that answered 410
 }
 
 // sent is the end of one send.
@@ -222,7 +253,16 @@ type sent struct {
 	webhook string
 	known   bool // a message went out and fast says how it went
 	fast    bool // a 2xx answer within fastAnswer
+	gone    bool // the answer was a 410: the webhook switches off (core.Delivery.Gone)
 }
+
+// goneHold is how long claims leave out a webhook that answered 410,
+// and how long its deliveries claimed meanwhile are handed back rather
+// than sent. The switch-off is stored by the recorder within
+// milliseconds, after which claims leave the webhook out anyway; until
+// then its other messages would each be sent, refused and failed, where
+// left queued they go out once the owner switches it on again.
+const goneHold = 2 * time.Second
 
 // fastAnswer is the answer time under which a webhook may have
 // FastPerWebhook sends at once.
@@ -263,7 +303,7 @@ func (s *DeliveryWorker) recorder(in <-chan ports.Attempt) {
 				break collect
 			}
 		}
-		results, err := s.deps.Store.FinishAttempts(context.Background(), batch, s.rules)
+		results, err := s.deps.Queue.FinishAttempts(context.Background(), batch, s.rules)
 		if err != nil {
 			// Left to their leases: the deliveries are tried again once
 			// those run out.
@@ -322,6 +362,13 @@ func (w *worker) fill(ctx context.Context) {
 			skip = append(skip, id)
 		}
 	}
+	for id, until := range w.gone {
+		if time.Now().Before(until) {
+			skip = append(skip, id)
+		} else {
+			delete(w.gone, id)
+		}
+	}
 	w.claiming, w.again = true, false
 	// A claim reads its candidates before it keeps PerWebhook of each
 	// (on Postgres locking every one), so asking for the whole pool when
@@ -333,7 +380,7 @@ func (w *worker) fill(ctx context.Context) {
 	go func() {
 		// Not cut short by a stop: a claim that took rows but was not
 		// heard of would leave them to their lease.
-		due, err := w.s.deps.Store.ClaimDeliveries(context.WithoutCancel(ctx), c)
+		due, err := w.s.deps.Queue.ClaimDeliveries(context.WithoutCancel(ctx), c)
 		w.claims <- claimed{due: due, err: err, free: free, skip: skip}
 	}()
 }
@@ -347,12 +394,18 @@ func (w *worker) took(ctx context.Context, c claimed) {
 		return
 	}
 	got := map[string]int{}
+	var back []ports.DueDelivery
 	for _, d := range c.due {
 		id := d.Delivery.WebhookID
+		if w.isGone(id) {
+			back = append(back, d)
+			continue
+		}
 		got[id]++
 		w.held[id] = append(w.held[id], d)
 		w.waiting++
 	}
+	w.release(back)
 	w.startHeld()
 	// Fewer than asked means every due delivery of the webhooks not left
 	// out was seen, unless the per-webhook bound cut some off.
@@ -395,12 +448,34 @@ func (w *worker) stop() {
 	w.waiting = 0
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := w.s.deps.Store.ReleaseDeliveries(ctx, back); err != nil {
+	if err := w.s.deps.Queue.ReleaseDeliveries(ctx, back); err != nil {
 		w.s.deps.Log.WarnContext(ctx, "handing back claimed webhook deliveries failed; they are taken again when their lease runs out", "err", err)
 	}
 	for w.running > 0 {
 		w.finished(<-w.done)
 	}
+	w.releasing.Wait()
+}
+
+// isGone reports whether webhook id answered 410 within goneHold.
+func (w *worker) isGone(id string) bool {
+	until, ok := w.gone[id]
+	return ok && time.Now().Before(until)
+}
+
+// release hands deliveries back beside the worker's goroutine, which
+// never waits for the database; stop waits for it.
+func (w *worker) release(back []ports.DueDelivery) {
+	if len(back) == 0 {
+		return
+	}
+	w.releasing.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := w.s.deps.Queue.ReleaseDeliveries(ctx, back); err != nil {
+			w.s.deps.Log.WarnContext(ctx, "handing back deliveries of a webhook that answered 410 failed; they are taken again when their lease runs out", "err", err)
+		}
+	})
 }
 
 // startHeld starts held deliveries while slots are free, one webhook's
@@ -436,7 +511,8 @@ func (w *worker) start(d ports.DueDelivery) {
 		if ok {
 			w.records <- a
 		}
-		w.done <- sent{webhook: id, known: ok, fast: ok && a.Delivery.Status == core.DeliveryDelivered && time.Since(began) < fastAnswer}
+		w.done <- sent{webhook: id, known: ok, fast: ok && a.Delivery.Status == core.DeliveryDelivered && time.Since(began) < fastAnswer,
+			gone: ok && a.Delivery.Gone()}
 	}()
 }
 
@@ -455,6 +531,16 @@ func (w *worker) finished(e sent) bool {
 	w.running--
 	if e.known {
 		w.fast[id] = e.fast
+	}
+	if e.gone {
+		// The receiver asked for no more: what is held for it goes back
+		// queued, for when the owner switches the webhook on again.
+		w.gone[id] = time.Now().Add(goneHold)
+		back := w.held[id]
+		delete(w.held, id)
+		delete(w.more, id)
+		w.waiting -= len(back)
+		w.release(back)
 	}
 	if w.busy[id]--; w.busy[id] <= 0 {
 		delete(w.busy, id)
@@ -496,7 +582,7 @@ func (s *DeliveryWorker) attempt(ctx context.Context, due ports.DueDelivery) (a 
 		if due.Match == nil {
 			// The match went with its phrase before anything was sent:
 			// there is nothing left to announce.
-			if err := s.deps.Store.DropDelivery(ctx, due); err != nil {
+			if err := s.deps.Queue.DropDelivery(ctx, due); err != nil {
 				s.deps.Log.WarnContext(ctx, "dropping a delivery of a deleted match failed", "delivery", d.ID, "err", err)
 			}
 			return a, false
@@ -508,11 +594,12 @@ func (s *DeliveryWorker) attempt(ctx context.Context, due ports.DueDelivery) (a 
 			return a, false
 		}
 	}
-	res, err := s.msg.send(ctx, due.Webhook, due.SealedSecret, d)
+	res, err := s.msg.send(ctx, due.Webhook, due.SealedSecret, due.PreviousSealedSecret, d, s.deps.Clock.Now())
 	if err != nil {
 		s.deps.Log.ErrorContext(ctx, "a webhook's signing secret does not open; its messages fail until it is replaced", "webhook", due.Webhook.ID, "err", err)
 		s.deps.Metrics.Count(ports.EventDeliveriesFail, 1)
 	}
-	next := d.Attempted(s.cfg.Schedule, res.Status, res.Error, s.deps.Clock.Now(), mrand.Float64())
+	now := s.deps.Clock.Now()
+	next := d.Attempted(s.cfg.Schedule, res.Status, res.Error, now, mrand.Float64()).WithRetryAfter(res.RetryAfter, now)
 	return ports.Attempt{Due: due, Delivery: next}, true
 }

@@ -11,11 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/earshothq/earshot/adapters/gormstore"
-	"github.com/earshothq/earshot/adapters/httpapi"
 	"github.com/earshothq/earshot/adapters/webhooksender"
+	"github.com/earshothq/earshot/app/record"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/pgtest"
@@ -31,7 +32,7 @@ func TestWebhookDelivers(t *testing.T) {
 	low := h.score(t, o.ID, 1, 40)[0]
 	m := h.score(t, o.ID, 1, 90)[0]
 	msg := rcv.WaitFor(1, 2*time.Second)[0]
-	want, _ := json.Marshal(httpapi.MatchRecord(m))
+	want, _ := json.Marshal(record.NewMatch(m))
 	var got struct {
 		ID, Type, CreatedAt string
 		Data                json.RawMessage
@@ -207,28 +208,36 @@ func TestWebhookRetryResumesAfterRestart(t *testing.T) {
 }
 
 // A receiver that never answers holds its own slots only: another
-// webhook's messages arrive at once. Not parallel: it bounds a latency,
-// which other tests' load would stretch.
+// webhook's messages arrive at once. In a bubble, so the latency is the
+// worker's own, whatever else loads the machine.
 func TestSlowReceiverDoesNotDelayOthers(t *testing.T) {
-	w := newWorld(t)
-	a, b := w.owner(t, "a@example.com"), w.owner(t, "b@example.com")
-	h := newHooks(t, w, DeliveryConfig{Timeout: 10 * time.Second})
-	h.start()
-	_, bad := h.webhook(t, a.ID, 0)
-	_, good := h.webhook(t, b.ID, 0)
-	bad.Hang()
-	defer bad.Release()
-	h.score(t, a.ID, 6, 80)
-	bad.WaitFor(DefaultWebhookPerWebhook, 2*time.Second)
-	start := time.Now()
-	h.score(t, b.ID, 6, 80)
-	good.WaitFor(6, time.Second)
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("the good receiver waited %v", d)
-	}
-	if n := len(bad.Messages()); n != DefaultWebhookPerWebhook {
-		t.Fatalf("%d messages in flight to the hanging receiver, want %d", n, DefaultWebhookPerWebhook)
-	}
+	t.Parallel()
+	w := newWorld(t) // outside the bubble: the store's statement cache keeps a goroutine for the database's life
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		a, b := w.owner(t, "a@example.com"), w.owner(t, "b@example.com")
+		bad, good := newInFlight(senderTimeout), newInFlight(0)
+		h := newHooksVia(t, w, DeliveryConfig{Timeout: senderTimeout}, receivers{"http://127.0.0.1/bad": bad, "http://127.0.0.1/good": good}, nil)
+		zero := 0
+		if _, _, err := h.Create(ctx, a.ID, "http://127.0.0.1/bad", &zero, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := h.Create(ctx, b.ID, "http://127.0.0.1/good", &zero, nil); err != nil {
+			t.Fatal(err)
+		}
+		h.start()
+		h.score(t, a.ID, 6, 80)
+		bad.until(t, time.Second, func(got, now int) bool { return now >= DefaultWebhookPerWebhook })
+		start := time.Now()
+		h.score(t, b.ID, 6, 80)
+		good.until(t, time.Minute, func(got, now int) bool { return got == 6 })
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("the good receiver waited %v", d)
+		}
+		if got, most := bad.counts(); got != 0 || most != DefaultWebhookPerWebhook {
+			t.Fatalf("the hanging receiver answered %d and had %d messages at once, want 0 and %d", got, most, DefaultWebhookPerWebhook)
+		}
+	})
 }
 
 // A delivery whose match was deleted before its first try is dropped.
@@ -293,12 +302,15 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 
 	store, sender := gormstore.NewWebhookStore(db), webhooksender.New(webhooksender.Config{AllowPrivate: true})
 	worker := NewDeliveryWorker(DeliveryDeps{
-		Store: store, Sender: sender, Renderer: httpapi.MatchRenderer{}, Sealer: sealer, Log: quiet,
+		Queue: store, Sender: sender, Sealer: sealer, Log: quiet,
 	}, DeliveryConfig{})
 	svc := NewWebhooks(WebhookDeps{Store: store, Sender: sender, Sealer: sealer, Log: quiet, Wake: worker.Poke},
 		WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 1}, AllowPrivate: true})
 
-	type matchOf struct{ owner, id string }
+	type matchOf struct {
+		owner, id string
+		m         core.Match
+	}
 	var unscored []matchOf
 	for i := 0; i < owners; i++ {
 		o, err := core.NewOwner(fmt.Sprintf("bench%d@example.com", i), "")
@@ -328,7 +340,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, m := range res.Matches {
-			unscored = append(unscored, matchOf{o.ID, m.ID})
+			unscored = append(unscored, matchOf{o.ID, m.ID, m})
 		}
 	}
 	// Interleave owners, so the backlog is spread over the webhooks.
@@ -344,7 +356,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	// One pass uses the whole data set, whatever b.N: run with -benchtime 1x.
 	// The backlog: scored while no worker runs, then drained.
 	for _, m := range order[:backlog] {
-		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc, core.QueueMatchCreated); err != nil {
+		if _, err := matchStore.SetScores(ctx, []ports.ScoreUpdate{{Match: m.m, Score: sc}}, core.QueueMatchCreated); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -362,7 +374,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	// The stream: one score every interval, the worker running.
 	stored := make(map[string]time.Time, stream)
 	for _, m := range order[backlog : backlog+stream] {
-		if _, _, err := matchStore.SetScore(ctx, m.owner, m.id, sc, core.QueueMatchCreated); err != nil {
+		if _, err := matchStore.SetScores(ctx, []ports.ScoreUpdate{{Match: m.m, Score: sc}}, core.QueueMatchCreated); err != nil {
 			b.Fatal(err)
 		}
 		stored[m.id] = time.Now()
@@ -391,8 +403,8 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 // each delivery once.
 func TestTwoWorkersSendEachDeliveryOnce(t *testing.T) {
 	t.Parallel()
-	t.Run("sqlite", func(t *testing.T) { testTwoWorkers(t, "sqlite://"+t.TempDir()+"/two.db") })
-	t.Run("postgres", func(t *testing.T) { testTwoWorkers(t, pgtest.URL(t)) })
+	t.Run("sqlite", func(t *testing.T) { t.Parallel(); testTwoWorkers(t, "sqlite://"+t.TempDir()+"/two.db") })
+	t.Run("postgres", func(t *testing.T) { t.Parallel(); testTwoWorkers(t, pgtest.URL(t)) })
 }
 
 func testTwoWorkers(t *testing.T, url string) {
@@ -406,9 +418,13 @@ func testTwoWorkers(t *testing.T, url string) {
 	one.score(t, o.ID, n, 80)
 	two.Poke()
 	msgs := rcv.WaitFor(n, 10*time.Second)
-	one.waitLog(t, o.ID, wh.ID, 5*time.Second, allFinal(core.DeliveryLogSize))
+	// Either worker may make the last writes: once both are stopped,
+	// every send made is recorded.
 	one.settle(t)
 	two.settle(t)
+	if ds := one.log(t, o.ID, wh.ID); !allFinal(core.DeliveryLogSize)(ds) {
+		t.Fatalf("delivery log once both workers stopped: %+v", ds)
+	}
 	seen := map[string]int{}
 	for _, m := range rcv.Messages() {
 		seen[m.DeliveryID]++
@@ -418,31 +434,43 @@ func testTwoWorkers(t *testing.T, url string) {
 	}
 }
 
-// inFlight is a receiver that answers 204 after delay and records the
-// most requests it had under way at once.
+// inFlight is a receiver reached without the network, for tests in a
+// synctest bubble (make it there): it answers 204 after delay and
+// records the most messages it had under way at once. A delay of
+// senderTimeout or more is a receiver that never answers.
 type inFlight struct {
-	srv      *httptest.Server
+	delay    time.Duration
+	changed  signal // a message began or was answered
 	mu       sync.Mutex
 	now, max int
 	got      int
 }
 
-func newInFlight(t *testing.T, delay time.Duration) *inFlight {
-	r := &inFlight{}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.mu.Lock()
-		r.now++
-		r.max = max(r.max, r.now)
-		r.mu.Unlock()
-		time.Sleep(delay) // the receiver's answer time, which sets the worker's slots: not a wait
+func newInFlight(delay time.Duration) *inFlight {
+	return &inFlight{delay: delay, changed: newSignal()}
+}
+
+// receive takes one message.
+func (r *inFlight) receive() ports.WebhookResult {
+	r.mu.Lock()
+	r.now++
+	r.max = max(r.max, r.now)
+	r.mu.Unlock()
+	r.changed.notify()
+	defer r.changed.notify()
+	if r.delay >= senderTimeout {
+		<-time.After(senderTimeout) // the sender gives up
 		r.mu.Lock()
 		r.now--
-		r.got++
 		r.mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
+		return ports.WebhookResult{Error: "timeout", Duration: senderTimeout}
+	}
+	<-time.After(r.delay) // the receiver's answer time, on the bubble's clock
+	r.mu.Lock()
+	r.now--
+	r.got++
+	r.mu.Unlock()
+	return ports.WebhookResult{Status: http.StatusNoContent, Duration: r.delay}
 }
 
 func (r *inFlight) counts() (got, most int) {
@@ -451,12 +479,42 @@ func (r *inFlight) counts() (got, most int) {
 	return r.got, r.max
 }
 
+// until returns once ok holds of the messages answered and those under
+// way. within is on the bubble's clock, which moves only while every
+// goroutine in the bubble waits.
+func (r *inFlight) until(t *testing.T, within time.Duration, ok func(got, now int) bool) {
+	t.Helper()
+	state := func() (int, int) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.got, r.now
+	}
+	waitUntil(t, within, r.changed, func() bool { return ok(state()) }, func() string {
+		got, now := state()
+		return fmt.Sprintf("%d messages answered, %d under way", got, now)
+	})
+}
+
+// receivers is a webhook sender over inFlight receivers, one per URL.
+type receivers map[string]*inFlight
+
+func (rs receivers) Send(_ context.Context, m ports.WebhookMessage) ports.WebhookResult {
+	r, ok := rs[m.URL]
+	if !ok {
+		return ports.WebhookResult{Error: "connect"}
+	}
+	return r.receive()
+}
+
+// senderTimeout is the answer wait of receivers; tests over them give
+// the worker the same (DeliveryConfig.Timeout).
+const senderTimeout = 10 * time.Second
+
 // A receiver that answers within fastAnswer gets up to FastPerWebhook
-// sends at once; one that answers slower keeps PerWebhook. Not parallel:
-// the slots follow answer times, which other tests' load would stretch.
+// sends at once; one that answers slower keeps PerWebhook. In a bubble,
+// so the answer times are exact whatever else loads the machine.
 func TestFastReceiverGetsMoreSlots(t *testing.T) {
-	ctx := context.Background()
-	w := newWorld(t)
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		delay time.Duration
@@ -467,25 +525,24 @@ func TestFastReceiverGetsMoreSlots(t *testing.T) {
 		{"slow", fastAnswer + 50*time.Millisecond, 6, DefaultWebhookPerWebhook},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := w.owner(t, c.name+"@example.com")
-			h := newHooks(t, w, DeliveryConfig{})
-			rcv := newInFlight(t, c.delay)
-			zero := 0
-			if _, _, err := h.Create(ctx, o.ID, rcv.srv.URL, &zero, nil); err != nil {
-				t.Fatal(err)
-			}
-			h.score(t, o.ID, c.n, 80)
-			h.start()
-			deadline := time.Now().Add(10 * time.Second)
-			for got, _ := rcv.counts(); got < c.n; got, _ = rcv.counts() {
-				if time.Now().After(deadline) {
-					t.Fatalf("%d of %d messages arrived", got, c.n)
+			t.Parallel()
+			w := newWorld(t) // outside the bubble, as in TestSlowReceiverDoesNotDelayOthers
+			synctest.Test(t, func(t *testing.T) {
+				o := w.owner(t, c.name+"@example.com")
+				const url = "http://127.0.0.1/hook"
+				rcv := newInFlight(c.delay)
+				h := newHooksVia(t, w, DeliveryConfig{Timeout: senderTimeout}, receivers{url: rcv}, nil)
+				zero := 0
+				if _, _, err := h.Create(context.Background(), o.ID, url, &zero, nil); err != nil {
+					t.Fatal(err)
 				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			if _, most := rcv.counts(); most != c.most {
-				t.Fatalf("at most %d sends at once, want %d", most, c.most)
-			}
+				h.score(t, o.ID, c.n, 80)
+				h.start()
+				rcv.until(t, time.Minute, func(got, _ int) bool { return got == c.n })
+				if _, most := rcv.counts(); most != c.most {
+					t.Fatalf("at most %d sends at once, want %d", most, c.most)
+				}
+			})
 		})
 	}
 }

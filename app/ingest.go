@@ -35,6 +35,7 @@ type Ingest struct {
 	limits   core.Limits
 	log      *slog.Logger
 	metrics  ports.Metrics
+	backlog  *Backlog
 }
 
 // IngestDeps are the ports the ingest service uses.
@@ -46,6 +47,7 @@ type IngestDeps struct {
 	Log       *slog.Logger
 	Metrics   ports.Metrics // counts posts and matches; nil counts nothing
 	Clock     ports.Clock   // stamps the phrases a helper read; nil is the system clock
+	Backlog   *Backlog      // refuses batches while scoring is behind; nil refuses none
 }
 
 // NewIngest returns the ingest service; limits bound the accounts that
@@ -55,7 +57,7 @@ func NewIngest(d IngestDeps, limits core.Limits) *Ingest {
 		d.Clock = ports.SystemClock{}
 	}
 	return &Ingest{clock: d.Clock, matches: d.Matches, accounts: d.Accounts, matchers: d.Matchers, bus: d.Publisher, limits: limits,
-		log: orDefaultLog(d.Log), metrics: orNoMetrics(d.Metrics)}
+		log: orDefaultLog(d.Log), metrics: orNoMetrics(d.Metrics), backlog: d.Backlog}
 }
 
 // Ingest validates each post, stores the valid new ones with their matches
@@ -64,7 +66,8 @@ func NewIngest(d IngestDeps, limits core.Limits) *Ingest {
 // community, only for the phrases of that community. Invalid rows and
 // posts already stored are skipped and counted. A batch over 100 posts is
 // refused whole (KindInvalid); a platform without an account and no room
-// to connect one is KindPlanLimit.
+// to connect one is KindPlanLimit; while scoring is behind (Backlog), a
+// batch is refused whole with KindUnavailable and nothing of it stored.
 //
 // It returns the account the posts were read with and the counts of posts
 // stored and skipped.
@@ -74,6 +77,9 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 		return "", 0, 0, err
 	}
 	if err := core.CheckIngestBatch(len(posts)); err != nil {
+		return "", 0, 0, err
+	}
+	if err := s.backlog.admit(); err != nil {
 		return "", 0, 0, err
 	}
 	acc, err := s.accounts.EnsureAccount(ctx, ownerID, p, s.limits)
@@ -110,6 +116,7 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 	if err != nil {
 		return "", 0, 0, err
 	}
+	s.backlog.stored(len(saved.Matches))
 	announce(ctx, s.bus, s.log, saved.Matches)
 	s.metrics.Count(ports.EventPostsIngested, saved.Saved)
 	s.metrics.Count(ports.EventPostsSkipped, skipped+saved.Known)

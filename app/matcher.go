@@ -24,14 +24,14 @@ type Compiled struct {
 // change bumps in the database: so a phrase added through the admin
 // console, or through another replica, is seen on the next post.
 type Matchers struct {
-	store ports.PhraseStore
+	store ports.ListeningStore
 
 	mu    sync.Mutex
 	cache map[string]*Compiled
 }
 
 // NewMatchers returns an empty cache over store.
-func NewMatchers(store ports.PhraseStore) *Matchers {
+func NewMatchers(store ports.ListeningStore) *Matchers {
 	return &Matchers{store: store, cache: map[string]*Compiled{}}
 }
 
@@ -48,7 +48,7 @@ func (m *Matchers) For(ctx context.Context, ownerID string, p core.Platform) (*C
 	if c != nil && c.version == v {
 		return c, nil
 	}
-	ps, err := m.store.Phrases(ctx, ownerID, ports.PhraseFilter{Platform: p, Status: core.Listening})
+	ps, err := m.store.OwnerListeningPhrases(ctx, ownerID, p)
 	if err != nil {
 		return nil, err
 	}

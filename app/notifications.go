@@ -108,6 +108,15 @@ func (s *Notifications) WebhookSwitchedOff(ctx context.Context, w core.Webhook) 
 	return nil
 }
 
+// SwitchedOff is WebhookSwitchedOff for the delivery worker
+// (DeliveryDeps.SwitchedOff), which has no caller to hand an error to:
+// a failure is logged.
+func (s *Notifications) SwitchedOff(ctx context.Context, w core.Webhook) {
+	if err := s.WebhookSwitchedOff(ctx, w); err != nil {
+		s.log.WarnContext(ctx, "recording a webhook switch-off for its owner failed", "webhook", w.ID, "owner", w.OwnerID, "err", err)
+	}
+}
+
 // Poke tells the sender that an email may be owed now. It never blocks.
 func (s *Notifications) Poke() {
 	select {

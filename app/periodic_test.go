@@ -23,7 +23,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 type world struct {
 	db      *gormstore.DB
-	phrases ports.PhraseStore
+	phrases *gormstore.PhraseStore // both of its ports
 	matches ports.MatchStore
 	owners  *Owners
 	leases  ports.LeaseStore
@@ -37,6 +37,40 @@ func newWorldAt(t *testing.T, url string) world {
 	os := gormstore.NewOwnerStore(db)
 	return world{db: db, phrases: gormstore.NewPhraseStore(db), matches: gormstore.NewMatchStore(db),
 		owners: NewOwners(os, NewKeys(gormstore.NewKeyStore(db), os, ports.SystemClock{})), leases: gormstore.NewLeaseStore(db)}
+}
+
+// signal tells one waiter that something it watches may have changed.
+// A change that comes while nobody waits is kept (one is enough: the
+// waiter looks at the whole state again), so none falls between a look
+// and the wait that follows it.
+type signal chan struct{}
+
+func newSignal() signal { return make(signal, 1) }
+
+// notify never blocks.
+func (s signal) notify() {
+	select {
+	case s <- struct{}{}:
+	default:
+	}
+}
+
+// waitUntil looks at ok now and again after each notification of
+// changed, and fails t, saying what(), when within passes first.
+func waitUntil(t testing.TB, within time.Duration, changed signal, ok func() bool, what func() string) {
+	t.Helper()
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for !ok() {
+		select {
+		case <-changed:
+		case <-deadline.C:
+			if !ok() {
+				t.Fatalf("after %v: %s", within, what())
+			}
+			return
+		}
+	}
 }
 
 func (w world) owner(t *testing.T, email string) core.Owner {
@@ -61,8 +95,8 @@ func (w world) phrase(t *testing.T, owner, text, community string) core.Phrase {
 // databases runs f on SQLite and, when EARSHOT_TEST_POSTGRES_URL is set,
 // on Postgres, where two pollers stand for two replicas.
 func databases(t *testing.T, f func(t *testing.T, w world)) {
-	t.Run("sqlite", func(t *testing.T) { f(t, newWorld(t)) })
-	t.Run("postgres", func(t *testing.T) { f(t, newWorldAt(t, pgtest.URL(t))) })
+	t.Run("sqlite", func(t *testing.T) { t.Parallel(); f(t, newWorld(t)) })
+	t.Run("postgres", func(t *testing.T) { t.Parallel(); f(t, newWorldAt(t, pgtest.URL(t))) })
 }
 
 func scoredMatches(t *testing.T, w world, owner core.Owner, scores ...int) []core.Match {
@@ -82,7 +116,7 @@ func scoredMatches(t *testing.T, w world, owner core.Owner, scores ...int) []cor
 		t.Fatal(err)
 	}
 	for i, m := range res.Matches {
-		w.matches.SetScore(ctx, owner.ID, m.ID, core.Score{Value: scores[i], Intent: core.IntentBuying, Reason: fmt.Sprintf("cue %d", scores[i])}, core.QueueMatchCreated)
+		w.matches.SetScores(ctx, []ports.ScoreUpdate{{Match: m, Score: core.Score{Value: scores[i], Intent: core.IntentBuying, Reason: fmt.Sprintf("cue %d", scores[i])}}}, core.QueueMatchCreated)
 	}
 	return res.Matches
 }

@@ -30,7 +30,7 @@ const DefaultRedditOverlap = 5 * time.Minute
 // together in one request; a community's checkpoint per listing moves only
 // over what a read covered.
 type Reddit struct {
-	phrases     ports.PhraseStore
+	phrases     ports.ListeningStore
 	matches     ports.MatchStore
 	source      ports.RedditSource
 	checkpoints ports.RedditStore
@@ -49,7 +49,7 @@ type Reddit struct {
 // RedditDeps are the ports the reddit poller uses, and the settings that
 // name this process and reach back.
 type RedditDeps struct {
-	Phrases     ports.PhraseStore
+	Phrases     ports.ListeningStore
 	Matches     ports.MatchStore
 	Source      ports.RedditSource
 	Checkpoints ports.RedditStore

@@ -446,6 +446,7 @@ func TestRedditRefusedReadsArchive(t *testing.T) {
 	for _, interval := range refusalIntervals {
 		for _, status := range []int{http.StatusTooManyRequests, http.StatusForbidden, http.StatusServiceUnavailable} {
 			t.Run(fmt.Sprintf("%s/%d", interval, status), func(t *testing.T) {
+				t.Parallel()
 				r := newRefusalRun(t, interval)
 				r.c.Advance(time.Second)
 				r.cycle() // a first look while all is well
@@ -502,6 +503,7 @@ func TestRedditKeylessJSONRefused(t *testing.T) {
 	t.Parallel()
 	for _, interval := range refusalIntervals {
 		t.Run(interval.String(), func(t *testing.T) {
+			t.Parallel()
 			r := newRefusalRun(t, interval)
 			r.f.refuseKeylessJSON(http.StatusForbidden)
 			r.c.Advance(time.Second)

@@ -13,13 +13,13 @@ import (
 // RedditHealth tells how the reading of each watched community goes, for
 // operators (`earshot admin reddit status`).
 type RedditHealth struct {
-	phrases     ports.PhraseStore
+	phrases     ports.ListeningStore
 	checkpoints ports.RedditStore
 	clock       ports.Clock
 }
 
 // NewRedditHealth returns the reddit health service.
-func NewRedditHealth(phrases ports.PhraseStore, checkpoints ports.RedditStore, clock ports.Clock) *RedditHealth {
+func NewRedditHealth(phrases ports.ListeningStore, checkpoints ports.RedditStore, clock ports.Clock) *RedditHealth {
 	return &RedditHealth{phrases: phrases, checkpoints: checkpoints, clock: clock}
 }
 

@@ -94,6 +94,27 @@ func (s *Scoring) Wake() {
 	}
 }
 
+// BusDrops is told of the events the in-process bus drops when full
+// (the bus's Dropped): each is counted, and a dropped new-match event
+// wakes the scoring sweep at once, since the match is in the database
+// and the sweep finds it.
+type BusDrops struct {
+	Metrics ports.Metrics // nil counts nothing
+	Scoring *Scoring
+}
+
+// Dropped takes n events of topic that the bus dropped.
+func (d BusDrops) Dropped(topic string, n int) {
+	orNoMetrics(d.Metrics).Count(ports.EventBusDropped, n)
+	if topic == TopicMatchStored {
+		d.Scoring.Wake()
+	}
+}
+
+// Scored is the delivery worker's ScoringDeps.Scored: a score stored
+// may have queued deliveries, so the worker looks at once.
+func (s *DeliveryWorker) Scored(context.Context, core.Match) { s.Poke() }
+
 // Handle takes an event naming new matches: it wakes the loop and
 // acknowledges. A malformed event is logged and acknowledged.
 func (s *Scoring) Handle(ctx context.Context, e ports.Event) error {

@@ -1,12 +1,16 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"runtime"
+	"runtime/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/earshothq/earshot/adapters/bus"
@@ -19,7 +23,7 @@ import (
 // returns them.
 func storeMatches(t *testing.T, w world, n int) []core.Match {
 	t.Helper()
-	o := w.owner(t, fmt.Sprintf("s%d@example.com", time.Now().UnixNano()))
+	o := w.owner(t, "s"+randomHexT(t)+"@example.com")
 	p := w.phrase(t, o.ID, "acme crm", "golang")
 	var out []core.Match
 	for i := 0; i < n; i += 100 {
@@ -134,67 +138,78 @@ func TestSweepClaims(t *testing.T) {
 }
 
 // TestScoringWake: with an interval of an hour, a wake alone gets a new
-// match scored.
+// match scored. In a bubble: time stands still unless every goroutine
+// waits, so no timer of the loop can score in its place.
 func TestScoringWake(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	sc := &gatedScorer{gate: make(chan struct{})}
-	close(sc.gate)
-	s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: sc, Log: quiet}, ScoringConfig{Interval: time.Hour})
-	ms := storeMatches(t, w, 3)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	// Run sweeps once at start.
-	waitScored(t, w, ms, func() {})
-	if sc.calls.Load() == 0 {
-		t.Fatal("scored without the scorer")
-	}
-	more := storeMatches(t, w, 2)
-	waitScored(t, w, more, s.Wake)
+	w := newWorld(t) // outside the bubble: the store's statement cache keeps a goroutine for the database's life
+	synctest.Test(t, func(t *testing.T) {
+		sc := &gatedScorer{gate: make(chan struct{})}
+		close(sc.gate)
+		s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: sc, Log: quiet}, ScoringConfig{Interval: time.Hour})
+		ms := storeMatches(t, w, 3)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); s.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+		// Run sweeps once at start, then waits.
+		synctest.Wait()
+		wantScored(t, w, ms)
+		if sc.calls.Load() == 0 {
+			t.Fatal("scored without the scorer")
+		}
+		more := storeMatches(t, w, 2)
+		s.Wake()
+		synctest.Wait()
+		wantScored(t, w, more)
+	})
 }
 
 // TestScoringAfterACrash: matches a killed process had claimed are
 // scored one lease after the start, though the interval is an hour and
-// nothing wakes the loop.
+// nothing wakes the loop. In a bubble, whose clock moves as soon as
+// every goroutine waits.
 func TestScoringAfterACrash(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	ms := storeMatches(t, w, 3)
-	// The process before the crash claimed them and died.
-	claimed, err := w.matches.ClaimUnscored(context.Background(), 10, 300*time.Millisecond)
-	if err != nil || len(claimed) != len(ms) {
-		t.Fatalf("ClaimUnscored = %d matches, %v", len(claimed), err)
-	}
-	s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: score.Rules{}, Log: quiet},
-		ScoringConfig{Interval: time.Hour, Lease: 300 * time.Millisecond})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	waitScored(t, w, ms, func() {})
+	w := newWorld(t) // outside the bubble, as in TestScoringWake
+	synctest.Test(t, func(t *testing.T) {
+		const lease = 300 * time.Millisecond
+		ms := storeMatches(t, w, 3)
+		// The process before the crash claimed them and died.
+		claimed, err := w.matches.ClaimUnscored(context.Background(), 10, lease)
+		if err != nil || len(claimed) != len(ms) {
+			t.Fatalf("ClaimUnscored = %d matches, %v", len(claimed), err)
+		}
+		scored := make(chan core.Match, len(ms))
+		s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: score.Rules{}, Log: quiet,
+			Scored: func(_ context.Context, m core.Match) { scored <- m }},
+			ScoringConfig{Interval: time.Hour, Lease: lease})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); s.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+		deadline := time.After(time.Minute)
+		for range ms {
+			select {
+			case <-scored:
+			case <-deadline:
+				t.Fatal("the claimed matches were not scored within a minute")
+			}
+		}
+		wantScored(t, w, ms)
+	})
 }
 
-// waitScored waits until every match of ms is scored, calling poke
-// while it waits.
-func waitScored(t *testing.T, w world, ms []core.Match, poke func()) {
+// wantScored fails t unless every match of ms is scored.
+func wantScored(t *testing.T, w world, ms []core.Match) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
 	for _, m := range ms {
-		for {
-			got, err := w.matches.Match(context.Background(), m.OwnerID, m.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Score != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("match %s not scored after a minute", m.ID)
-			}
-			poke()
-			time.Sleep(5 * time.Millisecond)
+		got, err := w.matches.Match(context.Background(), m.OwnerID, m.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Score == nil {
+			t.Fatalf("match %s not scored", m.ID)
 		}
 	}
 }
@@ -202,17 +217,29 @@ func waitScored(t *testing.T, w world, ms []core.Match, poke func()) {
 // TestScoringBacklogBounded keeps 100,000 stored matches waiting to be
 // scored while their events go through the in-process bus: the number of
 // goroutines stays under a bound that does not grow with the backlog,
-// and once the scorer moves every match is scored. Not parallel: it
-// counts the process's goroutines.
+// and once the scorer moves every match is scored. It counts only the
+// goroutines it started, and those they started (they carry its
+// profiler label), so other tests may run beside it.
 func TestScoringBacklogBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stores 100,000 matches")
 	}
+	t.Parallel()
 	const n, capacity = 100_000, 256
 	w := newWorld(t)
 	ms := storeMatches(t, w, n)
 	sc := &gatedScorer{gate: make(chan struct{})}
-	s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: sc, Log: quiet}, ScoringConfig{Interval: time.Hour, Workers: 4})
+	var scored atomic.Int64
+	all := make(chan struct{})
+	s := NewScoring(ScoringDeps{Matches: w.matches, Scorer: sc, Log: quiet, Scored: func(context.Context, core.Match) {
+		if scored.Add(1) == n {
+			close(all)
+		}
+	}}, ScoringConfig{Interval: time.Hour, Workers: 4})
+	label := pprof.Labels("test", t.Name())
+	ctx, cancel := context.WithCancel(pprof.WithLabels(context.Background(), label))
+	pprof.SetGoroutineLabels(ctx)
+	defer pprof.SetGoroutineLabels(context.Background())
 	var dropped atomic.Int64
 	b, err := bus.Open("memory://", bus.Config{Logger: quiet, MemoryCapacity: capacity, Dropped: func(topic string, k int) {
 		dropped.Add(int64(k))
@@ -224,7 +251,6 @@ func TestScoringBacklogBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	ctx, cancel := context.WithCancel(context.Background())
 	if err := s.Listen(ctx, b); err != nil {
 		t.Fatal(err)
 	}
@@ -232,30 +258,48 @@ func TestScoringBacklogBounded(t *testing.T) {
 	go func() { defer close(done); s.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	before := runtime.NumGoroutine()
+	before := labelled(t, "test", t.Name())
 	for i := 0; i < n; i += 100 {
 		announce(ctx, b, quiet, ms[i:i+100])
 	}
-	if g, bound := runtime.NumGoroutine(), before+3*capacity+100; g > bound {
+	if g, bound := labelled(t, "test", t.Name()), before+3*capacity+100; g > bound {
 		t.Fatalf("%d goroutines with %d matches waiting, want at most %d", g, n, bound)
 	}
 	close(sc.gate)
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		left, err := w.matches.ClaimUnscored(ctx, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(left) == 0 && sc.calls.Load() >= n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d matches scored after 5 minutes", sc.calls.Load(), n)
-		}
-		s.Wake()
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-all:
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("%d of %d matches scored after 5 minutes", sc.calls.Load(), n)
+	}
+	if left, err := w.matches.ClaimUnscored(ctx, 1, 0); err != nil || len(left) != 0 {
+		t.Fatalf("once %d scores were stored, ClaimUnscored = %d matches, %v", n, len(left), err)
 	}
 	t.Logf("%d events dropped by the bus", dropped.Load())
+}
+
+// labelled counts the goroutines that carry the profiler label key=value.
+func labelled(t *testing.T, key, value string) int {
+	t.Helper()
+	var out bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&out, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Records of the form "N @ pc...", then "# labels: {...}" when the
+	// goroutines have labels, then their stack, then a blank line.
+	want, _ := json.Marshal(map[string]string{key: value})
+	total := 0
+	for _, rec := range strings.Split(out.String(), "\n\n") {
+		head, rest, _ := strings.Cut(rec, "\n")
+		var k int
+		if _, err := fmt.Sscanf(head, "%d @", &k); err != nil {
+			continue
+		}
+		labels, _, _ := strings.Cut(rest, "\n")
+		if l, ok := strings.CutPrefix(labels, "# labels: "); ok && strings.Contains(l, strings.Trim(string(want), "{}")) {
+			total += k
+		}
+	}
+	return total
 }
 
 // cancelOnFirst cancels a context at its first call and scores by the

@@ -5,26 +5,26 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/earshothq/earshot/app/record"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
 
 // pingMessage is the text of a test ping's data. It is written before
-// anything answers, so it claims no check: it names the header whose
-// check proves the message came from earshot.
-const pingMessage = "This is a test message from earshot. If your endpoint checked its signature (" + core.HeaderSignature + ") it came from us."
+// anything answers, so it claims no check: it names the headers, one per
+// signing scheme, whose check proves the message came from earshot.
+const pingMessage = "This is a test message from earshot. If your endpoint checked its signature (" + core.HeaderSignature + " or " + core.HeaderStandardSignature + ") it came from us."
 
 // messenger is the one place webhook messages are made and sent, for the
 // subscription service's test pings and for the delivery worker alike:
-// the envelope, the match record inside it (rendered as GET
-// /matches/{id} shows it), the signing secret opened from its seal, and
-// the send itself, which signs each try afresh (core.Sign) and is
-// counted here.
+// the envelope, the match record inside it (record.Match, the record GET
+// /matches/{id} shows), the signing secret opened from its seal, and the
+// send itself, which signs each try afresh by both schemes (core.Sign,
+// core.SignStandard) and is counted here.
 type messenger struct {
-	sender   ports.WebhookSender
-	renderer ports.MatchRenderer // nil where only pings are made
-	sealer   *core.Sealer
-	metrics  ports.Metrics
+	sender  ports.WebhookSender
+	sealer  *core.Sealer
+	metrics ports.Metrics
 }
 
 // envelope renders a message body: the bytes every try of a delivery
@@ -61,7 +61,7 @@ func (m messenger) ping(w core.Webhook, id string, at time.Time) (core.Delivery,
 // matchCreated renders the body of d, a match.created delivery of m: the
 // envelope with d's id and creation time around m's public record.
 func (m messenger) matchCreated(d core.Delivery, match core.Match) ([]byte, error) {
-	data, err := m.renderer.RenderMatch(match)
+	data, err := json.Marshal(record.NewMatch(match))
 	if err != nil {
 		return nil, err
 	}
@@ -72,17 +72,25 @@ func (m messenger) matchCreated(d core.Delivery, match core.Match) ([]byte, erro
 // signing secret does not open (the key changed): nothing is sent.
 const errSecretUnreadable = "signing_secret_unreadable"
 
-// send opens the webhook's signing secret and sends d's payload to it
-// once, counting the outcome. The error says the secret did not open:
+// send opens the webhook's signing secrets and sends d's payload to it
+// once, at time at, counting the outcome. The previous secret (nil when
+// none is kept) signs too while the last rotation's overlap runs at at
+// (core.Webhook.SigningSecrets). The error says a secret did not open:
 // nothing was sent or counted then.
-func (m messenger) send(ctx context.Context, w core.Webhook, sealed []byte, d core.Delivery) (ports.WebhookResult, error) {
-	secret, err := m.sealer.Open(sealed, []byte(w.ID))
+func (m messenger) send(ctx context.Context, w core.Webhook, current, previous []byte, d core.Delivery, at time.Time) (ports.WebhookResult, error) {
+	secret, err := m.sealer.Open(current, []byte(w.ID))
 	if err != nil {
 		return ports.WebhookResult{Error: errSecretUnreadable}, err
 	}
-	res := m.sender.Send(ctx, ports.WebhookMessage{
-		URL: w.URL, Secret: string(secret), DeliveryID: d.ID, Event: d.Event, Body: d.Payload,
-	})
+	msg := ports.WebhookMessage{URL: w.URL, Secret: string(secret), DeliveryID: d.ID, Event: d.Event, Body: d.Payload}
+	if previous != nil && w.PreviousSecretSigns(at) {
+		old, err := m.sealer.Open(previous, []byte(w.ID))
+		if err != nil {
+			return ports.WebhookResult{Error: errSecretUnreadable}, err
+		}
+		msg.PreviousSecret = string(old)
+	}
+	res := m.sender.Send(ctx, msg)
 	if res.Delivered() {
 		m.metrics.Count(ports.EventDeliveriesOK, 1)
 	} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -37,7 +38,8 @@ type WebhookDeps struct {
 }
 
 // Webhooks manages owners' webhook subscriptions: create, list, change,
-// delete, the delivery log, test pings and manual retries. Sending the
+// delete, the delivery log, test pings, manual retries, secret rotation
+// and replays. Sending the
 // queued deliveries is the DeliveryWorker's.
 type Webhooks struct {
 	deps WebhookDeps
@@ -211,15 +213,16 @@ func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 	if err := s.gate(ctx); err != nil {
 		return ports.WebhookResult{}, err
 	}
-	w, sealed, err := s.deps.Store.Webhook(ctx, ownerID, id)
+	w, sealed, err := s.deps.Store.WebhookSecrets(ctx, ownerID, id)
 	if err != nil {
 		return ports.WebhookResult{}, err
 	}
-	d, err := s.msg.ping(w, s.deps.Store.NewDeliveryID(), s.deps.Clock.Now())
+	now := s.deps.Clock.Now()
+	d, err := s.msg.ping(w, s.deps.Store.NewDeliveryID(), now)
 	if err != nil {
 		return ports.WebhookResult{}, err
 	}
-	res, err := s.msg.send(ctx, w, sealed, d)
+	res, err := s.msg.send(ctx, w, sealed.Current, sealed.Previous, d, now)
 	if err != nil {
 		return ports.WebhookResult{}, core.Wrap(core.KindInternal, err, "the webhook's signing secret cannot be opened")
 	}
@@ -266,4 +269,65 @@ func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID str
 	}
 	s.deps.Wake()
 	return d, nil
+}
+
+// RotateSecret gives a webhook a new signing secret and returns it, shown
+// this once: the store keeps it sealed. The replaced secret keeps
+// signing every message beside the new one for overlap (nil means
+// core.DefaultSecretOverlap; 0 stops it at once), so receivers switch at
+// their own pace: webhook-signature then carries both values, the new
+// first, and X-Service-Signature, one value in the spec, the new
+// secret's. A secret replaced by an earlier rotation stops at once.
+// KindInvalid for an overlap outside 0 to 7 days; KindNotFound;
+// KindPlanLimit.
+func (s *Webhooks) RotateSecret(ctx context.Context, ownerID, id string, overlap *time.Duration) (core.Webhook, string, error) {
+	if err := s.gate(ctx); err != nil {
+		return core.Webhook{}, "", err
+	}
+	o := core.DefaultSecretOverlap
+	if overlap != nil {
+		o = *overlap
+	}
+	until, err := core.SecretOverlapEnd(s.deps.Clock.Now(), o)
+	if err != nil {
+		return core.Webhook{}, "", err
+	}
+	secret, err := core.NewWebhookSecret()
+	if err != nil {
+		return core.Webhook{}, "", err
+	}
+	seal := func(id string) ([]byte, error) { return s.deps.Sealer.Seal([]byte(secret), []byte(id)) }
+	w, err := s.deps.Store.RotateSecret(ctx, ownerID, id, until, seal)
+	if err != nil {
+		return core.Webhook{}, "", err
+	}
+	return w, secret, nil
+}
+
+// Replay queues again the webhook's failed messages made from from up to
+// to (zero: now), oldest first, at most core.MaxReplay a call: each as a
+// new delivery with its own id, the same event and match, trigger replay
+// and a fresh set of tries, sent by the delivery worker at once. A match
+// whose replay is queued or went through is passed over, so the same
+// call again takes what is left; the result says whether more remain.
+// KindInvalid for a range that is not one; KindConflict when the webhook
+// is switched off; KindNotFound; KindPlanLimit.
+func (s *Webhooks) Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error) {
+	if err := s.gate(ctx); err != nil {
+		return ports.ReplayResult{}, err
+	}
+	if to.IsZero() {
+		to = s.deps.Clock.Now()
+	}
+	if err := core.CheckReplayRange(from, to); err != nil {
+		return ports.ReplayResult{}, err
+	}
+	res, err := s.deps.Store.ReplayDeliveries(ctx, ownerID, id, ports.ReplayQuery{From: from, To: to, Limit: core.MaxReplay}, core.ReplayFailed)
+	if err != nil {
+		return ports.ReplayResult{}, err
+	}
+	if len(res.Queued) > 0 {
+		s.deps.Wake()
+	}
+	return res, nil
 }

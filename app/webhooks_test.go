@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshothq/earshot/adapters/gormstore"
-	"github.com/earshothq/earshot/adapters/httpapi"
 	"github.com/earshothq/earshot/adapters/webhooksender"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -32,14 +31,30 @@ type hooks struct {
 	stop   func()
 }
 
-// claimWatch is the worker's store, noting each claim that found nothing
-// due with no webhook left out.
+// claimWatch is the worker's queue, noting each claim that found nothing
+// due with no webhook left out, and each write of the worker.
 type claimWatch struct {
-	ports.WebhookStore
+	ports.DeliveryQueue
 	mu      sync.Mutex
 	started int           // claims begun
 	idle    int           // the latest begun of those that found nothing
 	idled   chan struct{} // a send after each such claim; never blocks
+	wrote   signal        // after each write of the worker's, the log may have changed
+}
+
+func (s *claimWatch) FinishAttempts(ctx context.Context, a []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
+	defer s.wrote.notify()
+	return s.DeliveryQueue.FinishAttempts(ctx, a, rules)
+}
+
+func (s *claimWatch) ReleaseDeliveries(ctx context.Context, due []ports.DueDelivery) error {
+	defer s.wrote.notify()
+	return s.DeliveryQueue.ReleaseDeliveries(ctx, due)
+}
+
+func (s *claimWatch) DropDelivery(ctx context.Context, due ports.DueDelivery) error {
+	defer s.wrote.notify()
+	return s.DeliveryQueue.DropDelivery(ctx, due)
 }
 
 func (s *claimWatch) ClaimDeliveries(ctx context.Context, c ports.DeliveryClaim) ([]ports.DueDelivery, error) {
@@ -47,7 +62,7 @@ func (s *claimWatch) ClaimDeliveries(ctx context.Context, c ports.DeliveryClaim)
 	s.started++
 	n := s.started
 	s.mu.Unlock()
-	due, err := s.WebhookStore.ClaimDeliveries(ctx, c)
+	due, err := s.DeliveryQueue.ClaimDeliveries(ctx, c)
 	if err == nil && len(due) == 0 && len(c.Skip) == 0 {
 		s.mu.Lock()
 		s.idle = max(s.idle, n)
@@ -95,12 +110,19 @@ const testSecretKey = "a test secret key of at least 32 characters"
 // relaxed address rules; a test changes h.cfg for others.
 func newHooks(t *testing.T, w world, cfg DeliveryConfig) *hooks {
 	t.Helper()
-	return newHooksWith(t, w, cfg, nil)
+	return newHooksVia(t, w, cfg, nil, nil)
 }
 
 // newHooksWith is newHooks with switchedOff told of each switch-off the
 // worker stores (DeliveryDeps.SwitchedOff).
 func newHooksWith(t *testing.T, w world, cfg DeliveryConfig, switchedOff func(context.Context, core.Webhook)) *hooks {
+	t.Helper()
+	return newHooksVia(t, w, cfg, nil, switchedOff)
+}
+
+// newHooksVia is newHooksWith sending through sender; nil is the HTTP
+// sender.
+func newHooksVia(t *testing.T, w world, cfg DeliveryConfig, sender ports.WebhookSender, switchedOff func(context.Context, core.Webhook)) *hooks {
 	t.Helper()
 	sealer, err := core.NewSealer(testSecretKey)
 	if err != nil {
@@ -113,10 +135,12 @@ func newHooksWith(t *testing.T, w world, cfg DeliveryConfig, switchedOff func(co
 		cfg.Timeout = 2 * time.Second
 	}
 	store := gormstore.NewWebhookStore(w.db)
-	sender := webhooksender.New(webhooksender.Config{Timeout: cfg.Timeout, AllowPrivate: true})
-	h := &hooks{w: w, store: store, claims: &claimWatch{WebhookStore: store, idled: make(chan struct{}, 1)}, sealer: sealer, stop: func() {}}
+	if sender == nil {
+		sender = webhooksender.New(webhooksender.Config{Timeout: cfg.Timeout, AllowPrivate: true})
+	}
+	h := &hooks{w: w, store: store, claims: &claimWatch{DeliveryQueue: store, idled: make(chan struct{}, 1), wrote: newSignal()}, sealer: sealer, stop: func() {}}
 	h.worker = NewDeliveryWorker(DeliveryDeps{
-		Store: h.claims, Sender: sender, Renderer: httpapi.MatchRenderer{}, Sealer: sealer, Log: quiet, SwitchedOff: switchedOff,
+		Queue: h.claims, Sender: sender, Sealer: sealer, Log: quiet, SwitchedOff: switchedOff,
 	}, cfg)
 	h.Webhooks = NewWebhooks(WebhookDeps{Store: store, Sender: sender, Sealer: sealer, Log: quiet, Wake: h.worker.Poke},
 		WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 3}, AllowPrivate: true})
@@ -179,11 +203,11 @@ func (h *hooks) score(t *testing.T, ownerID string, n, value int) []core.Match {
 	}
 	out := make([]core.Match, len(res.Matches))
 	for i, m := range res.Matches {
-		got, _, err := h.w.matches.SetScore(ctx, ownerID, m.ID, core.Score{Value: value, Intent: core.IntentBuying, Reason: "asks where to buy"}, core.QueueMatchCreated)
-		if err != nil {
-			t.Fatal(err)
+		got, err := h.w.matches.SetScores(ctx, []ports.ScoreUpdate{{Match: m, Score: core.Score{Value: value, Intent: core.IntentBuying, Reason: "asks where to buy"}}}, core.QueueMatchCreated)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("SetScores: %+v, %v", got, err)
 		}
-		out[i] = got
+		out[i] = got[0]
 		h.Poke()
 	}
 	return out
@@ -202,20 +226,15 @@ func (h *hooks) log(t *testing.T, ownerID, webhookID string) []core.Delivery {
 	return ds
 }
 
-// waitLog waits until the webhook's log satisfies ok.
+// waitLog waits until the webhook's log satisfies ok, looking again
+// after each write of h's worker: a log that other writers change is
+// read once they are done.
 func (h *hooks) waitLog(t *testing.T, ownerID, webhookID string, within time.Duration, ok func([]core.Delivery) bool) []core.Delivery {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ds := h.log(t, ownerID, webhookID)
-		if ok(ds) {
-			return ds
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("delivery log after %v: %+v", within, ds)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var ds []core.Delivery
+	waitUntil(t, within, h.claims.wrote, func() bool { ds = h.log(t, ownerID, webhookID); return ok(ds) },
+		func() string { return fmt.Sprintf("delivery log %+v", ds) })
+	return ds
 }
 
 func allFinal(n int) func([]core.Delivery) bool {

@@ -33,6 +33,9 @@ type Webhook struct {
 	DisabledReason      string // set when the service switched it off
 	ConsecutiveFailures int    // final failed deliveries since the last delivered one
 	CreatedAt           time.Time
+	// PreviousSecretUntil is when the secret the last rotation replaced
+	// stops signing (SecretOverlapEnd); zero when none does.
+	PreviousSecretUntil time.Time
 }
 
 // Wants reports whether a match.created message for m goes to the webhook:
@@ -83,6 +86,7 @@ type Delivery struct {
 	ID             string // also the message id and the X-Service-Delivery header
 	WebhookID      string
 	OwnerID        string
+	MatchID        string // the match a match.created message announces; empty for a ping
 	Event          string // EventMatchCreated or EventPing
 	Trigger        DeliveryTrigger
 	Status         DeliveryStatus
@@ -119,9 +123,10 @@ const (
 	TriggerScheduled DeliveryTrigger = "scheduled" // a match was scored
 	TriggerManual    DeliveryTrigger = "manual"    // the owner asked to send it again
 	TriggerPing      DeliveryTrigger = "ping"      // POST /webhooks/{id}/test
+	TriggerReplay    DeliveryTrigger = "replay"    // a failed message made again by a replay (ReplayFailed)
 )
 
 // Valid reports whether t is a known trigger.
 func (t DeliveryTrigger) Valid() bool {
-	return t == TriggerScheduled || t == TriggerManual || t == TriggerPing
+	return t == TriggerScheduled || t == TriggerManual || t == TriggerPing || t == TriggerReplay
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -102,6 +103,7 @@ func NextDeliveryStep(tries int, schedule RetrySchedule, delivered bool, at time
 // status (0 when no answer came) and the plain failure reason errText
 // (empty when the answer was 2xx). A ping gets a single try: it reports
 // at once what the receiver answered, so retrying it would tell nobody.
+// A 410 (Gone) to any other message ends it at once, failed (see Gone).
 func (d Delivery) Attempted(schedule RetrySchedule, status int, errText string, at time.Time, jitter float64) Delivery {
 	if d.Trigger == TriggerPing {
 		schedule = nil
@@ -112,6 +114,11 @@ func (d Delivery) Attempted(schedule RetrySchedule, status int, errText string, 
 		if status != 0 {
 			errText = fmt.Sprintf("http %d", status)
 		}
+	}
+	if !delivered && status == statusGone && d.Trigger != TriggerPing {
+		// The receiver asked for no more messages: no retry follows, and
+		// CountFailure switches the webhook off.
+		schedule = nil
 	}
 	step := NextDeliveryStep(d.Tries, schedule, delivered, at, jitter)
 	d.Status = step.Status
@@ -136,7 +143,8 @@ const MaxConsecutiveFailures = 5
 //
 // Only final outcomes of real messages count: a delivered one resets the
 // count, a failed one adds to it, and at MaxConsecutiveFailures the webhook
-// switches off. A ping never changes the count, whatever its outcome, so
+// switches off; a delivery that ended on a 410 (Gone) switches it off at
+// once. A ping never changes the count, whatever its outcome, so
 // testing a broken receiver cannot switch a webhook off and a passing test
 // does not hide real failures. A queued delivery changes nothing yet.
 //
@@ -151,6 +159,9 @@ func CountFailure(consecutive int, d Delivery) (next int, switchOff bool, reason
 		return 0, false, ""
 	case DeliveryFailed:
 		next = max(consecutive, 0) + 1
+		if d.Gone() {
+			return next, true, "switched off at once: the receiver answered http 410 (Gone)"
+		}
 		if next < MaxConsecutiveFailures {
 			return next, false, ""
 		}
@@ -164,4 +175,102 @@ func CountFailure(consecutive int, d Delivery) (next int, switchOff bool, reason
 		return next, true, fmt.Sprintf("switched off after %d failed deliveries in a row; last error: %s", next, last)
 	}
 	return consecutive, false, ""
+}
+
+// HTTP statuses with a meaning of their own to a sender. core does not
+// import net/http for three numbers.
+const (
+	statusGone               = 410
+	statusTooManyRequests    = 429
+	statusServiceUnavailable = 503
+)
+
+// Gone reports whether d, a message other than a ping, ended on a 410
+// answer: the receiver says the address is gone for good, as Standard
+// Webhooks has it, so the webhook switches off at once rather than after
+// MaxConsecutiveFailures. A ping answered 410 only reports it: the owner
+// is looking at the answer, and a test never switches a webhook off.
+func (d Delivery) Gone() bool {
+	return d.Trigger != TriggerPing && d.Status == DeliveryFailed && d.ResponseStatus == statusGone
+}
+
+// MaxRetryAfter bounds the wait a receiver's Retry-After may add: the
+// value is the receiver's to choose, and a year would hold the delivery
+// and its place in the queue for a year. A day is the longest wait the
+// retry schedule itself allows.
+const MaxRetryAfter = maxRetryWait
+
+// maxRetryAfterLen bounds the Retry-After value read: an HTTP date is
+// 29 characters, the longest form (RFC 850) 38.
+const maxRetryAfterLen = 64
+
+// ParseRetryAfter reads a Retry-After header value, either whole seconds
+// (digits only) or an HTTP date in one of the three forms HTTP allows,
+// and returns the wait it asks for from now, at most MaxRetryAfter. ok is
+// false when the value is empty, malformed, or asks for no wait (zero
+// seconds, a date not after now): the answer then changes nothing.
+func ParseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
+	v = strings.TrimSpace(v)
+	if v == "" || len(v) > maxRetryAfterLen {
+		return 0, false
+	}
+	if digitsOnly(v) {
+		// More digits than a day's seconds can have is past the cap, and
+		// reading them would overflow; leading zeros count for nothing.
+		v = strings.TrimLeft(v, "0")
+		if len(v) > 9 {
+			return MaxRetryAfter, true
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return 0, false
+		}
+		return min(time.Duration(n)*time.Second, MaxRetryAfter), true
+	}
+	for _, layout := range httpDateLayouts {
+		if t, err := time.Parse(layout, v); err == nil {
+			if d := t.Sub(now); d > 0 {
+				return min(d, MaxRetryAfter), true
+			}
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// httpDateLayouts are the HTTP-date forms of RFC 9110 section 5.6.7: the
+// preferred IMF-fixdate, then the obsolete RFC 850 and asctime forms, all
+// in GMT.
+var httpDateLayouts = []string{
+	"Mon, 02 Jan 2006 15:04:05 GMT",
+	"Monday, 02-Jan-06 15:04:05 GMT",
+	"Mon Jan _2 15:04:05 2006",
+}
+
+func digitsOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// WithRetryAfter returns d, just Attempted at time at, with its next try
+// moved to at+wait when its last answer was a 429 or a 503 that asked for
+// that wait (ParseRetryAfter) and that is later than the schedule's: the
+// receiver knows when it will take messages again, and a try before that
+// would only count as a failure. A wait earlier than the schedule's
+// changes nothing, so a receiver cannot hurry the retries, nor can it
+// hold one for longer than MaxRetryAfter. A delivery not queued (its last
+// try is spent, or it was delivered) is returned as it is.
+func (d Delivery) WithRetryAfter(wait time.Duration, at time.Time) Delivery {
+	if d.Status != DeliveryQueued || wait <= 0 ||
+		(d.ResponseStatus != statusTooManyRequests && d.ResponseStatus != statusServiceUnavailable) {
+		return d
+	}
+	if next := at.Add(min(wait, MaxRetryAfter)); next.After(d.NextAttemptAt) {
+		d.NextAttemptAt = next
+	}
+	return d
 }

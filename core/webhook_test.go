@@ -84,8 +84,8 @@ func TestNewWebhookSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := core.NewWebhookSecret()
-	if !strings.HasPrefix(a, "whsec_") || len(a) != len("whsec_")+43 {
-		t.Fatalf("secret %q: want whsec_ and 43 base64url characters", a)
+	if !strings.HasPrefix(a, "whsec_") || len(a) != len("whsec_")+44 {
+		t.Fatalf("secret %q: want whsec_ and 44 base64 characters (32 bytes)", a)
 	}
 	if a == b {
 		t.Fatal("two secrets are equal")

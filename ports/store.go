@@ -69,8 +69,9 @@ type PhraseFilter struct {
 	Status   core.PhraseStatus
 }
 
-// PhraseStore keeps phrases. Every method is scoped to one owner: another
-// owner's phrase is KindNotFound.
+// PhraseStore keeps one owner's phrases, as the owner manages them
+// (app.Phrases). Every method is scoped to that owner: another owner's
+// phrase is KindNotFound, as an unknown one is.
 type PhraseStore interface {
 	// CreatePhrase stores p, setting its ID, CreatedAt and LastCheckedAt,
 	// after checking limits.CheckNewPhrase against the owner's usage in the
@@ -78,7 +79,8 @@ type PhraseStore interface {
 	// With an idempotency key seen since idem.Since, nothing is created: p
 	// is replaced by the phrase first created with that key and replayed is
 	// true. KindConflict when the owner has the phrase already (same
-	// platform, community and folded text); KindPlanLimit past the limit.
+	// platform, community and folded text); KindPlanLimit past the limit;
+	// KindNotFound for an unknown owner.
 	CreatePhrase(ctx context.Context, p *core.Phrase, limits core.Limits, idem Idempotency) (replayed bool, err error)
 	// Phrase returns one phrase. KindNotFound.
 	Phrase(ctx context.Context, ownerID, id string) (core.Phrase, error)
@@ -91,14 +93,30 @@ type PhraseStore interface {
 	// Usage counts the owner's phrases, accounts and webhooks, and the
 	// deployment's owners.
 	Usage(ctx context.Context, ownerID string) (core.Usage, error)
-	// PhraseVersion returns a number that changes whenever the owner's
-	// phrases change (create, status, delete), from any process, so a
-	// compiled matcher can tell it is stale with one cheap read.
-	PhraseVersion(ctx context.Context, ownerID string) (int64, error)
+}
+
+// ListeningStore is what the readers of posts ask of phrases: the reddit
+// poller (app.Reddit, app.RedditHealth) reads the listening phrases of
+// every owner, the helper endpoints' ingest (app.Matchers) those of the
+// owner whose helper sent posts, and both record which phrases were read.
+// Unlike PhraseStore it reaches across owners: ListeningPhrases lists
+// every owner's phrases and MarkChecked takes ids of any owner. It is
+// safe for concurrent use.
+type ListeningStore interface {
 	// ListeningPhrases returns every listening phrase of the platform,
 	// of every owner, oldest first: the reddit poller's work list.
 	ListeningPhrases(ctx context.Context, p core.Platform) ([]core.Phrase, error)
-	// MarkChecked records that the phrases were read at at from src.
+	// OwnerListeningPhrases returns the owner's listening phrases of the
+	// platform, oldest first: what a helper's posts are matched against.
+	// An unknown owner has none.
+	OwnerListeningPhrases(ctx context.Context, ownerID string, p core.Platform) ([]core.Phrase, error)
+	// PhraseVersion returns a number that changes whenever the owner's
+	// phrases change (create, status, delete), from any process, so a
+	// compiled matcher can tell it is stale with one cheap read.
+	// KindNotFound for an unknown owner.
+	PhraseVersion(ctx context.Context, ownerID string) (int64, error)
+	// MarkChecked records that the phrases were read at at from src. An
+	// id that names no phrase is passed over.
 	MarkChecked(ctx context.Context, ids []string, src core.Source, at time.Time) error
 }
 
@@ -139,8 +157,11 @@ type MatchFilter struct {
 	Limit    int
 }
 
-// MatchStore keeps posts and the matches they made. Every method is scoped
-// to one owner.
+// MatchStore keeps posts and the matches they made. The methods that take
+// an owner are scoped to it: another owner's match is KindNotFound, as an
+// unknown one is. SetScores and ClaimUnscored are the scoring sweep's and
+// take matches of every owner. It is safe for concurrent use, from this
+// process and from others on the same database.
 type MatchStore interface {
 	// SaveMatches stores a batch of posts of one platform for the owner in
 	// one transaction. A post whose ExternalID the owner already has on
@@ -153,28 +174,23 @@ type MatchStore interface {
 	// Matches lists matches newest first, at most f.Limit of them, and
 	// reports whether older ones exist.
 	Matches(ctx context.Context, ownerID string, f MatchFilter) (ms []core.Match, more bool, err error)
-	// SetScore stores the verdict on a match and returns the match; a
-	// match scored already keeps its first score and scored is false.
-	// When it stores the first score, the deliveries plan returns are
-	// queued in the same transaction, as SetScores does. KindNotFound.
-	SetScore(ctx context.Context, ownerID, id string, s core.Score, plan DeliveryPlan) (m core.Match, scored bool, err error)
 	// SetScores stores many verdicts in one transaction and returns the
 	// matches it scored, in the order of updates. A match scored already
-	// keeps its first score, and one that is gone or not the owner's is
-	// passed over; neither is returned. For each match scored, plan (when
-	// not nil) is given the match and every webhook of its owner as they
-	// stand in the transaction, and the deliveries it returns are stored
-	// in that same transaction, so a stored score never loses its
-	// messages and a failed one queues none. The store sets an empty
-	// delivery ID; which webhooks get a delivery is the plan's rule,
-	// never the store's.
+	// keeps its first score, and one that is gone, unknown or not the
+	// owner's is passed over; neither is returned, and neither is an
+	// error. For each match scored, plan (when not nil) is given the
+	// match and every webhook of its owner as they stand in the
+	// transaction, and the deliveries it returns are stored in that same
+	// transaction, so a stored score never loses its messages and a
+	// failed one queues none. The store sets an empty delivery ID; which
+	// webhooks get a delivery is the plan's rule, never the store's.
 	SetScores(ctx context.Context, updates []ScoreUpdate, plan DeliveryPlan) ([]core.Match, error)
-	// ClaimMatch leases one unscored match for lease, so that of several
-	// replicas only one scores it. claimed is false when it is scored or
-	// leased already. KindNotFound.
-	ClaimMatch(ctx context.Context, ownerID, id string, lease time.Duration) (m core.Match, claimed bool, err error)
 	// ClaimUnscored leases up to limit unscored matches of any owner whose
-	// lease has run out, oldest first: the scoring sweep's work.
+	// lease has run out, oldest first, for lease: the scoring sweep's
+	// work. Concurrent claims, from this process or another, never return
+	// the same match while its lease runs; a scored match is never
+	// returned; a match whose lease ran out (a negative lease runs out at
+	// once) is claimed again.
 	ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error)
 }
 

@@ -12,6 +12,11 @@ type WebhookMessage struct {
 	DeliveryID string // X-Service-Delivery; equals the body's id
 	Event      string // X-Service-Event: core.EventMatchCreated or core.EventPing
 	Body       []byte // the exact JSON bytes to send; signed as they are
+	// PreviousSecret is the secret a rotation replaced, while its overlap
+	// runs (core.Webhook.SigningSecrets); empty otherwise. It signs
+	// webhook-signature beside Secret, after it; X-Service-Signature,
+	// one value in the spec, is Secret's alone.
+	PreviousSecret string
 }
 
 // WebhookResult is what came of one attempt.
@@ -25,6 +30,10 @@ type WebhookResult struct {
 	Error string
 	// Duration is how long the attempt took.
 	Duration time.Duration
+	// RetryAfter is the wait a 429 or 503 answer asked for in its
+	// Retry-After header (core.ParseRetryAfter); zero when none, or when
+	// unreadable.
+	RetryAfter time.Duration
 }
 
 // Delivered reports whether the receiver took the message.
@@ -40,7 +49,10 @@ type WebhookSender interface {
 	// the body afresh with the current time (core.Sign) and sets the
 	// headers of spec section 6: X-Service-Event, X-Service-Delivery,
 	// X-Service-Timestamp, X-Service-Signature and Content-Type
-	// application/json. It never follows a redirect: a 3xx is a failure.
+	// application/json, and beside them the Standard Webhooks headers
+	// webhook-id, webhook-timestamp and webhook-signature
+	// (core.SignStandardEach: Secret's value, then PreviousSecret's when
+	// set). It never follows a redirect: a 3xx is a failure.
 	// It waits at most its configured timeout, or less if ctx ends sooner,
 	// and reads at most a few KB of the answer, which it discards.
 	//

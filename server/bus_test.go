@@ -64,7 +64,9 @@ func TestBusDropWakesScoring(t *testing.T) {
 	matches := gormstore.NewMatchStore(db)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	idle := &idleSignal{MatchStore: matches, idle: make(chan struct{})}
-	scoring := app.NewScoring(app.ScoringDeps{Matches: idle, Scorer: score.Rules{}, Log: log}, app.ScoringConfig{Interval: time.Hour})
+	scored := make(chan core.Match, 1)
+	scoring := app.NewScoring(app.ScoringDeps{Matches: idle, Scorer: score.Rules{}, Log: log,
+		Scored: func(_ context.Context, m core.Match) { scored <- m }}, app.ScoringConfig{Interval: time.Hour})
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); scoring.Run(runCtx) }()
@@ -80,21 +82,15 @@ func TestBusDropWakesScoring(t *testing.T) {
 	}
 	m := res.Matches[0]
 	counted := &countedEvents{n: map[string]int{}}
-	dropped := busDropped(counted, scoring)
+	dropped := app.BusDrops{Metrics: counted, Scoring: scoring}.Dropped
 	dropped(app.TopicMatchStored, 1)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		got, err := matches.Match(ctx, o.ID, m.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Score != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the dropped event's match was not scored within a minute")
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-scored:
+	case <-time.After(time.Minute):
+		t.Fatal("the dropped event's match was not scored within a minute")
+	}
+	if got, err := matches.Match(ctx, o.ID, m.ID); err != nil || got.Score == nil {
+		t.Fatalf("once scored, the match reads %+v, %v", got, err)
 	}
 	counted.mu.Lock()
 	defer counted.mu.Unlock()

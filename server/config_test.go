@@ -13,7 +13,7 @@ func TestConfigDefaults(t *testing.T) {
 	cfg := testConfig(t, nil)
 	if cfg.Addr != "127.0.0.1:8080" || cfg.SiteURL != "http://127.0.0.1:8080" || cfg.DatabaseURL != "sqlite://earshot.db" ||
 		cfg.BusURL != "memory://" || cfg.Limits.PhrasesPerPlatform != 1 || cfg.Limits.AccountsPerPlatform != 1 ||
-		cfg.Limits.WebhooksPerPerson != 0 || cfg.RateLimit != 60 || cfg.HelperRateLimit != 60000 || cfg.ScoringInterval != 10*time.Minute ||
+		cfg.Limits.WebhooksPerPerson != 0 || cfg.RateLimit != 60 || cfg.HelperRateLimit != 60000 || cfg.IngestBacklog != 20000 || cfg.ScoringInterval != 10*time.Minute ||
 		cfg.RedditInterval != 10*time.Minute || cfg.RedditBaseURL != "https://www.reddit.com" ||
 		cfg.RedditUserAgent != "server:earshot:"+Version || cfg.RedditMirrorAPI != "arcticshift" ||
 		len(cfg.WebhookRetrySchedule) != 3 || cfg.WebhookRetrySchedule[2] != 30*time.Minute ||
@@ -49,6 +49,7 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		{"EARSHOT_DATABASE_URL", "mysql://x", "EARSHOT_DATABASE_URL (value not shown: it can hold a secret): accepts sqlite://PATH, sqlite://:memory: or a postgres:// URL"},
 		{"EARSHOT_ADDR", "nowhere", "EARSHOT_ADDR=nowhere: accepts host:port"},
 		{"EARSHOT_PLAN_PHRASES_PER_PLATFORM", "-1", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=-1: accepts a whole number from 0 to 100000"},
+		{"EARSHOT_INGEST_BACKLOG", "-1", "EARSHOT_INGEST_BACKLOG=-1: accepts a whole number from 0 to 100000000"},
 		{"EARSHOT_ALERT_MIN_SCORE", "101", "EARSHOT_ALERT_MIN_SCORE=101: accepts a whole number from 0 to 100"},
 		{"EARSHOT_WEBHOOK_RETRY_SCHEDULE", "1m,,5m", "accepts a comma-separated list of positive durations"},
 		{"EARSHOT_REDDIT_MIRROR_API", "pushshift", "accepts arcticshift or pullpush"},

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -90,19 +91,34 @@ func TestStopFinishesRequestsInFlight(t *testing.T) {
 		result <- err
 	}()
 	<-started
+	// A connection left idle: the stop closes it once it has closed the
+	// listener, which tells the test the stop is under way.
+	idle, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	idleRead := bufio.NewReader(idle)
+	if _, err := io.WriteString(idle, "GET /healthz HTTP/1.1\r\nHost: "+addr+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.ReadResponse(idleRead, nil); err != nil || resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("GET /healthz on a kept-alive connection: %v, %v", resp, err)
+	} else {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 	stopped := make(chan error, 1)
 	go func() { stopped <- a.Stop(context.Background()) }()
+	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := idleRead.ReadByte(); err != io.EOF {
+		t.Fatalf("the idle connection 5s after the stop began: %v, want it closed", err)
+	}
 	// The request answers only once the stop is under way: the listener
 	// is closed.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			break
-		}
+	if c, err := net.Dial("tcp", addr); err == nil {
 		c.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("still listening 5s after the stop began")
-		}
+		t.Fatal("still listening once the stop closed idle connections")
 	}
 	close(release)
 	if err := <-stopped; err != nil {
@@ -214,6 +230,9 @@ func testImpossiblePathIDs(t *testing.T, dbURL string) {
 				if strings.Contains(path, "triage") && method == "patch" {
 					body = `{"read":true}`
 				}
+				if strings.HasSuffix(path, "/replay") {
+					body = `{"from":"2026-01-01T00:00:00Z"}`
+				}
 				req, _ := http.NewRequest(strings.ToUpper(method), u, strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+key)
 				resp, err := http.DefaultClient.Do(req)
@@ -241,6 +260,7 @@ type blockingScorer struct {
 	ports.Scorer
 	db      **gormstore.DB
 	started chan struct{}
+	stopped chan struct{} // closed when the stop has returned
 	once    sync.Once
 	pinged  chan error
 }
@@ -253,11 +273,15 @@ func (s *blockingScorer) Score(ctx context.Context, m core.Match) (core.Score, e
 	}
 	close(s.started)
 	<-ctx.Done()
-	// Room for a stop that did not wait for this sweep to close the
-	// database; a stop that waits is not hurried by it. A bound, because
-	// a stop that waits as it should shows nothing to wait on: it is
-	// blocked on this very call.
-	time.Sleep(50 * time.Millisecond)
+	// A stop that does not wait for this sweep closes the database and
+	// returns: the ping comes after that. A stop that waits as it should
+	// shows nothing to wait on (it is blocked on this very call), so the
+	// wait has a bound, which also leaves room for a stop that closes
+	// the database first and waits after.
+	select {
+	case <-s.stopped:
+	case <-time.After(50 * time.Millisecond):
+	}
 	s.pinged <- (*s.db).Ping(context.Background())
 	return core.Score{}, ctx.Err()
 }
@@ -275,10 +299,10 @@ func TestStopWaitsForTheSweepUnderWay(t *testing.T) {
 		phrases *app.Phrases
 		ingest  *app.Ingest
 	)
-	scorer := &blockingScorer{db: &db, started: make(chan struct{}), pinged: make(chan error, 1)}
+	scorer := &blockingScorer{db: &db, started: make(chan struct{}), stopped: make(chan struct{}), pinged: make(chan error, 1)}
 	a := Serve(cfg, slog.New(slog.NewTextHandler(&logs, nil)), io.Discard,
 		fx.Decorate(func(s ports.Scorer) ports.Scorer { scorer.Scorer = s; return scorer }),
-		fx.Populate(&db, &owners, &phrases, &ingest))
+		fx.Populate(&db), fx.Invoke(func(s *services) { owners, phrases, ingest = s.Owners, s.Phrases, s.Ingest }))
 	ctx := context.Background()
 	if err := a.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -296,7 +320,9 @@ func TestStopWaitsForTheSweepUnderWay(t *testing.T) {
 		t.Fatalf("Ingest = %d, %v", n, err)
 	}
 	<-scorer.started // the new match's event woke the sweep
-	if err := a.Stop(ctx); err != nil {
+	err = a.Stop(ctx)
+	close(scorer.stopped)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := <-scorer.pinged; err != nil {

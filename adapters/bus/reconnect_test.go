@@ -8,6 +8,7 @@ package bus
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -54,19 +55,13 @@ func TestAMQPReconnect(t *testing.T) {
 	start := time.Now()
 	p.cut()
 	// The client learns of the cut from the closed socket at once.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		err := b.Publish(t.Context(), ports.Event{Topic: topic, Key: "during"})
-		if err != nil {
-			if !core.IsKind(err, core.KindUnavailable) {
-				t.Fatalf("Publish while the broker is away: %v, want kind %v", err, core.KindUnavailable)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("Publish kept succeeding with the broker away")
-		}
-		time.Sleep(50 * time.Millisecond)
+	var pubErr error
+	p.waitUntil(t, 5*time.Second, func() bool {
+		pubErr = b.Publish(t.Context(), ports.Event{Topic: topic, Key: "during"})
+		return pubErr != nil
+	}, func() string { return "Publish kept succeeding with the broker away" })
+	if !core.IsKind(pubErr, core.KindUnavailable) {
+		t.Fatalf("Publish while the broker is away: %v, want kind %v", pubErr, core.KindUnavailable)
 	}
 	if err := b.Ping(t.Context()); !core.IsKind(err, core.KindUnavailable) {
 		t.Errorf("Ping with the broker away: %v, want kind %v", err, core.KindUnavailable)
@@ -74,19 +69,12 @@ func TestAMQPReconnect(t *testing.T) {
 	t.Logf("publish failed %v after the cut", time.Since(start).Round(time.Millisecond))
 
 	// A few reconnect attempts fail meanwhile.
-	for deadline := time.Now().Add(bustest.Wait); p.refusedCount() < 2; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d reconnect attempts while the broker was away, want 2", p.refusedCount())
-		}
-	}
+	p.waitUntil(t, bustest.Wait, func() bool { return p.refusedCount() >= 2 }, func() string {
+		return fmt.Sprintf("%d reconnect attempts while the broker was away, want 2", p.refusedCount())
+	})
 	p.restore()
 	back := time.Now()
-	for b.Ping(t.Context()) != nil {
-		if time.Since(back) > bustest.Wait {
-			t.Fatal("bus did not reconnect")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	p.waitUntil(t, bustest.Wait, func() bool { return b.Ping(t.Context()) == nil }, func() string { return "bus did not reconnect" })
 	t.Logf("reconnected %v after the broker came back", time.Since(back).Round(time.Millisecond))
 
 	publishOK(t, b, topic, "after")
@@ -127,7 +115,39 @@ type proxy struct {
 	mu      sync.Mutex
 	down    bool
 	conns   map[net.Conn]bool
-	refused int // connections closed at once while down: reconnect attempts
+	refused int           // connections closed at once while down: reconnect attempts
+	changed chan struct{} // a send after each connection accepted or refused; never blocks
+}
+
+// waitUntil looks at ok now, after each connection the proxy accepts or
+// refuses, and every few milliseconds meanwhile, since what the client
+// makes of a closed socket shows in nothing the test can wait on; it
+// fails t, saying what(), once within has passed.
+func (p *proxy) waitUntil(t *testing.T, within time.Duration, ok func() bool, what func() string) {
+	t.Helper()
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !ok() {
+		select {
+		case <-p.changed:
+		case <-tick.C:
+		case <-deadline.C:
+			if !ok() {
+				t.Fatal(what())
+			}
+			return
+		}
+	}
+}
+
+// seen tells a waitUntil under way of a connection.
+func (p *proxy) seen() {
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
 }
 
 // refusedCount is how many connections were refused while down.
@@ -142,7 +162,7 @@ func startProxy(t *testing.T, target string) *proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	p := &proxy{ln: ln, target: target, conns: map[net.Conn]bool{}, changed: make(chan struct{}, 1)}
 	t.Cleanup(func() {
 		_ = ln.Close()
 		p.cut()
@@ -172,6 +192,7 @@ func (p *proxy) forward(client net.Conn) {
 	p.mu.Unlock()
 	if down {
 		_ = client.Close()
+		p.seen()
 		return
 	}
 	server, err := net.DialTimeout("tcp", p.target, 5*time.Second)
@@ -188,6 +209,7 @@ func (p *proxy) forward(client net.Conn) {
 	}
 	p.conns[client], p.conns[server] = true, true
 	p.mu.Unlock()
+	p.seen()
 	go pipe(client, server)
 	pipe(server, client)
 }

@@ -65,6 +65,8 @@ type WebhookService interface {
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
 	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
 	Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error)
+	RotateSecret(ctx context.Context, ownerID, id string, overlap *time.Duration) (core.Webhook, string, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
 }
 
 // AccountService shows the health of the owner's accounts and clears a

@@ -18,12 +18,19 @@ import (
 // liveInbox answers the first poll with one new match, then nothing.
 type liveInbox struct {
 	fakeInbox
-	polls atomic.Int32
-	after atomic.Value // the after of the last poll
+	polls  atomic.Int32
+	after  atomic.Value  // the after of the last poll
+	polled chan struct{} // a send after each poll; never blocks
 }
 
 func (l *liveInbox) Changes(_ context.Context, _ string, _ ports.InboxQuery, after, _ time.Time, _ int) ([]ports.InboxItem, []ports.InboxItem, error) {
 	l.after.Store(after)
+	defer func() {
+		select {
+		case l.polled <- struct{}{}:
+		default:
+		}
+	}()
 	if l.polls.Add(1) == 1 {
 		return []ports.InboxItem{item(7, "<b>live</b> acme", "eve", "https://x.com/7")}, nil, nil
 	}
@@ -31,7 +38,7 @@ func (l *liveInbox) Changes(_ context.Context, _ string, _ ports.InboxQuery, aft
 }
 
 func TestEvents(t *testing.T) {
-	inbox := &liveInbox{}
+	inbox := &liveInbox{polled: make(chan struct{}, 1)}
 	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LivePoll: 10 * time.Millisecond, MaxStreamsPerOwner: 1},
 		Deps{Sessions: fakeSessions{}, Inbox: inbox, Matches: fakeMatches{}, Phrases: fakePhrases{}})
 	if err != nil {
@@ -79,9 +86,13 @@ func TestEvents(t *testing.T) {
 		second.Body.Close()
 	}
 	// The cursor moved on: the next polls ask for what came after m7.
-	deadline := time.Now().Add(5 * time.Second)
-	for inbox.polls.Load() < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	deadline := time.After(5 * time.Second)
+	for inbox.polls.Load() < 3 {
+		select {
+		case <-inbox.polled:
+		case <-deadline:
+			t.Fatalf("%d polls in 5s, want 3", inbox.polls.Load())
+		}
 	}
 	if a, _ := inbox.after.Load().(time.Time); a.Unix() != 1_700_000_007 {
 		t.Fatalf("later polls ask after %v", a)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -325,4 +326,69 @@ func parseActive(form url.Values) (bool, error) {
 		return false, nil
 	}
 	return false, core.Errorf(core.KindInvalid, "active must be true or false")
+}
+
+// parseOverlap reads the rotation's choice of overlap, in seconds: nil
+// when none was sent (the service's default), KindInvalid unless a whole
+// number. Its bounds are the service's to check.
+func parseOverlap(form url.Values) (*time.Duration, error) {
+	v := strings.TrimSpace(form.Get("overlap"))
+	if v == "" {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, core.Errorf(core.KindInvalid, "overlap must be a whole number of seconds")
+	}
+	// Bounded before the conversion, so that a huge number stays past the
+	// service's bound rather than wrap round into it.
+	d := time.Duration(max(min(n, int64(core.MaxSecretOverlap/time.Second)+1), -1)) * time.Second
+	return &d, nil
+}
+
+// replayForm is the range of a replay as the form's datetime-local
+// fields give it, in UTC.
+type replayForm struct {
+	From string
+	To   string
+}
+
+// replayLayouts are the forms a datetime-local field sends: minutes, or
+// seconds when the browser's step allows them.
+var replayLayouts = []string{"2006-01-02T15:04", "2006-01-02T15:04:05"}
+
+func parseReplay(form url.Values) replayForm {
+	return replayForm{From: strings.TrimSpace(form.Get("from")), To: strings.TrimSpace(form.Get("to"))}
+}
+
+// times reads the range: to may be left empty (the zero time: now).
+// KindInvalid names the field whose value is not a time; whether the
+// range is one is the service's to check.
+func (f replayForm) times() (from, to time.Time, err error) {
+	read := func(name, v string) (time.Time, error) {
+		for _, layout := range replayLayouts {
+			if t, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
+				return t, nil
+			}
+		}
+		return time.Time{}, core.Errorf(core.KindInvalid, "%s must be a date and time in UTC, such as 2026-11-26T10:00", name)
+	}
+	if from, err = read("from", f.From); err != nil {
+		return
+	}
+	if f.To != "" {
+		to, err = read("to", f.To)
+	}
+	return
+}
+
+// field names the form field an error of the replay is about.
+func (f replayForm) field(err error) string {
+	if !core.IsKind(err, core.KindInvalid) {
+		return ""
+	}
+	if strings.HasPrefix(core.Message(err), "to ") {
+		return "to"
+	}
+	return "from"
 }

@@ -21,6 +21,9 @@ type webhookView struct {
 	Reason    string // why the service switched it off; empty otherwise
 	Failures  int
 	Created   string
+	// OldSecretUntil is when the secret the last rotation replaced stops
+	// signing, while it still does; empty otherwise.
+	OldSecretUntil string
 }
 
 // platformOption is one platform checkbox.
@@ -64,7 +67,50 @@ type webhookPageView struct {
 	Errors     map[string]string
 	Deliveries []deliveryView
 	Test       *testView
+	NewSecret  string // the secret a rotation just made, shown once
+	Replay     replayForm
+	ReplayMax  int // core.MaxReplay
 }
+
+// rotateView is the confirmation of a secret rotation.
+type rotateView struct {
+	layout
+	Hook     webhookView
+	Overlaps []overlapOption
+	Error    string
+}
+
+// overlapOption is one choice of how long the replaced secret keeps
+// signing.
+type overlapOption struct {
+	Seconds  int64
+	Label    string
+	Selected bool
+}
+
+// overlapChoices are the rotation's choices, within core's bound, the
+// default (core.DefaultSecretOverlap) among them.
+var overlapChoices = []struct {
+	d     time.Duration
+	label string
+}{
+	{0, "none: the old secret stops now (it leaked)"},
+	{time.Hour, "1 hour"},
+	{core.DefaultSecretOverlap, "24 hours"},
+	{3 * 24 * time.Hour, "3 days"},
+	{core.MaxSecretOverlap, "7 days"},
+}
+
+func overlapOptions(chosen time.Duration) []overlapOption {
+	out := make([]overlapOption, len(overlapChoices))
+	for i, c := range overlapChoices {
+		out[i] = overlapOption{Seconds: int64(c.d / time.Second), Label: c.label, Selected: c.d == chosen}
+	}
+	return out
+}
+
+// utcMinute is how the pages write an instant to the minute.
+const utcMinute = "2006-01-02 15:04 UTC"
 
 // testView is what the receiver answered a test ping.
 type testView struct {
@@ -75,8 +121,12 @@ type testView struct {
 }
 
 func (d *Dashboard) webhookView(h core.Webhook) webhookView {
+	now := d.cfg.Now()
 	v := webhookView{ID: h.ID, URL: h.URL, MinScore: h.MinScore, Active: h.Active, Reason: h.DisabledReason,
-		Failures: h.ConsecutiveFailures, Created: ago(d.cfg.Now(), h.CreatedAt)}
+		Failures: h.ConsecutiveFailures, Created: ago(now, h.CreatedAt)}
+	if h.PreviousSecretSigns(now) {
+		v.OldSecretUntil = h.PreviousSecretUntil.UTC().Format(utcMinute)
+	}
 	ps := platformNames(h.Platforms)
 	if len(ps) == 0 || len(ps) == len(core.Platforms) {
 		v.Platforms = "all"
@@ -189,6 +239,11 @@ func (d *Dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status
 	}
 	v.Hook = d.webhookView(hooks[i])
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Webhook "+v.Hook.URL, "webhooks", true
+	v.ReplayMax = core.MaxReplay
+	if v.Replay.From == "" && v.Replay.To == "" {
+		// The last day, to the minute: what an outage overnight left.
+		v.Replay.From = d.cfg.Now().UTC().Add(-24 * time.Hour).Format(replayLayouts[0])
+	}
 	if v.Platforms == nil {
 		v.Platforms = platformOptions(platformNames(hooks[i].Platforms))
 		v.Form.MinScore = strconv.Itoa(hooks[i].MinScore)
@@ -292,4 +347,112 @@ func (d *Dashboard) redeliver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done=redeliver", http.StatusSeeOther)
+}
+
+// hook returns the owner's webhook id for the pages that act on one.
+func (d *Dashboard) hook(r *http.Request) (core.Webhook, error) {
+	hooks, err := d.deps.Webhooks.List(r.Context(), session(r).OwnerID)
+	if err != nil {
+		return core.Webhook{}, err
+	}
+	i := slices.IndexFunc(hooks, func(h core.Webhook) bool { return h.ID == r.PathValue("id") })
+	if i < 0 {
+		return core.Webhook{}, core.Errorf(core.KindNotFound, "no such webhook")
+	}
+	return hooks[i], nil
+}
+
+// renderRotate shows the rotation's confirmation: what happens, and the
+// choice of overlap.
+func (d *Dashboard) renderRotate(w http.ResponseWriter, r *http.Request, status int, chosen time.Duration, problem string) {
+	h, err := d.hook(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	v := rotateView{layout: layout{Title: "Rotate the secret of " + h.URL, Nav: "webhooks", SignedIn: true},
+		Hook: d.webhookView(h), Overlaps: overlapOptions(chosen), Error: problem}
+	if problem != "" {
+		v.Problem = "The secret was not rotated: see below."
+	}
+	d.render(w, r, status, "rotate", &v)
+}
+
+func (d *Dashboard) confirmRotate(w http.ResponseWriter, r *http.Request) {
+	d.renderRotate(w, r, http.StatusOK, core.DefaultSecretOverlap, "")
+}
+
+// rotateSecret gives the webhook a new signing secret and shows it on
+// the webhook's page, once; a refused overlap goes back to the
+// confirmation with the service's words.
+func (d *Dashboard) rotateSecret(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	var overlap *time.Duration
+	if err == nil {
+		overlap, err = parseOverlap(form)
+	}
+	var hook core.Webhook
+	var secret string
+	if err == nil {
+		hook, secret, err = d.deps.Webhooks.RotateSecret(r.Context(), session(r).OwnerID, r.PathValue("id"), overlap)
+	}
+	if err != nil {
+		if core.IsKind(err, core.KindInvalid) {
+			d.renderRotate(w, r, statusOf(err), core.DefaultSecretOverlap, core.Message(err))
+			return
+		}
+		d.fail(w, r, err)
+		return
+	}
+	notice := "Signing secret rotated. Copy the new one now: it is shown this once."
+	if v := d.webhookView(hook); v.OldSecretUntil != "" {
+		notice += " The old one also signs every message until " + v.OldSecretUntil + ", so your receiver can switch meanwhile."
+	} else {
+		notice += " The old one no longer signs."
+	}
+	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: notice}, NewSecret: secret})
+}
+
+// replay queues the webhook's failed deliveries of a range again and
+// says how many; a range that is not one is named beside its field.
+func (d *Dashboard) replay(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	f := parseReplay(form)
+	from, to, err := f.times()
+	var res ports.ReplayResult
+	if err == nil {
+		res, err = d.deps.Webhooks.Replay(r.Context(), session(r).OwnerID, r.PathValue("id"), from, to)
+	}
+	if err != nil {
+		switch {
+		case f.field(err) != "":
+			v := webhookPageView{Replay: f, Errors: map[string]string{f.field(err): core.Message(err)}}
+			v.Problem = "Nothing was replayed: see below."
+			d.renderWebhook(w, r, statusOf(err), v)
+		case core.IsKind(err, core.KindConflict):
+			v := webhookPageView{Replay: f}
+			v.Problem = core.Message(err)
+			d.renderWebhook(w, r, statusOf(err), v)
+		default:
+			d.fail(w, r, err)
+		}
+		return
+	}
+	var notice string
+	switch n := len(res.Queued); {
+	case n == 0:
+		notice = "No failed deliveries in that range to replay."
+	case n == 1:
+		notice = "1 failed delivery queued to be sent again, as a new delivery."
+	default:
+		notice = strconv.Itoa(n) + " failed deliveries queued to be sent again, each as a new delivery."
+	}
+	if res.More {
+		notice += " More remain in that range: replay it again for the next " + strconv.Itoa(core.MaxReplay) + "."
+	}
+	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: notice}, Replay: f})
 }

@@ -2,28 +2,78 @@ package gormstore
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 
 	"gorm.io/gorm"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/health"
 	"github.com/earshothq/earshot/ports"
 )
 
 type accountRow struct {
-	ID        string `gorm:"primaryKey"`
-	OwnerID   string
-	Platform  string
-	Label     string
-	Session   []byte
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	ID            string `gorm:"primaryKey"`
+	OwnerID       string
+	Platform      string
+	Label         string
+	Session       []byte // the sealed cookie jar; read only by AccountStore.Session
+	HasSession    bool   `gorm:"->"` // read through accountColumns
+	CreatedAt     int64  `gorm:"autoCreateTime:false"`
+	LastIssue     string
+	RawSignal     string // rawSignalJSON; empty when none
+	LastCheckedAt int64
+	RetryAfter    int64
 }
 
 func (accountRow) TableName() string { return "accounts" }
 
+// accountColumns reads an account without its jar, which only Session
+// needs; every read names them, has_session being no column.
+const accountColumns = "id, owner_id, platform, label, COALESCE(length(session), 0) > 0 AS has_session, created_at, " +
+	"last_issue, raw_signal, last_checked_at, retry_after"
+
+// rawSignalJSON is the stored form of a health.RawSignal.
+type rawSignalJSON struct {
+	Status     int  `json:"status"`
+	Code       int  `json:"code"`
+	Subcode    int  `json:"subcode"`
+	NoResponse bool `json:"noResponse"`
+	ViaProxy   bool `json:"viaProxy"`
+}
+
 func (r accountRow) account() core.Account {
 	return core.Account{ID: r.ID, OwnerID: r.OwnerID, Platform: core.Platform(r.Platform), Label: r.Label,
-		HasSession: len(r.Session) > 0, CreatedAt: fromMicros(r.CreatedAt)}
+		HasSession: r.HasSession, CreatedAt: fromMicros(r.CreatedAt)}
+}
+
+func (r accountRow) health() ports.AccountHealth {
+	a := ports.AccountHealth{Account: r.account(), Health: health.Record{LastIssue: health.Issue(r.LastIssue),
+		LastCheckedAt: fromMicros(r.LastCheckedAt), RetryAfter: fromMicros(r.RetryAfter)}}
+	var raw rawSignalJSON
+	if r.RawSignal != "" && json.Unmarshal([]byte(r.RawSignal), &raw) == nil {
+		s := health.RawSignal(raw)
+		a.Health.RawSignal = &s
+	}
+	return a
+}
+
+func healthColumns(h health.Record) map[string]any {
+	raw := ""
+	if s := h.RawSignal; s != nil {
+		b, _ := json.Marshal(rawSignalJSON(*s))
+		raw = string(b)
+	}
+	return map[string]any{"last_issue": string(h.LastIssue), "raw_signal": raw,
+		"last_checked_at": micros(h.LastCheckedAt), "retry_after": micros(h.RetryAfter)}
+}
+
+// firstAccount reads cols of the owner's first account on p.
+func firstAccount(db *gorm.DB, ownerID string, p core.Platform, cols string) (accountRow, error) {
+	var row accountRow
+	err := db.Select(cols).Where("owner_id = ? AND platform = ?", ownerID, p).Order("created_at, id").Take(&row).Error
+	return row, err
 }
 
 // AccountStore keeps connected accounts.
@@ -36,24 +86,21 @@ func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 
 // EnsureAccount implements ports.AccountStore.
 func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core.Platform, limits core.Limits) (core.Account, error) {
-	// Every ingest batch asks; nearly always the account exists, and a
-	// plain read through a cached statement answers without a
-	// transaction. It reads the session's length, not the sealed jar.
-	if found, ok := s.firstAccount(ctx, ownerID, p); ok {
-		return found, nil
+	// Every ingest batch asks, and the account nearly always exists: no lock then.
+	if row, err := firstAccount(s.db.with(ctx), ownerID, p, accountColumns); err == nil {
+		return row.account(), nil
 	}
 	var out core.Account
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, ownerID); err != nil {
 			return err
 		}
-		var row accountRow
-		err := tx.Where("owner_id = ? AND platform = ?", ownerID, p).Order("created_at, id").Take(&row).Error
+		row, err := firstAccount(tx, ownerID, p, accountColumns)
 		if err == nil {
 			out = row.account()
 			return nil
 		}
-		if err != gorm.ErrRecordNotFound {
+		if !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
 		u, err := usage(tx, ownerID)
@@ -63,8 +110,7 @@ func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core
 		if err := limits.CheckNewAccount(u, p); err != nil {
 			return err
 		}
-		now := tx.NowFunc().Truncate(1000)
-		row = accountRow{ID: newID(), OwnerID: ownerID, Platform: string(p), Label: label(p), CreatedAt: micros(now)}
+		row = accountRow{ID: newID(), OwnerID: ownerID, Platform: string(p), Label: label(p), CreatedAt: micros(tx.NowFunc())}
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
@@ -72,28 +118,6 @@ func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core
 		return nil
 	})
 	return out, translate(err, "account")
-}
-
-// firstAccount reads the owner's first account on p; ok is false when
-// there is none or the read failed (the caller then takes the slow path).
-func (s *AccountStore) firstAccount(ctx context.Context, ownerID string, p core.Platform) (core.Account, bool) {
-	rows, err := s.db.query(ctx, `SELECT id, owner_id, platform, label, COALESCE(length(session), 0), created_at
-		FROM accounts WHERE owner_id = ? AND platform = ? ORDER BY created_at, id LIMIT 1`, ownerID, string(p))
-	if err != nil {
-		return core.Account{}, false
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return core.Account{}, false
-	}
-	var r accountRow
-	var session int64
-	if err := rows.Scan(&r.ID, &r.OwnerID, &r.Platform, &r.Label, &session, &r.CreatedAt); err != nil {
-		return core.Account{}, false
-	}
-	a := r.account()
-	a.HasSession = session > 0
-	return a, true
 }
 
 func label(p core.Platform) string {
@@ -107,15 +131,14 @@ func label(p core.Platform) string {
 func (s *AccountStore) SetSession(ctx context.Context, ownerID, accountID string, sealed []byte) error {
 	res := s.db.with(ctx).Model(&accountRow{}).Where("id = ? AND owner_id = ?", accountID, ownerID).Update("session", sealed)
 	if res.Error == nil && res.RowsAffected == 0 {
-		return translate(gorm.ErrRecordNotFound, "account")
+		return core.Errorf(core.KindNotFound, "account not found")
 	}
 	return translate(res.Error, "account")
 }
 
 // Session implements ports.AccountStore.
 func (s *AccountStore) Session(ctx context.Context, ownerID string, p core.Platform) (core.Account, []byte, error) {
-	var row accountRow
-	err := s.db.with(ctx).Where("owner_id = ? AND platform = ?", ownerID, p).Order("created_at, id").Take(&row).Error
+	row, err := firstAccount(s.db.with(ctx), ownerID, p, accountColumns+", session")
 	if err != nil {
 		return core.Account{}, nil, translate(err, "account")
 	}
@@ -123,4 +146,47 @@ func (s *AccountStore) Session(ctx context.Context, ownerID string, p core.Platf
 		return row.account(), nil, core.Errorf(core.KindNotFound, "no session stored for the %s account", p)
 	}
 	return row.account(), row.Session, nil
+}
+
+// AccountHealthStore keeps the health of connected accounts.
+type AccountHealthStore struct{ db *DB }
+
+var _ ports.AccountHealthStore = (*AccountHealthStore)(nil)
+
+// NewAccountHealthStore returns the account health store of db.
+func NewAccountHealthStore(db *DB) *AccountHealthStore { return &AccountHealthStore{db: db} }
+
+// AccountHealth implements ports.AccountHealthStore.
+func (s *AccountHealthStore) AccountHealth(ctx context.Context, ownerID string) ([]ports.AccountHealth, error) {
+	return list(s.db.with(ctx).Select(accountColumns).Where("owner_id = ?", ownerID).Order("created_at, id"), "account", accountRow.health)
+}
+
+// UpdateHealth implements ports.AccountHealthStore.
+func (s *AccountHealthStore) UpdateHealth(ctx context.Context, ownerID, accountID string,
+	change func(ports.AccountHealth) (health.Record, *core.Notification, error)) (ports.AccountHealth, error) {
+	var out ports.AccountHealth
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		var row accountRow
+		if err := tx.Select(accountColumns).Clauses(lockForUpdate).
+			Take(&row, "id = ? AND owner_id = ?", accountID, ownerID).Error; err != nil {
+			return err
+		}
+		cur := row.health()
+		next, note, err := change(cur)
+		if err != nil {
+			return err
+		}
+		if err := tx.Model(&accountRow{}).Where("id = ?", accountID).Updates(healthColumns(next)).Error; err != nil {
+			return err
+		}
+		if note != nil {
+			note.OwnerID = ownerID
+			if err := addNotification(tx, note); err != nil {
+				return err
+			}
+		}
+		out = ports.AccountHealth{Account: cur.Account, Health: next}
+		return nil
+	})
+	return out, translate(err, "account")
 }

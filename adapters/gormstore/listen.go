@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"crypto/rand"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,36 +13,24 @@ import (
 )
 
 // On Postgres a process keeps in memory what every request would
-// otherwise read: keys (keycache.go) and which rate windows are used up
-// (windows below). Postgres tells it of every change to them, from any
-// process, on the channels keysChannel and windowsChannel, through
-// triggers that send when the change commits (migrations 13 and 14).
-// The process listens on one connection of its own, opened on the first
-// request that needs it and again a second after it fails; while it is
-// not listening, nothing is answered from memory.
-//
-// Listening is trusted only while it is seen to work: before the first
-// answer from memory and every probeEvery after, the process sends a
-// message of its own through its ordinary pool and waits for it on the
-// listening connection. A path that loses messages (a pooler such as
-// PgBouncer in transaction mode, which drops a LISTEN with the
-// transaction, or a connection that hangs) therefore never serves from
-// memory, or stops within probeEvery plus probeWait; keys stop sooner,
-// within keyTrust of the last probe that came back (keycache.go).
+// otherwise read: keys (keycache.go) and the rate windows used up
+// (windows). Triggers (migrations 13, 14) announce each change on
+// commit, and the process listens on a connection of its own, opened on
+// first need and again a second after it fails. Memory is used only
+// while a probe sent through the pool comes back on it, before the first
+// answer and every probeEvery after: a path that loses messages
+// (PgBouncer in transaction mode, a hung connection) never serves from
+// memory, or stops within probeEvery plus probeWait.
 
-// windowsChannel carries "<started> <key>" for a rate window that has
-// just been used up: its count reached the limit it is counted against.
+// windowsChannel carries "<started> <key>" for a rate window whose count
+// has reached its limit.
 const windowsChannel = "earshot_windows"
 
-// probePrefix starts a probe's payload on keysChannel (no key's hash
-// holds a colon).
+// probePrefix starts a probe's payload on keysChannel (no hash has a colon).
 const probePrefix = "probe:"
 
-// Between two probes, and how long one may take to come back before the
-// connection is given up (variables for tests). Keys are trusted only
-// keyTrust after the last probe that came back was sent, so probes go
-// out often enough that a working connection never lets that lapse:
-// four statements a second per process.
+// probeEvery stays well within keyTrust; probeWait gives a probe up
+// (variables for tests).
 var (
 	probeEvery = 250 * time.Millisecond
 	probeWait  = 5 * time.Second
@@ -56,13 +45,10 @@ type listener struct {
 	url  string        // tests: listen through this URL rather than db.url
 }
 
-// listen starts, once, the connection that listens. It runs until the
-// database is closed.
+// listen starts, once, the connection that listens, until db closes.
 func (db *DB) listen() {
 	db.listener.once.Do(func() {
-		db.background.Add(1)
-		go func() {
-			defer db.background.Done()
+		db.background.Go(func() {
 			for db.closing.Err() == nil {
 				db.listenOnce()
 				select {
@@ -70,14 +56,14 @@ func (db *DB) listen() {
 				case <-time.After(time.Second):
 				}
 			}
-		}()
+		})
 	})
 }
 
-// listenOnce listens on one connection until it fails, a probe does
-// not come back, or the database is closed. It listens first and reads
-// the windows used up so far second, so that none falls between the
-// two; it answers from memory once its first probe has come back.
+// listenOnce listens on one connection until it fails, a probe does not
+// come back, or db closes. It listens before it reads the windows used
+// up so far, so none falls between. The connection is pgx's own, outside
+// gorm: LISTEN hears between statements, which a pooled one cannot.
 func (db *DB) listenOnce() {
 	ctx, cancel := context.WithCancel(db.closing)
 	defer cancel()
@@ -89,8 +75,7 @@ func (db *DB) listenOnce() {
 	if err != nil {
 		return
 	}
-	// Every replica's probes come to every replica: only the one this
-	// connection waits for counts.
+	// Every replica hears every probe: only its own counts.
 	var p probes
 	p.back = make(chan struct{}, 1)
 	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
@@ -119,17 +104,9 @@ func (db *DB) listenOnce() {
 	if _, err := conn.Exec(ctx, "LISTEN "+keysChannel+"; LISTEN "+windowsChannel).ReadAll(); err != nil {
 		return
 	}
-	ended := strconv.FormatInt(micros(db.gorm.NowFunc().Add(-rateWindow)), 10)
-	res := conn.ExecParams(ctx, "SELECT started, key FROM rate_windows WHERE lim > 0 AND count >= lim AND started > $1",
-		[][]byte{[]byte(ended)}, nil, nil, nil).Read()
-	if res.Err != nil {
+	used, err := db.usedUpWindows(ctx)
+	if err != nil {
 		return
-	}
-	used := make(map[string]int64, len(res.Rows))
-	for _, row := range res.Rows {
-		if started, err := strconv.ParseInt(string(row[0]), 10, 64); err == nil {
-			used[string(row[1])] = started
-		}
 	}
 	db.listener.pid.Store(conn.PID())
 	defer db.keyCache.setLive(false)
@@ -138,7 +115,7 @@ func (db *DB) listenOnce() {
 	defer func() { cancel(); <-done }()
 	go func() {
 		defer close(done)
-		defer cancel() // a probe that did not come back ends the connection
+		defer cancel() // a probe lost ends the connection
 		for first := true; ; first = false {
 			sent := db.keyCache.clock()
 			if !db.probe(ctx, &p) {
@@ -161,26 +138,25 @@ func (db *DB) listenOnce() {
 	}
 }
 
-// probes is what a listening connection knows of its own probe: the
-// payload it waits for, and a signal when that came back.
+// probes is the payload a listening connection waits for, and its signal.
 type probes struct {
 	token atomic.Pointer[string]
 	back  chan struct{}
 }
 
-// probe sends a message through the ordinary pool and says whether it
-// came back on the listening connection within probeWait.
+// probe sends a message through the pool and says whether it came back
+// on the listening connection within probeWait.
 func (db *DB) probe(ctx context.Context, p *probes) bool {
-	token, channel := probePrefix+randomHex(8), keysChannel
+	token, channel := probePrefix+rand.Text(), keysChannel
 	if db.listener.lost != "" {
 		channel = db.listener.lost
 	}
 	p.token.Store(&token)
-	select { // a signal of the probe before, come back after it gave up
+	select { // a late signal of the probe before
 	case <-p.back:
 	default:
 	}
-	if _, err := db.sql.ExecContext(ctx, "SELECT pg_notify($1, $2)", channel, token); err != nil {
+	if db.gorm.WithContext(ctx).Exec("SELECT pg_notify(?, ?)", channel, token).Error != nil {
 		return false
 	}
 	wait := time.NewTimer(probeWait)
@@ -195,14 +171,12 @@ func (db *DB) probe(ctx context.Context, p *probes) bool {
 	}
 }
 
-// maxUsedWindows bounds the used-up windows kept. Past it a window is
-// not kept, so memory is not trusted (Peek reads the database) until
-// every window that could have been missed has ended.
+// maxUsedWindows bounds the windows kept; past it Peek reads the
+// database until every window that could have been missed has ended.
 const maxUsedWindows = 100_000
 
-// windows are the rate windows known to be used up, by key: the start
-// of the window (µs). Known means: this process's own count reached the
-// limit, or Postgres said another's did.
+// windows are the rate windows known used up (counted so here, or
+// announced), by key: the window's start (µs).
 type windows struct {
 	mu        sync.Mutex
 	listening bool
@@ -225,8 +199,7 @@ func (w *windows) usedUp(key string, started int64) {
 	w.used[key] = max(w.used[key], started)
 }
 
-// start answers from memory, adding used to what was heard since the
-// connection began listening.
+// start answers from memory, with used added to what was heard.
 func (w *windows) start(used map[string]int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -246,8 +219,8 @@ func (w *windows) stop() {
 	w.listening, w.used = false, nil
 }
 
-// lookup says whether key's window is used up, and which window: known
-// is false while nothing may be answered from memory.
+// lookup says whether key's window is used up and which; known is false
+// while memory may not answer.
 func (w *windows) lookup(key string, now time.Time) (started int64, used, known bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/pgtest"
@@ -33,18 +35,12 @@ func listening(db *DB) bool {
 // before the change answers from memory.
 func unannounced(t *testing.T, db *DB, q string, args ...any) {
 	t.Helper()
-	tx, err := db.SQL().BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec("SET LOCAL session_replication_role = replica"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(q, args...); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
+	if err := db.gorm.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SET LOCAL session_replication_role = replica").Error; err != nil {
+			return err
+		}
+		return tx.Exec(q, args...).Error
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -92,7 +88,7 @@ func TestPeekFollowsOtherProcesses(t *testing.T) {
 	}
 	// A used-up window Postgres did not announce: a answers from memory.
 	now := micros(dbs[1].gorm.NowFunc())
-	unannounced(t, dbs[1], "INSERT INTO rate_windows (key, started, count, lim) VALUES ($1, $2, 10, 3)", quiet, now)
+	unannounced(t, dbs[1], "INSERT INTO rate_windows (key, started, count, lim) VALUES (?, ?, 10, 3)", quiet, now)
 	if q, err := a.Peek(ctx, quiet, limit); err != nil || !q.Allowed {
 		t.Fatalf("peek read the database rather than memory: %+v, %v", q, err)
 	}
@@ -108,7 +104,7 @@ func TestPeekFollowsOtherProcesses(t *testing.T) {
 	// Cut a's connection; b uses up a window meanwhile; a knows it once
 	// it listens again, from what it reads when it does.
 	pid := dbs[0].listener.pid.Load()
-	if _, err := dbs[1].SQL().ExecContext(ctx, "SELECT pg_terminate_backend($1)", int64(pid)); err != nil {
+	if err := dbs[1].gorm.Exec("SELECT pg_terminate_backend(?)", int64(pid)).Error; err != nil {
 		t.Fatal(err)
 	}
 	if !eventually(func() bool { return !listening(dbs[0]) }) {
@@ -123,7 +119,7 @@ func TestPeekFollowsOtherProcesses(t *testing.T) {
 	if !eventually(func() bool { return dbs[0].listener.pid.Load() != pid && listening(dbs[0]) }) {
 		t.Fatal("a does not listen again")
 	}
-	unannounced(t, dbs[1], "UPDATE rate_windows SET count = 0 WHERE key = $1", missed)
+	unannounced(t, dbs[1], "UPDATE rate_windows SET count = 0 WHERE key = ?", missed)
 	if q, err := a.Peek(ctx, missed, limit); err != nil || q.Allowed {
 		t.Fatalf("a window used up while a was not listening: %+v, %v", q, err)
 	}

@@ -2,23 +2,53 @@ package gormstore
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
 
+// ownerRow is a row of owners; phrase_version is the phrase store's,
+// last_match_us ingest's.
 type ownerRow struct {
-	ID          string `gorm:"primaryKey"`
-	Email       string
-	Name        string
-	LastMatchUs int64
-	CreatedAt   int64 `gorm:"autoCreateTime:false"`
+	ID            string `gorm:"primaryKey"`
+	Email         string
+	Name          string
+	LastMatchUs   int64
+	PhraseVersion int64
+	CreatedAt     int64 `gorm:"autoCreateTime:false"`
 }
 
 func (ownerRow) TableName() string { return "owners" }
+
+func (r ownerRow) owner() core.Owner {
+	return core.Owner{ID: r.ID, Email: r.Email, Name: r.Name, CreatedAt: fromMicros(r.CreatedAt)}
+}
+
+// lockForUpdate: FOR UPDATE on Postgres; gorm leaves it out on SQLite,
+// whose IMMEDIATE transactions hold the write lock from their start.
+var lockForUpdate = clause.Locking{Strength: "UPDATE"}
+
+// lockOwner locks the owner's row: checking a limit, then inserting,
+// runs one at a time per owner.
+func lockOwner(tx *gorm.DB, ownerID string) (ownerRow, error) {
+	var row ownerRow
+	err := tx.Clauses(lockForUpdate).Take(&row, "id = ?", ownerID).Error
+	return row, err
+}
+
+// translateOwnerRef reports a missing owner behind a foreign key as
+// the owner's own lookups do.
+func translateOwnerRef(err error, what string) error {
+	if errors.Is(err, gorm.ErrForeignKeyViolated) {
+		return core.Errorf(core.KindNotFound, "owner not found")
+	}
+	return translate(err, what)
+}
 
 // OwnerStore keeps owners.
 type OwnerStore struct{ db *DB }
@@ -31,22 +61,14 @@ func NewOwnerStore(db *DB) *OwnerStore { return &OwnerStore{db: db} }
 // CreateOwner implements ports.OwnerStore.
 func (s *OwnerStore) CreateOwner(ctx context.Context, o *core.Owner) error {
 	o.ID = newID()
-	o.CreatedAt = s.db.gorm.NowFunc().Truncate(1000)
+	o.CreatedAt = s.db.gorm.NowFunc().Truncate(time.Microsecond)
 	row := ownerRow{ID: o.ID, Email: o.Email, Name: o.Name, CreatedAt: micros(o.CreatedAt)}
 	return translate(s.db.with(ctx).Create(&row).Error, "owner")
 }
 
 // Owner implements ports.OwnerStore.
 func (s *OwnerStore) Owner(ctx context.Context, id string) (core.Owner, error) {
-	var row ownerRow
-	if err := s.db.with(ctx).Take(&row, "id = ?", id).Error; err != nil {
-		return core.Owner{}, translate(err, "owner")
-	}
-	return row.owner(), nil
-}
-
-func (r ownerRow) owner() core.Owner {
-	return core.Owner{ID: r.ID, Email: r.Email, Name: r.Name, CreatedAt: fromMicros(r.CreatedAt)}
+	return one(s.db.with(ctx), "owner", ownerRow.owner, "id = ?", id)
 }
 
 // CountOwners implements ports.OwnerStore.
@@ -58,15 +80,7 @@ func (s *OwnerStore) CountOwners(ctx context.Context) (int, error) {
 
 // Owners implements ports.OwnerStore.
 func (s *OwnerStore) Owners(ctx context.Context) ([]core.Owner, error) {
-	var rows []ownerRow
-	if err := s.db.with(ctx).Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, translate(err, "owner")
-	}
-	out := make([]core.Owner, len(rows))
-	for i, r := range rows {
-		out[i] = r.owner()
-	}
-	return out, nil
+	return list(s.db.with(ctx).Order("created_at, id"), "owner", ownerRow.owner)
 }
 
 // UpdateOwner implements ports.OwnerStore.
@@ -94,46 +108,27 @@ func (emailChangeRow) TableName() string { return "email_changes" }
 
 // CreateEmailChange implements ports.OwnerStore.
 func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) error {
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		// Changes expired or used before this one are of no use to
-		// anyone; dropping them here keeps the table as small as the
-		// live ones.
-		if err := tx.Where("owner_id = ? AND (expires_at < ? OR used_at <> 0)", c.OwnerID, micros(c.CreatedAt)).
-			Delete(&emailChangeRow{}).Error; err != nil {
-			return err
-		}
-		return tx.Create(&emailChangeRow{Hash: c.Hash, OwnerID: c.OwnerID, Email: c.Email,
-			CreatedAt: micros(c.CreatedAt), ExpiresAt: micros(c.ExpiresAt)}).Error
-	})
-	return translateOwnerRef(err, "email change")
+	return translateOwnerRef(addLink(s.db.with(ctx), &emailChangeRow{Hash: c.Hash, OwnerID: c.OwnerID, Email: c.Email,
+		CreatedAt: micros(c.CreatedAt), ExpiresAt: micros(c.ExpiresAt)}, c.OwnerID, c.CreatedAt), "email change")
 }
 
-// UseEmailChange implements ports.OwnerStore. The UPDATE that consumes
-// the change also checks it, so of two requests racing for it one wins;
-// a refused address rolls the use back.
+// UseEmailChange implements ports.OwnerStore. A refused address rolls
+// the use back.
 func (s *OwnerStore) UseEmailChange(ctx context.Context, hash string, now time.Time) (core.Owner, string, error) {
 	var out core.Owner
 	var old string
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&emailChangeRow{}).Where("hash = ? AND used_at = 0 AND expires_at >= ?", hash, micros(now)).
-			Update("used_at", micros(now))
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return core.Errorf(core.KindNotFound, "this link was used already, has expired, or is unknown")
-		}
-		var c emailChangeRow
-		if err := tx.Take(&c, "hash = ?", hash).Error; err != nil {
+		c, err := useLink[emailChangeRow](tx, hash, now, "this link was used already, has expired, or is unknown")
+		if err != nil {
 			return err
 		}
-		var row ownerRow
-		if err := tx.Take(&row, "id = ?", c.OwnerID).Error; err != nil {
+		row, err := lockOwner(tx, c.OwnerID)
+		if err != nil {
 			return err
 		}
 		old = row.Email
-		if err := tx.Model(&ownerRow{}).Where("id = ?", row.ID).Update("email", c.Email).Error; err != nil {
-			if core.IsKind(translate(err, "owner"), core.KindConflict) {
+		if err := tx.Model(&row).Update("email", c.Email).Error; err != nil {
+			if errors.Is(err, gorm.ErrDuplicatedKey) {
 				return core.Errorf(core.KindConflict, "another owner has the address %s", c.Email)
 			}
 			return err

@@ -12,13 +12,11 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-var lockForUpdate = clause.Locking{Strength: "UPDATE"}
-
 type phraseRow struct {
 	ID            string `gorm:"primaryKey"`
 	OwnerID       string
 	Phrase        string
-	Fold          string
+	Fold          string // core.FoldKey of Phrase: duplicates are found by it
 	Platform      string
 	Community     string
 	Status        string
@@ -48,10 +46,15 @@ type idempotencyRow struct {
 
 func (idempotencyRow) TableName() string { return "idempotency_keys" }
 
-// PhraseStore keeps phrases.
+// PhraseStore keeps phrases: each owner's (ports.PhraseStore) and the
+// listening ones of every owner that the readers of posts take
+// (ports.ListeningStore), both on the phrases table.
 type PhraseStore struct{ db *DB }
 
-var _ ports.PhraseStore = (*PhraseStore)(nil)
+var (
+	_ ports.PhraseStore    = (*PhraseStore)(nil)
+	_ ports.ListeningStore = (*PhraseStore)(nil)
+)
 
 // NewPhraseStore returns the phrase store of db.
 func NewPhraseStore(db *DB) *PhraseStore { return &PhraseStore{db: db} }
@@ -74,10 +77,9 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 				if err := tx.Take(&row, "id = ?", rec.PhraseID).Error; err != nil {
 					return err
 				}
-				*p = row.phrase()
-				replayed = true
+				*p, replayed = row.phrase(), true
 				return nil
-			case err == nil:
+			case err == nil: // expired
 				if err := tx.Delete(&rec).Error; err != nil {
 					return err
 				}
@@ -93,14 +95,14 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 		if dup > 0 {
 			return core.Errorf(core.KindConflict, "the phrase %q already exists on %s", p.Phrase, p.Platform)
 		}
-		usage, err := usage(tx, p.OwnerID)
+		u, err := usage(tx, p.OwnerID)
 		if err != nil {
 			return err
 		}
-		if err := limits.CheckNewPhrase(usage, p.Platform); err != nil {
+		if err := limits.CheckNewPhrase(u, p.Platform); err != nil {
 			return err
 		}
-		now := tx.NowFunc().Truncate(1000)
+		now := tx.NowFunc().Truncate(time.Microsecond)
 		p.ID, p.CreatedAt, p.LastCheckedAt, p.Matches = newID(), now, now, 0
 		if err := tx.Create(&phraseRow{
 			ID: p.ID, OwnerID: p.OwnerID, Phrase: p.Phrase, Fold: core.FoldKey(p.Phrase), Platform: string(p.Platform),
@@ -112,10 +114,10 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 		if err := bumpPhraseVersion(tx, p.OwnerID); err != nil {
 			return err
 		}
-		if idem.Key != "" {
-			return tx.Create(&idempotencyRow{OwnerID: p.OwnerID, Key: idem.Key, PhraseID: p.ID, CreatedAt: micros(now)}).Error
+		if idem.Key == "" {
+			return nil
 		}
-		return nil
+		return tx.Create(&idempotencyRow{OwnerID: p.OwnerID, Key: idem.Key, PhraseID: p.ID, CreatedAt: micros(now)}).Error
 	})
 	return replayed, translate(err, "phrase")
 }
@@ -131,58 +133,34 @@ func (s *PhraseStore) Phrase(ctx context.Context, ownerID, id string) (core.Phra
 
 // Phrases implements ports.PhraseStore.
 func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.PhraseFilter) ([]core.Phrase, error) {
-	// Every dashboard page with a phrase menu lists them, so this runs as
-	// a cached prepared statement with a hand-written scan (gorm's took
-	// as long as the inbox query itself).
-	q := "SELECT id, owner_id, phrase, platform, community, status, matches, last_checked_at, last_source, created_at FROM phrases WHERE owner_id = ?"
-	args := []any{ownerID}
+	q := s.db.with(ctx).Where("owner_id = ?", ownerID)
 	if f.Platform != "" {
-		q += " AND platform = ?"
-		args = append(args, string(f.Platform))
+		q = q.Where("platform = ?", f.Platform)
 	}
 	if f.Status != "" {
-		q += " AND status = ?"
-		args = append(args, string(f.Status))
+		q = q.Where("status = ?", f.Status)
 	}
-	rows, err := s.db.query(ctx, q+" ORDER BY created_at, id", args...)
-	if err != nil {
+	var rows []phraseRow
+	if err := q.Order("created_at, id").Find(&rows).Error; err != nil {
 		return nil, translate(err, "phrase")
 	}
-	defer rows.Close()
-	out := []core.Phrase{}
-	for rows.Next() {
-		var r phraseRow
-		if err := rows.Scan(&r.ID, &r.OwnerID, &r.Phrase, &r.Platform, &r.Community, &r.Status, &r.Matches,
-			&r.LastCheckedAt, &r.LastSource, &r.CreatedAt); err != nil {
-			return nil, translate(err, "phrase")
-		}
-		out = append(out, r.phrase())
-	}
-	return out, translate(rows.Err(), "phrase")
+	return convert(rows, phraseRow.phrase), nil
 }
 
 // SetPhraseStatus implements ports.PhraseStore.
 func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, st core.PhraseStatus) (core.Phrase, error) {
-	var out core.Phrase
+	var row phraseRow
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", id, ownerID).Update("status", string(st))
+		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ? AND owner_id = ?", id, ownerID).Update("status", string(st))
+		if res.Error == nil && res.RowsAffected == 0 {
+			return gorm.ErrRecordNotFound
+		}
 		if res.Error != nil {
 			return res.Error
 		}
-		if res.RowsAffected == 0 {
-			return gorm.ErrRecordNotFound
-		}
-		if err := bumpPhraseVersion(tx, ownerID); err != nil {
-			return err
-		}
-		var row phraseRow
-		if err := tx.Take(&row, "id = ?", id).Error; err != nil {
-			return err
-		}
-		out = row.phrase()
-		return nil
+		return bumpPhraseVersion(tx, ownerID)
 	})
-	return out, translate(err, "phrase")
+	return row.phrase(), translate(err, "phrase")
 }
 
 // DeletePhrase implements ports.PhraseStore.
@@ -197,11 +175,11 @@ func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) erro
 			return err
 		}
 		res := tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{})
+		if res.Error == nil && res.RowsAffected == 0 {
+			return gorm.ErrRecordNotFound
+		}
 		if res.Error != nil {
 			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return gorm.ErrRecordNotFound
 		}
 		return bumpPhraseVersion(tx, ownerID)
 	}), "phrase")
@@ -213,76 +191,66 @@ func (s *PhraseStore) Usage(ctx context.Context, ownerID string) (core.Usage, er
 	return u, translate(err, "usage")
 }
 
+// usage counts what the plan limits: the owner's phrases and accounts by
+// platform, its webhooks, and the deployment's owners.
 func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 	u := core.Usage{Phrases: map[core.Platform]int{}, Accounts: map[core.Platform]int{}}
 	for _, p := range core.Platforms {
 		u.Phrases[p], u.Accounts[p] = 0, 0
 	}
-	type count struct {
-		Platform string
-		N        int
+	for model, into := range map[any]map[core.Platform]int{&phraseRow{}: u.Phrases, &accountRow{}: u.Accounts} {
+		var counts []struct {
+			Platform string
+			N        int
+		}
+		if err := tx.Model(model).Select("platform, COUNT(*) AS n").Where("owner_id = ?", ownerID).Group("platform").
+			Scan(&counts).Error; err != nil {
+			return u, err
+		}
+		for _, c := range counts {
+			into[core.Platform(c.Platform)] = c.N
+		}
 	}
-	var counts []count
-	if err := tx.Raw("SELECT platform, COUNT(*) AS n FROM phrases WHERE owner_id = ? GROUP BY platform", ownerID).
-		Scan(&counts).Error; err != nil {
+	var webhooks, owners int64
+	if err := tx.Model(&webhookRow{}).Where("owner_id = ?", ownerID).Count(&webhooks).Error; err != nil {
 		return u, err
 	}
-	for _, c := range counts {
-		u.Phrases[core.Platform(c.Platform)] = c.N
-	}
-	counts = nil
-	if err := tx.Raw("SELECT platform, COUNT(*) AS n FROM accounts WHERE owner_id = ? GROUP BY platform", ownerID).
-		Scan(&counts).Error; err != nil {
+	if err := tx.Model(&ownerRow{}).Count(&owners).Error; err != nil {
 		return u, err
 	}
-	for _, c := range counts {
-		u.Accounts[core.Platform(c.Platform)] = c.N
-	}
-	if err := tx.Raw("SELECT COUNT(*) FROM webhooks WHERE owner_id = ?", ownerID).Scan(&u.Webhooks).Error; err != nil {
-		return u, err
-	}
-	if err := tx.Raw("SELECT COUNT(*) FROM owners").Scan(&u.Owners).Error; err != nil {
-		return u, err
-	}
+	u.Webhooks, u.Owners = int(webhooks), int(owners)
 	return u, nil
 }
 
+// bumpPhraseVersion tells readers of the owner's phrases that they
+// changed (PhraseVersion).
 func bumpPhraseVersion(tx *gorm.DB, ownerID string) error {
-	return tx.Exec("UPDATE owners SET phrase_version = phrase_version + 1 WHERE id = ?", ownerID).Error
+	return tx.Model(&ownerRow{}).Where("id = ?", ownerID).Update("phrase_version", gorm.Expr("phrase_version + 1")).Error
 }
 
-// PhraseVersion implements ports.PhraseStore.
+// PhraseVersion implements ports.ListeningStore.
 func (s *PhraseStore) PhraseVersion(ctx context.Context, ownerID string) (int64, error) {
-	rows, err := s.db.query(ctx, "SELECT phrase_version FROM owners WHERE id = ?", ownerID)
-	if err != nil {
-		return 0, translate(err, "owner")
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return 0, translate(err, "owner")
-		}
-		return 0, translate(gorm.ErrRecordNotFound, "owner")
-	}
-	var v int64
-	return v, translate(rows.Scan(&v), "owner")
+	var row ownerRow
+	err := s.db.with(ctx).Select("phrase_version").Take(&row, "id = ?", ownerID).Error
+	return row.PhraseVersion, translate(err, "owner")
 }
 
-// ListeningPhrases implements ports.PhraseStore.
+// ListeningPhrases implements ports.ListeningStore.
 func (s *PhraseStore) ListeningPhrases(ctx context.Context, p core.Platform) ([]core.Phrase, error) {
 	var rows []phraseRow
 	if err := s.db.with(ctx).Where("platform = ? AND status = ?", p, core.Listening).
 		Order("created_at, id").Find(&rows).Error; err != nil {
 		return nil, translate(err, "phrase")
 	}
-	out := make([]core.Phrase, len(rows))
-	for i, r := range rows {
-		out[i] = r.phrase()
-	}
-	return out, nil
+	return convert(rows, phraseRow.phrase), nil
 }
 
-// MarkChecked implements ports.PhraseStore.
+// OwnerListeningPhrases implements ports.ListeningStore.
+func (s *PhraseStore) OwnerListeningPhrases(ctx context.Context, ownerID string, p core.Platform) ([]core.Phrase, error) {
+	return s.Phrases(ctx, ownerID, ports.PhraseFilter{Platform: p, Status: core.Listening})
+}
+
+// MarkChecked implements ports.ListeningStore.
 func (s *PhraseStore) MarkChecked(ctx context.Context, ids []string, src core.Source, at time.Time) error {
 	if len(ids) == 0 {
 		return nil

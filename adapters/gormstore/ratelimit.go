@@ -9,57 +9,29 @@ import (
 )
 
 // RateLimiter counts requests per key in fixed one-minute windows kept in
-// the database, so the limit holds across every replica on it.
+// the database, so the limit holds across every replica (Postgres).
 //
-// While a window has less than leaseFrom requests left (as this process
-// last saw it), every request is one statement that both counts and
-// answers; with limits under leaseFrom, the default 60 among them, that is
-// all it ever does. With more left, a request leases a chunk of the quota
-// (chunk): the database counts the whole chunk at once, only as much of it
-// as the limit still allows is granted, and the process admits requests
-// from the granted tokens in memory while the chunk's window lasts. Tokens
-// left when the window ends are dropped. So no more than the limit is ever
-// admitted per key and window across all processes.
-//
-// The price is under-admission. A process leases only once its own
-// tokens are gone, so it holds at most one chunk's rest per key: at most
-// 99 tokens (leaseMax-1), and under 1% of the limit. It refuses nothing
-// while it holds tokens of the current window, so when one replica is
-// refused the tokens still unused are the other replicas', and a key
-// served by n replicas is refused at most 99·(n-1) requests early in a
-// window (under (n-1)% of its limit). They are lost only if the replica
-// holding them gets no more of that key's requests before the window
-// ends: chunks stop once fewer than 1,000 are left, so replicas that keep
-// serving a key use up what they hold before the limit is reached.
-//
-// X-RateLimit-Remaining (Quota.Remaining) is the limit minus the requests
-// this process counted: its own unused tokens are not subtracted, so for
-// one process it is exact. With several, the other replicas' unused
-// tokens are in the database count too, so it may read up to 99 lower per
-// other replica. Peek, on Postgres, answers from memory while the
-// process listens for used-up windows (peekHere); otherwise it reads the
-// database and likewise adds back this process's own unused tokens; the
-// other replicas' unused ones (at most 99 each) may make it refuse that
-// much early.
-//
-// Windows are judged on each process's clock, as the single statement
-// always did: clocks that disagree by d may let a replica admit from a
-// chunk for up to d after a faster one opened the next window.
+// With leaseFrom or more requests left, a request leases a chunk: the
+// database counts it whole and grants what the limit allows, and the
+// process admits from those tokens in memory until the window ends
+// (docs/decisions.md, "Rate limit"). Never more than the limit is
+// admitted; a key served by n replicas may be refused up to 99·(n-1)
+// requests early, and Remaining reads up to 99 low per other replica.
 type RateLimiter struct {
 	db *DB
 
 	mu    sync.Mutex
-	held  map[string]*lease // keys with limits of leaseFrom and more, seen in a window
+	held  map[string]*lease // keys seen in a window
 	swept time.Time
 }
 
-// lease is what one process knows of one key's current window.
+// lease is what this process knows of one key's current window.
 type lease struct {
-	started int64         // the window (its stored start, µs) the counts below belong to
-	seen    int64         // the largest count the database answered in that window
+	started int64         // the window's stored start (µs)
+	seen    int64         // the largest count the database answered in it
 	tokens  int64         // leased and granted, not yet admitted
 	excess  int64         // counted by this process's chunks beyond what they were granted
-	leasing chan struct{} // closed when the lease in flight has answered; nil when none is
+	leasing chan struct{} // closed when the lease in flight answers; nil when none is
 }
 
 var _ ports.RateLimiter = (*RateLimiter)(nil)
@@ -72,18 +44,15 @@ func NewRateLimiter(db *DB) *RateLimiter {
 // rateWindow is the length of a counting window.
 const rateWindow = time.Minute
 
-// The chunk rule. Chunks of at most 1% of what is left keep the tokens
-// that one replica can strand under 1% of the limit, and the cap bounds
-// them outright; from 1,000 left a chunk is at least 10, so the database
-// sees a tenth of the requests or fewer, and at large limits one in 100.
+// A chunk is at most 1% of what is left, so a replica strands under 1%
+// of the limit, and at most 100; from 1,000 left it is at least 10.
 const (
 	leaseFrom  = 1000 // requests left from which chunks are leased
 	leaseShare = 100  // a chunk is at most 1/leaseShare of what is left
 	leaseMax   = 100  // and at most this many requests
 )
 
-// chunk is how many requests to lease when left remain in the window as
-// last seen.
+// chunk is how many requests to lease with left remaining as last seen.
 func chunk(left int64) int64 {
 	if left < leaseFrom {
 		return 1
@@ -91,12 +60,17 @@ func chunk(left int64) int64 {
 	return min(left/leaseShare, leaseMax)
 }
 
-// takeQuota counts k requests and answers with the window, in one
-// statement on a cached prepared statement. The count may pass the limit:
-// a refused request counts, and so does the part of a chunk the limit did
-// not grant.
-// The window keeps the limit it is counted against (lim), for the
-// trigger that announces it used up (listen.go).
+type rateWindowRow struct {
+	Key     string `gorm:"primaryKey"`
+	Started int64  // µs
+	Count   int64  // may pass Lim: refused requests and ungranted chunk parts count
+	Lim     int64  // for the trigger that announces the window used up (listen.go)
+}
+
+func (rateWindowRow) TableName() string { return "rate_windows" }
+
+// takeQuota counts and answers in one statement, so replicas counting at
+// once never both take the last request.
 const takeQuota = `INSERT INTO rate_windows (key, started, count, lim) VALUES (?, ?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET
 			started = CASE WHEN rate_windows.started <= ? THEN excluded.started ELSE rate_windows.started END,
@@ -104,46 +78,37 @@ const takeQuota = `INSERT INTO rate_windows (key, started, count, lim) VALUES (?
 			lim     = excluded.lim
 		RETURNING started, count`
 
-// count runs takeQuota for k requests of key at now. On Postgres a
-// count that reaches limit marks the window used up in this process at
-// once (peekHere); other processes hear of it from Postgres.
+// count runs takeQuota for k requests of key at now; a count that
+// reaches limit marks the window used up here at once (peekHere), the
+// other processes hear it from Postgres.
 func (l *RateLimiter) count(ctx context.Context, key string, now time.Time, k int64, limit int) (started, count int64, err error) {
 	expired := micros(now.Add(-rateWindow))
-	rows, err := l.db.query(ctx, takeQuota, key, micros(now), k, limit, expired, expired)
-	if err != nil {
+	var w rateWindowRow
+	if err := l.db.with(ctx).Raw(takeQuota, key, micros(now), k, limit, expired, expired).Scan(&w).Error; err != nil {
 		return 0, 0, translate(err, "rate window")
 	}
-	defer rows.Close()
-	if rows.Next() {
-		if err := rows.Scan(&started, &count); err != nil {
-			return 0, 0, translate(err, "rate window")
-		}
+	if l.db.postgres && w.Count >= int64(limit) {
+		l.db.windows.usedUp(key, w.Started)
 	}
-	if err := rows.Err(); err != nil {
-		return 0, 0, translate(err, "rate window")
+	return w.Started, w.Count, nil
+}
+
+// usedUpWindows reads the start of every used-up window not yet ended, by key.
+func (db *DB) usedUpWindows(ctx context.Context) (map[string]int64, error) {
+	var rows []rateWindowRow
+	ended := micros(db.gorm.NowFunc().Add(-rateWindow))
+	if err := db.with(ctx).Where("lim > 0 AND count >= lim AND started > ?", ended).Find(&rows).Error; err != nil {
+		return nil, err
 	}
-	if l.db.postgres && count >= int64(limit) {
-		l.db.windows.usedUp(key, started)
+	used := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		used[r.Key] = r.Started
 	}
-	return started, count, nil
+	return used, nil
 }
 
 // Take implements ports.RateLimiter.
 func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Quota, error) {
-	if limit < leaseFrom { // never enough left for a chunk
-		now := l.db.gorm.NowFunc()
-		started, count, err := l.count(ctx, key, now, 1, limit)
-		if err != nil {
-			return ports.Quota{}, err
-		}
-		l.saw(key, started, count, now)
-		q := ports.Quota{Limit: limit, Reset: fromMicros(started).Add(rateWindow).Sub(now)}
-		if count > int64(limit) {
-			return q, nil
-		}
-		q.Allowed, q.Remaining = true, limit-int(count)
-		return q, nil
-	}
 	for {
 		now := l.db.gorm.NowFunc()
 		ended := micros(now.Add(-rateWindow)) // windows started then or before have ended
@@ -202,61 +167,37 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 		}
 		q := ports.Quota{Limit: limit, Reset: fromMicros(started).Add(rateWindow).Sub(now)}
 		if started == b.started {
-			// This request takes one token; a refused one counts one, as a
-			// single statement does.
+			// This request takes one token; a refused one counts one.
 			b.tokens += max(granted-1, 0)
 			b.excess += k - max(granted, 1)
 			if granted == 0 && b.tokens > 0 {
-				// Refused by the database while a chunk leased beside
-				// it still holds tokens: this process refuses nothing
-				// before its own tokens are gone, and its refused count
-				// is not a request.
+				// Refused while a chunk leased beside it holds tokens:
+				// none is refused before those are gone.
 				b.tokens--
 				b.excess++
 				granted = 1
 			}
 			q.Remaining = b.remaining(limit)
 		} else {
-			// Answered in a window that has since ended: this request was
-			// counted in it; the rest of the chunk is dropped.
+			// Counted in a window that has ended: the chunk's rest is dropped.
 			q.Remaining = max(limit-int(count), 0)
 		}
 		l.mu.Unlock()
-		if granted == 0 {
+		if q.Allowed = granted > 0; !q.Allowed {
 			q.Remaining = 0
-			return q, nil
 		}
-		q.Allowed = true
 		return q, nil
 	}
 }
 
 // remaining is the limit less the requests this process knows were
-// counted in b's window: the database's count without its own unused
-// tokens and ungranted chunk parts.
+// counted: the database's count without its unused tokens and excess.
 func (b *lease) remaining(limit int) int {
 	return int(min(max(int64(limit)-(b.seen-b.tokens-b.excess), 0), int64(limit)))
 }
 
-// saw records the count a single statement answered for key, for Peek.
-func (l *RateLimiter) saw(key string, started, count int64, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.sweep(now)
-	b := l.held[key]
-	if b == nil {
-		b = &lease{}
-		l.held[key] = b
-	}
-	if started > b.started {
-		b.started, b.seen, b.tokens, b.excess = started, count, 0, 0
-	} else if started == b.started {
-		b.seen = max(b.seen, count)
-	}
-}
-
-// sweep drops windows that ended, once a window length, so keys seen
-// once do not stay forever. A key with a lease in flight stays.
+// sweep drops ended windows once a window length, so keys seen once go;
+// a lease in flight stays.
 func (l *RateLimiter) sweep(now time.Time) {
 	if now.Sub(l.swept) < rateWindow {
 		return
@@ -270,9 +211,8 @@ func (l *RateLimiter) sweep(now time.Time) {
 	}
 }
 
-// Peek implements ports.RateLimiter. It reads through a cached statement,
-// since the API peeks before every key lookup, and then takes away the
-// tokens this process holds unused, which the database counts.
+// Peek implements ports.RateLimiter. Tokens this process holds unused
+// are not requests.
 func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	now := l.db.gorm.NowFunc()
 	if l.db.postgres {
@@ -281,47 +221,33 @@ func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Qu
 			return q, nil
 		}
 	}
-	rows, err := l.db.query(ctx, "SELECT started, count FROM rate_windows WHERE key = ?", key)
-	if err != nil {
-		return ports.Quota{}, translate(err, "rate window")
+	var w rateWindowRow
+	res := l.db.with(ctx).Where("key = ?", key).Limit(1).Find(&w)
+	if res.Error != nil {
+		return ports.Quota{}, translate(res.Error, "rate window")
 	}
-	defer rows.Close()
-	var started, count int64
-	found := rows.Next()
-	if found {
-		if err := rows.Scan(&started, &count); err != nil {
-			return ports.Quota{}, translate(err, "rate window")
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return ports.Quota{}, translate(err, "rate window")
-	}
-	if !found || started <= micros(now.Add(-rateWindow)) {
+	if res.RowsAffected == 0 || w.Started <= micros(now.Add(-rateWindow)) {
 		return ports.Quota{Allowed: limit > 0, Limit: limit, Remaining: max(limit, 0), Reset: rateWindow}, nil
 	}
+	count := w.Count
 	l.mu.Lock()
-	if b := l.held[key]; b != nil && b.started == started {
-		// A lease answered after the read is in b.seen, and its tokens
-		// in b.tokens: the larger count goes with them.
+	if b := l.held[key]; b != nil && b.started == w.Started {
+		// A lease answered after the read is in b.seen and b.tokens.
 		count = max(max(count, b.seen)-b.tokens-b.excess, 0)
 	}
 	l.mu.Unlock()
-	q := ports.Quota{Limit: limit, Reset: fromMicros(started).Add(rateWindow).Sub(now)}
+	q := ports.Quota{Limit: limit, Reset: fromMicros(w.Started).Add(rateWindow).Sub(now)}
 	if count < int64(limit) {
 		q.Allowed, q.Remaining = true, limit-int(count)
 	}
 	return q, nil
 }
 
-// peekHere answers Peek from memory on Postgres while this process
-// listens (listen.go): a window is used up when this process counted it
-// so or Postgres said another did. Remaining is the limit less the
-// requests this process knows were counted in the window, so it may
-// read high where other processes counted too; the edge only looks at
-// Allowed and Reset. A window another process used up is refused from
-// the moment Postgres says so, a millisecond or so after its commit:
-// requests that peek meanwhile are let through, as requests that peek
-// at the same moment always were.
+// peekHere answers Peek from memory while this process listens
+// (listen.go): a window is used up when this process counted it so or
+// Postgres said another did, a millisecond or so after that commit.
+// Remaining may read high where others counted; the edge reads only
+// Allowed and Reset.
 func (l *RateLimiter) peekHere(key string, limit int, now time.Time) (ports.Quota, bool) {
 	usedAt, used, known := l.db.windows.lookup(key, now)
 	if !known {
@@ -348,9 +274,8 @@ func (l *RateLimiter) peekHere(key string, limit int, now time.Time) (ports.Quot
 	return q, true
 }
 
-// SweepRateWindows deletes windows that ended, so keys seen once do not
-// stay forever.
+// SweepRateWindows deletes ended windows, so keys seen once go.
 func (l *RateLimiter) SweepRateWindows(ctx context.Context) error {
 	cut := micros(l.db.gorm.NowFunc().Add(-2 * rateWindow))
-	return translate(l.db.with(ctx).Exec("DELETE FROM rate_windows WHERE started < ?", cut).Error, "rate window")
+	return translate(l.db.with(ctx).Where("started < ?", cut).Delete(&rateWindowRow{}).Error, "rate window")
 }

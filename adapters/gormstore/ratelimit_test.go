@@ -66,11 +66,11 @@ func openPools(t *testing.T, url string, n int, clock *testClock) []*DB {
 // storedCount is the count of key's window in the database.
 func storedCount(t *testing.T, db *DB, key string) int64 {
 	t.Helper()
-	var n int64
-	if err := db.SQL().QueryRow(db.dialect("SELECT count FROM rate_windows WHERE key = ?"), key).Scan(&n); err != nil {
+	var w rateWindowRow
+	if err := db.gorm.Take(&w, "key = ?", key).Error; err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return w.Count
 }
 
 func newKey() string {

@@ -2,42 +2,18 @@ package gormstore
 
 import (
 	"context"
-	"strings"
 	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
 
-// redditCheckpointsSQL is the schema step of the reddit checkpoints: one
-// row per community and listing, times in microseconds like every table.
-const redditCheckpointsSQL = `
-CREATE TABLE reddit_checkpoints (
-	community       TEXT NOT NULL,
-	listing         TEXT NOT NULL,
-	until_us        BIGINT NOT NULL DEFAULT 0,
-	rate            DOUBLE PRECISION NOT NULL DEFAULT 0,
-	last_via        TEXT NOT NULL DEFAULT '',
-	last_read_at    BIGINT NOT NULL DEFAULT 0,
-	last_success_at BIGINT NOT NULL DEFAULT 0,
-	last_error      TEXT NOT NULL DEFAULT '',
-	last_error_at   BIGINT NOT NULL DEFAULT 0,
-	archive_lag_us  BIGINT NOT NULL DEFAULT 0,
-	PRIMARY KEY (community, listing)
-);
-`
-
-// RedditStore keeps the reddit poller's checkpoints.
-type RedditStore struct{ db *DB }
-
-var _ ports.RedditStore = (*RedditStore)(nil)
-
-// NewRedditStore returns the reddit checkpoint store of db.
-func NewRedditStore(db *DB) *RedditStore { return &RedditStore{db: db} }
-
 type redditCheckpointRow struct {
-	Community     string
-	Listing       string
+	Community     string `gorm:"primaryKey"`
+	Listing       string `gorm:"primaryKey"`
 	UntilUs       int64
 	Rate          float64
 	LastVia       string
@@ -48,67 +24,54 @@ type redditCheckpointRow struct {
 	ArchiveLagUs  int64
 }
 
-// RedditCheckpoints implements ports.RedditStore.
-func (s *RedditStore) RedditCheckpoints(ctx context.Context) ([]ports.RedditCheckpoint, error) {
-	var rows []redditCheckpointRow
-	if err := s.db.with(ctx).Raw(`SELECT * FROM reddit_checkpoints ORDER BY community, listing`).Scan(&rows).Error; err != nil {
-		return nil, translate(err, "reddit checkpoint")
+func (redditCheckpointRow) TableName() string { return "reddit_checkpoints" }
+
+func (r redditCheckpointRow) checkpoint() ports.RedditCheckpoint {
+	return ports.RedditCheckpoint{
+		Community: r.Community, Listing: ports.RedditListing(r.Listing), Until: fromMicros(r.UntilUs), Rate: r.Rate,
+		LastVia: r.LastVia, LastReadAt: fromMicros(r.LastReadAt), LastSuccessAt: fromMicros(r.LastSuccessAt),
+		LastError: r.LastError, LastErrorAt: fromMicros(r.LastErrorAt), ArchiveLag: time.Duration(r.ArchiveLagUs) * time.Microsecond,
 	}
-	out := make([]ports.RedditCheckpoint, len(rows))
-	for i, r := range rows {
-		out[i] = ports.RedditCheckpoint{
-			Community: r.Community, Listing: ports.RedditListing(r.Listing), Until: fromMicros(r.UntilUs), Rate: r.Rate,
-			LastVia: r.LastVia, LastReadAt: fromMicros(r.LastReadAt), LastSuccessAt: fromMicros(r.LastSuccessAt),
-			LastError: r.LastError, LastErrorAt: fromMicros(r.LastErrorAt), ArchiveLag: time.Duration(r.ArchiveLagUs) * time.Microsecond,
-		}
-	}
-	return out, nil
 }
 
-// checkpointChunk bounds the rows of one statement, well inside both
-// databases' limits on parameters.
-const checkpointChunk = 100
+// RedditStore keeps the reddit poller's checkpoints.
+type RedditStore struct{ db *DB }
 
-// SaveRedditCheckpoints implements ports.RedditStore: one upsert a chunk,
-// in one transaction, keeping the later of the stored and given Until.
+var _ ports.RedditStore = (*RedditStore)(nil)
+
+// NewRedditStore returns the reddit checkpoint store of db.
+func NewRedditStore(db *DB) *RedditStore { return &RedditStore{db: db} }
+
+// RedditCheckpoints implements ports.RedditStore.
+func (s *RedditStore) RedditCheckpoints(ctx context.Context) ([]ports.RedditCheckpoint, error) {
+	return list(s.db.with(ctx).Order("community, listing"), "reddit checkpoint", redditCheckpointRow.checkpoint)
+}
+
+// keepLaterUntil never moves a stored Until back, whatever a late or
+// concurrent writer says: the checkpoint is what keeps posts from being lost.
+var keepLaterUntil = clause.OnConflict{
+	Columns: []clause.Column{{Name: "community"}, {Name: "listing"}},
+	DoUpdates: append(clause.Set{{Column: clause.Column{Name: "until_us"}, Value: gorm.Expr(
+		"CASE WHEN excluded.until_us > reddit_checkpoints.until_us THEN excluded.until_us ELSE reddit_checkpoints.until_us END")}},
+		clause.AssignmentColumns([]string{"rate", "last_via", "last_read_at", "last_success_at", "last_error", "last_error_at", "archive_lag_us"})...),
+}
+
+// SaveRedditCheckpoints implements ports.RedditStore: one upsert per 100
+// rows (well inside both databases' limits on parameters), in one transaction.
 func (s *RedditStore) SaveRedditCheckpoints(ctx context.Context, cps []ports.RedditCheckpoint) error {
-	for _, cp := range cps {
+	rows := make([]redditCheckpointRow, len(cps))
+	for i, cp := range cps {
 		if cp.Listing != ports.RedditPosts && cp.Listing != ports.RedditComments {
 			return core.Errorf(core.KindInvalid, "listing must be %s or %s", ports.RedditPosts, ports.RedditComments)
 		}
+		rows[i] = redditCheckpointRow{Community: cp.Community, Listing: string(cp.Listing), UntilUs: micros(cp.Until), Rate: cp.Rate,
+			LastVia: cp.LastVia, LastReadAt: micros(cp.LastReadAt), LastSuccessAt: micros(cp.LastSuccessAt), LastError: cp.LastError,
+			LastErrorAt: micros(cp.LastErrorAt), ArchiveLagUs: cp.ArchiveLag.Microseconds()}
 	}
-	if len(cps) == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
-	tx := s.db.with(ctx).Begin()
-	if tx.Error != nil {
-		return translate(tx.Error, "reddit checkpoint")
-	}
-	defer tx.Rollback()
-	for start := 0; start < len(cps); start += checkpointChunk {
-		chunk := cps[start:min(start+checkpointChunk, len(cps))]
-		var q strings.Builder
-		q.WriteString(`INSERT INTO reddit_checkpoints (community, listing, until_us, rate, last_via, last_read_at,
-			last_success_at, last_error, last_error_at, archive_lag_us) VALUES `)
-		args := make([]any, 0, 10*len(chunk))
-		for i, cp := range chunk {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, cp.Community, string(cp.Listing), micros(cp.Until), cp.Rate, cp.LastVia, micros(cp.LastReadAt),
-				micros(cp.LastSuccessAt), cp.LastError, micros(cp.LastErrorAt), cp.ArchiveLag.Microseconds())
-		}
-		// Until never moves back, whatever a late or concurrent writer
-		// says: the checkpoint is what keeps posts from being lost.
-		q.WriteString(` ON CONFLICT (community, listing) DO UPDATE SET
-			until_us = CASE WHEN excluded.until_us > reddit_checkpoints.until_us THEN excluded.until_us ELSE reddit_checkpoints.until_us END,
-			rate = excluded.rate, last_via = excluded.last_via, last_read_at = excluded.last_read_at,
-			last_success_at = excluded.last_success_at, last_error = excluded.last_error,
-			last_error_at = excluded.last_error_at, archive_lag_us = excluded.archive_lag_us`)
-		if err := tx.Exec(q.String(), args...).Error; err != nil {
-			return translate(err, "reddit checkpoint")
-		}
-	}
-	return translate(tx.Commit().Error, "reddit checkpoint")
+	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		return tx.Clauses(keepLaterUntil).CreateInBatches(&rows, 100).Error
+	}), "reddit checkpoint")
 }

@@ -2,27 +2,14 @@ package gormstore
 
 import (
 	"context"
+	"strings"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
-
-// SetScore implements ports.MatchStore.
-func (s *MatchStore) SetScore(ctx context.Context, ownerID, id string, sc core.Score, plan ports.DeliveryPlan) (core.Match, bool, error) {
-	m, err := s.Match(ctx, ownerID, id)
-	if err != nil {
-		return core.Match{}, false, err
-	}
-	got, err := s.SetScores(ctx, []ports.ScoreUpdate{{Match: m, Score: sc}}, plan)
-	if err != nil {
-		return core.Match{}, false, err
-	}
-	if len(got) == 1 {
-		return got[0], true, nil
-	}
-	m, err = s.Match(ctx, ownerID, id)
-	return m, false, err
-}
 
 // SetScores implements ports.MatchStore. Scoring keeps up with ingest by
 // storing its verdicts in batches: one transaction, the scores stored as
@@ -35,32 +22,34 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		return nil, nil
 	}
 	var out []core.Match
-	err := s.db.inTx(ctx, func(tx *tx) error {
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		out = out[:0]
-		now := s.db.gorm.NowFunc()
+		now := tx.NowFunc()
 		first, err := s.setScores(tx, updates, now.UnixMicro())
 		if err != nil {
 			return err
 		}
 		for i, u := range updates {
-			if !first[i] {
-				continue
+			if first[i] {
+				m, sc := u.Match, u.Score
+				m.Score = &sc
+				out = append(out, m)
 			}
-			m, sc := u.Match, u.Score
-			m.Score = &sc
-			out = append(out, m)
 		}
 		if plan == nil || len(out) == 0 {
 			return nil
 		}
 		hooks := map[string][]core.Webhook{}
-		var queued [][]any
+		var queued []deliveryRow
 		for _, m := range out {
 			hs, ok := hooks[m.OwnerID]
 			if !ok {
-				var err error
-				if hs, err = ownerWebhooks(tx, m.OwnerID); err != nil {
+				var rows []webhookRow
+				if err := tx.Where("owner_id = ?", m.OwnerID).Order("created_at, id").Find(&rows).Error; err != nil {
 					return err
+				}
+				for _, r := range rows {
+					hs = append(hs, r.webhook())
 				}
 				hooks[m.OwnerID] = hs
 			}
@@ -68,16 +57,15 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 				if d.ID == "" {
 					d.ID = newID()
 				}
-				queued = append(queued, []any{d.ID, d.WebhookID, d.OwnerID, m.ID, d.Event, string(d.Trigger), string(d.Status),
-					d.Tries, d.ResponseStatus, d.Error, d.Payload, micros(d.CreatedAt), micros(d.LastAttemptAt), micros(d.NextAttemptAt)})
+				r := newDeliveryRow(d)
+				r.MatchID = m.ID
+				queued = append(queued, r)
 			}
 		}
 		if len(queued) == 0 {
 			return nil
 		}
-		_, err = insertReturning(tx, "webhook_deliveries", []string{"id", "webhook_id", "owner_id", "match_id", "event", "trigger_kind",
-			"status", "tries", "response_status", "last_error", "payload", "created_at", "last_attempt_at", "next_attempt_at"}, queued, "")
-		return err
+		return tx.CreateInBatches(&queued, 1000).Error
 	})
 	if err != nil {
 		return nil, translate(err, "match")
@@ -86,76 +74,47 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 }
 
 // setScores stores each update's score where its match had none and
-// reports which did. SQLite runs a cached UPDATE per match, which costs
-// no round trip. Postgres runs one statement for the batch: an UPDATE
-// per match was a round trip each while the transaction held the rows
-// updated before it, so the scorer's transactions spent most of their
-// time waiting for this process (docs/adr/0005-scoring-in-batches.md).
-func (s *MatchStore) setScores(tx *tx, updates []ports.ScoreUpdate, now int64) ([]bool, error) {
+// reports which did, in one statement for the batch: an UPDATE per match
+// was a round trip each on Postgres while the transaction held the rows
+// updated before it (docs/adr/0005-scoring-in-batches.md). A match named
+// twice takes its first score, as one UPDATE per match would give it; an
+// update naming another owner's match is not its first. An id that no
+// row can hold is left out of the statement: Postgres would refuse the
+// whole statement for it (unstorable), where it should pass over one
+// match it does not find, as SQLite does.
+func (s *MatchStore) setScores(tx *gorm.DB, updates []ports.ScoreUpdate, now int64) ([]bool, error) {
 	first := make([]bool, len(updates))
-	if !s.db.postgres {
-		for i, u := range updates {
-			res, err := tx.exec("UPDATE matches SET score = ?, intent = ?, reason = ?, packed_score = ?, scored_at = ?, lease_until = 0 "+
-				"WHERE id = ? AND owner_id = ? AND score IS NULL",
-				u.Score.Value, string(u.Score.Intent), u.Score.Reason, packScore(u.Score), now, u.Match.ID, u.Match.OwnerID)
-			if err != nil {
-				return nil, err
-			}
-			n, err := res.RowsAffected()
-			first[i] = err == nil && n == 1
-		}
-		return first, nil
-	}
-	// A match named twice takes its first score, as one UPDATE per match
-	// would give it; an update naming another owner's match is not its
-	// first.
-	at := make(map[string]int, len(updates)) // by owner and id
-	var ids, owners, intents, reasons, packed []string
-	var scores []int64
+	at := make(map[string]int, len(updates)) // 1 + the update's index, by "<owner id> <match id>"
+	var args []any
 	for i, u := range updates {
-		k := u.Match.OwnerID + "\x00" + u.Match.ID
-		if _, dup := at[k]; dup {
+		if !storable(u.Match.ID) || !storable(u.Match.OwnerID) {
 			continue
 		}
-		at[k] = i
-		ids, owners, scores = append(ids, u.Match.ID), append(owners, u.Match.OwnerID), append(scores, int64(u.Score.Value))
-		intents, reasons, packed = append(intents, string(u.Score.Intent)), append(reasons, u.Score.Reason), append(packed, packScore(u.Score))
+		if k := u.Match.OwnerID + " " + u.Match.ID; at[k] == 0 {
+			at[k] = i + 1
+			args = append(args, u.Match.ID, u.Match.OwnerID, u.Score.Value, string(u.Score.Intent), u.Score.Reason)
+		}
 	}
-	rows, err := tx.query(`UPDATE matches SET score = v.score, intent = v.intent, reason = v.reason, packed_score = v.packed,
-		scored_at = ?, lease_until = 0
-		FROM unnest(?::text[], ?::text[], ?::integer[], ?::text[], ?::text[], ?::text[]) AS v(id, owner_id, score, intent, reason, packed)
-		WHERE matches.id = v.id AND matches.owner_id = v.owner_id AND matches.score IS NULL
-		RETURNING matches.owner_id, matches.id`, now, ids, owners, scores, intents, reasons, packed)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var owner, id string
-		if err := rows.Scan(&owner, &id); err != nil {
+	const per = 1000 // matches a statement, well under both databases' limits on bound values
+	for len(args) > 0 {
+		n := min(len(args), 5*per)
+		chunk := args[:n:n] // capped: appending the time must not overwrite the next chunk
+		args = args[n:]
+		scored, err := scanAll(tx.Raw(`WITH v (id, owner_id, score, intent, reason) AS (VALUES `+
+			strings.TrimSuffix(strings.Repeat("(?, ?, CAST(? AS INTEGER), ?, ?), ", len(chunk)/5), ", ")+`)
+			UPDATE matches SET score = v.score, intent = v.intent, reason = v.reason, scored_at = ?, lease_until = 0
+			FROM v WHERE matches.id = v.id AND matches.owner_id = v.owner_id AND matches.score IS NULL
+			RETURNING matches.owner_id || ' ' || matches.id`, append(chunk, now)...), func(k *string) []any { return []any{k} })
+		if err != nil {
 			return nil, err
 		}
-		first[at[owner+"\x00"+id]] = true
+		for _, k := range scored {
+			first[at[k]-1] = true
+		}
 	}
-	return first, tx.db.driverErr(rows.Err())
+	return first, nil
 }
 
-// ownerWebhooks reads every webhook of the owner, for a delivery plan.
-func ownerWebhooks(tx *tx, ownerID string) ([]core.Webhook, error) {
-	rows, err := tx.query("SELECT id, owner_id, url, min_score, platforms, active, disabled_reason, consecutive_failures, created_at "+
-		"FROM webhooks WHERE owner_id = ? ORDER BY created_at, id", ownerID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []core.Webhook
-	for rows.Next() {
-		var r webhookRow
-		if err := rows.Scan(&r.ID, &r.OwnerID, &r.URL, &r.MinScore, &r.Platforms, &r.Active, &r.DisabledReason,
-			&r.ConsecutiveFailures, &r.CreatedAt); err != nil {
-			return nil, err
-		}
-		out = append(out, r.webhook())
-	}
-	return out, tx.db.driverErr(rows.Err())
-}
+// storable reports whether a text column can hold s: Postgres text takes
+// neither a NUL nor bytes that are not UTF-8.
+func storable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

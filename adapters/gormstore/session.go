@@ -2,15 +2,62 @@ package gormstore
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
+
+type loginLinkRow struct {
+	Hash      string `gorm:"primaryKey"`
+	OwnerID   string
+	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	ExpiresAt int64
+	UsedAt    int64
+}
+
+func (loginLinkRow) TableName() string { return "login_links" }
+
+// addLink stores a single-use link (login_links, email_changes) after
+// deleting the owner's expired and used ones, which nobody can use.
+func addLink[R any](db *gorm.DB, row *R, ownerID string, now time.Time) error {
+	return db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("owner_id = ? AND (expires_at < ? OR used_at <> 0)", ownerID, micros(now)).Delete(new(R)).Error; err != nil {
+			return err
+		}
+		return tx.Create(row).Error
+	})
+}
+
+// useLink marks the link of hash used and returns it. One UPDATE both
+// checks and consumes it, so of two requests racing for it one wins.
+func useLink[R any](db *gorm.DB, hash string, now time.Time, unknown string) (R, error) {
+	var row R
+	res := db.Model(&row).Clauses(clause.Returning{}).Where("hash = ? AND used_at = 0 AND expires_at >= ?", hash, micros(now)).
+		Update("used_at", micros(now))
+	if res.Error == nil && res.RowsAffected == 0 {
+		return row, core.Errorf(core.KindNotFound, "%s", unknown)
+	}
+	return row, res.Error
+}
+
+type sessionRow struct {
+	ID         string `gorm:"primaryKey"`
+	Hash       string
+	OwnerID    string
+	CreatedAt  int64 `gorm:"autoCreateTime:false"`
+	LastSeenAt int64
+}
+
+func (sessionRow) TableName() string { return "dashboard_sessions" }
+
+func (r sessionRow) session() core.Session {
+	return core.Session{ID: r.ID, Hash: r.Hash, OwnerID: r.OwnerID, CreatedAt: fromMicros(r.CreatedAt), LastSeenAt: fromMicros(r.LastSeenAt)}
+}
 
 // SessionStore keeps dashboard sign-in links and sessions.
 type SessionStore struct{ db *DB }
@@ -22,118 +69,58 @@ func NewSessionStore(db *DB) *SessionStore { return &SessionStore{db: db} }
 
 // OwnerByEmail implements ports.SessionStore.
 func (s *SessionStore) OwnerByEmail(ctx context.Context, email string) (core.Owner, error) {
-	var row ownerRow
-	if err := s.db.with(ctx).Take(&row, "email = ?", strings.ToLower(email)).Error; err != nil {
-		return core.Owner{}, translate(err, "owner")
-	}
-	return core.Owner{ID: row.ID, Email: row.Email, Name: row.Name, CreatedAt: fromMicros(row.CreatedAt)}, nil
+	return one(s.db.with(ctx), "owner", ownerRow.owner, "email = ?", strings.ToLower(email))
 }
 
 // CreateLoginLink implements ports.SessionStore.
 func (s *SessionStore) CreateLoginLink(ctx context.Context, l core.LoginLink) error {
-	err := s.db.inTx(ctx, func(tx *tx) error {
-		// Links expired or used before this one are of no use to anyone;
-		// dropping them here keeps the table as small as the live links.
-		if _, err := tx.exec("DELETE FROM login_links WHERE owner_id = ? AND (expires_at < ? OR used_at <> 0)",
-			l.OwnerID, micros(l.CreatedAt)); err != nil {
-			return err
-		}
-		_, err := tx.exec("INSERT INTO login_links (hash, owner_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-			l.Hash, l.OwnerID, micros(l.CreatedAt), micros(l.ExpiresAt))
-		return err
-	})
-	return translateOwnerRef(err, "login link")
+	row := &loginLinkRow{Hash: l.Hash, OwnerID: l.OwnerID, CreatedAt: micros(l.CreatedAt), ExpiresAt: micros(l.ExpiresAt)}
+	return translateOwnerRef(addLink(s.db.with(ctx), row, l.OwnerID, l.CreatedAt), "login link")
 }
 
-// UseLoginLink implements ports.SessionStore. One UPDATE both checks and
-// consumes the link, so of two requests racing for it one wins.
+// UseLoginLink implements ports.SessionStore.
 func (s *SessionStore) UseLoginLink(ctx context.Context, hash string, now time.Time) (string, error) {
-	var ownerID string
-	err := s.db.inTx(ctx, func(tx *tx) error {
-		rows, err := tx.query("UPDATE login_links SET used_at = ? WHERE hash = ? AND used_at = 0 AND expires_at >= ? RETURNING owner_id",
-			micros(now), hash, micros(now))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		if !rows.Next() {
-			if err := rows.Err(); err != nil {
-				return s.db.driverErr(err)
-			}
-			return core.Errorf(core.KindNotFound, "this sign-in link was used already, has expired, or is unknown")
-		}
-		if err := rows.Scan(&ownerID); err != nil {
-			return err
-		}
-		return s.db.driverErr(rows.Close())
-	})
-	return ownerID, translate(err, "login link")
+	row, err := useLink[loginLinkRow](s.db.with(ctx), hash, now, "this sign-in link was used already, has expired, or is unknown")
+	return row.OwnerID, translate(err, "login link")
 }
 
 // CreateSession implements ports.SessionStore.
 func (s *SessionStore) CreateSession(ctx context.Context, ss *core.Session) error {
 	ss.ID = newID()
-	err := s.db.with(ctx).Exec("INSERT INTO dashboard_sessions (id, hash, owner_id, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)",
-		ss.ID, ss.Hash, ss.OwnerID, micros(ss.CreatedAt), micros(ss.LastSeenAt)).Error
+	err := s.db.with(ctx).Create(&sessionRow{ID: ss.ID, Hash: ss.Hash, OwnerID: ss.OwnerID,
+		CreatedAt: micros(ss.CreatedAt), LastSeenAt: micros(ss.LastSeenAt)}).Error
 	return translateOwnerRef(err, "session")
 }
 
-// Session implements ports.SessionStore. Every dashboard request reads
-// it, so it runs as a cached prepared statement.
+// Session implements ports.SessionStore.
 func (s *SessionStore) Session(ctx context.Context, hash string) (core.Session, error) {
-	rows, err := s.db.query(ctx, "SELECT id, owner_id, created_at, last_seen_at FROM dashboard_sessions WHERE hash = ?", hash)
-	if err != nil {
-		return core.Session{}, translate(err, "session")
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return core.Session{}, translate(err, "session")
-		}
-		return core.Session{}, core.Errorf(core.KindNotFound, "session not found")
-	}
-	var out core.Session
-	var created, seen int64
-	if err := rows.Scan(&out.ID, &out.OwnerID, &created, &seen); err != nil {
-		return core.Session{}, translate(err, "session")
-	}
-	out.Hash, out.CreatedAt, out.LastSeenAt = hash, fromMicros(created), fromMicros(seen)
-	return out, nil
+	return one(s.db.with(ctx), "session", sessionRow.session, "hash = ?", hash)
 }
 
 // TouchSession implements ports.SessionStore.
 func (s *SessionStore) TouchSession(ctx context.Context, id string, at time.Time) error {
-	err := s.db.with(ctx).Exec("UPDATE dashboard_sessions SET last_seen_at = ? WHERE id = ? AND last_seen_at < ?",
-		micros(at), id, micros(at)).Error
+	err := s.db.with(ctx).Model(&sessionRow{}).Where("id = ? AND last_seen_at < ?", id, micros(at)).
+		Update("last_seen_at", micros(at)).Error
 	return translate(err, "session")
 }
 
 // DeleteSession implements ports.SessionStore.
 func (s *SessionStore) DeleteSession(ctx context.Context, hash string) error {
-	return translate(s.db.with(ctx).Exec("DELETE FROM dashboard_sessions WHERE hash = ?", hash).Error, "session")
+	return translate(s.db.with(ctx).Where("hash = ?", hash).Delete(&sessionRow{}).Error, "session")
 }
 
 // DeleteSessions implements ports.SessionStore.
 func (s *SessionStore) DeleteSessions(ctx context.Context, ownerID string) (int, error) {
-	res := s.db.with(ctx).Exec("DELETE FROM dashboard_sessions WHERE owner_id = ?", ownerID)
+	res := s.db.with(ctx).Where("owner_id = ?", ownerID).Delete(&sessionRow{})
 	return int(res.RowsAffected), translate(res.Error, "session")
 }
 
 // DeleteIdleSessions implements ports.SessionStore.
 func (s *SessionStore) DeleteIdleSessions(ctx context.Context, before time.Time) (int, error) {
-	res := s.db.with(ctx).Exec("DELETE FROM dashboard_sessions WHERE last_seen_at < ?", micros(before))
+	res := s.db.with(ctx).Where("last_seen_at < ?", micros(before)).Delete(&sessionRow{})
 	if res.Error != nil {
 		return 0, translate(res.Error, "session")
 	}
-	err := s.db.with(ctx).Exec("DELETE FROM login_links WHERE expires_at < ?", micros(before)).Error
+	err := s.db.with(ctx).Where("expires_at < ?", micros(before)).Delete(&loginLinkRow{}).Error
 	return int(res.RowsAffected), translate(err, "login link")
-}
-
-// translateOwnerRef reads a missing owner behind a foreign key as
-// KindNotFound, as the owner's own lookups report it.
-func translateOwnerRef(err error, what string) error {
-	if errors.Is(err, gorm.ErrForeignKeyViolated) {
-		return core.Errorf(core.KindNotFound, "owner not found")
-	}
-	return translate(err, what)
 }

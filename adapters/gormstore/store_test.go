@@ -17,12 +17,15 @@ import (
 
 func stores(db *gormstore.DB) storetest.Stores {
 	return storetest.Stores{
-		Owners:   gormstore.NewOwnerStore(db),
-		Keys:     gormstore.NewKeyStore(db),
-		Phrases:  gormstore.NewPhraseStore(db),
-		Matches:  gormstore.NewMatchStore(db),
-		Accounts: gormstore.NewAccountStore(db),
-		Webhooks: gormstore.NewWebhookStore(db),
+		Owners:     gormstore.NewOwnerStore(db),
+		Keys:       gormstore.NewKeyStore(db),
+		Phrases:    gormstore.NewPhraseStore(db),
+		Listening:  gormstore.NewPhraseStore(db),
+		Matches:    gormstore.NewMatchStore(db),
+		Accounts:   gormstore.NewAccountStore(db),
+		Webhooks:   gormstore.NewWebhookStore(db),
+		Deliveries: gormstore.NewWebhookStore(db),
+		Backlog:    gormstore.NewMatchStore(db),
 	}
 }
 
@@ -93,6 +96,13 @@ func TestMigrateTwiceAndConcurrently(t *testing.T) {
 			v, err := db.Version(context.Background())
 			if err != nil || v != gormstore.Latest() {
 				t.Fatalf("Version = %d, %v; want %d", v, err, gormstore.Latest())
+			}
+			var applied, steps int
+			if err := db.SQL().QueryRow("SELECT COUNT(*), COUNT(DISTINCT version) FROM schema_migrations").Scan(&applied, &steps); err != nil {
+				t.Fatal(err)
+			}
+			if applied != gormstore.Latest() || steps != applied {
+				t.Fatalf("%d steps recorded, %d distinct; want each of %d once", applied, steps, gormstore.Latest())
 			}
 		})
 	}

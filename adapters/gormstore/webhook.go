@@ -3,8 +3,10 @@ package gormstore
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -22,31 +24,19 @@ type webhookRow struct {
 	DisabledReason      string
 	ConsecutiveFailures int
 	Secret              []byte
-	CreatedAt           int64 `gorm:"autoCreateTime:false"`
+	CreatedAt           int64  `gorm:"autoCreateTime:false"`
+	PreviousSecret      []byte // the secret the last rotation replaced; nil when none is kept
+	PreviousSecretUntil int64  // when it stops signing; 0 when none is kept
 }
 
 func (webhookRow) TableName() string { return "webhooks" }
 
 func (r webhookRow) webhook() core.Webhook {
-	w := core.Webhook{
-		ID: r.ID, OwnerID: r.OwnerID, URL: r.URL, MinScore: r.MinScore, Active: r.Active,
-		DisabledReason: r.DisabledReason, ConsecutiveFailures: r.ConsecutiveFailures,
-		CreatedAt: fromMicros(r.CreatedAt),
+	return core.Webhook{
+		ID: r.ID, OwnerID: r.OwnerID, URL: r.URL, MinScore: r.MinScore, Platforms: splitList[core.Platform](r.Platforms),
+		Active: r.Active, DisabledReason: r.DisabledReason, ConsecutiveFailures: r.ConsecutiveFailures,
+		CreatedAt: fromMicros(r.CreatedAt), PreviousSecretUntil: fromMicros(r.PreviousSecretUntil),
 	}
-	if r.Platforms != "" {
-		for _, p := range strings.Split(r.Platforms, ",") {
-			w.Platforms = append(w.Platforms, core.Platform(p))
-		}
-	}
-	return w
-}
-
-func joinPlatforms(ps []core.Platform) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = string(p)
-	}
-	return strings.Join(s, ",")
 }
 
 type deliveryRow struct {
@@ -71,7 +61,7 @@ func (deliveryRow) TableName() string { return "webhook_deliveries" }
 
 func (r deliveryRow) delivery() core.Delivery {
 	return core.Delivery{
-		ID: r.ID, WebhookID: r.WebhookID, OwnerID: r.OwnerID, Event: r.Event,
+		ID: r.ID, WebhookID: r.WebhookID, OwnerID: r.OwnerID, MatchID: r.MatchID, Event: r.Event,
 		Trigger: core.DeliveryTrigger(r.TriggerKind), Status: core.DeliveryStatus(r.Status),
 		Tries: r.Tries, ResponseStatus: r.ResponseStatus, Error: r.LastError, Payload: r.Payload,
 		CreatedAt: fromMicros(r.CreatedAt), LastAttemptAt: fromMicros(r.LastAttemptAt),
@@ -81,7 +71,7 @@ func (r deliveryRow) delivery() core.Delivery {
 
 func newDeliveryRow(d core.Delivery) deliveryRow {
 	return deliveryRow{
-		ID: d.ID, WebhookID: d.WebhookID, OwnerID: d.OwnerID, Event: d.Event,
+		ID: d.ID, WebhookID: d.WebhookID, OwnerID: d.OwnerID, MatchID: d.MatchID, Event: d.Event,
 		TriggerKind: string(d.Trigger), Status: string(d.Status), Tries: d.Tries,
 		ResponseStatus: d.ResponseStatus, LastError: d.Error, Payload: d.Payload,
 		CreatedAt: micros(d.CreatedAt), LastAttemptAt: micros(d.LastAttemptAt), NextAttemptAt: micros(d.NextAttemptAt),
@@ -93,17 +83,28 @@ func attemptColumns(d core.Delivery) map[string]any {
 	return map[string]any{
 		"trigger_kind": string(d.Trigger), "status": string(d.Status), "tries": d.Tries,
 		"response_status": d.ResponseStatus, "last_error": d.Error,
-		"last_attempt_at": micros(d.LastAttemptAt), "next_attempt_at": micros(d.NextAttemptAt),
-		"lease_until": 0,
+		"last_attempt_at": micros(d.LastAttemptAt), "next_attempt_at": micros(d.NextAttemptAt), "lease_until": 0,
 	}
 }
 
-// WebhookStore keeps webhooks and their deliveries.
-type WebhookStore struct {
-	db *DB
+// webhookColumns are the columns of w that change after creation.
+func webhookColumns(w core.Webhook) map[string]any {
+	return map[string]any{
+		"min_score": w.MinScore, "platforms": joinList(w.Platforms), "active": w.Active,
+		"disabled_reason": w.DisabledReason, "consecutive_failures": w.ConsecutiveFailures,
+	}
 }
 
-var _ ports.WebhookStore = (*WebhookStore)(nil)
+// WebhookStore keeps webhooks and their deliveries: each owner's webhooks
+// and delivery log (ports.WebhookStore) and the queue of deliveries to
+// send (ports.DeliveryQueue), both on the webhooks and webhook_deliveries
+// tables.
+type WebhookStore struct{ db *DB }
+
+var (
+	_ ports.WebhookStore  = (*WebhookStore)(nil)
+	_ ports.DeliveryQueue = (*WebhookStore)(nil)
+)
 
 // NewWebhookStore returns the webhook store of db.
 func NewWebhookStore(db *DB) *WebhookStore { return &WebhookStore{db: db} }
@@ -136,8 +137,8 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow
 			return err
 		}
 		row := webhookRow{
-			ID: id, OwnerID: w.OwnerID, URL: w.URL, MinScore: w.MinScore, Platforms: joinPlatforms(w.Platforms),
-			Active: w.Active, DisabledReason: w.DisabledReason, Secret: sealed, CreatedAt: tx.NowFunc().UnixMicro(),
+			ID: id, OwnerID: w.OwnerID, URL: w.URL, MinScore: w.MinScore, Platforms: joinList(w.Platforms),
+			Active: w.Active, DisabledReason: w.DisabledReason, Secret: sealed, CreatedAt: micros(tx.NowFunc()),
 		}
 		if err := tx.Create(&row).Error; err != nil {
 			return err
@@ -163,18 +164,13 @@ func (s *WebhookStore) Webhooks(ctx context.Context, ownerID string) ([]core.Web
 	if err := s.db.with(ctx).Where("owner_id = ?", ownerID).Order("created_at, id").Find(&rows).Error; err != nil {
 		return nil, translate(err, "webhook")
 	}
-	out := make([]core.Webhook, len(rows))
-	for i, r := range rows {
-		out[i] = r.webhook()
-	}
-	return out, nil
+	return convert(rows, webhookRow.webhook), nil
 }
 
 // UpdateWebhook implements ports.WebhookStore.
 func (s *WebhookStore) UpdateWebhook(ctx context.Context, ownerID, id string, change func(core.Webhook) (core.Webhook, error)) (core.Webhook, error) {
-	var out core.Webhook
+	var row webhookRow
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		var row webhookRow
 		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
 			return err
 		}
@@ -182,35 +178,75 @@ func (s *WebhookStore) UpdateWebhook(ctx context.Context, ownerID, id string, ch
 		if err != nil {
 			return err
 		}
-		if err := saveWebhook(tx, row.ID, w); err != nil {
-			return err
-		}
-		out = w
-		out.ID, out.OwnerID, out.URL, out.CreatedAt = row.ID, row.OwnerID, row.URL, fromMicros(row.CreatedAt)
-		return nil
+		return tx.Model(&row).Updates(webhookColumns(w)).Error
 	})
-	return out, translate(err, "webhook")
-}
-
-// saveWebhook stores the fields of w that change after creation.
-func saveWebhook(tx *gorm.DB, id string, w core.Webhook) error {
-	return tx.Model(&webhookRow{}).Where("id = ?", id).Updates(map[string]any{
-		"min_score": w.MinScore, "platforms": joinPlatforms(w.Platforms), "active": w.Active,
-		"disabled_reason": w.DisabledReason, "consecutive_failures": w.ConsecutiveFailures,
-	}).Error
-}
-
-// DeleteWebhook implements ports.WebhookStore.
-func (s *WebhookStore) DeleteWebhook(ctx context.Context, ownerID, id string) error {
-	// The deliveries go with it through the foreign key's cascade.
-	res := s.db.with(ctx).Where("id = ? AND owner_id = ?", id, ownerID).Delete(&webhookRow{})
-	if res.Error != nil {
-		return translate(res.Error, "webhook")
+	if err != nil {
+		return core.Webhook{}, translate(err, "webhook")
 	}
-	if res.RowsAffected == 0 {
+	return row.webhook(), nil
+}
+
+// DeleteWebhook implements ports.WebhookStore. The deliveries go with it
+// through the foreign key's cascade.
+func (s *WebhookStore) DeleteWebhook(ctx context.Context, ownerID, id string) error {
+	res := s.db.with(ctx).Where("id = ? AND owner_id = ?", id, ownerID).Delete(&webhookRow{})
+	if res.Error == nil && res.RowsAffected == 0 {
 		return core.Errorf(core.KindNotFound, "webhook not found")
 	}
-	return nil
+	return translate(res.Error, "webhook")
+}
+
+// WebhookSecrets implements ports.WebhookStore.
+func (s *WebhookStore) WebhookSecrets(ctx context.Context, ownerID, id string) (core.Webhook, ports.SealedSecrets, error) {
+	var row webhookRow
+	if err := s.db.with(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+		return core.Webhook{}, ports.SealedSecrets{}, translate(err, "webhook")
+	}
+	return row.webhook(), ports.SealedSecrets{Current: row.Secret, Previous: row.PreviousSecret}, nil
+}
+
+// RotateSecret implements ports.WebhookStore. The replaced secret moves
+// to previous_secret as it is sealed: its associated data is the
+// webhook's id, which does not change.
+func (s *WebhookStore) RotateSecret(ctx context.Context, ownerID, id string, until time.Time, seal func(id string) ([]byte, error)) (core.Webhook, error) {
+	var row webhookRow
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+			return err
+		}
+		sealed, err := seal(row.ID)
+		if err != nil {
+			return err
+		}
+		var previous []byte
+		if !until.IsZero() {
+			previous = row.Secret
+		}
+		return tx.Model(&row).Updates(map[string]any{
+			"secret": sealed, "previous_secret": previous, "previous_secret_until": micros(until),
+		}).Error
+	})
+	if err != nil {
+		return core.Webhook{}, translate(err, "webhook")
+	}
+	return row.webhook(), nil
+}
+
+// ForgetPreviousSecrets implements ports.DeliveryQueue.
+func (s *WebhookStore) ForgetPreviousSecrets(ctx context.Context, before time.Time) (int, error) {
+	res := s.db.with(ctx).Model(&webhookRow{}).Where("previous_secret_until > 0 AND previous_secret_until <= ?", micros(before)).
+		Updates(map[string]any{"previous_secret": nil, "previous_secret_until": 0})
+	return int(res.RowsAffected), translate(res.Error, "webhook")
+}
+
+// ownWebhook says gorm.ErrRecordNotFound unless id is a webhook of the
+// owner.
+func ownWebhook(db *gorm.DB, ownerID, id string) error {
+	var n int64
+	if err := db.Model(&webhookRow{}).Where("id = ? AND owner_id = ?", id, ownerID).Count(&n).Error; err != nil || n > 0 {
+		return err
+	}
+	return gorm.ErrRecordNotFound
 }
 
 // NewDeliveryID implements ports.WebhookStore.
@@ -219,12 +255,8 @@ func (s *WebhookStore) NewDeliveryID() string { return newID() }
 // AddDelivery implements ports.WebhookStore.
 func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery, keep int) error {
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		var n int64
-		if err := tx.Model(&webhookRow{}).Where("id = ? AND owner_id = ?", d.WebhookID, d.OwnerID).Count(&n).Error; err != nil {
+		if err := ownWebhook(tx, d.OwnerID, d.WebhookID); err != nil {
 			return err
-		}
-		if n == 0 {
-			return gorm.ErrRecordNotFound
 		}
 		row := newDeliveryRow(d)
 		if err := tx.Create(&row).Error; err != nil {
@@ -244,44 +276,28 @@ func trimLog(tx *gorm.DB, webhookID string, keep int) error {
 	if keep <= 0 {
 		return nil
 	}
-	return tx.Exec(`DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status IN (?, ?) AND id NOT IN (
-		SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)`,
-		webhookID, string(core.DeliveryDelivered), string(core.DeliveryFailed), webhookID, keep).Error
-}
-
-// finished reports whether a stored status ends a delivery: such rows
-// are the ones a log trim may delete.
-func finished(status core.DeliveryStatus) bool {
-	return status == core.DeliveryDelivered || status == core.DeliveryFailed
+	newest := tx.Model(&deliveryRow{}).Select("id").Where("webhook_id = ?", webhookID).Order("created_at DESC, id DESC").Limit(keep)
+	return tx.Where("webhook_id = ? AND status IN ? AND id NOT IN (?)", webhookID,
+		[]core.DeliveryStatus{core.DeliveryDelivered, core.DeliveryFailed}, newest).Delete(&deliveryRow{}).Error
 }
 
 // Deliveries implements ports.WebhookStore.
 func (s *WebhookStore) Deliveries(ctx context.Context, ownerID, webhookID string, limit int) ([]core.Delivery, error) {
-	db := s.db.with(ctx)
-	var n int64
-	if err := db.Model(&webhookRow{}).Where("id = ? AND owner_id = ?", webhookID, ownerID).Count(&n).Error; err != nil {
+	if err := ownWebhook(s.db.with(ctx), ownerID, webhookID); err != nil {
 		return nil, translate(err, "webhook")
 	}
-	if n == 0 {
-		return nil, core.Errorf(core.KindNotFound, "webhook not found")
-	}
 	var rows []deliveryRow
-	if err := db.Where("webhook_id = ? AND owner_id = ?", webhookID, ownerID).
+	if err := s.db.with(ctx).Where("webhook_id = ? AND owner_id = ?", webhookID, ownerID).
 		Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
 		return nil, translate(err, "delivery")
 	}
-	out := make([]core.Delivery, len(rows))
-	for i, r := range rows {
-		out[i] = r.delivery()
-	}
-	return out, nil
+	return convert(rows, deliveryRow.delivery), nil
 }
 
 // UpdateDelivery implements ports.WebhookStore.
 func (s *WebhookStore) UpdateDelivery(ctx context.Context, ownerID, webhookID, id string, change func(core.Delivery) (core.Delivery, error)) (core.Delivery, error) {
-	var out core.Delivery
+	var row deliveryRow
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		var row deliveryRow
 		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND webhook_id = ? AND owner_id = ?", id, webhookID, ownerID).Error; err != nil {
 			return err
 		}
@@ -289,39 +305,104 @@ func (s *WebhookStore) UpdateDelivery(ctx context.Context, ownerID, webhookID, i
 		if err != nil {
 			return err
 		}
-		if err := tx.Model(&deliveryRow{}).Where("id = ?", id).Updates(attemptColumns(d)).Error; err != nil {
-			return err
-		}
-		out = row.delivery()
-		out.Trigger, out.Status, out.Tries = d.Trigger, d.Status, d.Tries
-		out.ResponseStatus, out.Error = d.ResponseStatus, d.Error
-		out.LastAttemptAt, out.NextAttemptAt = d.LastAttemptAt, d.NextAttemptAt
-		return nil
+		return tx.Model(&row).Updates(attemptColumns(d)).Error
 	})
-	return out, translate(err, "delivery")
+	if err != nil {
+		return core.Delivery{}, translate(err, "delivery")
+	}
+	return row.delivery(), nil
 }
 
-// deliveryColumns lists the columns scanDelivery reads, in its order.
-const deliveryColumns = `id, webhook_id, owner_id, match_id, event, trigger_kind, status, tries,
-	response_status, last_error, payload, created_at, last_attempt_at, next_attempt_at, lease_until`
+// replayCandidates reads the webhook's failed match.created deliveries
+// made in [@from, @to) that are the newest delivery of their match to the
+// webhook and whose match still exists, oldest first. A later delivery
+// of the same match can only be a replay (a match is queued to a webhook
+// once), so one replayed and not failed since is left to its replay.
+const replayCandidates = `SELECT d.* FROM webhook_deliveries d
+	WHERE d.webhook_id = @webhook AND d.status = 'failed' AND d.event = @event AND d.match_id <> ''
+		AND d.created_at >= @from AND d.created_at < @to
+		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries n WHERE n.webhook_id = d.webhook_id AND n.match_id = d.match_id
+			AND (n.created_at > d.created_at OR (n.created_at = d.created_at AND n.id > d.id)))
+		AND EXISTS (SELECT 1 FROM matches m WHERE m.id = d.match_id)
+	ORDER BY d.created_at, d.id LIMIT @limit`
 
-// ClaimDeliveries implements ports.WebhookStore.
-//
-// One statement claims: it picks due candidates (on Postgres locking them
-// with SKIP LOCKED, so replicas claim disjoint rows at once without
-// waiting on each other), keeps at most PerWebhook of each webhook, and
-// sets their lease. The outer conditions repeat status and lease, so a
-// row another claim leased meanwhile is left alone even where the
-// candidates were read before that claim committed.
+// ReplayDeliveries implements ports.WebhookStore. The webhook's row lock
+// orders concurrent replays of it: the second reads the first's replays
+// and passes their matches over.
+func (s *WebhookStore) ReplayDeliveries(ctx context.Context, ownerID, webhookID string, q ports.ReplayQuery, plan ports.ReplayPlan) (ports.ReplayResult, error) {
+	var out ports.ReplayResult
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		var hook webhookRow
+		if err := tx.Clauses(lockForUpdate).Take(&hook, "id = ? AND owner_id = ?", webhookID, ownerID).Error; err != nil {
+			return err
+		}
+		var rows []deliveryRow
+		if q.Limit > 0 {
+			args := map[string]any{"webhook": webhookID, "event": core.EventMatchCreated, "from": micros(q.From),
+				"to": micros(q.To), "limit": q.Limit + 1}
+			if err := tx.Raw(replayCandidates, args).Scan(&rows).Error; err != nil {
+				return err
+			}
+		}
+		if len(rows) > q.Limit {
+			rows, out.More = rows[:q.Limit], true
+		}
+		// Stored to the microsecond: the caller gets the times it reads back.
+		queued, err := plan(hook.webhook(), convert(rows, deliveryRow.delivery), tx.NowFunc().Truncate(time.Microsecond))
+		if err != nil || len(queued) == 0 {
+			return err
+		}
+		add := make([]deliveryRow, len(queued))
+		for i := range queued {
+			queued[i].ID = newID()
+			add[i] = newDeliveryRow(queued[i])
+		}
+		out.Queued = queued
+		return tx.CreateInBatches(&add, 500).Error
+	})
+	if err != nil {
+		return ports.ReplayResult{}, translate(err, "webhook")
+	}
+	return out, nil
+}
+
+// claimDue claims due deliveries in one statement: it picks candidates
+// (on Postgres locking them with SKIP LOCKED, so replicas claim disjoint
+// rows at once without waiting on each other), keeps at most @per of
+// each webhook, and sets their lease. The outer conditions repeat status
+// and lease, so a row another claim leased meanwhile is left alone even
+// where the candidates were read before that claim committed.
 //
 // On Postgres the candidates come from one table (inactive webhooks are
 // left out by a hashed list of their ids, not a join), so the plan is
 // the walk of webhook_deliveries_due in its own order that stops at the
-// limit, as long as the statistics know how many rows are queued (the
-// queue's vacuum analyzes it every few seconds: with a backlog unknown
-// to them, either shape reads the whole queue and sorts it). The lease
-// is set through the locked rows' ctids, a TID scan: joined back by
-// id, the planner read the whole table or the due index to find them.
+// limit, as long as the statistics know how many rows are queued
+// (VacuumQueues analyzes the table every few seconds). The lease is set
+// through the locked rows' ctids, a TID scan: joined back by id, the
+// planner read the whole table or the due index to find them.
+const (
+	claimDuePG = `WITH cand AS (
+		SELECT d.ctid AS tid, d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+		WHERE d.status = 'queued' AND d.next_attempt_at <= @now AND d.lease_until < @now
+			AND d.webhook_id NOT IN (SELECT w.id FROM webhooks w WHERE NOT w.active) AND d.webhook_id NOT IN @skip
+		ORDER BY d.next_attempt_at, d.id LIMIT @limit
+		FOR UPDATE OF d SKIP LOCKED),
+	ranked AS (SELECT tid, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)
+	UPDATE webhook_deliveries SET lease_until = @until
+	WHERE ctid = ANY(ARRAY(SELECT tid FROM ranked WHERE n <= @per)) AND status = 'queued' AND lease_until < @now
+	RETURNING *`
+	claimDueLite = `WITH cand AS (
+		SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+		WHERE d.status = 'queued' AND d.next_attempt_at <= @now AND d.lease_until < @now
+			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active) AND d.webhook_id NOT IN @skip
+		ORDER BY d.next_attempt_at, d.id LIMIT @limit),
+	ranked AS (SELECT id, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)
+	UPDATE webhook_deliveries SET lease_until = @until
+	WHERE id IN (SELECT id FROM ranked WHERE n <= @per) AND status = 'queued' AND lease_until < @now
+	RETURNING *`
+)
+
+// ClaimDeliveries implements ports.DeliveryQueue.
 func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClaim) ([]ports.DueDelivery, error) {
 	if c.Limit <= 0 {
 		return nil, nil
@@ -330,62 +411,15 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	if per <= 0 {
 		per = c.Limit
 	}
+	skip := c.Skip
+	if len(skip) == 0 {
+		skip = []string{""} // no webhook's id: NOT IN () is not SQL
+	}
 	now := s.db.gorm.NowFunc()
-	until := micros(now.Add(c.Lease))
-	cols, active := "d.id", "EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active = ?)"
-	if s.db.postgres {
-		cols, active = "d.ctid AS tid, d.id", "d.webhook_id NOT IN (SELECT w.id FROM webhooks w WHERE w.active <> ?)"
-	}
-	cand := `SELECT ` + cols + `, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
-		WHERE d.status = ? AND d.next_attempt_at <= ? AND d.lease_until < ? AND ` + active
-	args := []any{string(core.DeliveryQueued), micros(now), micros(now), true}
-	if len(c.Skip) > 0 {
-		cand += " AND d.webhook_id NOT IN ?"
-		args = append(args, c.Skip)
-	}
-	cand += " ORDER BY d.next_attempt_at, d.id LIMIT ?"
-	args = append(args, c.Limit)
-	ranked := "id, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n"
-	picked := "id IN (SELECT id FROM ranked WHERE n <= ?)"
-	if s.db.postgres {
-		cand += " FOR UPDATE OF d SKIP LOCKED"
-		ranked = "tid, " + ranked
-		picked = "ctid = ANY(ARRAY(SELECT tid FROM ranked WHERE n <= ?))"
-	}
-	q := `WITH cand AS (` + cand + `),
-		ranked AS (SELECT ` + ranked + ` FROM cand)
-		UPDATE webhook_deliveries SET lease_until = ?
-		WHERE ` + picked + ` AND status = ? AND lease_until < ?
-		RETURNING ` + deliveryColumns
-	args = append(args, until, per, string(core.DeliveryQueued), micros(now))
-
+	args := map[string]any{"now": micros(now), "until": micros(now.Add(c.Lease)), "skip": skip, "limit": c.Limit, "per": per}
 	var claimed []deliveryRow
-	take := func(db *gorm.DB) error {
-		rows, err := db.Raw(q, args...).Rows()
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r deliveryRow
-			if err := rows.Scan(&r.ID, &r.WebhookID, &r.OwnerID, &r.MatchID, &r.Event, &r.TriggerKind, &r.Status, &r.Tries,
-				&r.ResponseStatus, &r.LastError, &r.Payload, &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.LeaseUntil); err != nil {
-				return err
-			}
-			claimed = append(claimed, r)
-		}
-		return rows.Err()
-	}
-	var err error
-	if s.db.postgres {
-		err = take(s.db.with(ctx))
-	} else {
-		// In a transaction, so that it queues with this process's other
-		// writers (see sqlitelock.go) rather than meet SQLite's busy
-		// handler.
-		err = s.db.with(ctx).Transaction(take)
-	}
-	if err != nil {
+	// One statement claims the batch, so it needs no transaction of its own.
+	if err := s.db.with(ctx).Raw(s.db.pick(claimDuePG, claimDueLite), args).Scan(&claimed).Error; err != nil {
 		return nil, translate(err, "delivery")
 	}
 	if len(claimed) == 0 {
@@ -433,7 +467,7 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 		}
 		due := ports.DueDelivery{
 			Delivery: r.delivery(), MatchID: r.MatchID, Webhook: h.webhook(), SealedSecret: h.Secret,
-			LeaseUntil: fromMicros(r.LeaseUntil),
+			PreviousSealedSecret: h.PreviousSecret, LeaseUntil: fromMicros(r.LeaseUntil),
 		}
 		if m, ok := matches[r.MatchID]; ok && len(r.Payload) == 0 && m.OwnerID == r.OwnerID {
 			due.Match = &m
@@ -443,7 +477,7 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	return out, nil
 }
 
-// FinishAttempts implements ports.WebhookStore.
+// FinishAttempts implements ports.DeliveryQueue.
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
@@ -452,15 +486,11 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 			return err
 		}
 		var trim []string
-		hooks := map[string]core.Webhook{} // read once a batch, under the row lock
+		hooks := map[string]*webhookRow{} // read once a batch, under the row lock
 		for i, a := range attempts {
 			d := a.Delivery
-			out[i] = ports.AttemptResult{Webhook: a.Due.Webhook}
-			if !recorded[d.ID] {
-				continue // the lease was lost
-			}
-			out[i].Recorded = true
-			if !finished(d.Status) {
+			out[i] = ports.AttemptResult{Recorded: recorded[d.ID], Webhook: a.Due.Webhook}
+			if !recorded[d.ID] || !d.Status.Final() { // the lease was lost, or the delivery goes on
 				continue
 			}
 			if !slices.Contains(trim, d.WebhookID) {
@@ -469,25 +499,22 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 			if rules.Webhook == nil {
 				continue
 			}
-			before, ok := hooks[d.WebhookID]
-			if !ok {
-				var row webhookRow
-				if err := tx.Clauses(lockForUpdate).Take(&row, "id = ?", d.WebhookID).Error; err != nil {
+			row := hooks[d.WebhookID]
+			if row == nil {
+				row = &webhookRow{}
+				if err := tx.Clauses(lockForUpdate).Take(row, "id = ?", d.WebhookID).Error; err != nil {
 					return err
 				}
-				before = row.webhook()
+				hooks[d.WebhookID] = row
 			}
-			w := rules.Webhook(before, d)
-			w.ID, w.OwnerID, w.URL, w.CreatedAt = before.ID, before.OwnerID, before.URL, before.CreatedAt
-			out[i].SwitchedOff = before.Active && !w.Active
-			if w.ConsecutiveFailures != before.ConsecutiveFailures || w.Active != before.Active || w.DisabledReason != before.DisabledReason ||
-				w.MinScore != before.MinScore || !slices.Equal(w.Platforms, before.Platforms) {
-				if err := saveWebhook(tx, w.ID, w); err != nil {
+			before := row.webhook()
+			if after := webhookColumns(rules.Webhook(before, d)); !maps.Equal(after, webhookColumns(before)) {
+				if err := tx.Model(row).Updates(after).Error; err != nil {
 					return err
 				}
 			}
-			hooks[w.ID] = w
-			out[i].Webhook = w
+			out[i].Webhook = row.webhook()
+			out[i].SwitchedOff = before.Active && !row.Active
 		}
 		for _, id := range trim {
 			if err := trimLog(tx, id, rules.KeepLog); err != nil {
@@ -507,22 +534,15 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 // One statement rather than one per attempt: on Postgres each is a round
 // trip, and the recorder's batches are up to 64.
 func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (map[string]bool, error) {
+	if len(attempts) == 0 {
+		return nil, nil
+	}
 	// VALUES columns are column1, column2, ... on both databases; Postgres
 	// needs their types, which SQLite's CAST would take as conversions.
-	row := "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	if s.db.postgres {
-		row = "(?::text, ?::bigint, ?::text, ?::text, ?::integer, ?::integer, ?::text, ?::bigint, ?::bigint, ?::bytea)"
-	}
-	var q strings.Builder
-	q.WriteString(`UPDATE webhook_deliveries SET trigger_kind = v.column3, status = v.column4, tries = v.column5,
-		response_status = v.column6, last_error = v.column7, last_attempt_at = v.column8, next_attempt_at = v.column9,
-		lease_until = 0, payload = v.column10 FROM (VALUES `)
-	args := make([]any, 0, 10*len(attempts)+1)
-	for i, a := range attempts {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString(row)
+	row := s.db.pick("(?::text, ?::bigint, ?::text, ?::text, ?::integer, ?::integer, ?::text, ?::bigint, ?::bigint, ?::bytea)",
+		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	args := make([]any, 0, 10*len(attempts))
+	for _, a := range attempts {
 		d := a.Delivery
 		payload := d.Payload
 		if payload == nil {
@@ -531,26 +551,22 @@ func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (ma
 		args = append(args, d.ID, micros(a.Due.LeaseUntil), string(d.Trigger), string(d.Status), d.Tries,
 			d.ResponseStatus, d.Error, micros(d.LastAttemptAt), micros(d.NextAttemptAt), payload)
 	}
-	q.WriteString(`) AS v WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.lease_until = v.column2
-		AND webhook_deliveries.status = ? RETURNING webhook_deliveries.id`)
-	args = append(args, string(core.DeliveryQueued))
-	rows, err := tx.Raw(q.String(), args...).Rows()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := make(map[string]bool, len(attempts))
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
+	var ids []string
+	err := tx.Raw(`UPDATE webhook_deliveries SET trigger_kind = v.column3, status = v.column4, tries = v.column5,
+		response_status = v.column6, last_error = v.column7, last_attempt_at = v.column8, next_attempt_at = v.column9,
+		lease_until = 0, payload = v.column10
+		FROM (VALUES `+strings.Repeat(row+", ", len(attempts)-1)+row+`) AS v
+		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.lease_until = v.column2
+			AND webhook_deliveries.status = 'queued'
+		RETURNING webhook_deliveries.id`, args...).Scan(&ids).Error
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
 		out[id] = true
 	}
-	return out, rows.Err()
+	return out, err
 }
 
-// ReleaseDeliveries implements ports.WebhookStore.
+// ReleaseDeliveries implements ports.DeliveryQueue.
 func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDelivery) error {
 	if len(due) == 0 {
 		return nil
@@ -566,7 +582,7 @@ func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDel
 	}), "delivery")
 }
 
-// DropDelivery implements ports.WebhookStore.
+// DropDelivery implements ports.DeliveryQueue.
 func (s *WebhookStore) DropDelivery(ctx context.Context, due ports.DueDelivery) error {
 	return translate(s.db.with(ctx).Where("id = ? AND lease_until = ?", due.Delivery.ID, micros(due.LeaseUntil)).
 		Delete(&deliveryRow{}).Error, "delivery")

@@ -122,6 +122,8 @@ func (a *API) routes() []route {
 		{"POST", "/api/v1/webhooks/{id}/test", core.ScopeWebhooks, a.testWebhook, decodeID},
 		{"GET", "/api/v1/webhooks/{id}/deliveries", core.ScopeWebhooks, a.listDeliveries, decodeID},
 		{"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry", core.ScopeWebhooks, a.retryDelivery, decodeRetry},
+		{"POST", "/api/v1/webhooks/{id}/rotate-secret", core.ScopeWebhooks, a.rotateSecret, decodeRotate},
+		{"POST", "/api/v1/webhooks/{id}/replay", core.ScopeWebhooks, a.replay, decodeReplay},
 	}
 }
 

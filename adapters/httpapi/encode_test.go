@@ -12,20 +12,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/app/record"
 	"github.com/earshothq/earshot/core"
 )
 
 // reference is what the page encoder must write: encoding/json's output
 // for the matches' records.
 func reference(t testing.TB, ms []core.Match, next *float64) []byte {
-	records := make([]MatchJSON, len(ms))
+	records := make([]record.Match, len(ms))
 	for i, m := range ms {
-		records[i] = MatchRecord(m)
+		records[i] = record.NewMatch(m)
 	}
 	var buf bytes.Buffer
 	err := json.NewEncoder(&buf).Encode(struct {
-		Data       []MatchJSON `json:"data"`
-		NextCursor *float64    `json:"nextCursor"`
+		Data       []record.Match `json:"data"`
+		NextCursor *float64       `json:"nextCursor"`
 	}{records, next})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/earshothq/earshot/app/record"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -97,7 +98,7 @@ func (a *API) getMatch(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ok(MatchRecord(m)), nil
+	return ok(record.NewMatch(m)), nil
 }
 
 type planJSON struct {
@@ -154,50 +155,6 @@ func phraseRecord(p core.Phrase) phraseJSON {
 		Status: string(p.Status), Matches: p.Matches, LastCheckedAt: core.Millis(p.LastCheckedAt),
 		LastSource: string(p.LastSource),
 	}
-}
-
-// MatchJSON is the match record of the public API; webhook messages carry
-// the same record.
-type MatchJSON struct {
-	ID        string   `json:"id"`
-	CreatedAt float64  `json:"createdAt"`
-	Phrase    string   `json:"phrase"`
-	Platform  string   `json:"platform"`
-	Score     *int     `json:"score"`
-	Intent    *string  `json:"intent"`
-	Reason    *string  `json:"reason"`
-	Post      PostJSON `json:"post"`
-}
-
-// PostJSON is the post object of a match record.
-type PostJSON struct {
-	Author   string   `json:"author"`
-	Title    *string  `json:"title"`
-	Text     string   `json:"text"`
-	URL      string   `json:"url"`
-	Likes    int      `json:"likes"`
-	Comments int      `json:"comments"`
-	PostedAt *float64 `json:"postedAt"`
-}
-
-// MatchRecord renders a match as GET /matches/{id} returns it.
-func MatchRecord(m core.Match) MatchJSON {
-	out := MatchJSON{
-		ID: m.ID, CreatedAt: core.Millis(m.CreatedAt), Phrase: m.Phrase, Platform: string(m.Platform),
-		Post: PostJSON{
-			Author: m.Post.Author, Title: nullable(m.Post.Title), Text: m.Post.Text, URL: m.Post.URL,
-			Likes: m.Post.Likes, Comments: m.Post.Comments,
-		},
-	}
-	if !m.Post.PostedAt.IsZero() {
-		t := core.Millis(m.Post.PostedAt)
-		out.Post.PostedAt = &t
-	}
-	if m.Score != nil {
-		v, intent, reason := m.Score.Value, string(m.Score.Intent), m.Score.Reason
-		out.Score, out.Intent, out.Reason = &v, &intent, &reason
-	}
-	return out
 }
 
 func nullable(s string) *string {

@@ -105,9 +105,15 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 	}
 	h := &Helper{cfg: cfg, keys: keys, ingest: ingest, sessions: sessions, mux: http.NewServeMux(),
 		api: &API{cfg: Config{Logger: cfg.Logger}}, bodies: newSlots(cfg.Bodies)}
-	opts := []httptransport.ServerOption{httptransport.ServerErrorEncoder(h.api.encodeError)}
 	for _, r := range h.routes() {
-		var handler http.Handler = httptransport.NewServer(r.endpoint, r.decode, encodeResponse, opts...)
+		// A route with a body answers service_unavailable as its body
+		// slots do: with Retry-After, so the helper sends it again.
+		encodeError := h.api.encodeError
+		if r.method != http.MethodGet {
+			encodeError = h.retryLater
+		}
+		var handler http.Handler = httptransport.NewServer(r.endpoint, r.decode, encodeResponse,
+			httptransport.ServerErrorEncoder(encodeError))
 		if r.method != http.MethodGet {
 			handler = h.bounded(handler)
 		}
@@ -175,14 +181,23 @@ func (h *Helper) bounded(next http.Handler) http.Handler {
 			if r.Context().Err() != nil {
 				return // the client left
 			}
-			w.Header().Set("Retry-After", "1")
-			h.api.encodeError(r.Context(), core.Errorf(core.KindUnavailable,
+			h.retryLater(r.Context(), core.Errorf(core.KindUnavailable,
 				"the server is busy with other batches: send this one again after Retry-After seconds"), w)
 			return
 		}
 		defer h.bodies.release(key)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// retryLater writes err, adding Retry-After to a service_unavailable
+// answer: the server is busy (no body slot free, scoring behind on
+// ingest) and the request is worth sending again as it is.
+func (h *Helper) retryLater(ctx context.Context, err error, w http.ResponseWriter) {
+	if core.IsKind(err, core.KindUnavailable) {
+		w.Header().Set("Retry-After", "1")
+	}
+	h.api.encodeError(ctx, err, w)
 }
 
 // slots counts the requests with a body in hand, in all and per key.

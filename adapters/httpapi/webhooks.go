@@ -1,8 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"math"
 	"net/http"
 	"time"
 
@@ -19,16 +23,9 @@ type WebhookService interface {
 	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
 	Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error)
+	RotateSecret(ctx context.Context, ownerID, id string, overlap *time.Duration) (core.Webhook, string, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
 }
-
-// MatchRenderer renders matches for webhook messages exactly as GET
-// /matches/{id} shows them (ports.MatchRenderer).
-type MatchRenderer struct{}
-
-var _ ports.MatchRenderer = MatchRenderer{}
-
-// RenderMatch implements ports.MatchRenderer.
-func (MatchRenderer) RenderMatch(m core.Match) ([]byte, error) { return json.Marshal(MatchRecord(m)) }
 
 // webhooks returns the service, or the plan's refusal when the API was
 // built without one.
@@ -74,6 +71,86 @@ type retryRequest struct{ webhookID, deliveryID string }
 
 func decodeRetry(_ context.Context, r *http.Request) (any, error) {
 	return retryRequest{webhookID: r.PathValue("id"), deliveryID: r.PathValue("deliveryId")}, nil
+}
+
+type rotateRequest struct {
+	OverlapSeconds *int64 `json:"overlap_seconds"`
+
+	id string
+}
+
+// decodeRotate takes an optional body: none keeps the service's default
+// overlap.
+func decodeRotate(_ context.Context, r *http.Request) (any, error) {
+	req := rotateRequest{id: r.PathValue("id")}
+	if err := decodeOptionalJSON(r, &req, maxBody); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// decodeOptionalJSON is decodeJSON for a body that may be left out: an
+// empty or blank body leaves v as it is.
+func decodeOptionalJSON(r *http.Request, v any, limit int) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return core.Errorf(core.KindPayloadTooLarge, "request body is over %d bytes", limit)
+		}
+		return core.Wrap(core.KindInvalidRequest, err, "could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return decodeJSON(r, v, limit)
+}
+
+type replayRequest struct {
+	From json.RawMessage `json:"from"`
+	To   json.RawMessage `json:"to"`
+
+	id string
+}
+
+func decodeReplay(_ context.Context, r *http.Request) (any, error) {
+	req := replayRequest{id: r.PathValue("id")}
+	if err := decodeJSON(r, &req, maxBody); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// maxInstantMillis is the year 9999 in milliseconds: a later instant is
+// a mistake, and beyond it a count of microseconds overflows.
+const maxInstantMillis = 253402300799999
+
+// instant reads a time the API takes as milliseconds since 1970, the form
+// of every time it answers, or as an RFC 3339 string; absent or null is
+// the zero time.
+func instant(field string, raw json.RawMessage) (time.Time, error) {
+	bad := core.Errorf(core.KindInvalid, "%s must be milliseconds since 1970 or an RFC 3339 time such as 2026-11-26T10:00:00Z", field)
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return time.Time{}, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return time.Time{}, bad
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return time.Time{}, bad
+		}
+		return t, nil
+	}
+	var ms float64
+	if err := json.Unmarshal(raw, &ms); err != nil || ms <= 0 || ms > maxInstantMillis {
+		return time.Time{}, bad
+	}
+	return time.UnixMicro(int64(math.Round(ms * 1000))), nil
 }
 
 // platformList turns an optional JSON list into the service's form: nil
@@ -211,10 +288,14 @@ type webhookJSON struct {
 	Active         bool            `json:"active"`
 	DisabledReason *string         `json:"disabledReason"`
 	CreatedAt      float64         `json:"createdAt"`
+	// PreviousSecretExpiresAt is when the secret the last rotation
+	// replaced stops signing. It is left out when none is kept, so the
+	// record of a webhook never rotated is as v1 has it.
+	PreviousSecretExpiresAt *float64 `json:"previousSecretExpiresAt,omitempty"`
 }
 
-// createdWebhookJSON is the create answer: the record and, this once,
-// the signing secret.
+// createdWebhookJSON is the create and rotate answer: the record and,
+// this once, the signing secret.
 type createdWebhookJSON struct {
 	webhookJSON
 	Secret string `json:"secret"`
@@ -228,6 +309,7 @@ func webhookRecord(w core.Webhook) webhookJSON {
 	return webhookJSON{
 		ID: w.ID, URL: w.URL, MinScore: w.MinScore, Platforms: ps, Active: w.Active,
 		DisabledReason: nullable(w.DisabledReason), CreatedAt: core.Millis(w.CreatedAt),
+		PreviousSecretExpiresAt: millisOrNull(w.PreviousSecretUntil),
 	}
 }
 
@@ -269,4 +351,59 @@ func millisOrNull(t time.Time) *float64 {
 	}
 	ms := core.Millis(t)
 	return &ms
+}
+
+func (a *API) rotateSecret(ctx context.Context, req any) (any, error) {
+	svc, err := a.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	r := req.(rotateRequest)
+	var overlap *time.Duration
+	if r.OverlapSeconds != nil {
+		// Bounded before the conversion, so that a count of seconds too
+		// large for a duration stays past the service's bound rather than
+		// wrap round into it.
+		d := time.Duration(max(min(*r.OverlapSeconds, int64(core.MaxSecretOverlap/time.Second)+1), -1)) * time.Second
+		overlap = &d
+	}
+	w, secret, err := svc.RotateSecret(ctx, keyFrom(ctx).OwnerID, r.id, overlap)
+	if err != nil {
+		return nil, err
+	}
+	return ok(createdWebhookJSON{webhookRecord(w), secret}), nil
+}
+
+// replayJSON is the answer of a replay.
+type replayJSON struct {
+	Queued     int            `json:"queued"`
+	More       bool           `json:"more"`
+	Deliveries []deliveryJSON `json:"deliveries"`
+}
+
+func (a *API) replay(ctx context.Context, req any) (any, error) {
+	svc, err := a.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	r := req.(replayRequest)
+	from, err := instant("from", r.From)
+	if err != nil {
+		return nil, err
+	}
+	to, err := instant("to", r.To)
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Replay(ctx, keyFrom(ctx).OwnerID, r.id, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := replayJSON{Queued: len(res.Queued), More: res.More, Deliveries: make([]deliveryJSON, len(res.Queued))}
+	for i, d := range res.Queued {
+		out.Deliveries[i] = deliveryRecord(d)
+	}
+	resp := ok(out)
+	resp.status = http.StatusAccepted
+	return resp, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/app/record"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -45,6 +46,12 @@ type fakeWebhooks struct {
 	gotPlats  []string
 	gotChange ports.WebhookChange
 	gotIDs    []string
+	// rotation and replay
+	gotOverlap *time.Duration
+	gotFrom    time.Time
+	gotTo      time.Time
+	replayed   ports.ReplayResult
+	err        error // what RotateSecret and Replay answer when set
 }
 
 func (f *fakeWebhooks) Create(_ context.Context, owner, url string, min *int, platforms []string) (core.Webhook, string, error) {
@@ -179,7 +186,8 @@ func TestWebhookRoutesWithoutService(t *testing.T) {
 			continue
 		}
 		path := strings.NewReplacer("{id}", "w1", "{deliveryId}", "d1").Replace(r.path)
-		body := map[string]string{"/api/v1/webhooks": `{"url":"https://hooks.example.com"}`, "/api/v1/webhooks/{id}": `{"active":true}`}[r.path]
+		body := map[string]string{"/api/v1/webhooks": `{"url":"https://hooks.example.com"}`, "/api/v1/webhooks/{id}": `{"active":true}`,
+			"/api/v1/webhooks/{id}/replay": `{"from":1700000000000}`}[r.path]
 		status, out := send(t, srv, r.method, path, "svc_api_hooks", body)
 		if status != 403 || out["error"].(map[string]any)["code"] != "plan_limit" {
 			t.Errorf("%s %s: %d %v", r.method, path, status, out)
@@ -187,16 +195,19 @@ func TestWebhookRoutesWithoutService(t *testing.T) {
 	}
 }
 
-func TestMatchRendererIsTheAPIRecord(t *testing.T) {
+// GET /matches/{id} answers with the record a match.created message
+// carries, byte for byte: app's messenger writes it with json.Marshal
+// (app's TestMatchCreatedCarriesTheRecord).
+func TestMatchRecordIsTheWebhookData(t *testing.T) {
 	m := core.Match{ID: "m1", Phrase: "acme", Platform: core.X, CreatedAt: time.UnixMicro(1_700_000_000_123_456),
 		Score: &core.Score{Value: 91, Intent: core.IntentBuying, Reason: "asks where to buy"},
 		Post:  core.Post{Author: "ada", Text: "<b>who sells acme?</b>", URL: "https://x.com/ada/1"}}
-	got, err := MatchRenderer{}.RenderMatch(m)
+	got, err := json.Marshal(record.NewMatch(m))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	if err := encodeResponse(context.Background(), rec, ok(MatchRecord(m))); err != nil {
+	if err := encodeResponse(context.Background(), rec, ok(record.NewMatch(m))); err != nil {
 		t.Fatal(err)
 	}
 	var page struct{ Data json.RawMessage }

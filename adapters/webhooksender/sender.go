@@ -136,7 +136,11 @@ func New(cfg Config) *Sender {
 	}
 }
 
-// Send delivers m once; see ports.WebhookSender.
+// Send delivers m once; see ports.WebhookSender. Every message carries
+// both signatures, the spec's X-Service-Signature and the Standard
+// Webhooks webhook-signature, over the same id, instant and body. The
+// Retry-After of a 429 or 503 answer is reported, read and capped by
+// core.ParseRetryAfter.
 //
 // The answer's status decides the result as soon as it arrives within the
 // timeout. Up to 4 KB of the answer body are then read and discarded; a
@@ -165,10 +169,22 @@ func (s *Sender) send(ctx context.Context, m ports.WebhookMessage) ports.Webhook
 		return ports.WebhookResult{Error: ReasonBlocked}
 	}
 	ts := s.now().Unix()
+	stamp := strconv.FormatInt(ts, 10)
 	req.Header.Set(core.HeaderEvent, m.Event)
 	req.Header.Set(core.HeaderDelivery, m.DeliveryID)
-	req.Header.Set(core.HeaderTimestamp, strconv.FormatInt(ts, 10))
+	req.Header.Set(core.HeaderTimestamp, stamp)
 	req.Header.Set(core.HeaderSignature, core.Sign(m.Secret, ts, m.Body))
+	// The same message by the Standard Webhooks scheme: the same id and
+	// instant, so either check tells the same story.
+	req.Header.Set(core.HeaderStandardID, m.DeliveryID)
+	req.Header.Set(core.HeaderStandardTimestamp, stamp)
+	// During a rotation's overlap the secret it replaced signs too, after
+	// the new one: a receiver still holding it verifies the message.
+	secrets := []string{m.Secret}
+	if m.PreviousSecret != "" {
+		secrets = append(secrets, m.PreviousSecret)
+	}
+	req.Header.Set(core.HeaderStandardSignature, core.SignStandardEach(secrets, m.DeliveryID, ts, m.Body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
 
@@ -186,6 +202,11 @@ func (s *Sender) send(ctx context.Context, m ports.WebhookMessage) ports.Webhook
 		r.Error = ReasonRedirect
 	default:
 		r.Error = fmt.Sprintf("http %d", resp.StatusCode)
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		// The receiver's value, read and capped in core; the worker
+		// decides whether it moves the next try.
+		r.RetryAfter, _ = core.ParseRetryAfter(resp.Header.Get("Retry-After"), s.now())
 	}
 	return r
 }

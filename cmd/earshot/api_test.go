@@ -339,7 +339,7 @@ func seedMatches(t *testing.T, s *instance, ownerID string, n int) (phraseIDs ma
 			}
 			for k, m := range res.Matches {
 				if k%4 == 0 {
-					if _, _, err := store.SetScore(ctx, ownerID, m.ID, core.Score{Value: k % 101, Intent: core.IntentQuestion, Reason: "asks a question"}, core.QueueMatchCreated); err != nil {
+					if _, err := store.SetScores(ctx, []ports.ScoreUpdate{{Match: m, Score: core.Score{Value: k % 101, Intent: core.IntentQuestion, Reason: "asks a question"}}}, core.QueueMatchCreated); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -113,22 +113,29 @@ func eval[T any](b *tab, expr string, opts ...chromedp.EvaluateOption) T {
 	return v
 }
 
-// waitFor waits until a JavaScript expression is true. It asks again
-// and again rather than through one long poll, since a page that
-// navigates meanwhile ends any script running in it.
+// waitFor waits until a JavaScript expression is true. The page itself
+// looks at it every few milliseconds (on a timer: animation frames stop
+// while a window the page opened is in front); a page that navigates
+// meanwhile ends that look, and the next page starts another once it is
+// ready.
 func (b *tab) waitFor(expr string, what string) {
 	b.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
+	// An expression that throws (it names what the page has not made
+	// yet) is false, not the end of the look.
+	pred := "(function(){try{return !!(" + expr + ")}catch(e){return false}})()"
 	var last error
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
-		cancel()
-		if err == nil && ok {
+	for left := time.Until(deadline); left > 0; left = time.Until(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, left)
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](pred, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(left)))
+		if err == nil {
+			cancel()
 			return
 		}
 		last = err
-		time.Sleep(50 * time.Millisecond)
+		// The look ended with its page: wait for the next one.
+		_, _ = chromedp.Run(ctx, chromedp.WaitReady(chromedp.CSS("body")))
+		cancel()
 	}
 	b.t.Fatalf("waiting for %s: %v (at %s)\npage text:\n%s", what, last, b.location(), b.text("main"))
 }
@@ -137,16 +144,8 @@ func (b *tab) waitFor(expr string, what string) {
 // that shows what the server records meanwhile without updating itself.
 func (b *tab) openUntil(u, expr, what string) {
 	b.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b.open(u)
-		if eval[bool](b, "!!("+expr+")") {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("waiting for %s at %s\npage text:\n%s", what, u, b.text("main"))
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !poll(20*time.Second, 100*time.Millisecond, func() bool { b.open(u); return eval[bool](b, "!!("+expr+")") }) {
+		b.t.Fatalf("waiting for %s at %s\npage text:\n%s", what, u, b.text("main"))
 	}
 }
 

@@ -84,20 +84,14 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("resend through the other replica: %v", r)
 	}
 
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		total, unscored := countMatches(t, a)
-		if total != batches*per {
+	unscored := 0
+	waitUntil(t, time.Minute, 500*time.Millisecond, func() bool {
+		var total int
+		if total, unscored = countMatches(t, a); total != batches*per {
 			t.Fatalf("%d matches stored, want %d", total, batches*per)
 		}
-		if unscored == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d matches unscored after a minute", unscored)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		return unscored == 0
+	}, func() string { return fmt.Sprintf("%d matches unscored after a minute", unscored) })
 	scored := metric(t, a, `earshot_events_total{event="matches_scored"}`) + metric(t, b, `earshot_events_total{event="matches_scored"}`)
 	if scored != batches*per {
 		t.Fatalf("the replicas stored %d scores for %d matches", scored, batches*per)
@@ -124,19 +118,19 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("a webhook for facebook got %d x matches", n)
 	}
 
-	// Alerts: a few sweeps on both replicas; no match goes out twice. A
-	// bound, because a sweep that finds nothing new leaves no trace
-	// outside the process to wait on.
-	time.Sleep(4 * time.Second)
+	// Alerts: a few more sweeps on both replicas; no match goes out
+	// twice. Every sweep finds matches to send (one email of the best
+	// few per owner, and thousands are owed), so each leaves an email to
+	// wait on.
 	seen := map[string]int{}
 	link := regexp.MustCompile(`https://x\.com/ada/status/\S+`)
-	for _, m := range smtp.Messages() {
+	for _, m := range smtp.WaitFor(len(smtp.Messages())+alertSweeps, time.Minute) {
 		for _, u := range link.FindAllString(m.Body, -1) {
 			seen[u]++
 		}
 	}
 	if len(seen) == 0 {
-		t.Fatal("no alert email was sent")
+		t.Fatal("no alert email carried a match")
 	}
 	for u, n := range seen {
 		if n > 1 {
@@ -161,6 +155,11 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("%d of 80 requests allowed across two replicas, want 50", ok)
 	}
 }
+
+// alertSweeps is how many more alert emails TestCluster waits for
+// before it looks for a match emailed twice: at
+// EARSHOT_ALERT_INTERVAL=1s, a few sweeps of the replicas.
+const alertSweeps = 4
 
 // allMatches pages through every match of the bootstrap owner.
 func allMatches(t *testing.T, s *instance) []map[string]any {

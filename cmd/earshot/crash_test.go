@@ -85,9 +85,9 @@ func TestCrashDuringIngest(t *testing.T) {
 	}
 	s.launch()
 
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		found, unscored := 0, 0
+	found, unscored := 0, 0
+	waitUntil(t, 15*time.Second, 200*time.Millisecond, func() bool {
+		found, unscored = 0, 0
 		for _, m := range allMatches(t, s) {
 			if acked[m["post"].(map[string]any)["url"].(string)] {
 				found++
@@ -96,18 +96,12 @@ func TestCrashDuringIngest(t *testing.T) {
 				unscored++
 			}
 		}
-		if found == len(acked) && unscored == 0 {
-			t.Logf("%d acknowledged posts, all stored and scored after the restart", found)
-			return
-		}
 		if found < len(acked) {
 			t.Fatalf("%d of %d acknowledged posts survived the kill", found, len(acked))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d matches still unscored 15 s after the restart", unscored)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return unscored == 0
+	}, func() string { return fmt.Sprintf("%d matches still unscored 15 s after the restart", unscored) })
+	t.Logf("%d acknowledged posts, all stored and scored after the restart", found)
 }
 
 // A process killed between two tries of a delivery loses nothing: after
@@ -126,14 +120,10 @@ func TestCrashBetweenWebhookTries(t *testing.T) {
 	logOf := func() []any {
 		return s.call("GET", "/api/v1/webhooks/"+created["id"].(string)+"/deliveries", s.APIKey, nil).want(t, 200, "").JSON(t)["data"].([]any)
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if l := logOf(); len(l) == 1 && l[0].(map[string]any)["tries"] == 1.0 && l[0].(map[string]any)["status"] == "queued" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the first try was not recorded: %v", logOf())
-		}
-	}
+	waitUntil(t, 5*time.Second, 20*time.Millisecond, func() bool {
+		l := logOf()
+		return len(l) == 1 && l[0].(map[string]any)["tries"] == 1.0 && l[0].(map[string]any)["status"] == "queued"
+	}, func() string { return fmt.Sprintf("the first try was not recorded: %v", logOf()) })
 	if err := s.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -144,15 +134,9 @@ func TestCrashBetweenWebhookTries(t *testing.T) {
 	if len(got) < 2 || got[1].DeliveryID != first[0].DeliveryID || !got[1].Timestamp.After(first[0].Timestamp.Add(-time.Second)) {
 		t.Fatalf("after the restart: %d messages", len(got))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		log := logOf()
-		if len(log) == 1 && log[0].(map[string]any)["status"] == "delivered" && log[0].(map[string]any)["tries"] == 2.0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("delivery log after the restart: %v", log)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var log []any
+	waitUntil(t, 5*time.Second, 100*time.Millisecond, func() bool {
+		log = logOf()
+		return len(log) == 1 && log[0].(map[string]any)["status"] == "delivered" && log[0].(map[string]any)["tries"] == 2.0
+	}, func() string { return fmt.Sprintf("delivery log after the restart: %v", log) })
 }

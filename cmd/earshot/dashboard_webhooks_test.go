@@ -156,20 +156,18 @@ func TestDashboardWebhookSwitchedItselfOff(t *testing.T) {
 	for i := range core.MaxConsecutiveFailures {
 		s.ingest(s.IngestKey, "x", xPost(fmt.Sprint("off", i), "ada", fmt.Sprint("acme question number ", i)))
 	}
-	var reason string
-	for deadline := time.Now().Add(20 * time.Second); reason == ""; {
-		w := webhookOf(t, s, s.APIKey, hid)
-		if w["active"] == false {
-			reason, _ = w["disabledReason"].(string)
-			if reason == "" {
+	var (
+		reason string
+		w      map[string]any
+	)
+	waitUntil(t, 20*time.Second, 50*time.Millisecond, func() bool {
+		if w = webhookOf(t, s, s.APIKey, hid); w["active"] == false {
+			if reason, _ = w["disabledReason"].(string); reason == "" {
 				t.Fatalf("switched off without a reason: %v", w)
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the webhook is still on: %v", w)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return reason != ""
+	}, func() string { return fmt.Sprintf("the webhook is still on: %v", w) })
 	if !strings.Contains(reason, "5 failed deliveries in a row") || !strings.Contains(reason, "http 500") {
 		t.Fatalf("reason %q", reason)
 	}

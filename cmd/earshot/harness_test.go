@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -110,9 +111,98 @@ type instance struct {
 	IngestKey string
 	OwnerID   string
 	done      chan error
+	output    news // told of every write to stdout and logs
 }
 
-var listenLine = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+// news tells whoever waits that something changed: changes returns a
+// channel closed at the next tell. A waiter takes the channel before it
+// looks, so a change between its look and its wait is not missed.
+type news struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (n *news) changes() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch == nil {
+		n.ch = make(chan struct{})
+	}
+	return n.ch
+}
+
+func (n *news) tell() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch != nil {
+		close(n.ch)
+		n.ch = nil
+	}
+}
+
+// telling is a writer that tells n after each write.
+type telling struct {
+	io.Writer
+	n *news
+}
+
+func (w telling) Write(p []byte) (int, error) {
+	defer w.n.tell()
+	return w.Writer.Write(p)
+}
+
+// waitOutput reports whether ok held of what the server printed, its
+// stdout and its logs, within; it looks again after each write.
+func (s *instance) waitOutput(within time.Duration, ok func(stdout, logs string) bool) bool {
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for {
+		changed := s.output.changes()
+		if ok(s.stdout.String(), s.logs.String()) {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return ok(s.stdout.String(), s.logs.String())
+		}
+	}
+}
+
+// poll asks ok until it holds, every `every`, and reports whether it did
+// within: for what the server shows only when asked (its API, its
+// metrics, a page, a database it uses). Not sooner than every, so that
+// the asking does not load what it waits on.
+func poll(within, every time.Duration, ok func() bool) bool {
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for !ok() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return ok()
+		}
+	}
+	return true
+}
+
+// waitUntil is poll that fails t, saying what(), when ok does not hold
+// within.
+func waitUntil(t testing.TB, within, every time.Duration, ok func() bool, what func() string) {
+	t.Helper()
+	if !poll(within, every, ok) {
+		t.Fatal(what())
+	}
+}
+
+var (
+	listenLine    = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	apiKeyLine    = regexp.MustCompile(`API key \(every scope\): (svc_api_\S+)`)
+	ingestKeyLine = regexp.MustCompile(`ingest key:\s+(svc_ingest_\S+)`)
+	ownerLine     = regexp.MustCompile(`created owner (\S+)`)
+)
 
 // start runs `earshot serve` with env added to the base environment and
 // waits until it listens. When the database is new it also waits for the
@@ -135,7 +225,7 @@ func (s *instance) launch() {
 	}
 	s.cmd = exec.Command(bin, "serve")
 	s.cmd.Env = s.env
-	s.cmd.Stdout = s.stdout
+	s.cmd.Stdout = telling{s.stdout, &s.output}
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -152,6 +242,7 @@ func (s *instance) launch() {
 			line := sc.Text()
 			if kept += len(line) + 1; s.logCap == 0 || kept <= s.logCap {
 				s.logs.Write([]byte(line + "\n"))
+				s.output.tell()
 			}
 			if m := listenLine.FindStringSubmatch(line); m != nil {
 				select {
@@ -172,20 +263,14 @@ func (s *instance) launch() {
 		t.Fatalf("earshot serve did not listen within 60s; logs:\n%s", s.logs)
 	}
 	// The bootstrap hook runs right after the listener opens.
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		out := s.stdout.String()
-		if m := regexp.MustCompile(`API key \(every scope\): (svc_api_\S+)`).FindStringSubmatch(out); m != nil {
-			s.APIKey = m[1]
-			s.IngestKey = regexp.MustCompile(`ingest key:\s+(svc_ingest_\S+)`).FindStringSubmatch(out)[1]
-			s.OwnerID = regexp.MustCompile(`created owner (\S+)`).FindStringSubmatch(out)[1]
-			break
+	s.waitOutput(5*time.Second, func(out, logs string) bool {
+		api, ingest, owner := apiKeyLine.FindStringSubmatch(out), ingestKeyLine.FindStringSubmatch(out), ownerLine.FindStringSubmatch(out)
+		if api != nil && ingest != nil && owner != nil {
+			s.APIKey, s.IngestKey, s.OwnerID = api[1], ingest[1], owner[1]
+			return true
 		}
-		if strings.Contains(s.logs.String(), `"msg":"bootstrap skipped"`) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return strings.Contains(logs, `"msg":"bootstrap skipped"`)
+	})
 }
 
 // stop sends SIGTERM and waits for a clean exit.

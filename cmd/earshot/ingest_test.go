@@ -198,20 +198,13 @@ func TestIngestScoredWithinTwoSeconds(t *testing.T) {
 			s.call("POST", "/ingest", a.ingest, map[string]any{"platform": "x", "posts": []any{
 				ingestPost("1", "Can anyone recommend an alternative to Acme CRM? Looking to buy this week."),
 			}}).want(t, 200, "")
-			deadline := time.Now().Add(2 * time.Second)
-			for {
-				ms := s.call("GET", "/api/v1/matches?min_score=0", a.full, nil).JSON(t)["data"].([]any)
-				if len(ms) == 1 {
-					m := ms[0].(map[string]any)
-					if m["score"] == nil || m["intent"] == nil || m["reason"] == nil {
-						t.Fatalf("scored match: %v", m)
-					}
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("no scored match within 2 s; logs:\n%s", s.logs)
-				}
-				time.Sleep(50 * time.Millisecond)
+			var ms []any
+			waitUntil(t, 2*time.Second, 50*time.Millisecond, func() bool {
+				ms = s.call("GET", "/api/v1/matches?min_score=0", a.full, nil).JSON(t)["data"].([]any)
+				return len(ms) == 1
+			}, func() string { return fmt.Sprintf("no scored match within 2 s; logs:\n%s", s.logs) })
+			if m := ms[0].(map[string]any); m["score"] == nil || m["intent"] == nil || m["reason"] == nil {
+				t.Fatalf("scored match: %v", m)
 			}
 		})
 	}
@@ -226,21 +219,16 @@ func TestScoringSweepAfterRestart(t *testing.T) {
 	s.stop()
 	seedMatches(t, s, a.id, 30) // stored straight into the database: no event
 	s.launch()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		body := s.call("GET", "/api/v1/matches?limit=100", a.full, nil).JSON(t)["data"].([]any)
-		unscored := 0
+	var body []any
+	unscored := 0
+	waitUntil(t, 5*time.Second, 100*time.Millisecond, func() bool {
+		body = s.call("GET", "/api/v1/matches?limit=100", a.full, nil).JSON(t)["data"].([]any)
+		unscored = 0
 		for _, m := range body {
 			if m.(map[string]any)["score"] == nil {
 				unscored++
 			}
 		}
-		if len(body) == 30 && unscored == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d matches unscored 5 s after start", unscored, len(body))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return len(body) == 30 && unscored == 0
+	}, func() string { return fmt.Sprintf("%d of %d matches unscored 5 s after start", unscored, len(body)) })
 }

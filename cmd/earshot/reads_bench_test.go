@@ -1,19 +1,32 @@
 package main
 
-// The read benchmark measures what an outside harness measures: the built
-// binary in a process of its own on loopback, eight keep-alive clients
-// reading match pages (a quarter first pages, the rest at random cursors),
-// and a baseline process that answers the same requests with the same
-// bytes from memory, the two taking turns. The ratio of the two rates is
-// the figure; absolute rates move with the machine.
+// The read benchmark measures GET /api/v1/matches as an outside harness
+// does, knowing the service only through its API: the built binary in a
+// process of its own on loopback, eight keep-alive clients, and a store
+// that grows in one run, through POST /ingest and with the same server
+// process, to each size of EARSHOT_BENCH_SIZES. At each size it reads
+// twice, a quarter first pages and the rest at random depths of the
+// whole store, taking turns with a baseline process that answers the
+// same requests with the same bytes from memory: first right after the
+// growth, as the harness does, while the scorer still scores what came
+// in (SIZE), then once every match is scored (SIZE-scored), which is
+// the cost of depth alone. The ratio of the two sides' rates is the
+// figure at one size; p99, rate and CPU per request against the first
+// size of the same kind are the figures of growth. Absolute rates move
+// with the machine.
 //
 //	go test -run '^$' -bench Reads -benchtime 1x ./cmd/earshot
-//	EARSHOT_BENCH_SIZES=10000,1000000 EARSHOT_BENCH_DURATION=10s go test -run '^$' -bench Reads -benchtime 1x -timeout 60m ./cmd/earshot
+//	EARSHOT_BENCH_SIZES=10000,100000,1000000 EARSHOT_BENCH_DURATION=6s \
+//	  go test -run '^$' -bench Reads -benchtime 1x -timeout 60m ./cmd/earshot
 //
 // With EARSHOT_TEST_POSTGRES_URL set it runs on Postgres as well.
+// EARSHOT_BENCH_BINARY=PATH runs another build of earshot as the server;
+// EARSHOT_BENCH_CPUPROFILE=DIR profiles it over the whole run.
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -25,15 +38,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
 // readClients is the harness's number of concurrent keep-alive readers.
 const readClients = 8
+
+// readTurns is how many turns each side takes at each size.
+const readTurns = 3
 
 func BenchmarkReads(b *testing.B) {
 	sizes := []int{10_000}
@@ -41,8 +57,8 @@ func BenchmarkReads(b *testing.B) {
 		sizes = nil
 		for _, f := range strings.Split(s, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 100 || n > 10_000_000 {
-				b.Fatalf("EARSHOT_BENCH_SIZES: %q is not a count from 100 to 10,000,000", f)
+			if err != nil || n < 100 || n > 10_000_000 || len(sizes) > 0 && n <= sizes[len(sizes)-1] {
+				b.Fatalf("EARSHOT_BENCH_SIZES: %q is not a count from 100 to 10,000,000 larger than the one before", f)
 			}
 			sizes = append(sizes, n)
 		}
@@ -60,56 +76,185 @@ func BenchmarkReads(b *testing.B) {
 		stores = append(stores, "postgres")
 	}
 	for _, store := range stores {
-		for _, n := range sizes {
-			b.Run(fmt.Sprintf("%s/%d", store, n), func(b *testing.B) {
-				dbURL := "sqlite://" + b.TempDir() + "/earshot.db"
-				if store == "postgres" {
-					dbURL = pgtest.URL(b)
+		b.Run(store, func(b *testing.B) {
+			dbURL := "sqlite://" + b.TempDir() + "/earshot.db"
+			if store == "postgres" {
+				dbURL = pgtest.URL(b)
+			}
+			h := startReadHarness(b, dbURL)
+			// first[0] is the first size as the harness reads it, first[1]
+			// the same once scored.
+			var first [2]readFigures
+			for i, n := range sizes {
+				for j, name := range []string{strconv.Itoa(n), strconv.Itoa(n) + "-scored"} {
+					ok := b.Run(name, func(b *testing.B) {
+						var g growth
+						if j == 0 {
+							g = h.grow(b, n)
+						} else {
+							h.settle(b)
+						}
+						f := h.read(b, duration)
+						// After the reads: resetting the timer drops
+						// metrics reported before it.
+						if g.posts > 0 {
+							b.ReportMetric(float64(g.posts)/g.ingest.Seconds(), "ingest-posts/s")
+							b.ReportMetric(g.walk.Seconds(), "walk-s")
+							b.ReportMetric(float64(g.retries), "ingest-retries")
+						}
+						if i == 0 {
+							first[j] = f
+							return
+						}
+						b.ReportMetric(float64(f.p99)/float64(first[j].p99), "p99-growth")
+						b.ReportMetric(f.rate/first[j].rate, "rate-growth")
+						b.ReportMetric(f.cpu/first[j].cpu, "cpu-growth")
+					})
+					if !ok {
+						return
+					}
 				}
-				benchReads(b, dbURL, n, duration)
-			})
-		}
+			}
+		})
 	}
 }
 
-func benchReads(b *testing.B, dbURL string, n int, duration time.Duration) {
-	srv := start(b, "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_RATE_LIMIT_PER_MINUTE=1000000")
-	ingestMatching(b, srv, n)
-	// Score what the scorer has not reached yet in one statement, so no
-	// backlog is scored during the measurement, then start afresh.
-	srv.stop()
-	markScored(b, dbURL)
-	srv.bin = os.Getenv("EARSHOT_BENCH_BINARY") // another build to compare, on the same data
-	srv.profileIfAsked(b)
-	srv.launch()
-	lo, hi := cursorRange(b, dbURL)
+// readHarness is one server whose store grows from size to size, with
+// what the harness has learned of it through the API.
+type readHarness struct {
+	srv    *instance
+	client *http.Client
+	posts  int // posts ingested so far, each one a match
+	// retries counts ingest batches sent again after a 503.
+	retries atomic.Int64
 
-	paths := make([]string, 1024)
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range paths {
-		paths[i] = "/api/v1/matches?limit=25"
-		if i%4 != 0 {
-			before := lo + r.Float64()*(hi-lo)
-			paths[i] += "&before=" + strconv.FormatFloat(before, 'f', 3, 64)
-		}
+	// cursors are nextCursor values seen while walking the store, as
+	// sent (the API's number, unparsed); top is the createdAt of the
+	// newest match at the last walk, where the next walk stops.
+	cursors []string
+	top     float64
+}
+
+// readFigures are what one size is compared on.
+type readFigures struct {
+	p99  time.Duration
+	rate float64
+	cpu  float64 // the server's CPU time per request, µs
+}
+
+func startReadHarness(b *testing.B, dbURL string) *readHarness {
+	s := &instance{t: b, logCap: 1 << 16, bin: os.Getenv("EARSHOT_BENCH_BINARY")}
+	s.env = append(baseEnv(b.TempDir()),
+		"EARSHOT_DATABASE_URL="+dbURL,
+		"EARSHOT_RATE_LIMIT_PER_MINUTE=1000000",
+		"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000")
+	s.profileIfAsked(b)
+	s.launch()
+	b.Cleanup(s.stop)
+	if s.APIKey == "" || s.IngestKey == "" {
+		b.Fatalf("no bootstrap keys\n%s", s.logs)
 	}
-	first := srv.call("GET", paths[0], srv.APIKey, nil).want(b, 200, "")
-	base, basePID := startBaseline(b, first)
+	h := &readHarness{srv: s, client: &http.Client{
+		Transport: &http.Transport{MaxIdleConnsPerHost: readClients, DisableCompression: true},
+		Timeout:   30 * time.Second,
+	}}
+	if err := h.send("POST", "/api/v1/keywords", s.APIKey, `{"phrase":"acme","platform":"x"}`, 201, nil); err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
 
-	// The two sides take turns, a third of the time each turn, so that
-	// other work on a shared machine weighs on both alike.
+// growth is what one step of growth took: posts ingested, batches sent
+// again after a 503, the time they took and the time of the walk after
+// them.
+type growth struct {
+	posts, retries int
+	ingest, walk   time.Duration
+}
+
+// grow ingests until the store holds n matches and walks what was
+// added, as the harness does before it reads at a new size.
+func (h *readHarness) grow(b *testing.B, n int) growth {
+	g := growth{posts: n - h.posts}
+	retries := h.retries.Load()
+	began := time.Now()
+	if err := h.ingest(n); err != nil {
+		b.Fatal(err)
+	}
+	g.ingest = time.Since(began)
+	g.retries = int(h.retries.Load() - retries)
+	began = time.Now()
+	if err := h.walk(); err != nil {
+		b.Fatal(err)
+	}
+	g.walk = time.Since(began)
+	return g
+}
+
+// settle waits until every match is scored, so that the reads that
+// follow share the machine with nothing but the baseline.
+func (h *readHarness) settle(b *testing.B) {
+	deadline := time.Now().Add(30 * time.Minute)
+	for {
+		left, err := h.unscored()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if left <= 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d matches still unscored after 30 minutes", left)
+		}
+		// Each scrape counts the unscored matches in the database: seldom
+		// enough not to slow the scorer.
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// read measures: readClients clients on each side, turn about, a quarter
+// first pages and the rest at a cursor drawn from all the harness knows.
+func (h *readHarness) read(b *testing.B, duration time.Duration) readFigures {
+	var first []byte
+	var header http.Header
+	if err := h.send("GET", "/api/v1/matches?limit=25", h.srv.APIKey, "", 200, func(r *http.Response, body []byte) error {
+		first, header = body, r.Header
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	base, basePID := startBaseline(b, response{Status: 200, Header: header, Body: first})
+	backlog, err := h.unscored()
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	pick := func(r *rand.Rand) string {
+		if r.IntN(4) == 0 {
+			return "/api/v1/matches?limit=25"
+		}
+		return "/api/v1/matches?limit=25&before=" + h.cursors[r.IntN(len(h.cursors))]
+	}
+	// The two sides take turns, so that other work on a shared machine
+	// weighs on both alike.
+	pid := h.srv.cmd.Process.Pid
 	b.ResetTimer()
 	var api, bare loadResult
 	var apiCPU, bareCPU time.Duration
-	for range readTurns {
-		cpu0 := cpuTime(b, srv.cmd.Process.Pid)
-		api.add(readLoad(b, srv.URL, srv.APIKey, paths, duration/readTurns))
-		apiCPU += cpuTime(b, srv.cmd.Process.Pid) - cpu0
+	for turn := range readTurns {
+		seed := uint64(h.posts)*readTurns + uint64(turn)
+		cpu0 := cpuTime(b, pid)
+		api.add(readLoad(h.srv.URL, h.srv.APIKey, pick, seed, duration/readTurns))
+		apiCPU += cpuTime(b, pid) - cpu0
 		cpu0 = cpuTime(b, basePID)
-		bare.add(readLoad(b, base, srv.APIKey, paths, duration/readTurns))
+		bare.add(readLoad(base, h.srv.APIKey, pick, seed, duration/readTurns))
 		bareCPU += cpuTime(b, basePID) - cpu0
 	}
 	b.StopTimer()
+	backlogAfter, err := h.unscored()
+	if err != nil {
+		b.Fatal(err)
+	}
 	if api.errors > 0 {
 		b.Errorf("%d of %d API reads failed", api.errors, api.count)
 	}
@@ -123,16 +268,20 @@ func benchReads(b *testing.B, dbURL string, n int, duration time.Duration) {
 	// rates on a shared machine, where other work takes the cores.
 	b.ReportMetric(float64(apiCPU.Microseconds())/float64(api.count), "api-cpu-µs/req")
 	b.ReportMetric(float64(bareCPU.Microseconds())/float64(bare.count), "bare-cpu-µs/req")
+	// Matches still waiting for their score when the reads began and
+	// ended: the scorer's work shares the machine with the reads.
+	b.ReportMetric(float64(backlog), "unscored-before")
+	b.ReportMetric(float64(backlogAfter), "unscored-after")
+	b.ReportMetric(float64(h.peakRSS())/(1<<20), "peak-RSS-MB")
+	return readFigures{p99: api.percentile(99), rate: api.rate(), cpu: float64(apiCPU.Microseconds()) / float64(api.count)}
 }
 
-// ingestMatching ingests n posts that each match the phrase "acme", in
-// batches of 100 from eight clients.
-func ingestMatching(b testing.TB, srv *instance, n int) {
-	srv.call("POST", "/api/v1/keywords", srv.APIKey, map[string]string{"phrase": "acme", "platform": "x"}).want(b, 201, "")
+// ingest posts matching posts until n went in, in batches of 100 from
+// eight clients, as fast as the server answers.
+func (h *readHarness) ingest(n int) error {
 	batches := make(chan int)
+	var failed atomic.Pointer[error]
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failed error
 	for range readClients {
 		wg.Add(1)
 		go func() {
@@ -148,68 +297,151 @@ func ingestMatching(b testing.TB, srv *instance, n int) {
 						i, i%997, i%50, i%997, i, i%13, i%7)
 				}
 				sb.WriteString(`]}`)
-				req, _ := http.NewRequest("POST", srv.URL+"/ingest", strings.NewReader(sb.String()))
-				req.Header.Set("Authorization", "Bearer "+srv.IngestKey)
-				req.Header.Set("Content-Type", "application/json")
-				resp, err := client.Do(req)
-				if err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != 200 {
-						err = fmt.Errorf("ingest answered %d", resp.StatusCode)
-					}
-				}
-				if err != nil {
-					mu.Lock()
-					failed = err
-					mu.Unlock()
+				if err := h.ingestBatch(sb.String()); err != nil {
+					failed.Store(&err)
 				}
 			}
 		}()
 	}
-	for start := 0; start < n; start += 100 {
+	for start := h.posts; start < n; start += 100 {
+		if failed.Load() != nil {
+			break
+		}
 		batches <- start
 	}
 	close(batches)
 	wg.Wait()
-	if failed != nil {
-		b.Fatalf("seeding: %v", failed)
+	if err := failed.Load(); err != nil {
+		return fmt.Errorf("ingesting: %w", *err)
 	}
+	h.posts = max(h.posts, n)
+	return nil
 }
 
-func markScored(b testing.TB, dbURL string) {
-	db, err := gormstore.Open(dbURL)
-	if err != nil {
-		b.Fatal(err)
+// ingestBatch posts one batch, and again after the Retry-After of each
+// 503 the server answers when too many batches are in hand, as the
+// helpers do.
+func (h *readHarness) ingestBatch(body string) error {
+	for range 100 {
+		err := h.send("POST", "/ingest", h.srv.IngestKey, body, 200, nil)
+		var busy *busyError
+		if !errors.As(err, &busy) {
+			return err
+		}
+		h.retries.Add(1)
+		<-time.After(busy.retryAfter)
 	}
-	defer db.Close()
-	// packed_score is the three packed as the store packs a score.
-	q := "UPDATE matches SET score = 50, intent = 'question', reason = 'seeded for a benchmark', " +
-		"packed_score = '2:508:question22:seeded for a benchmark', scored_at = created_us WHERE score IS NULL"
-	if _, err := db.SQL().Exec(q); err != nil {
-		b.Fatal(err)
-	}
-	analyze := "ANALYZE"
-	if db.Postgres() {
-		analyze = "VACUUM ANALYZE matches"
-	}
-	if _, err := db.SQL().Exec(analyze); err != nil {
-		b.Fatal(err)
-	}
+	return errors.New("the server stayed busy through 100 tries")
 }
 
-// cursorRange is the span of createdAt values, in the API's milliseconds.
-func cursorRange(b testing.TB, dbURL string) (lo, hi float64) {
-	db, err := gormstore.Open(dbURL)
+// busyError is a 503 with Retry-After.
+type busyError struct{ retryAfter time.Duration }
+
+func (e *busyError) Error() string { return fmt.Sprintf("busy: retry after %s", e.retryAfter) }
+
+// walk reads the store from its newest match in pages of 100 until it
+// reaches what the last walk saw, keeping every nextCursor: with those
+// of the earlier walks, a cursor every hundred matches through the whole
+// store. The API's cursor is the nextCursor of a page it gave, so this
+// is how a client that knows the service only through its API reaches a
+// depth; picking among them uniformly picks a depth uniformly.
+func (h *readHarness) walk() error {
+	type page struct {
+		Data []struct {
+			CreatedAt json.Number `json:"createdAt"`
+		} `json:"data"`
+		NextCursor *json.Number `json:"nextCursor"`
+	}
+	path, newest := "/api/v1/matches?limit=100", 0.0
+	for {
+		var p page
+		err := h.send("GET", path, h.srv.APIKey, "", 200, func(_ *http.Response, body []byte) error {
+			return json.Unmarshal(body, &p)
+		})
+		if err != nil {
+			return err
+		}
+		if newest == 0 && len(p.Data) > 0 {
+			newest, _ = p.Data[0].CreatedAt.Float64()
+		}
+		if p.NextCursor == nil {
+			break
+		}
+		c, err := p.NextCursor.Float64()
+		if err != nil {
+			return fmt.Errorf("nextCursor %q: %w", *p.NextCursor, err)
+		}
+		if c <= h.top {
+			break
+		}
+		h.cursors = append(h.cursors, p.NextCursor.String())
+		path = "/api/v1/matches?limit=100&before=" + p.NextCursor.String()
+	}
+	if newest > h.top {
+		h.top = newest
+	}
+	if len(h.cursors) == 0 {
+		return fmt.Errorf("walking %d matches found no cursor", h.posts)
+	}
+	return nil
+}
+
+// unscored is matches created less matches scored, from /metrics.
+func (h *readHarness) unscored() (int, error) {
+	e, err := (&benchServer{instance: h.srv, client: h.client}).scrape()
+	return e["matches_created"] - e["matches_scored"], err
+}
+
+// peakRSS is the server's peak resident memory (VmHWM) in bytes, 0
+// when /proc cannot tell.
+func (h *readHarness) peakRSS() int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", h.srv.cmd.Process.Pid))
 	if err != nil {
-		b.Fatal(err)
+		return 0
 	}
-	defer db.Close()
-	var l, h int64
-	if err := db.SQL().QueryRow("SELECT MIN(created_us), MAX(created_us) FROM matches").Scan(&l, &h); err != nil {
-		b.Fatal(err)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return kb * 1024
+		}
 	}
-	return float64(l) / 1000, float64(h)/1000 + 1
+	return 0
+}
+
+// send makes one request and checks its status; read, when given, sees
+// the answer and its body.
+func (h *readHarness) send(method, path, key, body string, status int, read func(*http.Response, []byte) error) error {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, h.srv.URL+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && resp.StatusCode == http.StatusServiceUnavailable {
+		return &busyError{retryAfter: time.Duration(secs) * time.Second}
+	}
+	if resp.StatusCode != status {
+		return fmt.Errorf("%s %s: status %d, want %d: %s", method, path, resp.StatusCode, status, got)
+	}
+	if read != nil {
+		return read(resp, got)
+	}
+	return nil
 }
 
 type loadResult struct {
@@ -217,9 +449,6 @@ type loadResult struct {
 	elapsed       time.Duration
 	latencies     []time.Duration
 }
-
-// readTurns is how many turns each side of the read benchmark takes.
-const readTurns = 3
 
 // add counts o's requests into r.
 func (r *loadResult) add(o loadResult) {
@@ -240,8 +469,9 @@ func (r loadResult) percentile(p int) time.Duration {
 }
 
 // readLoad runs readClients keep-alive clients against base for d, each
-// cycling through paths from its own offset.
-func readLoad(b testing.TB, base, key string, paths []string, d time.Duration) loadResult {
+// asking for the paths pick draws from its own generator; the same seed
+// draws the same paths, so both sides of a turn ask the same.
+func readLoad(base, key string, pick func(*rand.Rand) string, seed uint64, d time.Duration) loadResult {
 	tr := &http.Transport{MaxIdleConnsPerHost: readClients, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
@@ -254,11 +484,12 @@ func readLoad(b testing.TB, base, key string, paths []string, d time.Duration) l
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(w)))
 			var lat []time.Duration
 			errs := 0
 			buf := make([]byte, 64<<10)
-			for i := w * len(paths) / readClients; time.Now().Before(deadline); i++ {
-				req, _ := http.NewRequest("GET", base+paths[i%len(paths)], nil)
+			for time.Now().Before(deadline) {
+				req, _ := http.NewRequest("GET", base+pick(r), nil)
 				req.Header.Set("Authorization", "Bearer "+key)
 				t0 := time.Now()
 				resp, err := c.Do(req)

@@ -149,27 +149,20 @@ func (r *restartRun) ingest(k int) response {
 // matches, all scored.
 func (r *restartRun) waitScored(wait time.Duration) {
 	r.t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		total, unscored := countMatches(r.t, r.s)
-		if total != r.n {
+	total, unscored := 0, 0
+	waitUntil(r.t, wait, 100*time.Millisecond, func() bool {
+		if total, unscored = countMatches(r.t, r.s); total != r.n {
 			r.t.Fatalf("%d matches stored, want %d", total, r.n)
 		}
-		if unscored == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("%d of %d matches still unscored after %v", unscored, total, wait)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return unscored == 0
+	}, func() string { return fmt.Sprintf("%d of %d matches still unscored after %v", unscored, total, wait) })
 }
 
 func (r *restartRun) postgres(pg *ownPostgres) {
 	t, s := r.t, r.s
 	began := time.Now()
-	failedSweeps := func() int { return strings.Count(s.logs.String(), `"msg":"scoring sweep failed"`) }
-	before := failedSweeps()
+	failedSweeps := func(logs string) int { return strings.Count(logs, `"msg":"scoring sweep failed"`) }
+	before := failedSweeps(s.logs.String())
 	if err := pg.stop(); err != nil {
 		t.Fatalf("stopping PostgreSQL: %v", err)
 	}
@@ -185,10 +178,8 @@ func (r *restartRun) postgres(pg *ownPostgres) {
 	}
 	waitReady(t, s, 503, 5*time.Second)
 	// A few sweeps fail meanwhile; none of that may end the process.
-	for deadline := time.Now().Add(10 * time.Second); failedSweeps() < before+2; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d scoring sweeps failed in 10s with the database gone, want 2", failedSweeps()-before)
-		}
+	if !s.waitOutput(10*time.Second, func(_, logs string) bool { return failedSweeps(logs) >= before+2 }) {
+		t.Fatalf("%d scoring sweeps failed in 10s with the database gone, want 2", failedSweeps(s.logs.String())-before)
 	}
 	wantOutage(t, s.call("GET", "/api/v1/matches", s.APIKey, nil))
 	alive(t, s)
@@ -197,16 +188,15 @@ func (r *restartRun) postgres(pg *ownPostgres) {
 		t.Fatalf("starting PostgreSQL again: %v\n%s", err, pg.log)
 	}
 	back := time.Now()
-	for deadline := back.Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		resp := s.call("GET", "/api/v1/matches", s.APIKey, nil)
-		if resp.Status == 200 {
-			break
+	var resp response
+	waitUntil(t, 20*time.Second, 100*time.Millisecond, func() bool {
+		if resp = s.call("GET", "/api/v1/matches", s.APIKey, nil); resp.Status != 200 {
+			wantOutage(t, resp)
 		}
-		wantOutage(t, resp)
-		if time.Now().After(deadline) {
-			t.Fatalf("requests still fail 20 s after PostgreSQL came back: %d %s", resp.Status, resp.Body)
-		}
-	}
+		return resp.Status == 200
+	}, func() string {
+		return fmt.Sprintf("requests still fail 20 s after PostgreSQL came back: %d %s", resp.Status, resp.Body)
+	})
 	t.Logf("PostgreSQL: the API answered again %v after it came back", time.Since(back).Round(time.Millisecond))
 	waitReady(t, s, 200, 10*time.Second)
 	r.ingest(5).want(t, 200, "")
@@ -284,17 +274,11 @@ func alive(t *testing.T, s *instance) {
 // waitReady waits until GET /readyz answers status.
 func waitReady(t *testing.T, s *instance, status int, wait time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		r := s.call("GET", "/readyz", "", nil)
-		if r.Status == status {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz answers %d %s after %v, want %d", r.Status, r.Body, wait, status)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var r response
+	waitUntil(t, wait, 100*time.Millisecond, func() bool { r = s.call("GET", "/readyz", "", nil); return r.Status == status },
+		func() string {
+			return fmt.Sprintf("/readyz answers %d %s after %v, want %d", r.Status, r.Body, wait, status)
+		})
 }
 
 // busPrefix names the service's exchanges and queues on the test's node.
@@ -304,17 +288,14 @@ const busPrefix = "restart."
 func waitConsumer(t *testing.T, mq *ownRabbit, wait time.Duration) {
 	t.Helper()
 	queue := busPrefix + app.TopicMatchStored + "_" + bus.DefaultGroup
-	deadline := time.Now().Add(wait)
-	for {
-		consumers, err := mq.consumers(queue)
-		if err == nil && consumers > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("queue %s has no consumer %v after the broker came back (%v)", queue, wait, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var err error
+	waitUntil(t, wait, 100*time.Millisecond, func() bool {
+		var consumers int
+		consumers, err = mq.consumers(queue)
+		return err == nil && consumers > 0
+	}, func() string {
+		return fmt.Sprintf("queue %s has no consumer %v after the broker came back (%v)", queue, wait, err)
+	})
 }
 
 // checkRaces fails the test for a race report in the service's output
@@ -438,23 +419,25 @@ func (p *ownPostgres) start() error {
 		return err
 	}
 	p.done = done
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := pingPostgres(p.url())
+	var exited error
+	if poll(30*time.Second, 100*time.Millisecond, func() bool {
+		if err = pingPostgres(p.url()); err == nil {
+			return true
+		}
+		select {
+		case exited = <-done:
+			return true
+		default:
+			return false
+		}
+	}) {
 		if err == nil {
 			return nil
 		}
-		select {
-		case err := <-done:
-			p.cmd = nil
-			return fmt.Errorf("postgres exited: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("postgres does not answer after 30 s: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
+		p.cmd = nil
+		return fmt.Errorf("postgres exited: %v", exited)
 	}
+	return fmt.Errorf("postgres does not answer after 30 s: %v", err)
 }
 
 func pingPostgres(url string) error {
@@ -570,23 +553,26 @@ func (r *ownRabbit) start() error {
 		return err
 	}
 	r.done = done
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		conn, err := amqp.DialConfig(r.url(), amqp.Config{Dial: amqp.DefaultDial(2 * time.Second)})
+	var conn *amqp.Connection
+	var exited error
+	if poll(90*time.Second, 200*time.Millisecond, func() bool {
+		if conn, err = amqp.DialConfig(r.url(), amqp.Config{Dial: amqp.DefaultDial(2 * time.Second)}); err == nil {
+			return true
+		}
+		select {
+		case exited = <-done:
+			return true
+		default:
+			return false
+		}
+	}) {
 		if err == nil {
 			return conn.Close()
 		}
-		select {
-		case err := <-done:
-			r.cmd = nil
-			return fmt.Errorf("rabbitmq-server exited: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("RabbitMQ does not answer after 90 s: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
+		r.cmd = nil
+		return fmt.Errorf("rabbitmq-server exited: %v", exited)
 	}
+	return fmt.Errorf("RabbitMQ does not answer after 90 s: %v", err)
 }
 
 // consumers returns how many consumers the queue has.

@@ -80,12 +80,8 @@ func TestDashboardScreenshots(t *testing.T) {
 		}
 		return n == core.MaxConsecutiveFailures+1
 	})
-	for deadline := time.Now().Add(20 * time.Second); webhookOf(t, pro, pro.APIKey, bad["id"].(string))["active"] != false; {
-		if time.Now().After(deadline) {
-			t.Fatal("the broken webhook did not switch itself off")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, 20*time.Second, 50*time.Millisecond, func() bool { return webhookOf(t, pro, pro.APIKey, bad["id"].(string))["active"] == false },
+		func() string { return "the broken webhook did not switch itself off" })
 
 	type shot struct {
 		name string

@@ -230,7 +230,7 @@ func TestMetricsAndRequestIDs(t *testing.T) {
 	// A request is counted and logged once its response is written: ask
 	// until every line is there, or report the last answer.
 	var missing []string
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	poll(5*time.Second, 20*time.Millisecond, func() bool {
 		m := string(s.call("GET", "/metrics", "", nil).want(t, 200, "").Body)
 		missing = missing[:0]
 		for _, want := range wants {
@@ -238,11 +238,8 @@ func TestMetricsAndRequestIDs(t *testing.T) {
 				missing = append(missing, want)
 			}
 		}
-		logged := strings.Contains(s.logs.String(), `"request_id":"trace-123"`)
-		if len(missing) == 0 && logged || time.Now().After(deadline) {
-			break
-		}
-	}
+		return len(missing) == 0 && strings.Contains(s.logs.String(), `"request_id":"trace-123"`)
+	})
 	for _, want := range missing {
 		t.Errorf("/metrics lacks %s", want)
 	}

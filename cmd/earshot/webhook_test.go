@@ -39,29 +39,20 @@ func listOf(t *testing.T, r response) []any {
 // waitDeliveries polls the delivery log until ok holds.
 func waitDeliveries(t *testing.T, s *instance, key, id string, ok func([]any) bool) []any {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		l := listOf(t, s.call("GET", "/api/v1/webhooks/"+id+"/deliveries", key, nil).want(t, 200, ""))
-		if ok(l) {
-			return l
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("delivery log: %v", l)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var l []any
+	waitUntil(t, 5*time.Second, 50*time.Millisecond, func() bool {
+		l = listOf(t, s.call("GET", "/api/v1/webhooks/"+id+"/deliveries", key, nil).want(t, 200, ""))
+		return ok(l)
+	}, func() string { return fmt.Sprintf("delivery log: %v", l) })
+	return l
 }
 
 // waitQueued polls the delivery queue's gauge until it reads n.
 func waitQueued(t *testing.T, s *instance, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for got := metric(t, s, "earshot_queued_deliveries"); got != n; got = metric(t, s, "earshot_queued_deliveries") {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d deliveries queued, want %d", got, n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	got := 0
+	waitUntil(t, 5*time.Second, 50*time.Millisecond, func() bool { got = metric(t, s, "earshot_queued_deliveries"); return got == n },
+		func() string { return fmt.Sprintf("%d deliveries queued, want %d", got, n) })
 }
 
 // On the default plan every webhook route answers plan_limit; with

@@ -391,13 +391,11 @@ func testWebhookSwitchedOffOnce(t *testing.T, s Stores, _ Health) {
 		t.Fatal(err)
 	}
 	for _, m := range res.Matches {
-		if _, _, err := s.Matches.SetScore(ctx, o.ID, m.ID, core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"}, core.QueueMatchCreated); err != nil {
-			t.Fatal(err)
-		}
+		scoreMatch(t, s, m, core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"})
 	}
 	var due []ports.DueDelivery
 	for len(due) < n {
-		got, err := s.Webhooks.ClaimDeliveries(ctx, ports.DeliveryClaim{Limit: 100, Lease: time.Hour})
+		got, err := s.Deliveries.ClaimDeliveries(ctx, ports.DeliveryClaim{Limit: 100, Lease: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +417,7 @@ func testWebhookSwitchedOffOnce(t *testing.T, s Stores, _ Health) {
 		failed.Status, failed.Tries, failed.Error, failed.Payload = core.DeliveryFailed, 4, "http 500", []byte(`{}`)
 		batchOf = append(batchOf, ports.Attempt{Due: d, Delivery: failed})
 		if i < 3 || i == len(due)-1 {
-			rs, err := s.Webhooks.FinishAttempts(ctx, batchOf, attemptRules)
+			rs, err := s.Deliveries.FinishAttempts(ctx, batchOf, attemptRules)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -84,9 +84,7 @@ func testAlerts(t *testing.T, s Stores, a ports.AlertStore) {
 		t.Fatal(err)
 	}
 	for i, m := range res.Matches[:13] { // the last stays unscored
-		if _, _, err := s.Matches.SetScore(ctx, o.ID, m.ID, core.Score{Value: 60 + 3*i, Intent: core.IntentBuying, Reason: "r"}, core.QueueMatchCreated); err != nil {
-			t.Fatal(err)
-		}
+		scoreMatch(t, s, m, core.Score{Value: 60 + 3*i, Intent: core.IntentBuying, Reason: "r"})
 	}
 	owners, err := a.AlertOwners(ctx, 70)
 	if err != nil {

@@ -9,6 +9,19 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
+// scoreMatch stores sc as m's first score through SetScores, with the
+// plan the application hands in (core.QueueMatchCreated), as the scoring
+// sweep stores its verdicts, and returns m as SetScores returns it, its
+// score set.
+func scoreMatch(t *testing.T, s Stores, m core.Match, sc core.Score) core.Match {
+	t.Helper()
+	got, err := s.Matches.SetScores(ctx, []ports.ScoreUpdate{{Match: m, Score: sc}}, core.QueueMatchCreated)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("SetScores of match %s: %d scored, %v", m.ID, len(got), err)
+	}
+	return got[0]
+}
+
 // testSetScores checks the batched score write: many verdicts in one
 // call, first score wins, other owners' and unknown matches passed over,
 // and the deliveries queued exactly as the plan says (the store applies

@@ -20,14 +20,20 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// Stores is one backend's set of stores, sharing a database.
+// Stores is one backend's set of stores, sharing a database. A backend
+// may serve two ports with one value (Phrases and Listening, Webhooks and
+// Deliveries); each is still named by its port, so every case uses only
+// what its port promises.
 type Stores struct {
-	Owners   ports.OwnerStore
-	Keys     ports.KeyStore
-	Phrases  ports.PhraseStore
-	Matches  ports.MatchStore
-	Accounts ports.AccountStore
-	Webhooks ports.WebhookStore
+	Owners     ports.OwnerStore
+	Keys       ports.KeyStore
+	Phrases    ports.PhraseStore
+	Listening  ports.ListeningStore
+	Matches    ports.MatchStore
+	Accounts   ports.AccountStore
+	Webhooks   ports.WebhookStore
+	Deliveries ports.DeliveryQueue
+	Backlog    ports.ScoringBacklog // counts the matches Matches stores
 }
 
 // Factory opens a migrated, possibly shared, database for the test.
@@ -66,7 +72,9 @@ func Run(t *testing.T, f Factory) {
 		{"PhraseVersionAndListening", testPhraseVersionAndListening},
 		{"Claims", testClaims},
 		{"SetScores", testSetScores},
+		{"Backlog", testBacklog},
 		{"Webhooks", testWebhookStore},
+		{"WebhookRecovery", testWebhookRecovery},
 		{"ImpossibleIDs", testImpossibleIDs},
 	}
 	for _, c := range cases {
@@ -725,16 +733,31 @@ func testMatchFilters(t *testing.T, s Stores) {
 		t.Fatalf("min_score 0 returned %d unscored matches", len(ms))
 	}
 	all, _, _ := s.Matches.Matches(ctx, o.ID, ports.MatchFilter{MinScore: -1, Limit: 10})
-	m, scored, err := s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 80, Intent: core.IntentBuying, Reason: "asks where to buy"}, core.QueueMatchCreated)
-	if err != nil || !scored || m.Score == nil || m.Score.Value != 80 || m.Score.Intent != core.IntentBuying || m.Score.Reason != "asks where to buy" {
-		t.Fatalf("SetScore = %+v, %v, %v", m, scored, err)
+	setScore := func(ownerID string, sc core.Score) []core.Match {
+		t.Helper()
+		got, err := s.Matches.SetScores(ctx, []ports.ScoreUpdate{{Match: core.Match{OwnerID: ownerID, ID: all[0].ID}, Score: sc}}, core.QueueMatchCreated)
+		if err != nil {
+			t.Fatalf("SetScores: %v", err)
+		}
+		return got
 	}
-	m, scored, err = s.Matches.SetScore(ctx, o.ID, all[0].ID, core.Score{Value: 10, Intent: core.IntentPraise, Reason: "again"}, core.QueueMatchCreated)
-	if err != nil || scored || m.Score.Value != 80 {
-		t.Fatalf("second SetScore changed the score: %+v, %v, %v", m, scored, err)
+	stored := func() core.Match {
+		t.Helper()
+		m, err := s.Matches.Match(ctx, o.ID, all[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
 	}
-	if _, _, err := s.Matches.SetScore(ctx, "someone-else", all[0].ID, core.Score{Value: 1}, core.QueueMatchCreated); !core.IsKind(err, core.KindNotFound) {
-		t.Fatalf("SetScore by another owner: %v", err)
+	got := setScore(o.ID, core.Score{Value: 80, Intent: core.IntentBuying, Reason: "asks where to buy"})
+	if m := stored(); len(got) != 1 || got[0].ID != all[0].ID || m.Score == nil || m.Score.Value != 80 || m.Score.Intent != core.IntentBuying || m.Score.Reason != "asks where to buy" {
+		t.Fatalf("SetScores = %+v; stored %+v", got, m)
+	}
+	if got := setScore(o.ID, core.Score{Value: 10, Intent: core.IntentPraise, Reason: "again"}); len(got) != 0 || stored().Score.Value != 80 {
+		t.Fatalf("a second score changed the score: %+v, stored %+v", got, stored().Score)
+	}
+	if got := setScore("someone-else", core.Score{Value: 1}); len(got) != 0 || stored().Score.Value != 80 {
+		t.Fatalf("another owner scored the match: %+v, stored %+v", got, stored().Score)
 	}
 	for _, tc := range []struct{ min, want int }{{0, 1}, {80, 1}, {81, 0}} {
 		ms, _, _ = s.Matches.Matches(ctx, o.ID, ports.MatchFilter{MinScore: tc.min, Limit: 10})
@@ -834,22 +857,22 @@ func testAccounts(t *testing.T, s Stores) {
 
 func testPhraseVersionAndListening(t *testing.T, s Stores) {
 	o := newOwner(t, s)
-	v0, err := s.Phrases.PhraseVersion(ctx, o.ID)
+	v0, err := s.Listening.PhraseVersion(ctx, o.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := newPhrase(t, s, o.ID, "versioned "+unique(), "reddit", "versions")
-	v1, _ := s.Phrases.PhraseVersion(ctx, o.ID)
+	v1, _ := s.Listening.PhraseVersion(ctx, o.ID)
 	s.Phrases.SetPhraseStatus(ctx, o.ID, p.ID, core.Paused)
-	v2, _ := s.Phrases.PhraseVersion(ctx, o.ID)
+	v2, _ := s.Listening.PhraseVersion(ctx, o.ID)
 	if !(v0 < v1 && v1 < v2) {
 		t.Fatalf("versions %d %d %d do not grow", v0, v1, v2)
 	}
-	_, err = s.Phrases.PhraseVersion(ctx, "no-such-owner")
+	_, err = s.Listening.PhraseVersion(ctx, "no-such-owner")
 	wantKind(t, err, core.KindNotFound)
 
 	q := newPhrase(t, s, o.ID, "listening "+unique(), "reddit", "versions")
-	list, err := s.Phrases.ListeningPhrases(ctx, core.Reddit)
+	list, err := s.Listening.ListeningPhrases(ctx, core.Reddit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -863,8 +886,24 @@ func testPhraseVersionAndListening(t *testing.T, s Stores) {
 	if found[p.ID] || !found[q.ID] {
 		t.Fatalf("paused phrase listed or listening one missing")
 	}
+	// One owner's listening phrases of a platform, oldest first: not the
+	// paused one, not another platform's, not another owner's.
+	r := newPhrase(t, s, o.ID, "listening too "+unique(), "reddit", "elsewhere")
+	newPhrase(t, s, o.ID, "listening on x "+unique(), "x", "")
+	other := newOwner(t, s)
+	theirs := newPhrase(t, s, other.ID, q.Phrase, "reddit", "versions")
+	own, err := s.Listening.OwnerListeningPhrases(ctx, o.ID, core.Reddit)
+	if err != nil || len(own) != 2 || own[0].ID != q.ID || own[1].ID != r.ID || own[0].Status != core.Listening || own[0].OwnerID != o.ID {
+		t.Fatalf("OwnerListeningPhrases = %+v, %v; want %s then %s", own, err, q.ID, r.ID)
+	}
+	if own, err := s.Listening.OwnerListeningPhrases(ctx, other.ID, core.Reddit); err != nil || len(own) != 1 || own[0].ID != theirs.ID {
+		t.Fatalf("the other owner's listening phrases: %+v, %v", own, err)
+	}
+	if own, err := s.Listening.OwnerListeningPhrases(ctx, "no-such-owner", core.Reddit); err != nil || len(own) != 0 {
+		t.Fatalf("an unknown owner's listening phrases: %+v, %v", own, err)
+	}
 	at := time.Now().UTC().Truncate(time.Microsecond)
-	if err := s.Phrases.MarkChecked(ctx, []string{q.ID}, core.SourceMirror, at); err != nil {
+	if err := s.Listening.MarkChecked(ctx, []string{q.ID}, core.SourceMirror, at); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := s.Phrases.Phrase(ctx, o.ID, q.ID)
@@ -873,6 +912,10 @@ func testPhraseVersionAndListening(t *testing.T, s Stores) {
 	}
 }
 
+// testClaims: the scoring sweep's claims. ClaimUnscored takes unscored
+// matches of every owner, so the case looks at its own owner's among
+// them; a claim whose limit is above every free match of the database
+// takes them all.
 func testClaims(t *testing.T, s Stores) {
 	o := newOwner(t, s)
 	p := newPhrase(t, s, o.ID, "claims", "x", "")
@@ -884,21 +927,14 @@ func testClaims(t *testing.T, s Stores) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := res.Matches[0]
-	m, claimed, err := s.Matches.ClaimMatch(ctx, o.ID, first.ID, time.Minute)
-	if err != nil || !claimed || m.ID != first.ID {
-		t.Fatalf("ClaimMatch = %v %v", claimed, err)
+	saved := map[string]core.Match{}
+	for _, m := range res.Matches {
+		saved[m.ID] = m
 	}
-	if _, claimed, _ := s.Matches.ClaimMatch(ctx, o.ID, first.ID, time.Minute); claimed {
-		t.Fatal("a leased match was claimed twice")
-	}
-	_, _, err = s.Matches.ClaimMatch(ctx, "other-owner", first.ID, time.Minute)
-	wantKind(t, err, core.KindNotFound)
-	s.Matches.SetScore(ctx, o.ID, res.Matches[1].ID, core.Score{Value: 50, Intent: core.IntentDiscussion, Reason: "talks about it"}, core.QueueMatchCreated)
-	if _, claimed, _ := s.Matches.ClaimMatch(ctx, o.ID, res.Matches[1].ID, time.Minute); claimed {
-		t.Fatal("a scored match was claimed")
-	}
-	// Concurrent sweeps claim disjoint matches: the three left, once each.
+	// A scored match is never claimed.
+	scored := scoreMatch(t, s, res.Matches[1], core.Score{Value: 50, Intent: core.IntentDiscussion, Reason: "talks about it"})
+	// Concurrent sweeps claim disjoint matches: the four left, once each,
+	// each the match as saved, under its owner.
 	var mu sync.Mutex
 	seen := map[string]int{}
 	var wg sync.WaitGroup
@@ -912,12 +948,13 @@ func testClaims(t *testing.T, s Stores) {
 					t.Error(err)
 					return
 				}
-				mine := 0
 				mu.Lock()
 				for _, m := range ms {
-					if m.OwnerID == o.ID {
+					if want, ok := saved[m.ID]; ok {
 						seen[m.ID]++
-						mine++
+						if m.OwnerID != o.ID || m.PhraseID != p.ID || m.Score != nil || m.Post.ExternalID != want.Post.ExternalID {
+							t.Errorf("claimed %+v, saved %+v", m, want)
+						}
 					}
 				}
 				mu.Unlock()
@@ -928,18 +965,43 @@ func testClaims(t *testing.T, s Stores) {
 		}()
 	}
 	wg.Wait()
-	if len(seen) != 3 {
-		t.Fatalf("sweeps claimed %d of the owner's 3 free matches: %v", len(seen), seen)
+	if len(seen) != 4 {
+		t.Fatalf("sweeps claimed %d of the owner's 4 free matches: %v", len(seen), seen)
 	}
 	for id, n := range seen {
-		if n != 1 || id == first.ID || id == res.Matches[1].ID {
+		if n != 1 || id == scored.ID {
 			t.Fatalf("claimed %s %d times", id, n)
 		}
 	}
-	// A lease that ran out is claimed again.
-	m, claimed, err = s.Matches.ClaimMatch(ctx, o.ID, res.Matches[4].ID, -time.Hour)
-	if err != nil || claimed {
-		t.Fatalf("claim of a leased match: %v %v", claimed, err)
+	// claims reports whether one claim of every free match took id.
+	claims := func(lease time.Duration, id string) bool {
+		t.Helper()
+		ms, err := s.Matches.ClaimUnscored(ctx, 1<<20, lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(ms, func(m core.Match) bool { return m.ID == id })
 	}
-	_ = m
+	// A leased match is not claimed again while its lease runs.
+	for _, m := range res.Matches {
+		if claims(time.Hour, m.ID) {
+			t.Fatalf("match %s claimed again within its lease", m.ID)
+		}
+	}
+	// A match whose lease ran out is claimed again: a negative lease runs
+	// out at once.
+	late, err := s.Matches.SaveMatches(ctx, o.ID, core.X, []ports.PostMatches{{Post: post("claim-late"), PhraseIDs: []string{p.ID}}})
+	if err != nil || len(late.Matches) != 1 {
+		t.Fatalf("SaveMatches: %+v, %v", late, err)
+	}
+	id := late.Matches[0].ID
+	if !claims(-time.Hour, id) {
+		t.Fatal("a free match was not claimed")
+	}
+	if !claims(time.Hour, id) {
+		t.Fatal("a match whose lease ran out was not claimed again")
+	}
+	if claims(time.Hour, id) {
+		t.Fatal("a leased match was claimed twice")
+	}
 }

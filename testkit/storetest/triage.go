@@ -105,9 +105,7 @@ func testInboxFilters(t *testing.T, s Stores, st ports.TriageStore) {
 	rs := saveMatches(t, s, o.ID, pr, 2)
 	before := time.Now().UTC().Add(-time.Second)
 	for i, sc := range []core.Score{{Value: 90, Intent: core.IntentBuying, Reason: "r"}, {Value: 40, Intent: core.IntentQuestion, Reason: "r"}, {Value: 75, Intent: core.IntentBuying, Reason: "r"}} {
-		if _, _, err := s.Matches.SetScore(ctx, o.ID, xs[i].ID, sc, core.QueueMatchCreated); err != nil {
-			t.Fatal(err)
-		}
+		scoreMatch(t, s, xs[i], sc)
 	}
 	if _, err := st.SetTriage(ctx, o.ID, []string{xs[0].ID, rs[1].ID}, core.TriageChange{Read: ptr(true)}); err != nil {
 		t.Fatal(err)

@@ -188,11 +188,7 @@ func scoredMatches(t *testing.T, s Stores, ownerID string, platform core.Platfor
 	}
 	out := make([]core.Match, len(res.Matches))
 	for i, m := range res.Matches {
-		got, scored, err := s.Matches.SetScore(ctx, ownerID, m.ID, core.Score{Value: value, Intent: core.IntentBuying, Reason: "wants one"}, core.QueueMatchCreated)
-		if err != nil || !scored {
-			t.Fatalf("SetScore: %v %v", scored, err)
-		}
-		out[i] = got
+		out[i] = scoreMatch(t, s, m, core.Score{Value: value, Intent: core.IntentBuying, Reason: "wants one"})
 	}
 	return out
 }
@@ -245,8 +241,9 @@ func testDeliveriesQueuedOnScore(t *testing.T, s Stores) {
 		}
 	}
 	// A second score is refused and queues nothing more.
-	if _, scored, _ := s.Matches.SetScore(ctx, o.ID, m.ID, core.Score{Value: 99, Intent: core.IntentBuying, Reason: "again"}, core.QueueMatchCreated); scored {
-		t.Fatal("a match was scored twice")
+	again := []ports.ScoreUpdate{{Match: m, Score: core.Score{Value: 99, Intent: core.IntentBuying, Reason: "again"}}}
+	if got, err := s.Matches.SetScores(ctx, again, core.QueueMatchCreated); err != nil || len(got) != 0 {
+		t.Fatalf("a match was scored twice: %+v, %v", got, err)
 	}
 	if n := len(deliveries(t, s, o.ID, all.ID)); n != 1 {
 		t.Fatalf("%d deliveries after a second score, want 1", n)
@@ -357,7 +354,7 @@ func claimAll(t *testing.T, s Stores, ownerID string, c ports.DeliveryClaim) []p
 	t.Helper()
 	var out []ports.DueDelivery
 	for {
-		due, err := s.Webhooks.ClaimDeliveries(ctx, c)
+		due, err := s.Deliveries.ClaimDeliveries(ctx, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,7 +372,7 @@ func claimAll(t *testing.T, s Stores, ownerID string, c ports.DeliveryClaim) []p
 // finish records one attempt.
 func finish(t *testing.T, s Stores, due ports.DueDelivery, d core.Delivery) (core.Webhook, bool, error) {
 	t.Helper()
-	res, err := s.Webhooks.FinishAttempts(ctx, []ports.Attempt{{Due: due, Delivery: d}}, attemptRules)
+	res, err := s.Deliveries.FinishAttempts(ctx, []ports.Attempt{{Due: due, Delivery: d}}, attemptRules)
 	if err != nil {
 		return core.Webhook{}, false, err
 	}
@@ -388,7 +385,7 @@ func finish(t *testing.T, s Stores, due ports.DueDelivery, d core.Delivery) (cor
 // claimOnce makes one claim and returns what it took of the owner.
 func claimOnce(t *testing.T, s Stores, ownerID string, c ports.DeliveryClaim) []ports.DueDelivery {
 	t.Helper()
-	due, err := s.Webhooks.ClaimDeliveries(ctx, c)
+	due, err := s.Deliveries.ClaimDeliveries(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +405,7 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 	ms := scoredMatches(t, s, o.ID, core.X, 8, 75)
 
 	// Bounds: per webhook, and webhooks the caller is busy with.
-	due, err := s.Webhooks.ClaimDeliveries(ctx, ports.DeliveryClaim{Limit: 100, PerWebhook: 2, Skip: []string{h2.ID}, Lease: time.Hour})
+	due, err := s.Deliveries.ClaimDeliveries(ctx, ports.DeliveryClaim{Limit: 100, PerWebhook: 2, Skip: []string{h2.ID}, Lease: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +436,7 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 		go func() {
 			defer wg.Done()
 			for {
-				due, err := s.Webhooks.ClaimDeliveries(ctx, ports.DeliveryClaim{Limit: 3, Lease: time.Hour})
+				due, err := s.Deliveries.ClaimDeliveries(ctx, ports.DeliveryClaim{Limit: 3, Lease: time.Hour})
 				if err != nil {
 					t.Error(err)
 					return
@@ -520,7 +517,7 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 	for _, due := range claimed[2:7] {
 		batch = append(batch, ports.Attempt{Due: due, Delivery: due.Delivery.Attempted(nil, 0, "timeout", time.Now(), 0)})
 	}
-	results, err := s.Webhooks.FinishAttempts(ctx, batch, attemptRules)
+	results, err := s.Deliveries.FinishAttempts(ctx, batch, attemptRules)
 	if err != nil || len(results) != 5 {
 		t.Fatalf("FinishAttempts of 5 = %d results, %v", len(results), err)
 	}
@@ -569,13 +566,13 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 	if _, recorded, _ := finish(t, s, back[0], back[0].Delivery.Attempted(nil, 204, "", time.Now(), 0)); recorded {
 		t.Fatal("a lost lease recorded an attempt")
 	}
-	if err := s.Webhooks.DropDelivery(ctx, back[0]); err != nil {
+	if err := s.Deliveries.DropDelivery(ctx, back[0]); err != nil {
 		t.Fatal(err)
 	}
 	if findDelivery(t, s, o.ID, h1.ID, back[0].Delivery.ID).ID == "" {
 		t.Fatal("a lost lease dropped the delivery")
 	}
-	if err := s.Webhooks.DropDelivery(ctx, again[0]); err != nil {
+	if err := s.Deliveries.DropDelivery(ctx, again[0]); err != nil {
 		t.Fatal(err)
 	}
 	if findDelivery(t, s, o.ID, h1.ID, again[0].Delivery.ID).ID != "" {
@@ -588,7 +585,7 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 	if got := claimOnce(t, s, o.ID, ports.DeliveryClaim{Limit: 50, Lease: time.Hour}); len(got) != 1 ||
 		got[0].Delivery.ID != d0.Delivery.ID || string(got[0].Delivery.Payload) != string(d.Payload) || got[0].Match != nil {
 		t.Fatalf("claim of a delivery with its payload: %+v", got)
-	} else if err := s.Webhooks.DropDelivery(ctx, got[0]); err != nil {
+	} else if err := s.Deliveries.DropDelivery(ctx, got[0]); err != nil {
 		t.Fatal(err)
 	}
 	// A match deleted before the first try: the claim says so.
@@ -604,7 +601,7 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 		if g.MatchID != gone.ID || g.Match != nil {
 			t.Fatalf("claim of a delivery whose match is gone: %+v", g)
 		}
-		if err := s.Webhooks.DropDelivery(ctx, g); err != nil {
+		if err := s.Deliveries.DropDelivery(ctx, g); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -616,14 +613,14 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 	if len(held) != 1 {
 		t.Fatalf("claimed %d, want the requeued one", len(held))
 	}
-	if err := s.Webhooks.ReleaseDeliveries(ctx, held); err != nil {
+	if err := s.Deliveries.ReleaseDeliveries(ctx, held); err != nil {
 		t.Fatal(err)
 	}
 	retaken := claimOnce(t, s, o.ID, ports.DeliveryClaim{Limit: 50, Lease: time.Hour})
 	if len(retaken) != 1 || retaken[0].Delivery.ID != held[0].Delivery.ID {
 		t.Fatalf("after release: %+v", retaken)
 	}
-	if err := s.Webhooks.ReleaseDeliveries(ctx, held); err != nil {
+	if err := s.Deliveries.ReleaseDeliveries(ctx, held); err != nil {
 		t.Fatal(err)
 	}
 	if got := claimOnce(t, s, o.ID, ports.DeliveryClaim{Limit: 50, Lease: time.Hour}); len(got) != 0 {
@@ -708,7 +705,7 @@ func testCallerRules(t *testing.T, s Stores) {
 	for _, d := range mine {
 		batch = append(batch, ports.Attempt{Due: d, Delivery: d.Delivery.Attempted(nil, 0, "dns", time.Now(), 0)})
 	}
-	res, err := s.Webhooks.FinishAttempts(ctx, batch, rules)
+	res, err := s.Deliveries.FinishAttempts(ctx, batch, rules)
 	if err != nil || len(res) != 2 || !res[1].Recorded || res[1].Webhook.ConsecutiveFailures != 20 || calls != 2 {
 		t.Fatalf("FinishAttempts with the caller's rules = %+v, %v (%d calls)", res, err, calls)
 	}

@@ -3,6 +3,10 @@
 // timestamp, headers, JSON), records what arrived, and answers as the test
 // tells it to (a status, a delay, no answer at all).
 //
+// Both signing schemes are checked: the spec's X-Service-Signature always,
+// the Standard Webhooks webhook-signature whenever a message carries any
+// of its headers, and on every message after RequireStandard.
+//
 // A message that fails a check is answered 400 and reported with
 // t.Errorf, so a sender that signs wrongly fails the test that uses it.
 //
@@ -36,10 +40,13 @@ type Message struct {
 	DeliveryID string    // X-Service-Delivery
 	Timestamp  time.Time // X-Service-Timestamp
 	Signature  string    // X-Service-Signature
-	Header     http.Header
-	Body       []byte         // the raw body, as signed
-	JSON       map[string]any // the body decoded: id, type, createdAt, data
-	ReceivedAt time.Time
+	// StandardSignature is webhook-signature, checked; empty when the
+	// message carried no Standard Webhooks headers.
+	StandardSignature string
+	Header            http.Header
+	Body              []byte         // the raw body, as signed
+	JSON              map[string]any // the body decoded: id, type, createdAt, data
+	ReceivedAt        time.Time
 }
 
 // Receiver is a webhook receiver on an httptest server. Its methods are
@@ -49,14 +56,15 @@ type Receiver struct {
 	secret string
 	srv    *httptest.Server
 
-	mu      sync.Mutex
-	msgs    []Message
-	refused int
-	status  int
-	delay   time.Duration
-	hang    chan struct{} // non-nil while hanging; closed to release
-	changed chan struct{} // closed and replaced whenever a message arrives
-	closed  chan struct{}
+	mu       sync.Mutex
+	msgs     []Message
+	refused  int
+	standard bool // refuse messages without the Standard Webhooks headers
+	status   int
+	delay    time.Duration
+	hang     chan struct{} // non-nil while hanging; closed to release
+	changed  chan struct{} // closed and replaced whenever a message arrives
+	closed   chan struct{}
 }
 
 // NewReceiver starts a plain-http receiver that checks messages against
@@ -122,6 +130,14 @@ func (r *Receiver) SetStatus(code int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.status = code
+}
+
+// RequireStandard makes the receiver refuse later messages that lack the
+// Standard Webhooks headers; those that carry them are checked whatever.
+func (r *Receiver) RequireStandard() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.standard = true
 }
 
 // SetDelay makes the receiver wait d before answering.
@@ -261,20 +277,25 @@ func (r *Receiver) check(req *http.Request) (m Message, problem string) {
 		return m, err.Error()
 	}
 	sec, _ := strconv.ParseInt(ts, 10, 64) // Verify checked it
+	std, problem := r.checkStandard(req, body)
+	if problem != "" {
+		return m, problem
+	}
 
 	var doc map[string]any
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return m, "body is not a JSON object: " + err.Error()
 	}
 	m = Message{
-		Event:      req.Header.Get(core.HeaderEvent),
-		DeliveryID: req.Header.Get(core.HeaderDelivery),
-		Timestamp:  time.Unix(sec, 0),
-		Signature:  sig,
-		Header:     req.Header.Clone(),
-		Body:       body,
-		JSON:       doc,
-		ReceivedAt: time.Now(),
+		Event:             req.Header.Get(core.HeaderEvent),
+		DeliveryID:        req.Header.Get(core.HeaderDelivery),
+		Timestamp:         time.Unix(sec, 0),
+		Signature:         sig,
+		StandardSignature: std,
+		Header:            req.Header.Clone(),
+		Body:              body,
+		JSON:              doc,
+		ReceivedAt:        time.Now(),
 	}
 	if id, _ := doc["id"].(string); id == "" || id != m.DeliveryID {
 		return m, core.HeaderDelivery + " " + strconv.Quote(m.DeliveryID) + " is not the body's id " + strconv.Quote(id)
@@ -283,4 +304,31 @@ func (r *Receiver) check(req *http.Request) (m Message, problem string) {
 		return m, core.HeaderEvent + " " + strconv.Quote(m.Event) + " is not the body's type " + strconv.Quote(typ)
 	}
 	return m, ""
+}
+
+// checkStandard checks the Standard Webhooks headers of a request whose
+// spec signature passed: signed with the same secret, naming the same
+// delivery and the same instant. std is the webhook-signature value,
+// empty when the request carried none of the headers and none was
+// required.
+func (r *Receiver) checkStandard(req *http.Request, body []byte) (std, problem string) {
+	id := req.Header.Get(core.HeaderStandardID)
+	ts := req.Header.Get(core.HeaderStandardTimestamp)
+	std = req.Header.Get(core.HeaderStandardSignature)
+	r.mu.Lock()
+	required := r.standard
+	r.mu.Unlock()
+	if id == "" && ts == "" && std == "" && !required {
+		return "", ""
+	}
+	if err := core.VerifyStandard(r.secret, id, std, ts, body, time.Now()); err != nil {
+		return "", "Standard Webhooks: " + err.Error()
+	}
+	if d := req.Header.Get(core.HeaderDelivery); id != d {
+		return "", core.HeaderStandardID + " " + strconv.Quote(id) + " is not " + core.HeaderDelivery + " " + strconv.Quote(d)
+	}
+	if x := req.Header.Get(core.HeaderTimestamp); ts != x {
+		return "", core.HeaderStandardTimestamp + " " + strconv.Quote(ts) + " is not " + core.HeaderTimestamp + " " + strconv.Quote(x)
+	}
+	return std, ""
 }

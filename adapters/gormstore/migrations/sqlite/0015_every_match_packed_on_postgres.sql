@@ -1,0 +1,4 @@
+-- every match packed on Postgres
+--
+-- Superseded by 19, which drops the column.
+

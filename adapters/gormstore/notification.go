@@ -1,0 +1,128 @@
+package gormstore
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+type notificationRow struct {
+	ID         string `gorm:"primaryKey"`
+	OwnerID    string
+	Kind       string
+	SubjectID  string
+	Platform   string
+	Severity   string
+	State      string
+	Issue      string
+	Action     string
+	Title      string
+	Message    string
+	Email      bool
+	CreatedAt  int64 `gorm:"autoCreateTime:false"`
+	ReadAt     int64
+	EmailedAt  int64
+	LeaseUntil int64
+}
+
+func (notificationRow) TableName() string { return "notifications" }
+
+func (r notificationRow) notification() core.Notification {
+	return core.Notification{
+		ID: r.ID, OwnerID: r.OwnerID, Kind: core.NotificationKind(r.Kind), SubjectID: r.SubjectID,
+		Platform: core.Platform(r.Platform), Severity: r.Severity, State: r.State, Issue: r.Issue, Action: r.Action,
+		Title: r.Title, Message: r.Message, Email: r.Email,
+		CreatedAt: fromMicros(r.CreatedAt), ReadAt: fromMicros(r.ReadAt), EmailedAt: fromMicros(r.EmailedAt),
+	}
+}
+
+// addNotification stores n in tx and trims the owner's list.
+func addNotification(tx *gorm.DB, n *core.Notification) error {
+	n.ID = newID()
+	n.CreatedAt = tx.NowFunc().Truncate(time.Microsecond).UTC()
+	if err := tx.Create(&notificationRow{
+		ID: n.ID, OwnerID: n.OwnerID, Kind: string(n.Kind), SubjectID: n.SubjectID, Platform: string(n.Platform),
+		Severity: n.Severity, State: n.State, Issue: n.Issue, Action: n.Action, Title: n.Title, Message: n.Message,
+		Email: n.Email, CreatedAt: micros(n.CreatedAt),
+	}).Error; err != nil {
+		return err
+	}
+	// Keep the newest; an email still owed is kept until it is sent.
+	newest := tx.Model(&notificationRow{}).Select("id").Where("owner_id = ?", n.OwnerID).
+		Order("created_at DESC, id DESC").Limit(core.MaxNotifications)
+	return tx.Where("owner_id = ? AND NOT (email AND emailed_at = 0) AND id NOT IN (?)", n.OwnerID, newest).
+		Delete(&notificationRow{}).Error
+}
+
+// NotificationStore keeps owners' notifications.
+type NotificationStore struct{ db *DB }
+
+var _ ports.NotificationStore = (*NotificationStore)(nil)
+
+// NewNotificationStore returns the notification store of db.
+func NewNotificationStore(db *DB) *NotificationStore { return &NotificationStore{db: db} }
+
+// AddNotification implements ports.NotificationStore.
+func (s *NotificationStore) AddNotification(ctx context.Context, n *core.Notification) error {
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		if _, err := lockOwner(tx, n.OwnerID); err != nil {
+			return err
+		}
+		return addNotification(tx, n)
+	})
+	return translate(err, "owner")
+}
+
+// Notifications implements ports.NotificationStore.
+func (s *NotificationStore) Notifications(ctx context.Context, ownerID string, limit int) ([]core.Notification, int, error) {
+	ns, err := list(s.db.with(ctx).Where("owner_id = ?", ownerID).Order("created_at DESC, id DESC").Limit(limit),
+		"notification", notificationRow.notification)
+	if err != nil {
+		return nil, 0, err
+	}
+	unread, err := s.UnreadNotifications(ctx, ownerID)
+	return ns, unread, err
+}
+
+// UnreadNotifications implements ports.NotificationStore.
+func (s *NotificationStore) UnreadNotifications(ctx context.Context, ownerID string) (int, error) {
+	var n int64
+	err := s.db.with(ctx).Model(&notificationRow{}).Where("owner_id = ? AND read_at = 0", ownerID).Count(&n).Error
+	return int(n), translate(err, "notification")
+}
+
+// MarkRead implements ports.NotificationStore.
+func (s *NotificationStore) MarkRead(ctx context.Context, ownerID, id string, at time.Time) error {
+	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		var row notificationRow
+		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil || row.ReadAt != 0 {
+			return err
+		}
+		return tx.Model(&row).Where("read_at = 0").Update("read_at", micros(at)).Error
+	}), "notification")
+}
+
+// MarkAllRead implements ports.NotificationStore.
+func (s *NotificationStore) MarkAllRead(ctx context.Context, ownerID string, at time.Time) (int, error) {
+	res := s.db.with(ctx).Model(&notificationRow{}).Where("owner_id = ? AND read_at = 0", ownerID).Update("read_at", micros(at))
+	return int(res.RowsAffected), translate(res.Error, "notification")
+}
+
+// ClaimEmails implements ports.NotificationStore. SKIP LOCKED lets
+// replicas claim disjoint rows; SQLite's one writer makes it exclusive.
+func (s *NotificationStore) ClaimEmails(ctx context.Context, limit int, lease time.Duration) ([]core.Notification, error) {
+	now := s.db.gorm.NowFunc()
+	return list(s.db.with(ctx).Raw(`UPDATE notifications SET lease_until = ? WHERE id IN (
+		SELECT id FROM notifications WHERE email AND emailed_at = 0 AND lease_until < ? ORDER BY created_at, id LIMIT ?`+s.db.pick(" FOR UPDATE SKIP LOCKED", "")+`)
+		RETURNING *`, micros(now.Add(lease)), micros(now), limit), "notification", notificationRow.notification)
+}
+
+// MarkEmailed implements ports.NotificationStore.
+func (s *NotificationStore) MarkEmailed(ctx context.Context, id string, at time.Time) error {
+	return translate(s.db.with(ctx).Model(&notificationRow{}).Where("id = ?", id).
+		Updates(map[string]any{"emailed_at": micros(at), "lease_until": 0}).Error, "notification")
+}

@@ -1,0 +1,168 @@
+package server
+
+// This file serves HTTP: the public API, the helper endpoints, the
+// dashboard, metrics, health and readiness, on one listener.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/earshothq/earshot/adapters/dashboard"
+	"github.com/earshothq/earshot/adapters/httpapi"
+	"github.com/earshothq/earshot/adapters/metrics"
+	"github.com/earshothq/earshot/app"
+	"github.com/earshothq/earshot/core"
+)
+
+func newAPI(cfg Config, log *slog.Logger, s *services) *httpapi.API {
+	return httpapi.New(httpapi.Config{RateLimit: cfg.RateLimit, Logger: log}, httpapi.Deps{
+		Keys: s.Keys, Phrases: s.Phrases, Matches: s.Matches, Limiter: s.limiter, Webhooks: s.Webhooks, Triage: s.Inbox,
+	})
+}
+
+// newHelper serves the helper programs: ingest, their phrases, the
+// proxy, cookie jars and POST /account-status.
+func newHelper(cfg Config, log *slog.Logger, s *services) *httpapi.Helper {
+	h := httpapi.NewHelper(httpapi.HelperConfig{ProxyURL: cfg.ProxyURL, ProxyRequired: cfg.ProxyRequired,
+		RateLimit: cfg.HelperRateLimit, FailedKeyLimit: cfg.RateLimit, Limiter: s.limiter, Logger: log}, s.Keys, s.Ingest, s.Accounts)
+	h.HandleAccountStatus(s.AccountHealth)
+	return h
+}
+
+// newDashboard is the owners' web interface under /app/; its cookie is
+// Secure when the site address is https.
+func newDashboard(cfg Config, log *slog.Logger, s *services, site *Site) (*dashboard.Dashboard, error) {
+	return dashboard.New(dashboard.Config{SecureCookies: cfg.SiteHTTPS(), Logger: log, RateLimit: cfg.RateLimit,
+		SiteURL: func() string { return site.URL }},
+		dashboard.Deps{Sessions: s.Sessions, Inbox: s.Inbox, Matches: s.Matches, Phrases: s.Phrases, Keys: s.Keys,
+			Webhooks: s.Webhooks, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
+			Reddit: dashReddit{s.Reddit}, Addresses: s.Addresses, Jars: s.Accounts})
+}
+
+// dashReddit gives the dashboard app.RedditHealth in its terms.
+type dashReddit struct{ *app.RedditHealth }
+
+func (r dashReddit) Communities(ctx context.Context) ([]dashboard.CommunityHealth, error) {
+	rows, err := r.Status(ctx)
+	out := make([]dashboard.CommunityHealth, len(rows))
+	for i, s := range rows {
+		out[i] = dashboard.CommunityHealth{Community: s.Community, Phrases: s.Phrases, Via: s.LastVia, LastSuccessAt: s.LastSuccessAt,
+			LastError: s.LastError, LastErrorAt: s.LastErrorAt, ArchiveLag: s.ArchiveLag, Behind: s.Behind}
+	}
+	return out, err
+}
+
+// dashNotifications gives the dashboard app.Notifications in the
+// dashboard's terms: adapters do not import app.
+type dashNotifications struct{ *app.Notifications }
+
+func (n dashNotifications) List(ctx context.Context, ownerID string, limit int) ([]core.Notification, int, error) {
+	l, err := n.Notifications.List(ctx, ownerID, limit)
+	return l.Items, l.Unread, err
+}
+
+// stopLive ends the dashboard's live streams on stop. Added after
+// startServer, it runs first, so the server then waits only for
+// requests that end.
+func stopLive(lc fx.Lifecycle, d *dashboard.Dashboard) {
+	lc.Append(fx.StopHook(d.Close))
+}
+
+func newRootHandler(api *httpapi.API, helper *httpapi.Helper, dash *dashboard.Dashboard, s *services, reg *metrics.Registry,
+	log *slog.Logger) (http.Handler, error) {
+	mux := http.NewServeMux()
+	// routes are the pattern of every route served, each router's from
+	// its own list, so that each has its label in the request metrics.
+	routes := slices.Concat(api.Patterns(), helper.Paths(), dash.Patterns())
+	own := func(pattern string, h http.HandlerFunc) {
+		mux.Handle(pattern, h)
+		routes = append(routes, pattern)
+	}
+	own("GET /metrics", reg.Handler().ServeHTTP)
+	mux.Handle("/api/v1/", api)
+	for _, path := range helper.Paths() {
+		mux.Handle(path, helper)
+	}
+	for _, path := range dash.Paths() {
+		mux.Handle(path, dash)
+	}
+	own("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeStatus(w, http.StatusOK, "ok")
+	})
+	own("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := s.db.Ping(ctx); err != nil {
+			log.WarnContext(ctx, "not ready: database", "err", err)
+			writeStatus(w, http.StatusServiceUnavailable, "database unreachable")
+			return
+		}
+		if err := s.bus.Ping(ctx); err != nil {
+			log.WarnContext(ctx, "not ready: bus", "err", err)
+			writeStatus(w, http.StatusServiceUnavailable, "bus unreachable")
+			return
+		}
+		writeStatus(w, http.StatusOK, "ready")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteError(w, core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path))
+	})
+	labels, err := metrics.NewRoutes(routes...)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.RequestLog(log, reg.RequestObserver(labels), mux), nil
+}
+
+func writeStatus(w http.ResponseWriter, code int, status string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	fmt.Fprintf(w, "{\"status\":%q}\n", status)
+}
+
+// Site is the public address of the running server. When the operator
+// left EARSHOT_SITE_URL to its default, it follows the address actually
+// bound, so links stay right when EARSHOT_ADDR asks for port 0.
+type Site struct{ URL string }
+
+func newSite(cfg Config) *Site { return &Site{URL: cfg.SiteURL} }
+
+// startServer listens at start and, on stop, stops accepting and waits
+// for the requests in flight.
+func startServer(lc fx.Lifecycle, cfg Config, handler http.Handler, log *slog.Logger, site *Site) {
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			ln, err := net.Listen("tcp", cfg.Addr)
+			if err != nil {
+				return err
+			}
+			if cfg.SiteURL == "http://"+cfg.Addr {
+				site.URL = "http://" + ln.Addr().String()
+			}
+			log.Info("listening", "addr", ln.Addr().String(), "site", site.URL)
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("server stopped", "err", err)
+				}
+			}()
+			return nil
+		},
+		OnStop: srv.Shutdown,
+	})
+}
