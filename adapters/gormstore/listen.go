@@ -36,6 +36,10 @@ var (
 	probeWait  = 5 * time.Second
 )
 
+// listenerChanged is called each time a listening connection changes
+// what its process knows, so that tests wait on the change itself.
+var listenerChanged = func() {}
+
 // listener is the state of the listening connection.
 type listener struct {
 	once sync.Once
@@ -95,6 +99,7 @@ func (db *DB) listenOnce() {
 				db.windows.usedUp(key, started)
 			}
 		}
+		listenerChanged()
 	}
 	conn, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -109,6 +114,8 @@ func (db *DB) listenOnce() {
 		return
 	}
 	db.listener.pid.Store(conn.PID())
+	listenerChanged()
+	defer listenerChanged() // after the two below
 	defer db.keyCache.setLive(false)
 	defer db.windows.stop()
 	done := make(chan struct{})
@@ -127,6 +134,7 @@ func (db *DB) listenOnce() {
 				db.windows.start(used)
 			}
 			db.keyCache.confirm(sent)
+			listenerChanged()
 			select {
 			case <-ctx.Done():
 				return

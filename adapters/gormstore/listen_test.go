@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,16 +13,54 @@ import (
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
-// eventually polls cond for up to 10 s and says whether it came true:
-// another process hears of a change from Postgres a moment after it
-// commits.
+// eventually says whether cond comes true within 10 s: another process
+// hears of a change from Postgres a moment after it commits. cond is
+// asked again each time a listening connection changes what its process
+// knows (listenerChanged), which is what every cond here waits on.
 func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			return false
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		changed := listenChanges.next()
+		if cond() {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return cond()
 		}
 	}
-	return true
+}
+
+// listenChanges tells waiters of every listenerChanged: next returns a
+// channel closed at the next change. A waiter takes it before it looks,
+// so a change between its look and its wait is not missed.
+var listenChanges changes
+
+func init() { listenerChanged = listenChanges.tell }
+
+type changes struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (c *changes) next() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ch == nil {
+		c.ch = make(chan struct{})
+	}
+	return c.ch
+}
+
+func (c *changes) tell() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ch != nil {
+		close(c.ch)
+		c.ch = nil
+	}
 }
 
 // listening says whether db answers from memory (listen.go).

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/earshothq/earshot/testkit/webhooktest"
 )
 
 // The helper end to end: the built server, `earshot helper --once` as a
@@ -149,7 +151,7 @@ func TestHelperEndToEnd(t *testing.T) {
 	if !strings.Contains(all, `/r/golang/comments/p1/t/"`) || !strings.Contains(all, `/r/golang/comments/p1/t/c1/"`) {
 		t.Errorf("webhook messages do not carry both the post and the comment:\n%s", all)
 	}
-	matches := waitMatches(t, s, 2)
+	matches := scoredMatches(t, s, rcv, 2)
 	for _, m := range matches {
 		if m["score"] == nil {
 			t.Errorf("match not scored: %v", m)
@@ -202,7 +204,7 @@ func TestHelperEndToEnd(t *testing.T) {
 	if code, logs := runHelper(t, env, s.URL, s.IngestKey); code != 0 {
 		t.Fatalf("the restarted helper exited %d:\n%s", code, logs)
 	}
-	matches = waitMatches(t, s, 4)
+	matches = scoredMatches(t, s, rcv, 4)
 	seen := map[string]int{}
 	for _, m := range matches {
 		post, _ := m["post"].(map[string]any)
@@ -246,26 +248,34 @@ func TestHelperStopsWithoutAProxy(t *testing.T) {
 	}
 }
 
-// waitMatches polls the inbox until it holds n scored matches.
-func waitMatches(t *testing.T, s *instance, n int) []map[string]any {
+// scoredMatches waits for the webhook messages of n deliveries to rcv,
+// each queued in the transaction that stores a match's first score, and
+// then reads the inbox once: it must hold n matches, every one scored.
+// A delivery sent twice counts once.
+func scoredMatches(t *testing.T, s *instance, rcv *webhooktest.Receiver, n int) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var out []map[string]any
-		scored := 0
-		for _, m := range listOf(t, s.call("GET", "/api/v1/matches?limit=100", s.APIKey, nil).want(t, 200, "")) {
-			mm := m.(map[string]any)
-			out = append(out, mm)
-			if mm["score"] != nil {
-				scored++
-			}
+	var msgs []webhooktest.Message
+	for deliveries := map[string]bool{}; len(deliveries) < n; {
+		more := rcv.WaitFor(len(msgs)+1, 20*time.Second)
+		if len(more) == len(msgs) {
+			t.Fatalf("webhook messages of %d deliveries, want %d", len(deliveries), n)
 		}
-		if scored >= n || time.Now().After(deadline) {
-			if len(out) != n || scored != n {
-				t.Fatalf("inbox holds %d matches, %d scored; want %d", len(out), scored, n)
-			}
-			return out
+		msgs = more
+		for _, m := range msgs {
+			deliveries[m.DeliveryID] = true
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
+	var out []map[string]any
+	scored := 0
+	for _, m := range listOf(t, s.call("GET", "/api/v1/matches?limit=100", s.APIKey, nil).want(t, 200, "")) {
+		mm := m.(map[string]any)
+		out = append(out, mm)
+		if mm["score"] != nil {
+			scored++
+		}
+	}
+	if len(out) != n || scored != n {
+		t.Fatalf("inbox holds %d matches, %d scored; want %d", len(out), scored, n)
+	}
+	return out
 }

@@ -222,6 +222,7 @@ func benchPipeline(b *testing.B, env []string, d time.Duration, matchPercent, po
 			go func() {
 				var c counters
 				for i, f := range []time.Duration{d / 6, d * 5 / 6} {
+					// Benchmark pacing: the scrape is due at this point of the run.
 					time.Sleep(time.Until(start.Add(f)))
 					if c.at[i], c.err = s.scrape(); c.err != nil {
 						break
