@@ -11,8 +11,12 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// MaxAlertMatches is the most matches one alert email carries.
+// MaxAlertMatches is the most matches one alert email lists.
 const MaxAlertMatches = 10
+
+// MaxDigestMatches is the most matches one digest gathers (it lists the
+// strongest MaxAlertMatches and counts the rest); more wait for the next.
+const MaxDigestMatches = 1000
 
 // Alerts emails each owner the strongest scored matches never emailed.
 type Alerts struct {
@@ -54,8 +58,11 @@ func NewAlerts(d AlertDeps, cfg AlertConfig) *Alerts {
 		clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), metrics: orNoMetrics(d.Metrics)}
 }
 
-// Sweep sends one email per owner with pending matches and returns how
-// many emails went out. A match is marked emailed only after the mail
+// Schedules returns the owners' alert schedules the sweep follows.
+func (a *Alerts) Schedules() *AlertSchedules { return NewAlertSchedules(a.store) }
+
+// Sweep sends one email per owner with pending matches whose schedule
+// is due (core.AlertSchedule.Due) and returns how many emails went out. A match is marked emailed only after the mail
 // server accepted the message, so a refused or failed send is retried by
 // a later sweep; a lease per owner keeps two replicas from mailing the
 // same matches.
@@ -74,33 +81,50 @@ func (a *Alerts) Sweep(ctx context.Context) (int, error) {
 			}
 			continue
 		}
-		err = a.owner(ctx, o)
+		mailed, err := a.owner(ctx, o)
 		_ = a.leases.Release(ctx, lease, a.holder)
 		if err != nil {
 			a.metrics.Count(ports.EventAlertsFailed, 1)
 			a.log.WarnContext(ctx, "alert email not sent; the next sweep retries", "owner", o.ID, "err", err)
 			continue
 		}
-		a.metrics.Count(ports.EventAlertsSent, 1)
-		sent++
+		if mailed {
+			a.metrics.Count(ports.EventAlertsSent, 1)
+			sent++
+		}
 	}
 	return sent, nil
 }
 
-func (a *Alerts) owner(ctx context.Context, o core.Owner) error {
-	// Read under the lease: what another replica marked meanwhile is gone.
-	ms, err := a.store.PendingAlerts(ctx, o.ID, a.minScore, MaxAlertMatches)
-	if err != nil || len(ms) == 0 {
-		return err
+// owner mails o's pending matches if o's schedule is due, and reports
+// whether it did.
+func (a *Alerts) owner(ctx context.Context, o core.Owner) (bool, error) {
+	// Read under the lease: what another replica marked, and when it
+	// last mailed the owner, are seen here.
+	sched, last, err := a.store.AlertSchedule(ctx, o.ID)
+	if err != nil || !sched.Due(a.clock.Now(), last) {
+		return false, err
 	}
-	if err := a.mailer.Send(ctx, AlertMail(o, ms, a.site)); err != nil {
-		return err
+	limit := MaxAlertMatches
+	if sched.Digest() {
+		limit = MaxDigestMatches
+	}
+	ms, err := a.store.PendingAlerts(ctx, o.ID, a.minScore, limit)
+	if err != nil || len(ms) == 0 {
+		return false, err
+	}
+	m := AlertMail(o, ms, a.site)
+	if sched.Digest() {
+		m = DigestMail(o, sched, ms, a.site)
+	}
+	if err := a.mailer.Send(ctx, m); err != nil {
+		return false, err
 	}
 	ids := make([]string, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ID
 	}
-	return a.store.MarkEmailed(ctx, o.ID, ids, a.clock.Now())
+	return true, a.store.MarkEmailed(ctx, o.ID, ids, a.clock.Now())
 }
 
 // AlertMail renders the plain-text alert for the matches, strongest first.
@@ -118,6 +142,29 @@ func AlertMail(o core.Owner, ms []core.Match, site string) ports.Mail {
 	}
 	fmt.Fprintf(&b, "All matches: %s/api/v1/matches\n", site)
 	return ports.Mail{To: o.Email, Subject: fmt.Sprintf("earshot: %d new %s", len(ms), noun), Body: b.String()}
+}
+
+// DigestMail renders the plain-text digest of the matches, strongest
+// first: the first MaxAlertMatches listed, the rest counted.
+func DigestMail(o core.Owner, sched core.AlertSchedule, ms []core.Match, site string) ports.Mail {
+	var b strings.Builder
+	noun := "matches"
+	if len(ms) == 1 {
+		noun = "match"
+	}
+	fmt.Fprintf(&b, "%d new %s at or above your alert score since your last alert email.\n\n", len(ms), noun)
+	shown := ms[:min(len(ms), MaxAlertMatches)]
+	for i, m := range shown {
+		fmt.Fprintf(&b, "%d. %q on %s: score %d, %s\n", i+1, m.Phrase, m.Platform, m.Score.Value, m.Score.Intent)
+		fmt.Fprintf(&b, "   %s\n", oneLine(m.Score.Reason))
+		fmt.Fprintf(&b, "   %s\n\n", m.Post.URL)
+	}
+	if rest := len(ms) - len(shown); rest > 0 {
+		fmt.Fprintf(&b, "and %d more.\n\n", rest)
+	}
+	fmt.Fprintf(&b, "All matches: %s/api/v1/matches\n", site)
+	fmt.Fprintf(&b, "Alert emails come %s; change it on %s/app/account\n", sched, site)
+	return ports.Mail{To: o.Email, Subject: fmt.Sprintf("earshot: %s digest, %d new %s", sched.Frequency, len(ms), noun), Body: b.String()}
 }
 
 func oneLine(s string) string {

@@ -327,10 +327,11 @@ func (s *DeliveryWorker) recorded(a ports.Attempt, r ports.AttemptResult) {
 			time.AfterFunc(max(wait, 0), s.Poke)
 		}
 	}
-	if a.Due.Webhook.Active && !r.Webhook.Active {
-		s.deps.Log.Info("webhook switched off", "webhook", r.Webhook.ID, "owner", r.Webhook.OwnerID, "reason", r.Webhook.DisabledReason)
+	if !r.SwitchedOff {
+		return
 	}
-	if r.SwitchedOff && s.deps.SwitchedOff != nil {
+	s.deps.Log.Info("webhook switched off", "webhook", r.Webhook.ID, "owner", r.Webhook.OwnerID, "reason", r.Webhook.DisabledReason)
+	if s.deps.SwitchedOff != nil {
 		s.deps.SwitchedOff(context.Background(), r.Webhook)
 	}
 }

@@ -71,9 +71,6 @@ type DeliveryClaim struct {
 // DueDelivery is a claimed delivery with what sending it takes.
 type DueDelivery struct {
 	Delivery core.Delivery
-	// MatchID names the match of a match.created delivery; empty for a
-	// ping, whose payload is stored from the start.
-	MatchID string
 	// Match is that match, read with the claim, when the delivery has no
 	// payload yet: its first try renders the body from it. Nil when the
 	// payload is stored, or when the match was deleted meanwhile.

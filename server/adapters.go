@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"go.uber.org/fx"
@@ -53,11 +54,9 @@ func openMigrated(ctx context.Context, cfg Config) (*gormstore.DB, error) {
 	return db, nil
 }
 
-// stores binds every store port to the database, one value each: the
-// match store gathers concurrent saves into shared statements, so every
-// service that saves matches must hold the same one. The phrase store
-// serves both phrase ports, and the webhook store both the owners'
-// webhooks and the delivery queue.
+// stores binds every store port to the database, one value each. The
+// phrase store serves both phrase ports, and the webhook store both the
+// owners' webhooks and the delivery queue.
 type stores struct {
 	owners        ports.OwnerStore
 	keys          ports.KeyStore
@@ -115,11 +114,24 @@ func newMetrics(db *gormstore.DB) *metrics.Registry {
 	r := metrics.New()
 	// A depth that cannot be read is -1, which a dashboard shows as
 	// broken rather than as an empty queue.
+	// One scrape reads the three gauges: they are read together once and
+	// kept for a second, so a scrape costs one read and its values agree.
+	var (
+		mu   sync.Mutex
+		last time.Time
+		g    gormstore.Gauges
+	)
 	read := func() gormstore.Gauges {
-		g, err := db.Gauges(context.Background())
-		if err != nil {
-			return gormstore.Gauges{Unscored: -1, Queued: -1}
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < time.Second {
+			return g
 		}
+		var err error
+		if g, err = db.Gauges(context.Background()); err != nil {
+			g = gormstore.Gauges{Unscored: -1, Queued: -1}
+		}
+		last = time.Now()
 		return g
 	}
 	r.Gauge("earshot_unscored_matches", "Matches stored and not scored yet: the scoring queue.", func() float64 {

@@ -195,7 +195,8 @@ const queueVacuum = 5 * time.Second
 // database close. Scoring listens for new matches first, and the app
 // does not start when it cannot; the delivery worker lets the sends
 // under way finish; the session loop sends the sign-in links asked for,
-// the backlog watcher counts the matches waiting for a score, and the sweeps keep the tables as small as what is in use. On Postgres
+// the backlog watcher counts the matches waiting for a score, and the
+// sweeps keep the tables as small as what is in use. On Postgres
 // the rate windows are swept, and the delivery queue's indexes vacuumed
 // free of dead entries.
 func runLoops(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services) {

@@ -1,10 +1,40 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/earshothq/earshot/core"
 )
+
+// AlertScheduleService reads and sets an owner's alert schedule.
+// app.AlertSchedules is one.
+type AlertScheduleService interface {
+	Schedule(ctx context.Context, ownerID string) (core.AlertSchedule, error)
+	Set(ctx context.Context, ownerID, frequency string, hour int, zone string) (core.AlertSchedule, error)
+}
+
+// alertForm is the Account page's alert frequency form.
+type alertForm struct {
+	Schedule core.AlertSchedule // the owner's, or what was asked for
+	Problem  string             // why what was asked for was refused
+	Saved    bool
+}
+
+// Frequencies are the choices of the form, in menu order.
+func (alertForm) Frequencies() []core.AlertFrequency {
+	return []core.AlertFrequency{core.AlertAtOnce, core.AlertHourly, core.AlertDaily, core.AlertOff}
+}
+
+// Hours are the hours a daily digest may go out at.
+func (alertForm) Hours() []int {
+	h := make([]int, 24)
+	for i := range h {
+		h[i] = i
+	}
+	return h
+}
 
 type addressView struct {
 	layout
@@ -15,6 +45,8 @@ type addressView struct {
 	// press the button that applies it.
 	Token   string
 	Changed bool
+	// Alerts is the alert frequency form; nil leaves it out.
+	Alerts *alertForm
 }
 
 // showAccount shows the owner's address and a form for a new one.
@@ -51,8 +83,47 @@ func (d *Dashboard) renderAccount(w http.ResponseWriter, r *http.Request, status
 		return
 	}
 	v.Email = o.Email
+	if d.deps.AlertSchedules != nil && v.Alerts == nil {
+		sched, err := d.deps.AlertSchedules.Schedule(r.Context(), session(r).OwnerID)
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		v.Alerts = &alertForm{Schedule: sched}
+	}
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Account", "account", true
 	d.render(w, r, status, "account", &v)
+}
+
+// setAlertSchedule changes how often the owner's alert emails go out.
+func (d *Dashboard) setAlertSchedule(w http.ResponseWriter, r *http.Request) {
+	if d.deps.AlertSchedules == nil {
+		d.notFound(w, r)
+		return
+	}
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	asked := core.AlertSchedule{Frequency: core.AlertFrequency(form.Get("frequency")), Zone: form.Get("zone")}
+	hour := 0
+	if h := form.Get("hour"); h != "" && asked.Frequency == core.AlertDaily {
+		if hour, err = strconv.Atoi(h); err != nil {
+			hour = -1 // refused below with the hours allowed
+		}
+	}
+	asked.Hour = hour
+	sched, err := d.deps.AlertSchedules.Set(r.Context(), session(r).OwnerID, form.Get("frequency"), hour, form.Get("zone"))
+	if err != nil {
+		if statusOf(err) == http.StatusInternalServerError {
+			d.fail(w, r, err)
+			return
+		}
+		d.renderAccount(w, r, statusOf(err), addressView{Alerts: &alertForm{Schedule: asked, Problem: core.Message(err)}})
+		return
+	}
+	d.renderAccount(w, r, http.StatusOK, addressView{Alerts: &alertForm{Schedule: sched, Saved: true}})
 }
 
 // showAddressLink answers a confirmation link with a button that applies

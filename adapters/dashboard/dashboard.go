@@ -135,6 +135,9 @@ type Deps struct {
 	Notifications NotificationService
 	// Addresses changes the owner's own address (the Account page).
 	Addresses AddressService
+	// AlertSchedules sets how often alert emails go out (the Account
+	// page); nil leaves the form out.
+	AlertSchedules AlertScheduleService
 	// Reddit shows the owner's communities on the accounts page; nil
 	// leaves them out.
 	Reddit RedditService

@@ -40,6 +40,7 @@ func (d *Dashboard) routeList() []route {
 		{"GET /app/plan", false, d.showPlan},
 		{"GET /app/account", false, d.showAccount},
 		{"POST /app/account", false, d.requestAddress},
+		{"POST /app/account/alerts", false, d.setAlertSchedule},
 		{"GET /app/keys", false, d.showKeys},
 		{"POST /app/keys", false, d.createAPIKey},
 		{"POST /app/keys/{id}/revoke", false, d.revokeAPIKey},

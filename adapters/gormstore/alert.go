@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -22,7 +24,8 @@ const alertDue = "emailed_at = 0 AND score IS NOT NULL AND score >= ?"
 // AlertOwners implements ports.AlertStore.
 func (s *AlertStore) AlertOwners(ctx context.Context, minScore int) ([]core.Owner, error) {
 	db := s.db.with(ctx)
-	return list(db.Where("id IN (?)", db.Model(&matchRow{}).Distinct("owner_id").Where(alertDue, minScore)).Order("id"),
+	return list(db.Where("alert_frequency <> ? AND id IN (?)", string(core.AlertOff),
+		db.Model(&matchRow{}).Distinct("owner_id").Where(alertDue, minScore)).Order("id"),
 		"owner", ownerRow.owner)
 }
 
@@ -37,6 +40,48 @@ func (s *AlertStore) MarkEmailed(ctx context.Context, ownerID string, ids []stri
 	if len(ids) == 0 {
 		return nil
 	}
-	return translate(s.db.with(ctx).Model(&matchRow{}).Where("owner_id = ? AND id IN ?", ownerID, ids).
-		Update("emailed_at", micros(at)).Error, "match")
+	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&matchRow{}).Where("owner_id = ? AND id IN ?", ownerID, ids).
+			Update("emailed_at", micros(at)).Error; err != nil {
+			return err
+		}
+		return tx.Model(&ownerRow{}).Where("id = ?", ownerID).Update("alerts_sent_at", micros(at)).Error
+	}), "match")
+}
+
+// AlertSchedule implements ports.AlertStore. The empty frequency stored
+// by default is core.AlertAtOnce.
+func (s *AlertStore) AlertSchedule(ctx context.Context, ownerID string) (core.AlertSchedule, time.Time, error) {
+	var row ownerRow
+	if err := s.db.with(ctx).Take(&row, "id = ?", ownerID).Error; err != nil {
+		return core.AlertSchedule{}, time.Time{}, translate(err, "owner")
+	}
+	sched := core.AlertSchedule{Frequency: core.AlertFrequency(row.AlertFrequency), Hour: row.AlertHour, Zone: row.AlertZone}
+	if sched.Frequency == "" {
+		sched.Frequency = core.AlertAtOnce
+	}
+	var last time.Time
+	if row.AlertsSentAt != 0 {
+		last = fromMicros(row.AlertsSentAt)
+	}
+	return sched, last, nil
+}
+
+// SetAlertSchedule implements ports.AlertStore. At once is stored as the
+// empty default, so owners who never chose and those who chose it back
+// read the same.
+func (s *AlertStore) SetAlertSchedule(ctx context.Context, ownerID string, sched core.AlertSchedule) error {
+	freq := string(sched.Frequency)
+	if sched.Frequency == core.AlertAtOnce {
+		freq = ""
+	}
+	res := s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", ownerID).
+		Updates(map[string]any{"alert_frequency": freq, "alert_hour": sched.Hour, "alert_zone": sched.Zone})
+	if res.Error != nil {
+		return translate(res.Error, "owner")
+	}
+	if res.RowsAffected == 0 {
+		return core.Errorf(core.KindNotFound, "owner not found")
+	}
+	return nil
 }

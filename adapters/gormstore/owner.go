@@ -21,6 +21,11 @@ type ownerRow struct {
 	LastMatchUs   int64
 	PhraseVersion int64
 	CreatedAt     int64 `gorm:"autoCreateTime:false"`
+	// The alert store's: see migration 0021.
+	AlertFrequency string
+	AlertHour      int
+	AlertZone      string
+	AlertsSentAt   int64
 }
 
 func (ownerRow) TableName() string { return "owners" }

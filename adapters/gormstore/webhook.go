@@ -466,7 +466,7 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 			continue // deleted since the claim: its deliveries went with it
 		}
 		due := ports.DueDelivery{
-			Delivery: r.delivery(), MatchID: r.MatchID, Webhook: h.webhook(), SealedSecret: h.Secret,
+			Delivery: r.delivery(), Webhook: h.webhook(), SealedSecret: h.Secret,
 			PreviousSealedSecret: h.PreviousSecret, LeaseUntil: fromMicros(r.LeaseUntil),
 		}
 		if m, ok := matches[r.MatchID]; ok && len(r.Payload) == 0 && m.OwnerID == r.OwnerID {
@@ -487,6 +487,26 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 		}
 		var trim []string
 		hooks := map[string]*webhookRow{} // read once a batch, under the row lock
+		if rules.Webhook != nil {
+			// Every webhook the batch finishes with is locked in one statement,
+			// in id order, so two replicas' batches never wait on each other
+			// in opposite orders.
+			var ids []string
+			for _, a := range attempts {
+				if d := a.Delivery; recorded[d.ID] && d.Status.Final() && !slices.Contains(ids, d.WebhookID) {
+					ids = append(ids, d.WebhookID)
+				}
+			}
+			if len(ids) > 0 {
+				var rows []webhookRow
+				if err := tx.Clauses(lockForUpdate).Where("id IN ?", ids).Order("id").Find(&rows).Error; err != nil {
+					return err
+				}
+				for i := range rows {
+					hooks[rows[i].ID] = &rows[i]
+				}
+			}
+		}
 		for i, a := range attempts {
 			d := a.Delivery
 			out[i] = ports.AttemptResult{Recorded: recorded[d.ID], Webhook: a.Due.Webhook}
@@ -501,11 +521,7 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 			}
 			row := hooks[d.WebhookID]
 			if row == nil {
-				row = &webhookRow{}
-				if err := tx.Clauses(lockForUpdate).Take(row, "id = ?", d.WebhookID).Error; err != nil {
-					return err
-				}
-				hooks[d.WebhookID] = row
+				return gorm.ErrRecordNotFound
 			}
 			before := row.webhook()
 			if after := webhookColumns(rules.Webhook(before, d)); !maps.Equal(after, webhookColumns(before)) {

@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+	// The zones owners pick for daily alerts must load on hosts without a
+	// zone database (a bare container), not only where they were chosen.
+	_ "time/tzdata"
 
 	"go.uber.org/fx"
 

@@ -20,6 +20,7 @@ type Periodic struct {
 func RunPeriodic(t *testing.T, s Stores, p Periodic) {
 	t.Run("Leases", func(t *testing.T) { t.Parallel(); testLeases(t, p.Leases) })
 	t.Run("Alerts", func(t *testing.T) { t.Parallel(); testAlerts(t, s, p.Alerts) })
+	t.Run("AlertSchedule", func(t *testing.T) { t.Parallel(); testAlertSchedule(t, s, p.Alerts) })
 }
 
 func testLeases(t *testing.T, l ports.LeaseStore) {

@@ -420,9 +420,9 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 	}
 	d0 := first[0]
 	if d0.Webhook.ID != h1.ID || d0.Webhook.URL != h1.URL || string(d0.SealedSecret) != "sealed:"+h1.ID ||
-		!slices.ContainsFunc(ms, func(m core.Match) bool { return m.ID == d0.MatchID }) || d0.LeaseUntil.Before(time.Now().Add(50*time.Minute)) ||
+		!slices.ContainsFunc(ms, func(m core.Match) bool { return m.ID == d0.Delivery.MatchID }) || d0.LeaseUntil.Before(time.Now().Add(50*time.Minute)) ||
 		d0.Delivery.Status != core.DeliveryQueued || d0.Delivery.Event != core.EventMatchCreated ||
-		d0.Match == nil || d0.Match.ID != d0.MatchID || d0.Match.Score == nil || d0.Match.OwnerID != o.ID {
+		d0.Match == nil || d0.Match.ID != d0.Delivery.MatchID || d0.Match.Score == nil || d0.Match.OwnerID != o.ID {
 		t.Fatalf("claimed %+v", d0)
 	}
 
@@ -598,7 +598,7 @@ func testDeliveryClaims(t *testing.T, s Stores) {
 		t.Fatalf("claimed %d deliveries of the deleted match, want one for each webhook", len(got))
 	}
 	for _, g := range got {
-		if g.MatchID != gone.ID || g.Match != nil {
+		if g.Delivery.MatchID != gone.ID || g.Match != nil {
 			t.Fatalf("claim of a delivery whose match is gone: %+v", g)
 		}
 		if err := s.Deliveries.DropDelivery(ctx, g); err != nil {
