@@ -151,11 +151,8 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow
 
 // Webhook implements ports.WebhookStore.
 func (s *WebhookStore) Webhook(ctx context.Context, ownerID, id string) (core.Webhook, []byte, error) {
-	var row webhookRow
-	if err := s.db.with(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-		return core.Webhook{}, nil, translate(err, "webhook")
-	}
-	return row.webhook(), row.Secret, nil
+	w, sealed, err := s.WebhookSecrets(ctx, ownerID, id)
+	return w, sealed.Current, err
 }
 
 // Webhooks implements ports.WebhookStore.
