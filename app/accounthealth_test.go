@@ -53,7 +53,7 @@ func newHealthWorld(t *testing.T, limits core.Limits, mailer ports.Mailer) healt
 // linking to http://earshot.test.
 func newNotes(w world, mailer ports.Mailer) *Notifications {
 	return NewNotifications(NotificationDeps{Store: gormstore.NewNotificationStore(w.db), Owners: gormstore.NewOwnerStore(w.db),
-		Mailer: mailer, Log: quiet}, "http://earshot.test")
+		Mailer: mailer, Log: quiet}, func() string { return "http://earshot.test" })
 }
 
 // ownerWithKeys makes an owner with an ingest key and an API key.
@@ -454,7 +454,7 @@ func TestWebhookSwitchOffEmailsOnce(t *testing.T) {
 	other := w.owner(t, "olga@example.com")
 	emailed := &emailWatch{NotificationStore: gormstore.NewNotificationStore(w.db), marked: newSignal()}
 	notes := NewNotifications(NotificationDeps{Store: emailed, Owners: gormstore.NewOwnerStore(w.db), Mailer: mailer, Log: quiet},
-		"http://earshot.test")
+		func() string { return "http://earshot.test" })
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); notes.Run(runCtx, time.Hour) }() // only pokes wake it

@@ -28,7 +28,7 @@ type Alerts struct {
 	metrics  ports.Metrics
 	holder   string
 	minScore int
-	site     string
+	site     func() string
 }
 
 // AlertDeps are the ports the alert sweep uses.
@@ -48,8 +48,9 @@ type AlertDeps struct {
 type AlertConfig struct {
 	// MinScore is the least score an alert carries.
 	MinScore int
-	// SiteURL is the public address the emails link to.
-	SiteURL string
+	// SiteURL gives the public address the emails link to; asked at each
+	// email, since a server on port 0 knows it only once it listens.
+	SiteURL func() string
 }
 
 // NewAlerts returns the alert sweep.
@@ -113,9 +114,9 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner) (bool, error) {
 	if err != nil || len(ms) == 0 {
 		return false, err
 	}
-	m := AlertMail(o, ms, a.site)
+	m := AlertMail(o, ms, a.site())
 	if sched.Digest() {
-		m = DigestMail(o, sched, ms, a.site)
+		m = DigestMail(o, sched, ms, a.site())
 	}
 	if err := a.mailer.Send(ctx, m); err != nil {
 		return false, err

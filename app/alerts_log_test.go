@@ -79,7 +79,7 @@ func TestAlertSummarySaysWhatHappened(t *testing.T) {
 			scoredMatches(t, w, w.owner(t, "ana@example.com"), 90)
 			c := make(records, 1)
 			a := NewAlerts(AlertDeps{Store: gormstore.NewAlertStore(w.db), Leases: w.leases, Mailer: mailer, Log: slog.New(c), Holder: "h1"},
-				AlertConfig{MinScore: 70, SiteURL: "http://127.0.0.1:8080"})
+				AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() { a.Run(ctx, time.Millisecond); close(done) }()
@@ -101,7 +101,7 @@ func TestNotificationSummarySaysWhatHappened(t *testing.T) {
 			o := w.owner(t, "ana@example.com")
 			c := make(records, 1)
 			n := NewNotifications(NotificationDeps{Store: gormstore.NewNotificationStore(w.db), Owners: gormstore.NewOwnerStore(w.db),
-				Mailer: mailer, Log: slog.New(c)}, "http://earshot.test")
+				Mailer: mailer, Log: slog.New(c)}, func() string { return "http://earshot.test" })
 			ctx, cancel := context.WithCancel(context.Background())
 			hook := core.Webhook{ID: "w1", OwnerID: o.ID, URL: "https://hooks.example.com/in", DisabledReason: "5 failed deliveries in a row"}
 			if err := n.WebhookSwitchedOff(ctx, hook); err != nil {

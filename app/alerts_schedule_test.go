@@ -54,7 +54,7 @@ func TestAlertFrequencies(t *testing.T) {
 		box := &alertBox{}
 		store := gormstore.NewAlertStore(w.db)
 		alerts := NewAlerts(AlertDeps{Store: store, Leases: w.leases, Mailer: box, Clock: clock, Log: quiet, Holder: "h1"},
-			AlertConfig{MinScore: 70, SiteURL: "http://127.0.0.1:8080"})
+			AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
 		schedules := NewAlertSchedules(store)
 
 		def, hourly := w.owner(t, "def@example.com"), w.owner(t, "hourly@example.com")

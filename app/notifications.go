@@ -37,7 +37,7 @@ type Notifications struct {
 	mailer ports.Mailer
 	clock  ports.Clock
 	log    *slog.Logger
-	site   string
+	site   func() string
 	wake   chan struct{}
 }
 
@@ -50,9 +50,10 @@ type NotificationDeps struct {
 	Log    *slog.Logger // nil means slog.Default
 }
 
-// NewNotifications returns the notification service; site is the public
-// address the emails link to.
-func NewNotifications(d NotificationDeps, site string) *Notifications {
+// NewNotifications returns the notification service; site gives the
+// public address the emails link to, asked at each email because a
+// server on port 0 knows it only once it listens.
+func NewNotifications(d NotificationDeps, site func() string) *Notifications {
 	return &Notifications{store: d.Store, owners: d.Owners, mailer: d.Mailer, clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log),
 		site: site, wake: make(chan struct{}, 1)}
 }
@@ -164,7 +165,7 @@ func (s *Notifications) send(ctx context.Context, n core.Notification) error {
 	if err != nil {
 		return err
 	}
-	return s.mailer.Send(ctx, NotificationMail(o, n, s.site))
+	return s.mailer.Send(ctx, NotificationMail(o, n, s.site()))
 }
 
 // NotificationMail renders the plain-text email of a notification.

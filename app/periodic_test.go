@@ -137,7 +137,7 @@ func testAlertsOverSMTP(t *testing.T, w world) {
 		t.Fatal(err)
 	}
 	alerts := NewAlerts(AlertDeps{Store: gormstore.NewAlertStore(w.db), Leases: w.leases, Mailer: mailer, Log: quiet, Holder: "h1"},
-		AlertConfig{MinScore: 70, SiteURL: "http://127.0.0.1:8080"})
+		AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
 
 	// A refusing server sends nothing and marks nothing.
 	srv.RejectWith(451, "try later")
@@ -178,7 +178,7 @@ func testAlertsOverSMTP(t *testing.T, w world) {
 	fresh := mailtest.NewServer(t)
 	mailer2, _ := smtpmail.New(fresh.URL(), "alerts@earshot.test", quiet)
 	alerts2 := NewAlerts(AlertDeps{Store: gormstore.NewAlertStore(w.db), Leases: w.leases, Mailer: mailer2, Log: quiet, Holder: "h2"},
-		AlertConfig{MinScore: 70, SiteURL: "http://x"})
+		AlertConfig{MinScore: 70, SiteURL: func() string { return "http://x" }})
 	if n, _ := alerts2.Sweep(ctx); n != 1 {
 		t.Fatalf("after the hang-up, %d emails", n)
 	}
@@ -200,7 +200,7 @@ func TestAlertsTwoReplicas(t *testing.T) {
 		for r := 0; r < 2; r++ {
 			mailer, _ := smtpmail.New(srv.URL(), "alerts@earshot.test", quiet)
 			a := NewAlerts(AlertDeps{Store: gormstore.NewAlertStore(w.db), Leases: w.leases, Mailer: mailer, Log: quiet, Holder: fmt.Sprint("replica-", r)},
-				AlertConfig{MinScore: 70, SiteURL: "http://x"})
+				AlertConfig{MinScore: 70, SiteURL: func() string { return "http://x" }})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

@@ -142,7 +142,7 @@ func TestWebhookGoneSwitchesOffAtOnce(t *testing.T) {
 	}
 	w := newWorld(t)
 	o := w.owner(t, "gone@example.com")
-	notes := NewNotifications(NotificationDeps{Store: gormstore.NewNotificationStore(w.db), Owners: gormstore.NewOwnerStore(w.db), Mailer: mailer, Log: quiet}, "http://earshot.test")
+	notes := NewNotifications(NotificationDeps{Store: gormstore.NewNotificationStore(w.db), Owners: gormstore.NewOwnerStore(w.db), Mailer: mailer, Log: quiet}, func() string { return "http://earshot.test" })
 	runCtx, stopNotes := context.WithCancel(ctx)
 	notesDone := make(chan struct{})
 	go func() { defer close(notesDone); notes.Run(runCtx, time.Hour) }() // only pokes wake it

@@ -68,7 +68,7 @@ func BenchmarkInboxPage(b *testing.B) {
 	dash, err := dashboard.New(dashboard.Config{Logger: quiet}, dashboard.Deps{Sessions: sessions, Inbox: inbox, Matches: matches, Phrases: phrases,
 		// Every signed-in page counts the owner's unread notifications.
 		Notifications: dashNotifications{app.NewNotifications(app.NotificationDeps{Store: gormstore.NewNotificationStore(db),
-			Owners: gormstore.NewOwnerStore(db), Mailer: smtpmail.NewLogMailer(quiet), Log: quiet}, "")}})
+			Owners: gormstore.NewOwnerStore(db), Mailer: smtpmail.NewLogMailer(quiet), Log: quiet}, func() string { return "" })}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	s.Matches = app.NewMatches(st.matches)
 	s.Inbox = app.NewInbox(st.triage)
 	s.Notifications = app.NewNotifications(app.NotificationDeps{Store: st.notifications, Owners: st.owners, Mailer: mailer, Clock: clock,
-		Log: log}, site.URL)
+		Log: log}, siteURL)
 	s.AccountHealth = app.NewAccountHealth(app.AccountHealthDeps{Accounts: st.accounts, Store: st.accountHealth, Clock: clock,
 		Notified: s.Notifications.Poke}, cfg.Limits)
 	s.Deliveries = app.NewDeliveryWorker(app.DeliveryDeps{Queue: st.deliveries, Sender: sender, Sealer: sealer, Clock: clock,
@@ -148,7 +148,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 		Leases: st.leases, Publisher: s.bus, Clock: clock, Log: log, Metrics: reg, Sources: reg, Holder: holder,
 		Overlap: cfg.RedditOverlap})
 	s.Alerts = app.NewAlerts(app.AlertDeps{Store: st.alerts, Leases: st.leases, Mailer: mailer, Clock: clock, Log: log,
-		Metrics: reg, Holder: holder}, app.AlertConfig{MinScore: cfg.AlertMinScore, SiteURL: site.URL})
+		Metrics: reg, Holder: holder}, app.AlertConfig{MinScore: cfg.AlertMinScore, SiteURL: siteURL})
 	s.Addresses = app.NewAddressChanges(app.AddressChangeDeps{Owners: st.owners, Mailer: mailer, Limiter: limiter, Clock: clock,
 		Log: log, SiteURL: siteURL})
 	return s, nil

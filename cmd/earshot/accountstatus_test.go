@@ -53,4 +53,9 @@ func TestAccountStatusEndToEnd(t *testing.T) {
 		msgs[1].To[0] != "b@example.com" {
 		t.Fatalf("%d emails: %+v", len(msgs), msgs)
 	}
+	// No site address is configured: links are made under the address
+	// the server bound, known only once it listens.
+	if want := "Dashboard: " + s.URL + "/app/"; !strings.Contains(msgs[0].Body, want) {
+		t.Fatalf("email body lacks %q:\n%s", want, msgs[0].Body)
+	}
 }
