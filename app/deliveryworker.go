@@ -303,7 +303,7 @@ func (s *DeliveryWorker) recorder(in <-chan ports.Attempt) {
 				break collect
 			}
 		}
-		results, err := s.deps.Queue.FinishAttempts(context.Background(), batch, s.rules)
+		results, err := s.finish(batch)
 		if err != nil {
 			// Left to their leases: the deliveries are tried again once
 			// those run out.
@@ -314,6 +314,18 @@ func (s *DeliveryWorker) recorder(in <-chan ports.Attempt) {
 			s.recorded(batch[i], r)
 		}
 	}
+}
+
+// recordTimeout bounds one write of attempts. It is not tied to the
+// worker's context, so that stopping still stores what was sent; a
+// database that hangs leaves the attempts to their leases instead of
+// holding the recorder, and with it every send, for ever.
+const recordTimeout = 30 * time.Second
+
+func (s *DeliveryWorker) finish(batch []ports.Attempt) ([]ports.AttemptResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	return s.deps.Queue.FinishAttempts(ctx, batch, s.rules)
 }
 
 // recorded follows up a stored attempt: a retry due before the next poll
@@ -332,7 +344,9 @@ func (s *DeliveryWorker) recorded(a ports.Attempt, r ports.AttemptResult) {
 	}
 	s.deps.Log.Info("webhook switched off", "webhook", r.Webhook.ID, "owner", r.Webhook.OwnerID, "reason", r.Webhook.DisabledReason)
 	if s.deps.SwitchedOff != nil {
-		s.deps.SwitchedOff(context.Background(), r.Webhook)
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		defer cancel()
+		s.deps.SwitchedOff(ctx, r.Webhook)
 	}
 }
 
