@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,8 +17,21 @@ import (
 type Compiled struct {
 	version int64
 	phrases []core.Phrase
-	set     *match.Set
-	read    atomic.Int64 // when a helper's read of these phrases was last recorded, in µs since 1970
+	// set finds the phrases, numbered as in phrases, then the distinct
+	// words of their filters' exclude and require lists, numbered from
+	// len(phrases): one scan finds both.
+	set *match.Set
+	// words holds, for each phrase with such words, the numbers in set
+	// of its exclude and require words; nil when no phrase has any.
+	words     []filterWords
+	titleOnly bool         // some phrase matches in titles only
+	read      atomic.Int64 // when a helper's read of these phrases was last recorded, in µs since 1970
+}
+
+// filterWords are the numbers in Compiled.set of a phrase's exclude and
+// require words.
+type filterWords struct {
+	exclude, require []int
 }
 
 // Matchers caches a compiled matcher per owner and platform. An entry is
@@ -80,43 +95,129 @@ func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time) err
 	return m.store.MarkChecked(ctx, ids, core.SourceHelper, now)
 }
 
-// Compile compiles a phrase list.
+// Compile compiles a phrase list. The words of the filters are compiled
+// with the phrases, each distinct word once (as the matcher compares
+// them: folded, white space as one space), so a list whose phrases have
+// none compiles as the phrases alone.
 func Compile(ps []core.Phrase) *Compiled {
+	c := &Compiled{phrases: ps}
 	texts := make([]string, len(ps))
 	for i, p := range ps {
 		texts[i] = p.Phrase
 	}
-	return &Compiled{phrases: ps, set: match.Compile(texts)}
-}
-
-// Match returns the ids of the phrases found in any of the texts.
-func (c *Compiled) Match(texts ...string) []string {
-	if len(c.phrases) == 0 {
-		return nil
+	number := map[string]int{}
+	word := func(w string) int {
+		k := core.FoldKey(w)
+		n, ok := number[k]
+		if !ok {
+			n = len(texts)
+			number[k] = n
+			texts = append(texts, w)
+		}
+		return n
 	}
-	idx := c.set.Find(texts...)
-	ids := make([]string, len(idx))
-	for i, n := range idx {
-		ids[i] = c.phrases[n].ID
-	}
-	return ids
-}
-
-// MatchIn returns the ids of the phrases of community found in any of
-// the texts. A reddit phrase listens in its own community only, so a
-// post is matched against its community's phrases, as the reddit reader
-// matches the posts it reads; on the other platforms every phrase's
-// community, and the post's, is "".
-func (c *Compiled) MatchIn(community string, texts ...string) []string {
-	if len(c.phrases) == 0 {
-		return nil
-	}
-	idx := c.set.Find(texts...)
-	ids := make([]string, 0, len(idx))
-	for _, n := range idx {
-		if c.phrases[n].Community == community {
-			ids = append(ids, c.phrases[n].ID)
+	for i, p := range ps {
+		c.titleOnly = c.titleOnly || p.Filters.TitleOnly
+		if len(p.Filters.Exclude) == 0 && len(p.Filters.Require) == 0 {
+			continue
+		}
+		if c.words == nil {
+			c.words = make([]filterWords, len(ps))
+		}
+		fw := &c.words[i]
+		for _, w := range p.Filters.Exclude {
+			fw.exclude = append(fw.exclude, word(w))
+		}
+		for _, w := range p.Filters.Require {
+			if n := word(w); !slices.Contains(fw.require, n) {
+				fw.require = append(fw.require, n)
+			}
 		}
 	}
+	c.set = match.Compile(texts)
+	return c
+}
+
+// Match returns the ids of the phrases of community found in a post that
+// their filters keep. The post's title and each part of its body are
+// searched apart, so a phrase never spans two; p gives what the filters
+// read besides the words (author, likes, comments). A reddit phrase
+// listens in its own community only, so a post is matched against its
+// community's phrases, as the reddit reader matches the posts it reads;
+// on the other platforms every phrase's community, and the post's, is "".
+// A phrase without filters is found exactly as the matcher finds it.
+func (c *Compiled) Match(p core.Post, community, title string, body ...string) []string {
+	if len(c.phrases) == 0 {
+		return nil
+	}
+	var found, inTitle []int
+	if c.titleOnly && title != "" {
+		// Which phrases are in the title is asked only of lists that
+		// have a phrase to ask it for.
+		inTitle = c.set.Find(title)
+		found = union(inTitle, c.set.Find(body...))
+	} else {
+		var buf [4]string
+		found = c.set.Find(append(append(buf[:0], title), body...)...)
+	}
+	n := len(c.phrases)
+	words := found[sort.SearchInts(found, n):] // the filter words in the post
+	found = found[:len(found)-len(words)]
+	ids := make([]string, 0, len(found))
+	var post core.FilterPost
+	read := false
+	for _, i := range found {
+		ph := &c.phrases[i]
+		if ph.Community != community {
+			continue
+		}
+		if !ph.Filters.IsZero() {
+			if !read {
+				post, read = core.FilterPostOf(p, community), true
+			}
+			h := core.FilterHits{InTitle: contains(inTitle, i)}
+			if c.words != nil {
+				h.Excluded = countIn(words, c.words[i].exclude)
+				h.Required = countIn(words, c.words[i].require)
+			}
+			if !ph.Filters.Keep(post, h) {
+				continue
+			}
+		}
+		ids = append(ids, ph.ID)
+	}
 	return ids
+}
+
+// contains reports whether the sorted list holds n.
+func contains(sorted []int, n int) bool {
+	_, ok := slices.BinarySearch(sorted, n)
+	return ok
+}
+
+// countIn counts the numbers of ns in the sorted list.
+func countIn(sorted, ns []int) int {
+	k := 0
+	for _, n := range ns {
+		if contains(sorted, n) {
+			k++
+		}
+	}
+	return k
+}
+
+// union merges two sorted lists of distinct numbers.
+func union(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			out, a = append(out, a[0]), a[1:]
+		case b[0] < a[0]:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
