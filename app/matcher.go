@@ -23,9 +23,9 @@ type Compiled struct {
 	set *match.Set
 	// words holds, for each phrase with such words, the numbers in set
 	// of its exclude and require words; nil when no phrase has any.
-	words     []filterWords
-	titleOnly bool         // some phrase matches in titles only
-	read      atomic.Int64 // when a helper's read of these phrases was last recorded, in µs since 1970
+	words  []filterWords
+	nwords int          // distinct filter words
+	read   atomic.Int64 // when a helper's read of these phrases was last recorded, in µs since 1970
 }
 
 // filterWords are the numbers in Compiled.set of a phrase's exclude and
@@ -117,7 +117,6 @@ func Compile(ps []core.Phrase) *Compiled {
 		return n
 	}
 	for i, p := range ps {
-		c.titleOnly = c.titleOnly || p.Filters.TitleOnly
 		if len(p.Filters.Exclude) == 0 && len(p.Filters.Require) == 0 {
 			continue
 		}
@@ -134,6 +133,7 @@ func Compile(ps []core.Phrase) *Compiled {
 			}
 		}
 	}
+	c.nwords = len(texts) - len(ps)
 	c.set = match.Compile(texts)
 	return c
 }
@@ -150,22 +150,22 @@ func (c *Compiled) Match(p core.Post, community, title string, body ...string) [
 	if len(c.phrases) == 0 {
 		return nil
 	}
-	var found, inTitle []int
-	if c.titleOnly && title != "" {
-		// Which phrases are in the title is asked only of lists that
-		// have a phrase to ask it for.
-		inTitle = c.set.Find(title)
-		found = union(inTitle, c.set.Find(body...))
-	} else {
-		var buf [4]string
-		found = c.set.Find(append(append(buf[:0], title), body...)...)
-	}
+	var buf [4]string
+	found := c.set.Find(append(append(buf[:0], title), body...)...)
 	n := len(c.phrases)
 	words := found[sort.SearchInts(found, n):] // the filter words in the post
 	found = found[:len(found)-len(words)]
 	ids := make([]string, 0, len(found))
 	var post core.FilterPost
-	read := false
+	var inTitle []int
+	read, titled, marked := false, false, false
+	// The filter words found, as bits, when there are few enough words
+	// to keep the bits on the stack; else countIn searches words.
+	var bits [64]uint64
+	seen := bits[:0]
+	if c.nwords <= len(bits)*64 {
+		seen = bits[:(c.nwords+63)/64]
+	}
 	for _, i := range found {
 		ph := &c.phrases[i]
 		if ph.Community != community {
@@ -175,10 +175,24 @@ func (c *Compiled) Match(p core.Post, community, title string, body ...string) [
 			if !read {
 				post, read = core.FilterPostOf(p, community), true
 			}
-			h := core.FilterHits{InTitle: contains(inTitle, i)}
-			if c.words != nil {
-				h.Excluded = countIn(words, c.words[i].exclude)
-				h.Required = countIn(words, c.words[i].require)
+			h := core.FilterHits{}
+			if ph.Filters.TitleOnly && title != "" {
+				// Which phrases are in the title is asked only when a
+				// phrase found needs it; titles are short.
+				if !titled {
+					inTitle, titled = c.set.Find(title), true
+				}
+				h.InTitle = contains(inTitle, i)
+			}
+			if c.words != nil && len(words) > 0 {
+				if !marked && len(seen) > 0 {
+					for _, w := range words {
+						seen[(w-n)>>6] |= 1 << ((w - n) & 63)
+					}
+					marked = true
+				}
+				h.Excluded = c.countIn(words, seen, c.words[i].exclude)
+				h.Required = c.countIn(words, seen, c.words[i].require)
 			}
 			if !ph.Filters.Keep(post, h) {
 				continue
@@ -195,29 +209,20 @@ func contains(sorted []int, n int) bool {
 	return ok
 }
 
-// countIn counts the numbers of ns in the sorted list.
-func countIn(sorted, ns []int) int {
-	k := 0
-	for _, n := range ns {
-		if contains(sorted, n) {
+// countIn counts the words of ns (numbers in c.set) among the words
+// found: in seen, their bits, unless it is empty; else in found, sorted.
+func (c *Compiled) countIn(found []int, seen []uint64, ns []int) int {
+	k, n := 0, len(c.phrases)
+	for _, w := range ns {
+		in := false
+		if len(seen) > 0 {
+			in = seen[(w-n)>>6]>>((w-n)&63)&1 != 0
+		} else {
+			in = contains(found, w)
+		}
+		if in {
 			k++
 		}
 	}
 	return k
-}
-
-// union merges two sorted lists of distinct numbers.
-func union(a, b []int) []int {
-	out := make([]int, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		switch {
-		case a[0] < b[0]:
-			out, a = append(out, a[0]), a[1:]
-		case b[0] < a[0]:
-			out, b = append(out, b[0]), b[1:]
-		default:
-			out, a, b = append(out, a[0]), a[1:], b[1:]
-		}
-	}
-	return append(append(out, a...), b...)
 }

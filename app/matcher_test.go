@@ -196,3 +196,35 @@ func TestCompileFilterWords(t *testing.T) {
 		t.Fatalf("compiled %d texts, want 3 phrases and 3 distinct words", c.set.Len())
 	}
 }
+
+// Past the words whose bits fit on the stack, the words found are
+// searched instead, with the same answers: 300 phrases of 20 exclude
+// words each, 6,000 distinct words.
+func TestMatchManyFilterWords(t *testing.T) {
+	t.Parallel()
+	var ps []core.Phrase
+	for i := range 300 {
+		var f core.PhraseFilters
+		for j := range core.MaxFilterEntries {
+			f.Exclude = append(f.Exclude, fmt.Sprintf("w%d_%d", i, j))
+		}
+		if i%3 == 0 {
+			f.Require = []string{fmt.Sprintf("r%d", i)}
+		}
+		ps = append(ps, filtered(t, fmt.Sprint(i), "acme", f))
+	}
+	c := Compile(ps)
+	if c.nwords != 6100 || c.nwords <= 64*64 {
+		t.Fatalf("%d distinct words", c.nwords)
+	}
+	got := c.Match(core.Post{}, "", "", "acme w7_19 w8_0 r9 r12 w12_3")
+	var want []string
+	for i := range 300 {
+		if i != 7 && i != 8 && i != 12 && (i%3 != 0 || i == 9) {
+			want = append(want, fmt.Sprint(i))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Match = %v\nwant %v", got, want)
+	}
+}

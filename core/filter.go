@@ -123,6 +123,9 @@ func AuthorName(s string) string {
 	case len(s) >= 2 && (s[0] == 'u' || s[0] == 'U') && s[1] == '/':
 		s = s[2:]
 	}
+	if strings.IndexFunc(s, unicode.IsSpace) < 0 {
+		return s // most names: nothing to fold, nothing to allocate
+	}
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 }
 
