@@ -23,7 +23,7 @@ type filtersJSON struct {
 	TitleOnly          bool     `json:"titleOnly,omitempty"`
 }
 
-// encodeFilters is the column's value for f: '' for no filter, as every
+// encodeFilters is the column's value for f: ” for no filter, as every
 // phrase made before filters has.
 func encodeFilters(f core.PhraseFilters) string {
 	if f.IsZero() {
