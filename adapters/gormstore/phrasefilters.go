@@ -23,8 +23,8 @@ type filtersJSON struct {
 	TitleOnly          bool     `json:"titleOnly,omitempty"`
 }
 
-// encodeFilters is the column's value for f: ” for no filter, as every
-// phrase made before filters has.
+// encodeFilters is the column's value for f: the empty string for no
+// filter, as every phrase made before filters has.
 func encodeFilters(f core.PhraseFilters) string {
 	if f.IsZero() {
 		return ""
