@@ -23,8 +23,8 @@ type phraseRow struct {
 	Matches       int64
 	LastCheckedAt int64
 	LastSource    string
-	CreatedAt     int64  `gorm:"autoCreateTime:false"`
-	Filters       string // JSON of the phrase's filters (phrasefilters.go); '' for none
+	CreatedAt     int64 `gorm:"autoCreateTime:false"`
+	Filters       string
 }
 
 func (phraseRow) TableName() string { return "phrases" }
