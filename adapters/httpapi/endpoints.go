@@ -44,7 +44,8 @@ func (a *API) addPhrase(ctx context.Context, req any) (any, error) {
 	if r.Community != nil {
 		community = *r.Community
 	}
-	p, replayed, err := a.deps.Phrases.Add(ctx, keyFrom(ctx).OwnerID, *r.Phrase, *r.Platform, community, r.idemKey)
+	filters := core.PhraseFilters{}.With(r.change())
+	p, replayed, err := a.deps.Phrases.AddWithFilters(ctx, keyFrom(ctx).OwnerID, *r.Phrase, *r.Platform, community, filters, r.idemKey)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (a *API) getPhrase(ctx context.Context, req any) (any, error) {
 
 func (a *API) patchPhrase(ctx context.Context, req any) (any, error) {
 	r := req.(patchPhraseRequest)
-	p, err := a.deps.Phrases.SetStatus(ctx, keyFrom(ctx).OwnerID, r.id, *r.Status)
+	p, err := a.deps.Phrases.Update(ctx, keyFrom(ctx).OwnerID, r.id, r.Status, r.change())
 	if err != nil {
 		return nil, err
 	}
@@ -147,14 +148,34 @@ type phraseJSON struct {
 	Matches       int     `json:"matches"`
 	LastCheckedAt float64 `json:"lastCheckedAt"`
 	LastSource    string  `json:"lastSource"`
+	// The filters, beyond the spec's fields: always present, as empty
+	// lists, zeros and false on a phrase without filters.
+	Exclude            []string `json:"exclude"`
+	Require            []string `json:"require"`
+	ExcludeAuthors     []string `json:"excludeAuthors"`
+	ExcludeCommunities []string `json:"excludeCommunities"`
+	MinLikes           int      `json:"minLikes"`
+	MinComments        int      `json:"minComments"`
+	TitleOnly          bool     `json:"titleOnly"`
 }
 
 func phraseRecord(p core.Phrase) phraseJSON {
+	f := p.Filters
 	return phraseJSON{
 		ID: p.ID, Phrase: p.Phrase, Platform: string(p.Platform), Community: nullable(p.Community),
 		Status: string(p.Status), Matches: p.Matches, LastCheckedAt: core.Millis(p.LastCheckedAt),
 		LastSource: string(p.LastSource),
+		Exclude:    list(f.Exclude), Require: list(f.Require), ExcludeAuthors: list(f.ExcludeAuthors),
+		ExcludeCommunities: list(f.ExcludeCommunities), MinLikes: f.MinLikes, MinComments: f.MinComments, TitleOnly: f.TitleOnly,
 	}
+}
+
+// list is l, or an empty list for none: a JSON array either way.
+func list(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }
 
 func nullable(s string) *string {
