@@ -148,15 +148,16 @@ type phraseJSON struct {
 	Matches       int     `json:"matches"`
 	LastCheckedAt float64 `json:"lastCheckedAt"`
 	LastSource    string  `json:"lastSource"`
-	// The filters, beyond the spec's fields: always present, as empty
-	// lists, zeros and false on a phrase without filters.
-	Exclude            []string `json:"exclude"`
-	Require            []string `json:"require"`
-	ExcludeAuthors     []string `json:"excludeAuthors"`
-	ExcludeCommunities []string `json:"excludeCommunities"`
-	MinLikes           int      `json:"minLikes"`
-	MinComments        int      `json:"minComments"`
-	TitleOnly          bool     `json:"titleOnly"`
+	// The filters, beyond the spec's fields: each present only when it
+	// filters something, so a phrase without filters answers the spec's
+	// fields alone, as before filters.
+	Exclude            []string `json:"exclude,omitempty"`
+	Require            []string `json:"require,omitempty"`
+	ExcludeAuthors     []string `json:"excludeAuthors,omitempty"`
+	ExcludeCommunities []string `json:"excludeCommunities,omitempty"`
+	MinLikes           int      `json:"minLikes,omitempty"`
+	MinComments        int      `json:"minComments,omitempty"`
+	TitleOnly          bool     `json:"titleOnly,omitempty"`
 }
 
 func phraseRecord(p core.Phrase) phraseJSON {
@@ -165,17 +166,9 @@ func phraseRecord(p core.Phrase) phraseJSON {
 		ID: p.ID, Phrase: p.Phrase, Platform: string(p.Platform), Community: nullable(p.Community),
 		Status: string(p.Status), Matches: p.Matches, LastCheckedAt: core.Millis(p.LastCheckedAt),
 		LastSource: string(p.LastSource),
-		Exclude:    list(f.Exclude), Require: list(f.Require), ExcludeAuthors: list(f.ExcludeAuthors),
-		ExcludeCommunities: list(f.ExcludeCommunities), MinLikes: f.MinLikes, MinComments: f.MinComments, TitleOnly: f.TitleOnly,
+		Exclude:    f.Exclude, Require: f.Require, ExcludeAuthors: f.ExcludeAuthors, ExcludeCommunities: f.ExcludeCommunities,
+		MinLikes: f.MinLikes, MinComments: f.MinComments, TitleOnly: f.TitleOnly,
 	}
-}
-
-// list is l, or an empty list for none: a JSON array either way.
-func list(l []string) []string {
-	if l == nil {
-		return []string{}
-	}
-	return l
 }
 
 func nullable(s string) *string {
