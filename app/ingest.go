@@ -106,7 +106,8 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 			skipped++
 			continue
 		}
-		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.MatchIn(community, ip.Parts()...)})
+		title, body := ip.SearchTexts()
+		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(post, community, title, body...)})
 	}
 	if len(batch) == 0 {
 		s.metrics.Count(ports.EventPostsSkipped, skipped)

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,8 +17,21 @@ import (
 type Compiled struct {
 	version int64
 	phrases []core.Phrase
-	set     *match.Set
-	read    atomic.Int64 // when a helper's read of these phrases was last recorded, in µs since 1970
+	// set finds the phrases, numbered as in phrases, then the distinct
+	// words of their filters' exclude and require lists, numbered from
+	// len(phrases): one scan finds both.
+	set *match.Set
+	// words holds, for each phrase with such words, the numbers in set
+	// of its exclude and require words; nil when no phrase has any.
+	words  []filterWords
+	nwords int          // distinct filter words
+	read   atomic.Int64 // when a helper's read of these phrases was last recorded, in µs since 1970
+}
+
+// filterWords are the numbers in Compiled.set of a phrase's exclude and
+// require words.
+type filterWords struct {
+	exclude, require []int
 }
 
 // Matchers caches a compiled matcher per owner and platform. An entry is
@@ -80,43 +95,134 @@ func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time) err
 	return m.store.MarkChecked(ctx, ids, core.SourceHelper, now)
 }
 
-// Compile compiles a phrase list.
+// Compile compiles a phrase list. The words of the filters are compiled
+// with the phrases, each distinct word once (as the matcher compares
+// them: folded, white space as one space), so a list whose phrases have
+// none compiles as the phrases alone.
 func Compile(ps []core.Phrase) *Compiled {
+	c := &Compiled{phrases: ps}
 	texts := make([]string, len(ps))
 	for i, p := range ps {
 		texts[i] = p.Phrase
 	}
-	return &Compiled{phrases: ps, set: match.Compile(texts)}
-}
-
-// Match returns the ids of the phrases found in any of the texts.
-func (c *Compiled) Match(texts ...string) []string {
-	if len(c.phrases) == 0 {
-		return nil
+	number := map[string]int{}
+	word := func(w string) int {
+		k := core.FoldKey(w)
+		n, ok := number[k]
+		if !ok {
+			n = len(texts)
+			number[k] = n
+			texts = append(texts, w)
+		}
+		return n
 	}
-	idx := c.set.Find(texts...)
-	ids := make([]string, len(idx))
-	for i, n := range idx {
-		ids[i] = c.phrases[n].ID
-	}
-	return ids
-}
-
-// MatchIn returns the ids of the phrases of community found in any of
-// the texts. A reddit phrase listens in its own community only, so a
-// post is matched against its community's phrases, as the reddit reader
-// matches the posts it reads; on the other platforms every phrase's
-// community, and the post's, is "".
-func (c *Compiled) MatchIn(community string, texts ...string) []string {
-	if len(c.phrases) == 0 {
-		return nil
-	}
-	idx := c.set.Find(texts...)
-	ids := make([]string, 0, len(idx))
-	for _, n := range idx {
-		if c.phrases[n].Community == community {
-			ids = append(ids, c.phrases[n].ID)
+	for i, p := range ps {
+		if len(p.Filters.Exclude) == 0 && len(p.Filters.Require) == 0 {
+			continue
+		}
+		if c.words == nil {
+			c.words = make([]filterWords, len(ps))
+		}
+		fw := &c.words[i]
+		for _, w := range p.Filters.Exclude {
+			fw.exclude = append(fw.exclude, word(w))
+		}
+		for _, w := range p.Filters.Require {
+			if n := word(w); !slices.Contains(fw.require, n) {
+				fw.require = append(fw.require, n)
+			}
 		}
 	}
+	c.nwords = len(texts) - len(ps)
+	c.set = match.Compile(texts)
+	return c
+}
+
+// Match returns the ids of the phrases of community found in a post that
+// their filters keep. The post's title and each part of its body are
+// searched apart, so a phrase never spans two; p gives what the filters
+// read besides the words (author, likes, comments). A reddit phrase
+// listens in its own community only, so a post is matched against its
+// community's phrases, as the reddit reader matches the posts it reads;
+// on the other platforms every phrase's community, and the post's, is "".
+// A phrase without filters is found exactly as the matcher finds it.
+func (c *Compiled) Match(p core.Post, community, title string, body ...string) []string {
+	if len(c.phrases) == 0 {
+		return nil
+	}
+	var buf [4]string
+	found := c.set.Find(append(append(buf[:0], title), body...)...)
+	n := len(c.phrases)
+	words := found[sort.SearchInts(found, n):] // the filter words in the post
+	found = found[:len(found)-len(words)]
+	ids := make([]string, 0, len(found))
+	var post core.FilterPost
+	var inTitle []int
+	read, titled, marked := false, false, false
+	// The filter words found, as bits, when there are few enough words
+	// to keep the bits on the stack; else countIn searches words.
+	var bits [64]uint64
+	seen := bits[:0]
+	if c.nwords <= len(bits)*64 {
+		seen = bits[:(c.nwords+63)/64]
+	}
+	for _, i := range found {
+		ph := &c.phrases[i]
+		if ph.Community != community {
+			continue
+		}
+		if !ph.Filters.IsZero() {
+			if !read {
+				post, read = core.FilterPostOf(p, community), true
+			}
+			h := core.FilterHits{}
+			if ph.Filters.TitleOnly && title != "" {
+				// Which phrases are in the title is asked only when a
+				// phrase found needs it; titles are short.
+				if !titled {
+					inTitle, titled = c.set.Find(title), true
+				}
+				h.InTitle = contains(inTitle, i)
+			}
+			if c.words != nil && len(words) > 0 {
+				if !marked && len(seen) > 0 {
+					for _, w := range words {
+						seen[(w-n)>>6] |= 1 << ((w - n) & 63)
+					}
+					marked = true
+				}
+				h.Excluded = c.countIn(words, seen, c.words[i].exclude)
+				h.Required = c.countIn(words, seen, c.words[i].require)
+			}
+			if !ph.Filters.Keep(post, h) {
+				continue
+			}
+		}
+		ids = append(ids, ph.ID)
+	}
 	return ids
+}
+
+// contains reports whether the sorted list holds n.
+func contains(sorted []int, n int) bool {
+	_, ok := slices.BinarySearch(sorted, n)
+	return ok
+}
+
+// countIn counts the words of ns (numbers in c.set) among the words
+// found: in seen, their bits, unless it is empty; else in found, sorted.
+func (c *Compiled) countIn(found []int, seen []uint64, ns []int) int {
+	k, n := 0, len(c.phrases)
+	for _, w := range ns {
+		in := false
+		if len(seen) > 0 {
+			in = seen[(w-n)>>6]>>((w-n)&63)&1 != 0
+		} else {
+			in = contains(found, w)
+		}
+		if in {
+			k++
+		}
+	}
+	return k
 }

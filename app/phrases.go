@@ -37,6 +37,13 @@ func (s *Phrases) OnChange(f func(ownerID string)) {
 // last day it returns the phrase first created with it and replayed true.
 // KindInvalid, KindConflict, KindPlanLimit.
 func (s *Phrases) Add(ctx context.Context, ownerID, phrase, platform, community, idemKey string) (core.Phrase, bool, error) {
+	return s.AddWithFilters(ctx, ownerID, phrase, platform, community, core.PhraseFilters{}, idemKey)
+}
+
+// AddWithFilters is Add of a phrase with filters, checked by
+// core.NewPhraseFilters. A replay returns the phrase first created, with
+// its own filters. KindInvalid, KindConflict, KindPlanLimit.
+func (s *Phrases) AddWithFilters(ctx context.Context, ownerID, phrase, platform, community string, f core.PhraseFilters, idemKey string) (core.Phrase, bool, error) {
 	if idemKey != "" {
 		if err := core.CheckIdempotencyKey(idemKey); err != nil {
 			return core.Phrase{}, false, err
@@ -44,6 +51,9 @@ func (s *Phrases) Add(ctx context.Context, ownerID, phrase, platform, community,
 	}
 	p, err := core.NewPhrase(ownerID, phrase, platform, community)
 	if err != nil {
+		return core.Phrase{}, false, err
+	}
+	if p.Filters, err = core.NewPhraseFilters(f); err != nil {
 		return core.Phrase{}, false, err
 	}
 	idem := ports.Idempotency{Key: idemKey, Since: s.clock.Now().Add(-IdempotencyWindow)}
@@ -74,6 +84,34 @@ func (s *Phrases) SetStatus(ctx context.Context, ownerID, id, status string) (co
 		return core.Phrase{}, core.Errorf(core.KindInvalid, "status must be listening or paused")
 	}
 	p, err := s.store.SetPhraseStatus(ctx, ownerID, id, st)
+	if err == nil {
+		s.changed(ownerID)
+	}
+	return p, err
+}
+
+// Update changes a phrase's status (when status is not nil) and the
+// fields of its filters that ch gives, in one step: everything is checked
+// first, so a refusal changes nothing. A change of filters is seen by
+// every replica's matcher at its next post (the phrase version moves).
+// KindInvalid, also when there is nothing to change; KindNotFound.
+func (s *Phrases) Update(ctx context.Context, ownerID, id string, status *string, ch core.PhraseFiltersChange) (core.Phrase, error) {
+	var c ports.PhraseChange
+	if status != nil {
+		st := core.PhraseStatus(*status)
+		if !st.Valid() {
+			return core.Phrase{}, core.Errorf(core.KindInvalid, "status must be listening or paused")
+		}
+		c.Status = &st
+	}
+	var err error
+	if c.Filters, err = ch.Check(); err != nil {
+		return core.Phrase{}, err
+	}
+	if c.Status == nil && c.Filters.IsZero() {
+		return core.Phrase{}, core.Errorf(core.KindInvalid, "nothing to change: send status or a filter field")
+	}
+	p, err := s.store.UpdatePhrase(ctx, ownerID, id, c)
 	if err == nil {
 		s.changed(ownerID)
 	}

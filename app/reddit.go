@@ -398,7 +398,7 @@ func (r *Reddit) store(ctx context.Context, posts []ports.RedditPost, byName map
 			c.set = Compile(c.phrases)
 		}
 		owners := map[string][]string{}
-		for _, id := range c.set.Match(post.Title, post.Text) {
+		for _, id := range c.set.Match(post, c.name, post.Title, post.Text) {
 			owner := ownerOf(c.phrases, id)
 			owners[owner] = append(owners[owner], id)
 		}

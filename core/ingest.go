@@ -140,19 +140,34 @@ func cleanText(s string) string {
 // Parts returns the texts of a post that are searched for phrases: the
 // title and each body part, separately, so a phrase never spans two.
 func (p IngestPost) Parts() []string {
-	out := make([]string, 0, len(p.Body)+1)
-	add := func(s string) {
-		// Searched as stored: a NUL inside a word does not hide it.
-		if strings.IndexByte(s, 0) >= 0 {
-			s = strings.ReplaceAll(s, "\x00", "")
-		}
-		if strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
+	title, body := p.SearchTexts()
+	if title == "" {
+		return body
 	}
-	add(p.Title)
+	return append([]string{title}, body...)
+}
+
+// SearchTexts returns the texts of a post that are searched for phrases,
+// as they are searched: the title ("" when it has none) and each body part
+// that is not blank, each on its own.
+func (p IngestPost) SearchTexts() (title string, body []string) {
+	body = make([]string, 0, len(p.Body))
 	for _, b := range p.Body {
-		add(b)
+		if b = searched(b); b != "" {
+			body = append(body, b)
+		}
 	}
-	return out
+	return searched(p.Title), body
+}
+
+// searched is s as it is searched for phrases, or "" when it is blank.
+func searched(s string) string {
+	// Searched as stored: a NUL inside a word does not hide it.
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "")
+	}
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return s
 }

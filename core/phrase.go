@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -42,6 +43,7 @@ type Phrase struct {
 	LastCheckedAt time.Time
 	LastSource    Source
 	CreatedAt     time.Time
+	Filters       PhraseFilters // what vetoes a post the phrase is found in; zero: nothing
 }
 
 // NewPhrase validates and normalises the parts of a phrase as a caller sent
@@ -78,8 +80,19 @@ func NewPhrase(ownerID, phrase, platform, community string) (Phrase, error) {
 // checks the length (1 to 100 characters) and that no control character is
 // left.
 func NormalizePhrase(s string) (string, error) {
+	text, problem := normalizeText(s)
+	if problem != "" {
+		return "", Errorf(KindInvalid, "phrase %s", problem)
+	}
+	return text, nil
+}
+
+// normalizeText is NormalizePhrase for any text held to a phrase's rules
+// (a phrase, a filter's word): the text, or what is wrong with it, said
+// after the field's name.
+func normalizeText(s string) (string, string) {
 	if !utf8.ValidString(s) {
-		return "", Errorf(KindInvalid, "phrase must be valid UTF-8")
+		return "", "must be valid UTF-8"
 	}
 	var b strings.Builder
 	space := false
@@ -90,7 +103,7 @@ func NormalizePhrase(s string) (string, error) {
 			continue
 		}
 		if unicode.IsControl(r) {
-			return "", Errorf(KindInvalid, "phrase must not contain control characters")
+			return "", "must not contain control characters"
 		}
 		if space {
 			b.WriteByte(' ')
@@ -102,11 +115,11 @@ func NormalizePhrase(s string) (string, error) {
 	}
 	switch {
 	case n == 0:
-		return "", Errorf(KindInvalid, "phrase must not be empty")
+		return "", "must not be empty"
 	case n > MaxPhraseLen:
-		return "", Errorf(KindInvalid, "phrase must be at most %d characters", MaxPhraseLen)
+		return "", fmt.Sprintf("must be at most %d characters", MaxPhraseLen)
 	}
-	return b.String(), nil
+	return b.String(), ""
 }
 
 // NormalizeCommunity accepts a subreddit as `name`, `r/name` or `/r/name`

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -202,7 +203,7 @@ func TestNewPhrase(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewPhrase: %v", err)
 			}
-			if got != c.want {
+			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("NewPhrase = %+v\nwant       %+v", got, c.want)
 			}
 		})

@@ -69,6 +69,13 @@ type PhraseFilter struct {
 	Status   core.PhraseStatus
 }
 
+// PhraseChange is a change of a phrase: a nil Status, or a zero
+// Filters, changes nothing of it.
+type PhraseChange struct {
+	Status  *core.PhraseStatus
+	Filters core.PhraseFiltersChange
+}
+
 // PhraseStore keeps one owner's phrases, as the owner manages them
 // (app.Phrases). Every method is scoped to that owner: another owner's
 // phrase is KindNotFound, as an unknown one is.
@@ -88,6 +95,14 @@ type PhraseStore interface {
 	Phrases(ctx context.Context, ownerID string, f PhraseFilter) ([]core.Phrase, error)
 	// SetPhraseStatus sets the status and returns the phrase. KindNotFound.
 	SetPhraseStatus(ctx context.Context, ownerID, id string, s core.PhraseStatus) (core.Phrase, error)
+	// UpdatePhrase applies ch to the phrase in one transaction and
+	// returns the phrase as it then is: the status when ch sets it, and
+	// each filter field ch gives (checked already by
+	// core.PhraseFiltersChange.Check) replacing the stored one, the others
+	// kept, so two changes of different fields made at once both stay. A
+	// change that sets something bumps the owner's phrase version.
+	// KindNotFound.
+	UpdatePhrase(ctx context.Context, ownerID, id string, ch PhraseChange) (core.Phrase, error)
 	// DeletePhrase removes the phrase and its matches. KindNotFound.
 	DeletePhrase(ctx context.Context, ownerID, id string) error
 	// Usage counts the owner's phrases, accounts and webhooks, and the
@@ -111,7 +126,7 @@ type ListeningStore interface {
 	// An unknown owner has none.
 	OwnerListeningPhrases(ctx context.Context, ownerID string, p core.Platform) ([]core.Phrase, error)
 	// PhraseVersion returns a number that changes whenever the owner's
-	// phrases change (create, status, delete), from any process, so a
+	// phrases change (create, status, filters, delete), from any process, so a
 	// compiled matcher can tell it is stale with one cheap read.
 	// KindNotFound for an unknown owner.
 	PhraseVersion(ctx context.Context, ownerID string) (int64, error)

@@ -39,10 +39,11 @@ type MatchService interface {
 // PhraseService manages phrases with the API's validation and limits.
 // app.Phrases is one.
 type PhraseService interface {
-	Add(ctx context.Context, ownerID, phrase, platform, community, idemKey string) (core.Phrase, bool, error)
+	AddWithFilters(ctx context.Context, ownerID, phrase, platform, community string, f core.PhraseFilters, idemKey string) (core.Phrase, bool, error)
 	Get(ctx context.Context, ownerID, id string) (core.Phrase, error)
 	List(ctx context.Context, ownerID string, f ports.PhraseFilter) ([]core.Phrase, error)
 	SetStatus(ctx context.Context, ownerID, id, status string) (core.Phrase, error)
+	Update(ctx context.Context, ownerID, id string, status *string, ch core.PhraseFiltersChange) (core.Phrase, error)
 	Delete(ctx context.Context, ownerID, id string) error
 	Plan(ctx context.Context, ownerID string) (core.Plan, error)
 }

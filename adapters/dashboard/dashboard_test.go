@@ -71,8 +71,11 @@ func (f fakeMatches) Get(context.Context, string, string) (core.Match, error) { 
 
 type fakePhrases struct{}
 
-func (fakePhrases) Add(context.Context, string, string, string, string, string) (core.Phrase, bool, error) {
+func (fakePhrases) AddWithFilters(context.Context, string, string, string, string, core.PhraseFilters, string) (core.Phrase, bool, error) {
 	return core.Phrase{}, false, nil
+}
+func (fakePhrases) Update(context.Context, string, string, *string, core.PhraseFiltersChange) (core.Phrase, error) {
+	return core.Phrase{}, nil
 }
 func (fakePhrases) Get(context.Context, string, string) (core.Phrase, error) {
 	return core.Phrase{}, core.Errorf(core.KindNotFound, "phrase not found")

@@ -177,6 +177,7 @@ type phraseForm struct {
 	Platform  string
 	Phrase    string
 	Community string
+	Filters   filtersForm
 }
 
 func parsePhrase(form url.Values) phraseForm {
@@ -184,17 +185,22 @@ func parsePhrase(form url.Values) phraseForm {
 		Platform:  form.Get("platform"),
 		Phrase:    form.Get("phrase"),
 		Community: form.Get("community"),
+		Filters:   parseFilters(form),
 	}
 }
 
 // field names the form field an error of adding f is about, asking core
-// for each field's rule in the order NewPhrase checks them.
+// for each field's rule in the order NewPhrase checks them; an error of
+// the filters names its own field.
 func (f phraseForm) field(err error) string {
 	switch {
 	case core.IsKind(err, core.KindPlanLimit):
 		return "platform"
 	case !core.IsKind(err, core.KindInvalid):
 		return "phrase"
+	}
+	if name := filterField(err); name != "" {
+		return name
 	}
 	p, perr := core.ParsePlatform("platform", f.Platform)
 	if perr != nil {
@@ -207,6 +213,101 @@ func (f phraseForm) field(err error) string {
 		return "community"
 	}
 	return "phrase"
+}
+
+// filtersForm is a phrase's filters as the phrase forms carry them: each
+// list one entry a line, the minimums as typed.
+type filtersForm struct {
+	Exclude            string
+	Require            string
+	ExcludeAuthors     string
+	ExcludeCommunities string
+	MinLikes           string
+	MinComments        string
+	TitleOnly          bool
+}
+
+func parseFilters(form url.Values) filtersForm {
+	return filtersForm{
+		Exclude:            form.Get("exclude"),
+		Require:            form.Get("require"),
+		ExcludeAuthors:     form.Get("exclude_authors"),
+		ExcludeCommunities: form.Get("exclude_communities"),
+		MinLikes:           strings.TrimSpace(form.Get("min_likes")),
+		MinComments:        strings.TrimSpace(form.Get("min_comments")),
+		TitleOnly:          form.Get("title_only") != "",
+	}
+}
+
+// filtersFormOf is the form showing a phrase's filters.
+func filtersFormOf(f core.PhraseFilters) filtersForm {
+	count := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	return filtersForm{
+		Exclude: strings.Join(f.Exclude, "\n"), Require: strings.Join(f.Require, "\n"),
+		ExcludeAuthors: strings.Join(f.ExcludeAuthors, "\n"), ExcludeCommunities: strings.Join(f.ExcludeCommunities, "\n"),
+		MinLikes: count(f.MinLikes), MinComments: count(f.MinComments), TitleOnly: f.TitleOnly,
+	}
+}
+
+// filters reads the form. Only a minimum that is not a whole number is
+// refused here (KindInvalid naming it); the rest is core's to check.
+func (f filtersForm) filters() (core.PhraseFilters, error) {
+	out := core.PhraseFilters{Exclude: lines(f.Exclude), Require: lines(f.Require), ExcludeAuthors: lines(f.ExcludeAuthors),
+		ExcludeCommunities: lines(f.ExcludeCommunities), TitleOnly: f.TitleOnly}
+	for _, m := range []struct {
+		name string
+		in   string
+		out  *int
+	}{{"minLikes", f.MinLikes, &out.MinLikes}, {"minComments", f.MinComments, &out.MinComments}} {
+		if m.in == "" {
+			continue
+		}
+		n, err := strconv.Atoi(m.in)
+		if err != nil {
+			return out, core.Errorf(core.KindInvalid, "%s must be a whole number from 0 to %d", m.name, core.MaxFilterCount)
+		}
+		*m.out = n
+	}
+	return out, nil
+}
+
+// open reports whether the form has a filter set, so the add form shows
+// its filters rather than folding them away.
+func (f filtersForm) open() bool { return f != filtersForm{} }
+
+// lines returns the lines of s that are not blank.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// filterFields are the filters' fields in the order of their messages'
+// first word, longer names first where one begins another.
+var filterFields = []string{"excludeAuthors", "excludeCommunities", "exclude", "require", "minLikes", "minComments"}
+
+// filterField names the filter field a refusal of the filters is about
+// (core names it first in its message), or "" for another refusal.
+func filterField(err error) string {
+	if !core.IsKind(err, core.KindInvalid) {
+		return ""
+	}
+	msg := core.Message(err)
+	for _, name := range filterFields {
+		if strings.HasPrefix(msg, name+" ") {
+			return name
+		}
+	}
+	return ""
 }
 
 // loginForm asks for a sign-in link.

@@ -87,7 +87,9 @@ func FuzzForms(f *testing.F) {
 	for _, s := range []string{"", "name=ci&scope=read&scope=webhooks", "scope=admin", "id=m1&id=m2&action=archive&return=/app/%3Fshow%3Dall",
 		"action=read&return=//evil.example/", "platform=reddit&phrase=acme&community=SaaS", "email=+a%40b.c+",
 		"url=https://h.example/x&min_score=70&platform=x&platform=facebook", "min_score=1e3", "active=true", "active=%00",
-		"name=%zz", "a=1;b=2", "platform=%ff%fe&phrase=%e2%80%ae"} {
+		"name=%zz", "a=1;b=2", "platform=%ff%fe&phrase=%e2%80%ae",
+		"exclude=jobs%0Ahiring&require=&exclude_authors=%40bot&exclude_communities=r%2Fjobs&min_likes=3&min_comments=x&title_only=1",
+		"min_likes=99999999999999999999&exclude=%00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
@@ -135,6 +137,13 @@ func FuzzForms(f *testing.F) {
 			if field := p.field(err); field != "platform" && field != "phrase" && field != "community" {
 				t.Fatalf("phrase of %q: refusal beside %q", body, field)
 			}
+		}
+		if fs, err := parseFilters(form).filters(); invalid("filters", err) {
+			if filterField(err) == "" {
+				t.Fatalf("filters of %q: refusal %v beside no field", body, err)
+			}
+		} else if _, err := core.NewPhraseFilters(fs); err != nil && (!core.IsKind(err, core.KindInvalid) || filterField(err) == "") {
+			t.Fatalf("filters of %q: refusal %v beside no field", body, err)
 		}
 		if l := parseLogin(form); l.Email != strings.TrimSpace(l.Email) {
 			t.Fatalf("login of %q: %q", body, l.Email)

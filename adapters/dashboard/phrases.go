@@ -1,8 +1,10 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -21,6 +23,7 @@ type phraseView struct {
 	// Waiting: no helper has read this x or facebook phrase yet, so the
 	// page says so rather than the check its creation stamped.
 	Waiting bool
+	Filters []string // what the filters skip, a short line each
 }
 
 type phrasesView struct {
@@ -30,6 +33,48 @@ type phrasesView struct {
 	Platforms []option
 	Errors    map[string]string // field -> message
 	Waiting   bool              // a phrase waits for a helper's first read
+	// FilterFields are the add form's filters; FiltersOpen shows them
+	// rather than folding them away, when one is set or refused.
+	FilterFields filterFieldsView
+	FiltersOpen  bool
+}
+
+// filterFieldsView is what the filter fields of a phrase form show.
+type filterFieldsView struct {
+	Form   filtersForm
+	Errors map[string]string
+}
+
+// filterInput is one field of a phrase's filters: its name in the API
+// (and in core's messages), in the form, its label, one line of help,
+// what it holds and the refusal shown beside it.
+type filterInput struct {
+	Name, Field, Label, Hint, Value, Error string
+}
+
+// Lists are the filters' lists, a textarea each.
+func (v filterFieldsView) Lists() []filterInput {
+	return []filterInput{
+		{"exclude", "exclude", "Skip posts that mention", "One word or phrase a line: any of them in the title or text skips the post (whole words, any case).", v.Form.Exclude, v.Errors["exclude"]},
+		{"require", "require", "Only posts that also mention", "One a line: every one of them must be in the title or text too.", v.Form.Require, v.Errors["require"]},
+		{"excludeAuthors", "exclude_authors", "Skip authors", "One a line, as u/name, @name or the name; any case.", v.Form.ExcludeAuthors, v.Errors["excludeAuthors"]},
+		{"excludeCommunities", "exclude_communities", "Skip communities", "One subreddit a line (r/name): reddit posts read or sent from there are skipped.", v.Form.ExcludeCommunities, v.Errors["excludeCommunities"]},
+	}
+}
+
+// Minimums are the filters' minimums, a number each.
+func (v filterFieldsView) Minimums() []filterInput {
+	return []filterInput{
+		{"minLikes", "min_likes", "At least this many likes", "Posts with fewer likes are skipped; empty for no minimum.", v.Form.MinLikes, v.Errors["minLikes"]},
+		{"minComments", "min_comments", "At least this many comments", "Posts with fewer comments are skipped; empty for no minimum.", v.Form.MinComments, v.Errors["minComments"]},
+	}
+}
+
+// phraseFiltersView is the page that changes a phrase's filters.
+type phraseFiltersView struct {
+	layout
+	Phrase phraseView
+	Fields filterFieldsView
 }
 
 type deleteView struct {
@@ -40,7 +85,7 @@ type deleteView struct {
 func (d *Dashboard) phraseView(p core.Phrase) phraseView {
 	v := phraseView{ID: p.ID, Phrase: p.Phrase, Platform: string(p.Platform), Community: p.Community,
 		Listening: p.Status == core.Listening, Matches: p.Matches, LastSource: string(p.LastSource),
-		LastChecked: ago(d.cfg.Now(), p.LastCheckedAt)}
+		LastChecked: ago(d.cfg.Now(), p.LastCheckedAt), Filters: filterSummary(p.Filters)}
 	if awaitsHelper(p) {
 		v.Waiting, v.LastChecked, v.LastSource = true, "never", ""
 		return v
@@ -67,7 +112,12 @@ func (d *Dashboard) renderPhrases(w http.ResponseWriter, r *http.Request, status
 		d.fail(w, r, err)
 		return
 	}
-	v := phrasesView{layout: layout{Title: "Phrases", Nav: "phrases", SignedIn: true, Notice: notice}, Form: f, Errors: errs}
+	v := phrasesView{layout: layout{Title: "Phrases", Nav: "phrases", SignedIn: true, Notice: notice}, Form: f, Errors: errs,
+		FilterFields: filterFieldsView{Form: f.Filters, Errors: errs}}
+	v.FiltersOpen = f.Filters.open()
+	for _, name := range filterFields {
+		v.FiltersOpen = v.FiltersOpen || errs[name] != ""
+	}
 	if len(errs) > 0 {
 		v.Problem = "The phrase was not added: see below."
 	}
@@ -98,7 +148,11 @@ func (d *Dashboard) addPhrase(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := parsePhrase(form)
-	if _, _, err := d.deps.Phrases.Add(r.Context(), session(r).OwnerID, f.Phrase, f.Platform, f.Community, ""); err != nil {
+	filters, err := f.Filters.filters()
+	if err == nil {
+		_, _, err = d.deps.Phrases.AddWithFilters(r.Context(), session(r).OwnerID, f.Phrase, f.Platform, f.Community, filters, "")
+	}
+	if err != nil {
 		if statusOf(err) == http.StatusInternalServerError {
 			d.fail(w, r, err)
 			return
@@ -123,6 +177,92 @@ func (d *Dashboard) setPhraseStatus(w http.ResponseWriter, r *http.Request, s co
 		return
 	}
 	http.Redirect(w, r, "/app/phrases?done="+done, http.StatusSeeOther)
+}
+
+// showFilters shows the form that changes a phrase's filters.
+func (d *Dashboard) showFilters(w http.ResponseWriter, r *http.Request) {
+	p, err := d.deps.Phrases.Get(r.Context(), session(r).OwnerID, r.PathValue("id"))
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.renderFilters(w, r, http.StatusOK, p, filtersFormOf(p.Filters), nil)
+}
+
+func (d *Dashboard) renderFilters(w http.ResponseWriter, r *http.Request, status int, p core.Phrase, f filtersForm, errs map[string]string) {
+	v := phraseFiltersView{layout: layout{Title: "Filters of " + strconv.Quote(p.Phrase), Nav: "phrases", SignedIn: true},
+		Phrase: d.phraseView(p), Fields: filterFieldsView{Form: f, Errors: errs}}
+	if len(errs) > 0 {
+		v.Problem = "The filters were not saved: see below."
+	}
+	d.render(w, r, status, "filters", &v)
+}
+
+// saveFilters replaces a phrase's filters with the form's, through the
+// same service and checks as PATCH /keywords/{id}; a refusal is shown
+// beside its field and changes nothing.
+func (d *Dashboard) saveFilters(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	owner, id := session(r).OwnerID, r.PathValue("id")
+	f := parseFilters(form)
+	filters, err := f.filters()
+	if err == nil {
+		_, err = d.deps.Phrases.Update(r.Context(), owner, id, nil, core.ChangeAll(filters))
+	}
+	if err != nil {
+		name := filterField(err)
+		if name == "" {
+			d.fail(w, r, err)
+			return
+		}
+		p, gerr := d.deps.Phrases.Get(r.Context(), owner, id)
+		if gerr != nil {
+			d.fail(w, r, gerr)
+			return
+		}
+		d.renderFilters(w, r, statusOf(err), p, f, map[string]string{name: core.Message(err)})
+		return
+	}
+	http.Redirect(w, r, "/app/phrases?done=filtered", http.StatusSeeOther)
+}
+
+// filterSummary says briefly what f skips, a line each, for the phrase
+// list.
+func filterSummary(f core.PhraseFilters) []string {
+	var out []string
+	quoted := func(l []string) string {
+		q := make([]string, len(l))
+		for i, s := range l {
+			q[i] = "“" + s + "”"
+		}
+		return strings.Join(q, ", ")
+	}
+	if len(f.Exclude) > 0 {
+		out = append(out, "skips "+quoted(f.Exclude))
+	}
+	if len(f.Require) > 0 {
+		out = append(out, "needs "+quoted(f.Require))
+	}
+	if len(f.ExcludeAuthors) > 0 {
+		out = append(out, "skips authors "+quoted(f.ExcludeAuthors))
+	}
+	if len(f.ExcludeCommunities) > 0 {
+		out = append(out, "skips r/"+strings.Join(f.ExcludeCommunities, ", r/"))
+	}
+	if f.MinLikes > 0 {
+		out = append(out, fmt.Sprintf("at least %d likes", f.MinLikes))
+	}
+	if f.MinComments > 0 {
+		out = append(out, fmt.Sprintf("at least %d comments", f.MinComments))
+	}
+	if f.TitleOnly {
+		out = append(out, "title only")
+	}
+	return out
 }
 
 // confirmDeletePhrase asks before deleting, saying what goes with it.

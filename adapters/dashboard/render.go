@@ -72,6 +72,7 @@ var notices = map[string]string{
 	"phrases/deleted":    "Phrase deleted, with its matches.",
 	"phrases/paused":     "Phrase paused.",
 	"phrases/resumed":    "Phrase listening again.",
+	"phrases/filtered":   "Filters saved: they apply from the next post read.",
 	"webhook/saved":      "Settings saved.",
 	"webhook/on":         "Webhook switched on: messages queued meanwhile go out now.",
 	"webhook/off":        "Webhook switched off: new matches wait in its queue.",

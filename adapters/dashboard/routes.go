@@ -35,6 +35,8 @@ func (d *Dashboard) routeList() []route {
 		{"POST /app/phrases", false, d.addPhrase},
 		{"POST /app/phrases/{id}/pause", false, d.pausePhrase},
 		{"POST /app/phrases/{id}/resume", false, d.resumePhrase},
+		{"GET /app/phrases/{id}/filters", false, d.showFilters},
+		{"POST /app/phrases/{id}/filters", false, d.saveFilters},
 		{"GET /app/phrases/{id}/delete", false, d.confirmDeletePhrase},
 		{"POST /app/phrases/{id}/delete", false, d.deletePhrase},
 		{"GET /app/plan", false, d.showPlan},

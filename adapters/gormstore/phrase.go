@@ -24,6 +24,7 @@ type phraseRow struct {
 	LastCheckedAt int64
 	LastSource    string
 	CreatedAt     int64 `gorm:"autoCreateTime:false"`
+	Filters       string
 }
 
 func (phraseRow) TableName() string { return "phrases" }
@@ -33,7 +34,7 @@ func (r phraseRow) phrase() core.Phrase {
 		ID: r.ID, OwnerID: r.OwnerID, Phrase: r.Phrase, Platform: core.Platform(r.Platform),
 		Community: r.Community, Status: core.PhraseStatus(r.Status), Matches: int(r.Matches),
 		LastCheckedAt: fromMicros(r.LastCheckedAt), LastSource: core.Source(r.LastSource),
-		CreatedAt: fromMicros(r.CreatedAt),
+		CreatedAt: fromMicros(r.CreatedAt), Filters: decodeFilters(r.Filters),
 	}
 }
 
@@ -107,7 +108,7 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 		if err := tx.Create(&phraseRow{
 			ID: p.ID, OwnerID: p.OwnerID, Phrase: p.Phrase, Fold: core.FoldKey(p.Phrase), Platform: string(p.Platform),
 			Community: p.Community, Status: string(p.Status), LastCheckedAt: micros(now),
-			LastSource: string(p.LastSource), CreatedAt: micros(now),
+			LastSource: string(p.LastSource), CreatedAt: micros(now), Filters: encodeFilters(p.Filters),
 		}).Error; err != nil {
 			return err
 		}

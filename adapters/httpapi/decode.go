@@ -8,7 +8,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"reflect"
 	"strconv"
+	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	jsonv1 "github.com/go-json-experiment/json/v1"
@@ -29,8 +31,28 @@ type addPhraseRequest struct {
 	Phrase    *string `json:"phrase"`
 	Platform  *string `json:"platform"`
 	Community *string `json:"community"`
+	filtersBody
 
 	idemKey string
+}
+
+// filtersBody is the filter fields of a phrase's create and update
+// bodies, an extension of the spec's fields: each may be left out (or
+// null), which on an update keeps the phrase's value.
+type filtersBody struct {
+	Exclude            *[]string `json:"exclude"`
+	Require            *[]string `json:"require"`
+	ExcludeAuthors     *[]string `json:"excludeAuthors"`
+	ExcludeCommunities *[]string `json:"excludeCommunities"`
+	MinLikes           *int      `json:"minLikes"`
+	MinComments        *int      `json:"minComments"`
+	TitleOnly          *bool     `json:"titleOnly"`
+}
+
+// change is the filter fields sent, as a change of a phrase's filters.
+func (b filtersBody) change() core.PhraseFiltersChange {
+	return core.PhraseFiltersChange{Exclude: b.Exclude, Require: b.Require, ExcludeAuthors: b.ExcludeAuthors,
+		ExcludeCommunities: b.ExcludeCommunities, MinLikes: b.MinLikes, MinComments: b.MinComments, TitleOnly: b.TitleOnly}
 }
 
 func decodeAddPhrase(_ context.Context, r *http.Request) (any, error) {
@@ -55,6 +77,7 @@ func decodeAddPhrase(_ context.Context, r *http.Request) (any, error) {
 
 type patchPhraseRequest struct {
 	Status *string `json:"status"`
+	filtersBody
 
 	id string
 }
@@ -64,8 +87,8 @@ func decodePatchPhrase(_ context.Context, r *http.Request) (any, error) {
 	if err := decodeJSON(r, &req, maxBody); err != nil {
 		return nil, err
 	}
-	if req.Status == nil {
-		return nil, core.Errorf(core.KindInvalid, "status is required: listening or paused")
+	if req.Status == nil && req.change().IsZero() {
+		return nil, core.Errorf(core.KindInvalid, "status is required: listening or paused (or, to change the filters, one of exclude, require, excludeAuthors, excludeCommunities, minLikes, minComments, titleOnly)")
 	}
 	req.id = r.PathValue("id")
 	return req, nil
@@ -147,7 +170,7 @@ func decodeJSON(r *http.Request, v any, limit int) error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return core.Errorf(core.KindInvalid, "%s must be of type %s", te.Field, jsonType(te.Type.String()))
+			return typeError(te, v)
 		}
 		if name, ok := unknownMember(t, v); ok {
 			return core.Errorf(core.KindInvalid, "unknown field %s", name)
@@ -172,6 +195,46 @@ func unknownMember(body []byte, v any) (string, bool) {
 	return "", false
 }
 
+// typeError names the member whose value has the wrong type, and the
+// type its field declares: encoding/json names the member with the
+// struct it is embedded in ("filtersBody.exclude") and, for an element
+// of a list, the element's type, where the caller wants the list's.
+func typeError(te *json.UnmarshalTypeError, v any) error {
+	name := te.Field
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	typ := te.Type
+	if f, ok := jsonField(reflect.TypeOf(v), name); ok {
+		typ = f
+	}
+	return core.Errorf(core.KindInvalid, "%s must be of type %s", name, jsonType(typ.String()))
+}
+
+// jsonField returns the type of the field of struct t (or a pointer to
+// one) that takes the JSON member name, looking into embedded structs.
+func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case f.Anonymous && tag == "":
+			if ft, ok := jsonField(f.Type, name); ok {
+				return ft, true
+			}
+		case tag == name:
+			return f.Type, true
+		}
+	}
+	return nil, false
+}
+
 func jsonType(goType string) string {
 	switch goType {
 	case "string", "*string":
@@ -180,6 +243,8 @@ func jsonType(goType string) string {
 		return "number"
 	case "bool", "*bool":
 		return "boolean"
+	case "[]string", "*[]string":
+		return "array of strings"
 	}
 	return goType
 }

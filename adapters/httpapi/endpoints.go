@@ -44,7 +44,8 @@ func (a *API) addPhrase(ctx context.Context, req any) (any, error) {
 	if r.Community != nil {
 		community = *r.Community
 	}
-	p, replayed, err := a.deps.Phrases.Add(ctx, keyFrom(ctx).OwnerID, *r.Phrase, *r.Platform, community, r.idemKey)
+	filters := core.PhraseFilters{}.With(r.change())
+	p, replayed, err := a.deps.Phrases.AddWithFilters(ctx, keyFrom(ctx).OwnerID, *r.Phrase, *r.Platform, community, filters, r.idemKey)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (a *API) getPhrase(ctx context.Context, req any) (any, error) {
 
 func (a *API) patchPhrase(ctx context.Context, req any) (any, error) {
 	r := req.(patchPhraseRequest)
-	p, err := a.deps.Phrases.SetStatus(ctx, keyFrom(ctx).OwnerID, r.id, *r.Status)
+	p, err := a.deps.Phrases.Update(ctx, keyFrom(ctx).OwnerID, r.id, r.Status, r.change())
 	if err != nil {
 		return nil, err
 	}
@@ -147,13 +148,26 @@ type phraseJSON struct {
 	Matches       int     `json:"matches"`
 	LastCheckedAt float64 `json:"lastCheckedAt"`
 	LastSource    string  `json:"lastSource"`
+	// The filters, beyond the spec's fields: each present only when it
+	// filters something, so a phrase without filters answers the spec's
+	// fields alone, as before filters.
+	Exclude            []string `json:"exclude,omitempty"`
+	Require            []string `json:"require,omitempty"`
+	ExcludeAuthors     []string `json:"excludeAuthors,omitempty"`
+	ExcludeCommunities []string `json:"excludeCommunities,omitempty"`
+	MinLikes           int      `json:"minLikes,omitempty"`
+	MinComments        int      `json:"minComments,omitempty"`
+	TitleOnly          bool     `json:"titleOnly,omitempty"`
 }
 
 func phraseRecord(p core.Phrase) phraseJSON {
+	f := p.Filters
 	return phraseJSON{
 		ID: p.ID, Phrase: p.Phrase, Platform: string(p.Platform), Community: nullable(p.Community),
 		Status: string(p.Status), Matches: p.Matches, LastCheckedAt: core.Millis(p.LastCheckedAt),
 		LastSource: string(p.LastSource),
+		Exclude:    f.Exclude, Require: f.Require, ExcludeAuthors: f.ExcludeAuthors, ExcludeCommunities: f.ExcludeCommunities,
+		MinLikes: f.MinLikes, MinComments: f.MinComments, TitleOnly: f.TitleOnly,
 	}
 }
 

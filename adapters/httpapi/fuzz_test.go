@@ -30,6 +30,8 @@ func FuzzDecodeBodies(f *testing.F) {
 		`{"x":1,"phrase":5}`, `{"phrase":5,"x":1}`, `{"PHRASE":"a","Platform":"x"}`, `{"ph\u0072ase":1}`, "{\"\xff\":1}",
 		`{"url":"https://x.com","min_score":1e400,"platforms":["x"]}`, `{"active":true,"min_score":50.5}`,
 		`{"platform":"x","status":429,"retryAfter":"30","viaProxy":true}`, `{"platform":"x","READ":"yes"}`,
+		`{"phrase":"a","platform":"x","exclude":["b"],"minLikes":2,"titleOnly":true}`, `{"exclude":[1],"status":"paused"}`,
+		`{"excludeAuthors":"x","require":null}`, `{"minComments":1e3,"excludeCommunities":[]}`,
 	} {
 		f.Add(s)
 	}
@@ -111,7 +113,7 @@ func referenceDecodeJSON(body []byte, v any, limit int) error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return core.Errorf(core.KindInvalid, "%s must be of type %s", te.Field, jsonType(te.Type.String()))
+			return typeError(te, v)
 		}
 		var field string
 		if _, scanErr := fmt.Sscanf(err.Error(), "json: unknown field %q", &field); scanErr == nil {

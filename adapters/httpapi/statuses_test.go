@@ -33,7 +33,7 @@ func (p *probe) id(id string) error {
 	return nil
 }
 
-func (p *probe) Add(context.Context, string, string, string, string, string) (core.Phrase, bool, error) {
+func (p *probe) AddWithFilters(context.Context, string, string, string, string, core.PhraseFilters, string) (core.Phrase, bool, error) {
 	return core.Phrase{ID: "known"}, false, p.fail
 }
 func (p *probe) Get(_ context.Context, _, id string) (core.Phrase, error) {
@@ -42,7 +42,7 @@ func (p *probe) Get(_ context.Context, _, id string) (core.Phrase, error) {
 func (p *probe) List(context.Context, string, ports.PhraseFilter) ([]core.Phrase, error) {
 	return nil, p.fail
 }
-func (p *probe) SetStatus(_ context.Context, _, id, _ string) (core.Phrase, error) {
+func (p *probe) Update(_ context.Context, _, id string, _ *string, _ core.PhraseFiltersChange) (core.Phrase, error) {
 	return core.Phrase{ID: id}, p.id(id)
 }
 func (p *probe) Delete(_ context.Context, _, id string) error { return p.id(id) }
