@@ -129,11 +129,16 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 	cond(f.PhraseID != "", "m.phrase_id = ?", f.PhraseID)
 	cond(!f.Before.IsZero(), created+" < ?", micros(f.Before))
 	cond(!f.After.IsZero(), created+" > ?", micros(f.After))
+	if !f.Search.IsZero() {
+		c, a := s.db.searchCond("m", f.Search)
+		where, args = append(where, c), append(args, a...)
+	}
 	order := created
 	if !f.ScoredAfter.IsZero() {
-		// What was scored lately, through (owner_id, scored_at).
+		// What was scored lately, through (owner_id, scored_at); matches
+		// scored in one batch share a time, and come newest first.
 		cond(true, "m.scored_at > ?", micros(f.ScoredAfter))
-		order = "m.scored_at"
+		order = "m.scored_at DESC, " + created
 	}
 	rows, err := scanAll(s.db.with(ctx).Raw("SELECT "+inboxColumns+" FROM "+from+" WHERE "+strings.Join(where, " AND ")+
 		" ORDER BY "+order+" DESC LIMIT ?", append(args, f.Limit+1)...), (*triageRow).fields)
