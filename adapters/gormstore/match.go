@@ -282,8 +282,11 @@ func (r *matchRow) pageFields() []any {
 }
 
 // Matches implements ports.MatchStore: a walk of the owner's index in
-// created_us order; a search adds its condition (search.go).
+// created_us order. A search walks as search.go says.
 func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchFilter) ([]core.Match, bool, error) {
+	if !f.Search.IsZero() {
+		return s.searchMatches(ctx, ownerID, f)
+	}
 	q, args := "SELECT "+pageColumns+" FROM matches WHERE owner_id = ?", []any{ownerID}
 	cond := func(use bool, c string, v any) {
 		if use {
@@ -293,10 +296,6 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 	cond(f.Platform != "", "platform = ?", string(f.Platform))
 	cond(f.MinScore >= 0, "score >= ?", f.MinScore)
 	cond(!f.Before.IsZero(), "created_us < ?", micros(f.Before))
-	if !f.Search.IsZero() {
-		c, a := s.db.searchCond("matches", f.Search)
-		q, args = q+" AND "+c, append(args, a...)
-	}
 	rows, err := scanAll(s.db.with(ctx).Raw(q+" ORDER BY created_us DESC LIMIT ?", append(args, f.Limit+1)...), (*matchRow).pageFields)
 	if err != nil {
 		return nil, false, translate(err, "match")
