@@ -80,6 +80,7 @@ func (d download) write(ctx context.Context, w http.ResponseWriter) error {
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	_ = rc.Flush() // the download starts at once
 	out := record.NewWriter(w, d.format)
 	for page, err := range d.pages {
 		if err != nil {
