@@ -190,8 +190,8 @@ type Dashboard struct {
 	streams   int
 	byOwner   map[string]int
 	exporting map[string]bool // owners with an export running
-	stop    chan struct{}
-	stopped bool
+	stop      chan struct{}
+	stopped   bool
 }
 
 // New returns the dashboard handler. It fails only when its embedded
