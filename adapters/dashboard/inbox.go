@@ -182,10 +182,13 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		v.Empty.Text = "No match fits this search and these filters."
 	}
 	if d.deps.Exports != nil && err == nil {
-		for _, format := range []record.Format{record.CSV, record.JSONL} {
+		for _, l := range []struct {
+			format record.Format
+			label  string
+		}{{record.CSV, "CSV"}, {record.JSONL, "JSON Lines"}} {
 			e := cloneValues(base)
-			e.Set("format", string(format))
-			v.Exports = append(v.Exports, exportLink{Format: strings.ToUpper(string(format)), Href: "/app/export?" + e.Encode()})
+			e.Set("format", string(l.format))
+			v.Exports = append(v.Exports, exportLink{Format: l.label, Href: "/app/export?" + e.Encode()})
 		}
 	}
 	d.render(w, r, status, "inbox", &v)
