@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"iter"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -28,8 +29,12 @@ func (s *Inbox) filter(q ports.InboxQuery) (ports.InboxFilter, error) {
 	if q.Intent != "" && !q.Intent.Valid() {
 		return ports.InboxFilter{}, core.Errorf(core.KindInvalid, "intent must be one of buying, recommendation, complaint, question, praise, discussion, promotion")
 	}
+	search, err := core.ParseSearch(q.Q)
+	if err != nil {
+		return ports.InboxFilter{}, err
+	}
 	f := ports.InboxFilter{Platform: q.Platform, MinScore: minScore, Intent: q.Intent, PhraseID: q.PhraseID,
-		Read: q.Read, Starred: q.Starred, Archived: q.Archived, Limit: limit, Before: before}
+		Read: q.Read, Starred: q.Starred, Archived: q.Archived, Limit: limit, Before: before, Search: search}
 	return f, nil
 }
 
@@ -50,6 +55,32 @@ func (s *Inbox) List(ctx context.Context, ownerID string, q ports.InboxQuery) (p
 		page.Next = &c
 	}
 	return page, nil
+}
+
+// Export returns every item of q's view of the inbox, from q's cursor
+// on, newest first, read ExportPage at a time through the inbox's
+// cursor, as Matches.Export does. KindInvalid names the parameter out of
+// range, before anything is read.
+func (s *Inbox) Export(ctx context.Context, ownerID string, q ports.InboxQuery) (iter.Seq2[[]ports.InboxItem, error], error) {
+	q.Limit = 0
+	f, err := s.filter(q)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit = ExportPage
+	return func(yield func([]ports.InboxItem, error) bool) {
+		for {
+			items, more, err := s.store.Inbox(ctx, ownerID, f)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if len(items) == 0 || !yield(items, nil) || !more {
+				return
+			}
+			f.Before = items[len(items)-1].Match.CreatedAt
+		}
+	}, nil
 }
 
 // Changes returns what a live view of q has to show since it last

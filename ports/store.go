@@ -169,6 +169,7 @@ type MatchFilter struct {
 	Platform core.Platform // zero: every platform
 	MinScore int           // -1: no minimum, unscored included; else scored at or above
 	Before   time.Time     // zero: from the newest
+	Search   core.Search   // zero: every match
 	Limit    int
 }
 
@@ -187,7 +188,8 @@ type MatchStore interface {
 	// Match returns one match. KindNotFound.
 	Match(ctx context.Context, ownerID, id string) (core.Match, error)
 	// Matches lists matches newest first, at most f.Limit of them, and
-	// reports whether older ones exist.
+	// reports whether older ones exist. A search keeps the matches it
+	// finds (core.Search) and pages as the listing does.
 	Matches(ctx context.Context, ownerID string, f MatchFilter) (ms []core.Match, more bool, err error)
 	// SetScores stores many verdicts in one transaction and returns the
 	// matches it scored, in the order of updates. A match scored already
@@ -231,6 +233,7 @@ type MatchQuery struct {
 	Platform core.Platform // zero: all
 	MinScore *int          // nil: no minimum; else 0 to 100, unscored left out
 	Before   float64       // cursor: createdAt in ms of the last match seen; 0: newest
+	Q        string        // a search (core.ParseSearch); empty: none
 }
 
 // MatchPage is one page, newest first. Next is the cursor of the next page,

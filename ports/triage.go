@@ -22,6 +22,7 @@ type InboxFilter struct {
 	// ScoredAfter, when set, keeps only matches scored strictly after it:
 	// what a live view polls for.
 	ScoredAfter time.Time
+	Search      core.Search // zero: every match
 	Limit       int
 }
 
@@ -44,7 +45,8 @@ type TriageStore interface {
 	// the match is not the owner's.
 	Triage(ctx context.Context, ownerID, matchID string) (core.Triage, error)
 	// Inbox lists matches newest first, at most f.Limit of them, and
-	// reports whether more match the filter.
+	// reports whether more match the filter. A search keeps the matches
+	// it finds (core.Search).
 	Inbox(ctx context.Context, ownerID string, f InboxFilter) (items []InboxItem, more bool, err error)
 }
 
@@ -60,6 +62,7 @@ type InboxQuery struct {
 	Starred  *bool
 	Archived *bool
 	Before   float64 // cursor: createdAt in ms of the last match seen; 0: newest
+	Q        string  // a search (core.ParseSearch); empty: none
 }
 
 // InboxPage is one page of the inbox, newest first. Next is the cursor of

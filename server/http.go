@@ -44,7 +44,7 @@ func newDashboard(cfg Config, log *slog.Logger, s *services, site *Site) (*dashb
 		SiteURL: func() string { return site.URL }},
 		dashboard.Deps{Sessions: s.Sessions, Inbox: s.Inbox, Matches: s.Matches, Phrases: s.Phrases, Keys: s.Keys,
 			Webhooks: s.Webhooks, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
-			Reddit: dashReddit{s.Reddit}, Addresses: s.Addresses, Jars: s.Accounts,
+			Reddit: dashReddit{s.Reddit}, Addresses: s.Addresses, Jars: s.Accounts, Exports: s.Inbox,
 			AlertSchedules: s.Alerts.Schedules()})
 }
 

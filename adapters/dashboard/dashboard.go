@@ -148,6 +148,9 @@ type Deps struct {
 	// Jars takes cookie jars uploaded on the accounts page; nil leaves
 	// the upload forms out.
 	Jars JarService
+	// Exports downloads the inbox's view as a file; nil leaves the
+	// download links out.
+	Exports ExportService
 }
 
 // Config is the dashboard's part of the settings.
@@ -184,11 +187,12 @@ type Dashboard struct {
 	pages   *pages
 	handler http.Handler
 
-	mu      sync.Mutex
-	streams int
-	byOwner map[string]int
-	stop    chan struct{}
-	stopped bool
+	mu        sync.Mutex
+	streams   int
+	byOwner   map[string]int
+	exporting map[string]bool // owners with an export running
+	stop      chan struct{}
+	stopped   bool
 }
 
 // New returns the dashboard handler. It fails only when its embedded
@@ -219,7 +223,7 @@ func New(cfg Config, deps Deps) (*Dashboard, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Dashboard{cfg: cfg, deps: deps, pages: p, byOwner: map[string]int{}, stop: make(chan struct{})}
+	d := &Dashboard{cfg: cfg, deps: deps, pages: p, byOwner: map[string]int{}, exporting: map[string]bool{}, stop: make(chan struct{})}
 	d.handler = d.routes()
 	return d, nil
 }

@@ -121,11 +121,13 @@ type liveEvent struct {
 func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	owner := session(r).OwnerID
-	q, err := parseFilter(r.URL.Query()).query()
+	f := parseFilter(r.URL.Query())
+	q, err := f.query()
 	if err != nil {
 		http.Error(w, core.Message(err), http.StatusBadRequest)
 		return
 	}
+	search := f.search()
 	if !d.acquire(owner) {
 		w.Header().Set("Retry-After", "30")
 		http.Error(w, "too many live connections: the page still works, reload it for news", http.StatusServiceUnavailable)
@@ -199,7 +201,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 			if it.ScoredAt.After(cur.since) {
 				cur.since = it.ScoredAt
 			}
-			if err := d.writeEvent(ctx, owner, &b, it, now, cur); err != nil {
+			if err := d.writeEvent(ctx, owner, &b, it, now, cur, search); err != nil {
 				d.cfg.Logger.ErrorContext(ctx, "rendering a live match failed", "err", err)
 				return
 			}
@@ -212,7 +214,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 			if sent[it.Match.ID] {
 				continue
 			}
-			if err := d.writeEvent(ctx, owner, &b, it, now, cur); err != nil {
+			if err := d.writeEvent(ctx, owner, &b, it, now, cur, search); err != nil {
 				d.cfg.Logger.ErrorContext(ctx, "rendering a live match failed", "err", err)
 				return
 			}
@@ -230,9 +232,10 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// writeEvent appends one match event carrying the match's markup.
-func (d *Dashboard) writeEvent(ctx context.Context, owner string, b *bytes.Buffer, it ports.InboxItem, now time.Time, cur liveCursor) error {
-	html, err := d.matchHTML(ctx, owner, it, now)
+// writeEvent appends one match event carrying the match's markup, what
+// search finds marked.
+func (d *Dashboard) writeEvent(ctx context.Context, owner string, b *bytes.Buffer, it ports.InboxItem, now time.Time, cur liveCursor, search core.Search) error {
+	html, err := d.matchHTML(ctx, owner, it, now, search)
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,7 @@ var showValues = []struct{ value, label string }{
 // filterForm is the inbox filter as the URL carries it, so a filtered
 // view can be bookmarked.
 type filterForm struct {
+	Q        string // the search, as typed
 	Platform string
 	MinScore string
 	Intent   string
@@ -49,6 +50,7 @@ type filterForm struct {
 
 func parseFilter(q url.Values) filterForm {
 	f := filterForm{
+		Q:        strings.TrimSpace(q.Get("q")),
 		Platform: strings.TrimSpace(q.Get("platform")),
 		MinScore: strings.TrimSpace(q.Get("min_score")),
 		Intent:   strings.TrimSpace(q.Get("intent")),
@@ -66,7 +68,7 @@ func parseFilter(q url.Values) filterForm {
 // the cursor.
 func (f filterForm) values() url.Values {
 	v := url.Values{}
-	for _, kv := range [][2]string{{"platform", f.Platform}, {"min_score", f.MinScore}, {"intent", f.Intent}, {"phrase", f.Phrase}} {
+	for _, kv := range [][2]string{{"q", f.Q}, {"platform", f.Platform}, {"min_score", f.MinScore}, {"intent", f.Intent}, {"phrase", f.Phrase}} {
 		if kv[1] != "" {
 			v.Set(kv[0], kv[1])
 		}
@@ -78,9 +80,9 @@ func (f filterForm) values() url.Values {
 }
 
 // query turns the filter into a page request. KindInvalid names the
-// field; the ranges themselves are app's to check.
+// field; the ranges and the search itself are app's to check.
 func (f filterForm) query() (ports.InboxQuery, error) {
-	q := ports.InboxQuery{Platform: core.Platform(f.Platform), Intent: core.Intent(f.Intent), PhraseID: f.Phrase}
+	q := ports.InboxQuery{Platform: core.Platform(f.Platform), Intent: core.Intent(f.Intent), PhraseID: f.Phrase, Q: f.Q}
 	n, err := parseMinScore(f.MinScore)
 	if err != nil {
 		return q, err
@@ -110,6 +112,13 @@ func (f filterForm) query() (ports.InboxQuery, error) {
 		return q, core.Errorf(core.KindInvalid, "show must be one of inbox, unread, read, starred, archived, all")
 	}
 	return q, nil
+}
+
+// search is the filter's search as the page marks it: what app reads
+// of it, nothing when it does not read (the page says why).
+func (f filterForm) search() core.Search {
+	s, _ := core.ParseSearch(f.Q)
+	return s
 }
 
 // bulkForm is a triage action on the selected matches.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/earshothq/earshot/app/record"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
@@ -26,7 +27,11 @@ type inboxView struct {
 	Return  string // this page, for the bulk form to come back to
 	Live    string // the live stream's address
 	Empty   emptyView
+	Exports []exportLink // downloads of the view; none without an export service
 }
+
+// exportLink downloads the inbox's view in a format.
+type exportLink struct{ Format, Href string }
 
 // emptyView is what an inbox with nothing to show says, and the next
 // step it points to.
@@ -60,6 +65,7 @@ func emptyInbox(phrases []core.Phrase, filtered bool) emptyView {
 
 // filtersView is the inbox's filter form.
 type filtersView struct {
+	Q         string
 	Platforms []option
 	Intents   []option
 	Phrases   []option
@@ -79,7 +85,7 @@ func options(values []string, labels []string, selected string) []option {
 // filters is the filter form for f with the owner's phrases in its
 // menu.
 func filters(f filterForm, phrases []core.Phrase, filtered bool) filtersView {
-	fv := filtersView{MinScore: f.MinScore, Filtered: filtered}
+	fv := filtersView{Q: f.Q, MinScore: f.MinScore, Filtered: filtered}
 	plats, platLabels := []string{""}, []string{"Any platform"}
 	for _, p := range core.Platforms {
 		plats, platLabels = append(plats, string(p)), append(platLabels, string(p))
@@ -148,8 +154,9 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		community[p.ID] = p.Community
 	}
 	v.Matches = make([]matchView, len(page.Items))
+	search := f.search()
 	for i, it := range page.Items {
-		v.Matches[i] = d.matchView(it, ago(now, it.Match.CreatedAt), community[it.Match.PhraseID])
+		v.Matches[i] = d.matchView(it, ago(now, it.Match.CreatedAt), community[it.Match.PhraseID], search)
 	}
 	base := f.values()
 	if page.Next != nil {
@@ -171,6 +178,19 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		v.Live = "/app/events?" + live.Encode()
 	}
 	v.Empty = emptyInbox(phrases, filtered)
+	if f.Q != "" {
+		v.Empty.Text = "No match fits this search and these filters."
+	}
+	if d.deps.Exports != nil && err == nil {
+		for _, l := range []struct {
+			format record.Format
+			label  string
+		}{{record.CSV, "CSV"}, {record.JSONL, "JSON Lines"}} {
+			e := cloneValues(base)
+			e.Set("format", string(l.format))
+			v.Exports = append(v.Exports, exportLink{Format: l.label, Href: "/app/export?" + e.Encode()})
+		}
+	}
 	d.render(w, r, status, "inbox", &v)
 }
 

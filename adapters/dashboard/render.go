@@ -121,9 +121,10 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 
 // matchHTML returns the markup of one of owner's matches shown at now,
 // for the pieces of a page that the script swaps in (a triaged match, a
-// live one). The template escapes every field for its place: this is
-// safe markup.
-func (d *Dashboard) matchHTML(ctx context.Context, owner string, it ports.InboxItem, now time.Time) (template.HTML, error) {
+// live one), with what search finds marked. The template escapes every
+// field for its place (and highlight the marked ones): this is safe
+// markup.
+func (d *Dashboard) matchHTML(ctx context.Context, owner string, it ports.InboxItem, now time.Time, search core.Search) (template.HTML, error) {
 	community := ""
 	if it.Match.Platform == core.Reddit {
 		// A reddit match's community is its phrase's: ingest and the
@@ -133,7 +134,7 @@ func (d *Dashboard) matchHTML(ctx context.Context, owner string, it ports.InboxI
 		}
 	}
 	var b bytes.Buffer
-	err := d.partial(&b, "match", d.matchView(it, ago(now, it.Match.CreatedAt), community))
+	err := d.partial(&b, "match", d.matchView(it, ago(now, it.Match.CreatedAt), community, search))
 	return template.HTML(b.String()), err
 }
 
@@ -161,8 +162,10 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 	d.render(w, r, status, "error", &errorView{layout: layout{Title: http.StatusText(status), SignedIn: signedIn}, Message: core.Message(err)})
 }
 
-// matchView is a match as a page shows it. Every field is plain text;
-// the template escapes it for its place.
+// matchView is a match as a page shows it. Every field is plain text,
+// which the template escapes for its place, but TitleHTML and TextHTML:
+// the title and text escaped by highlight, with the phrase and the
+// search marked.
 type matchView struct {
 	ID       string
 	Phrase   string
@@ -178,6 +181,8 @@ type matchView struct {
 	Community string
 	Title     string
 	Text      string
+	TitleHTML template.HTML
+	TextHTML  template.HTML
 	URL       string // empty unless http or https
 	When      string
 	WhenISO   string
@@ -192,12 +197,14 @@ type matchView struct {
 }
 
 // matchView is the view of a match shown when, as ago words it, read
-// in community (empty where there is none).
-func (d *Dashboard) matchView(it ports.InboxItem, when, community string) matchView {
+// in community (empty where there is none), with its phrase and what
+// search finds marked in its title and text.
+func (d *Dashboard) matchView(it ports.InboxItem, when, community string, search core.Search) matchView {
 	m := it.Match
 	v := matchView{
 		ID: m.ID, Phrase: m.Phrase, Platform: string(m.Platform), Author: m.Post.Author, Title: m.Post.Title, Community: community,
-		Text: m.Post.Text, URL: safeURL(m.Post.URL), When: when, WhenISO: m.CreatedAt.Format(time.RFC3339),
+		Text: m.Post.Text, TitleHTML: highlight(m.Post.Title, m.Phrase, search), TextHTML: highlight(m.Post.Text, m.Phrase, search),
+		URL: safeURL(m.Post.URL), When: when, WhenISO: m.CreatedAt.Format(time.RFC3339),
 		Created: strconv.FormatFloat(core.Millis(m.CreatedAt), 'f', -1, 64),
 		Read:    it.Triage.Read, Starred: it.Triage.Starred, Archived: it.Triage.Archived,
 	}

@@ -29,6 +29,7 @@ func (d *Dashboard) routeList() []route {
 
 		{"GET /app/{$}", false, d.showInbox},
 		{"GET /app/events", false, d.events},
+		{"GET /app/export", false, d.exportInbox},
 		{"POST /app/matches/bulk", false, d.triageBulk},
 		{"POST /app/matches/{id}", false, d.triageMatch},
 		{"GET /app/phrases", false, d.showPhrases},

@@ -64,7 +64,12 @@ func (d *Dashboard) triageOne(w http.ResponseWriter, r *http.Request, action str
 		d.fail(w, r, err)
 		return
 	}
-	h, err := d.matchHTML(ctx, owner, ports.InboxItem{Match: m, Triage: tr}, d.cfg.Now())
+	// The page the form was on marks its search: so does its new markup.
+	var search core.Search
+	if u, err := url.Parse(ret); err == nil {
+		search = parseFilter(u.Query()).search()
+	}
+	h, err := d.matchHTML(ctx, owner, ports.InboxItem{Match: m, Triage: tr}, d.cfg.Now(), search)
 	if err != nil {
 		d.fail(w, r, err)
 		return

@@ -282,8 +282,11 @@ func (r *matchRow) pageFields() []any {
 }
 
 // Matches implements ports.MatchStore: a walk of the owner's index in
-// created_us order.
+// created_us order. A search walks as search.go says.
 func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchFilter) ([]core.Match, bool, error) {
+	if !f.Search.IsZero() {
+		return s.searchMatches(ctx, ownerID, f)
+	}
 	q, args := "SELECT "+pageColumns+" FROM matches WHERE owner_id = ?", []any{ownerID}
 	cond := func(use bool, c string, v any) {
 		if use {

@@ -96,7 +96,7 @@ func (s *TriageStore) Triage(ctx context.Context, ownerID, matchID string) (core
 // Inbox implements ports.TriageStore: matches joined with their triage,
 // an index walk on (owner_id, created_us); a filter asking for a flag
 // set walks the owner's few triaged rows instead (match_triage_starred,
-// _archived).
+// _archived). A search walks as search.go says.
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
 	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
 	from, created := "matches m LEFT JOIN match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id", "m.created_us"
@@ -131,9 +131,17 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 	cond(!f.After.IsZero(), created+" > ?", micros(f.After))
 	order := created
 	if !f.ScoredAfter.IsZero() {
-		// What was scored lately, through (owner_id, scored_at).
+		// What was scored lately, through (owner_id, scored_at); matches
+		// scored in one batch share a time, and come newest first.
 		cond(true, "m.scored_at > ?", micros(f.ScoredAfter))
-		order = "m.scored_at"
+		order = "m.scored_at DESC, " + created
+	}
+	if !f.Search.IsZero() {
+		w := s.db.searchWalk("m", ownerID, f.Search, f.Before, f.After, !flagged && f.ScoredAfter.IsZero())
+		from, where, args = w.from+from, append(where, w.where...), append(args, w.args...)
+		if w.order != "" {
+			order = w.order
+		}
 	}
 	rows, err := scanAll(s.db.with(ctx).Raw("SELECT "+inboxColumns+" FROM "+from+" WHERE "+strings.Join(where, " AND ")+
 		" ORDER BY "+order+" DESC LIMIT ?", append(args, f.Limit+1)...), (*triageRow).fields)

@@ -67,9 +67,10 @@ func TestUpgradeFromPackedRows(t *testing.T) {
 			}
 			if !db.postgres {
 				var n int64
-				db.gorm.Raw("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'").Scan(&n)
+				// The search index's triggers (migration 23) are not the packed keys'.
+				db.gorm.Raw("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name NOT LIKE 'matches_search_%'").Scan(&n)
 				if n != 0 {
-					t.Errorf("%d triggers left on SQLite", n)
+					t.Errorf("%d triggers of packed keys left on SQLite", n)
 				}
 			}
 			got := upgradeAnswers(t, db, want.IDs)

@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"iter"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/go-kit/kit/endpoint"
 	httptransport "github.com/go-kit/kit/transport/http"
@@ -27,10 +29,13 @@ type PhraseService interface {
 	Plan(ctx context.Context, ownerID string) (core.Plan, error)
 }
 
-// MatchService is what the API asks of matches.
+// MatchService is what the API asks of matches. app.Matches is one.
 type MatchService interface {
 	List(ctx context.Context, ownerID string, q ports.MatchQuery) (ports.MatchPage, error)
 	Get(ctx context.Context, ownerID, id string) (core.Match, error)
+	// Export returns every match of q's view, newest first, page by
+	// page. KindInvalid before anything is read.
+	Export(ctx context.Context, ownerID string, q ports.MatchQuery) (iter.Seq2[[]core.Match, error], error)
 }
 
 // Config is the API's part of the settings.
@@ -77,26 +82,61 @@ func New(cfg Config, deps Deps) *API {
 	opts := []httptransport.ServerOption{
 		httptransport.ServerErrorEncoder(a.encodeError),
 	}
-	paths := map[string]bool{}
+	paths, routed := map[string]bool{}, map[string]bool{}
 	for _, r := range a.routes() {
 		e := r.endpoint
 		if r.scope != "" {
 			e = requireScope(r.scope)(e)
 		}
 		a.mux.Handle(r.method+" "+r.path, httptransport.NewServer(e, r.decode, encodeResponse, opts...))
-		paths[r.path] = true
+		paths[r.path], routed[r.method+" "+r.path] = true, true
 	}
 	// A known path with another method, and any unknown path, answer in
-	// the documented error body rather than the mux's plain text.
+	// the documented error body rather than the mux's plain text. A path
+	// that a wildcard path also matches (/matches/export beside
+	// /matches/{id}) takes its other methods one by one: for every method
+	// at once the mux would find neither pattern the more specific.
 	for p := range paths {
-		a.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+		notAllowed := func(w http.ResponseWriter, r *http.Request) {
 			a.encodeError(r.Context(), core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", r.Method, p), w)
-		})
+		}
+		if !shadowed(p, paths) {
+			a.mux.HandleFunc(p, notAllowed)
+			continue
+		}
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+			if !routed[m+" "+p] {
+				a.mux.HandleFunc(m+" "+p, notAllowed)
+			}
+		}
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		a.encodeError(r.Context(), core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path), w)
 	})
 	return a
+}
+
+// shadowed tells whether another of paths, with a wildcard, matches
+// path too.
+func shadowed(path string, paths map[string]bool) bool {
+	segs := strings.Split(path, "/")
+	for other := range paths {
+		o := strings.Split(other, "/")
+		if other == path || len(o) != len(segs) {
+			continue
+		}
+		same := true
+		for i := range o {
+			if o[i] != segs[i] && !strings.HasPrefix(o[i], "{") {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *API) routes() []route {
@@ -109,6 +149,7 @@ func (a *API) routes() []route {
 		{"PATCH", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.patchPhrase, decodePatchPhrase},
 		{"DELETE", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.deletePhrase, decodeID},
 		{"GET", "/api/v1/matches", core.ScopeRead, a.listMatches, decodeListMatches},
+		{"GET", "/api/v1/matches/export", core.ScopeRead, a.exportMatches, decodeExport},
 		{"GET", "/api/v1/matches/{id}", core.ScopeRead, a.getMatch, decodeID},
 		// Triage is the key owner's own bookkeeping and changes nothing
 		// anyone else sees, so a read key may set it too.

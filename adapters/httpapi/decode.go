@@ -127,6 +127,9 @@ func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
 		}
 		mq.Before = f
 	}
+	if v, ok := single(q["q"]); ok {
+		mq.Q = v // read by core.ParseSearch, which bounds it
+	}
 	return mq, nil
 }
 

@@ -209,8 +209,12 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // encodeResponse renders the whole body before writing, so the answer
 // goes out with a Content-Length in one write, and an encoding failure
-// can still become a clean server_error.
-func encodeResponse(_ context.Context, w http.ResponseWriter, resp any) error {
+// can still become a clean server_error. A download (export.go) is
+// written as it is read instead.
+func encodeResponse(ctx context.Context, w http.ResponseWriter, resp any) error {
+	if d, ok := resp.(download); ok {
+		return d.write(ctx, w)
+	}
 	r := resp.(response)
 	buf := buffers.Get().(*bytes.Buffer)
 	defer func() {

@@ -79,8 +79,9 @@ const slowRequest = time.Second
 // writes nothing per request it served well; a line per request cost
 // the read path a tenth of its time. h is the answer's header: a
 // Server-Sent Events stream (text/event-stream, the dashboard's
-// /app/events) stays open as long as its page, so its length is never
-// slowness.
+// /app/events) stays open as long as its page, and a download (an
+// attachment: an export) as long as its file takes, so their length is
+// never slowness.
 func requestLevel(status int, d time.Duration, h http.Header) slog.Level {
 	switch {
 	case status >= 500:
@@ -91,8 +92,12 @@ func requestLevel(status int, d time.Duration, h http.Header) slog.Level {
 	return slog.LevelDebug
 }
 
-// stream tells whether an answer with header h is an event stream.
+// stream tells whether an answer with header h is an event stream or a
+// download.
 func stream(h http.Header) bool {
+	if d, _, err := mime.ParseMediaType(h.Get("Content-Disposition")); err == nil && d == "attachment" {
+		return true
+	}
 	t, _, err := mime.ParseMediaType(h.Get("Content-Type"))
 	return err == nil && t == "text/event-stream"
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -57,6 +58,9 @@ func (p probeMatches) List(context.Context, string, ports.MatchQuery) (ports.Mat
 }
 func (p probeMatches) Get(_ context.Context, _, id string) (core.Match, error) {
 	return core.Match{ID: id}, p.id(id)
+}
+func (p probeMatches) Export(context.Context, string, ports.MatchQuery) (iter.Seq2[[]core.Match, error], error) {
+	return func(func([]core.Match, error) bool) {}, p.fail
 }
 
 type probeWebhooks struct{ *probe }

@@ -2,7 +2,8 @@
 // /api/v1/matches/{id} returns, each item of a page of GET /matches, and
 // the data of every match.created webhook message (app/webhookmessage.go).
 // One type serves all three, so a receiver reads exactly the fields the
-// API shows.
+// API shows; an export writes the same record per line of JSON Lines, or
+// its fields as a row of CSV (export.go).
 //
 // It is app's, in a package of its own so that the HTTP adapter writes
 // its pages with it without importing app: app's tests drive that

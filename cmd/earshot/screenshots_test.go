@@ -100,6 +100,7 @@ func TestDashboardScreenshots(t *testing.T) {
 	signedIn := []shot{
 		{"inbox", open("/app/")},
 		{"inbox-filtered", open("/app/?show=unread&platform=x&min_score=50")},
+		{"inbox-search", open("/app/?q=%22acme+crm%22+-support&show=all")},
 		{"inbox-empty-filter", open("/app/?platform=reddit")},
 		{"phrases", open("/app/phrases")},
 		{"phrases-error", func() {

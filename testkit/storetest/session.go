@@ -27,6 +27,7 @@ func RunDashboard(t *testing.T, s Stores, d Dashboard) {
 	t.Run("TriageIsolation", func(t *testing.T) { t.Parallel(); testTriageIsolation(t, s, d.Triage) })
 	t.Run("TriageCounts", func(t *testing.T) { t.Parallel(); testTriageCounts(t, s, d.Triage) })
 	t.Run("InboxArchivedRuns", func(t *testing.T) { t.Parallel(); testInboxArchivedRuns(t, s, d.Triage) })
+	t.Run("InboxSearch", func(t *testing.T) { t.Parallel(); testInboxSearch(t, s, d.Triage) })
 }
 
 func newLink(t *testing.T, st ports.SessionStore, ownerID string, now time.Time) string {

@@ -1,0 +1,145 @@
+package dashboard
+
+import (
+	"html/template"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/earshothq/earshot/core"
+)
+
+// highlight returns text as HTML with what a reader looks for in
+// <mark>: every place the phrase occurs, found as the matcher finds it
+// (letters compare under core.FoldRune, any run of white space stands
+// for a space, and a phrase's outer word characters must not touch
+// another word character), and every place a search's term does (its
+// words one after another, anything but word letters between them, as
+// the databases' text search reads the post). Each piece of the text is
+// escaped on its own and only <mark> and </mark> are added between the
+// pieces, so a stranger's markup stays text.
+func highlight(text, phrase string, search core.Search) template.HTML {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	spans := phraseSpans(text, phrase)
+	for _, words := range search.Shown() {
+		spans = append(spans, termSpans(text, words)...)
+	}
+	if len(spans) == 0 {
+		return template.HTML(template.HTMLEscapeString(text))
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	var b strings.Builder
+	at := 0
+	for i := 0; i < len(spans); {
+		start, end := spans[i][0], spans[i][1]
+		for i++; i < len(spans) && spans[i][0] <= end; i++ {
+			end = max(end, spans[i][1])
+		}
+		b.WriteString(template.HTMLEscapeString(text[at:start]))
+		b.WriteString("<mark>")
+		b.WriteString(template.HTMLEscapeString(text[start:end]))
+		b.WriteString("</mark>")
+		at = end
+	}
+	b.WriteString(template.HTMLEscapeString(text[at:]))
+	return template.HTML(b.String())
+}
+
+// matcherWord reports whether r is a word character to the matcher
+// (package match): a letter, a digit, '_' or a combining mark.
+func matcherWord(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.In(r, unicode.Mn, unicode.Mc)
+}
+
+// phraseSpans returns the byte spans of text where phrase occurs.
+func phraseSpans(text, phrase string) [][2]int {
+	var want []rune // folded, each run of white space one ' '
+	for _, f := range strings.Fields(phrase) {
+		if len(want) > 0 {
+			want = append(want, ' ')
+		}
+		for _, r := range f {
+			want = append(want, core.FoldRune(r))
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	edgeBefore, edgeAfter := matcherWord(want[0]), matcherWord(want[len(want)-1])
+	var out [][2]int
+	prev := rune(' ')
+	for i, r := range text {
+		if !(edgeBefore && matcherWord(prev)) {
+			if end, ok := phraseAt(text, i, want); ok {
+				next, _ := utf8.DecodeRuneInString(text[end:])
+				if !(edgeAfter && end < len(text) && matcherWord(next)) {
+					out = append(out, [2]int{i, end})
+				}
+			}
+		}
+		prev = r
+	}
+	return out
+}
+
+// phraseAt reports whether the folded phrase want starts at byte i of
+// text, and where it ends.
+func phraseAt(text string, i int, want []rune) (int, bool) {
+	for _, w := range want {
+		if i >= len(text) {
+			return 0, false
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if w == ' ' {
+			if !unicode.IsSpace(r) {
+				return 0, false
+			}
+			for i < len(text) && unicode.IsSpace(r) {
+				i += size
+				r, size = utf8.DecodeRuneInString(text[i:])
+			}
+			continue
+		}
+		if core.FoldRune(r) != w {
+			return 0, false
+		}
+		i += size
+	}
+	return i, true
+}
+
+// termSpans returns the byte spans of text where the words occur one
+// after another, as words of a search (core.SearchWords).
+func termSpans(text string, words []string) [][2]int {
+	type token struct {
+		start, end int
+		fold       string
+	}
+	var toks []token
+	start := -1
+	for i, r := range text + " " {
+		switch {
+		case core.IsSearchRune(r) && start < 0:
+			start = i
+		case !core.IsSearchRune(r) && start >= 0:
+			toks = append(toks, token{start, i, strings.Map(core.FoldRune, text[start:i])})
+			start = -1
+		}
+	}
+	want := make([]string, len(words))
+	for i, w := range words {
+		want[i] = strings.Map(core.FoldRune, w)
+	}
+	var out [][2]int
+	for i := 0; i+len(want) <= len(toks); i++ {
+		k := 0
+		for k < len(want) && toks[i+k].fold == want[k] {
+			k++
+		}
+		if k == len(want) {
+			out = append(out, [2]int{toks[i].start, toks[i+k-1].end})
+		}
+	}
+	return out
+}

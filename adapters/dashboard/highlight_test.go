@@ -1,0 +1,65 @@
+package dashboard
+
+import (
+	"html/template"
+	"strings"
+	"testing"
+
+	"github.com/earshothq/earshot/core"
+)
+
+func TestHighlight(t *testing.T) {
+	cases := []struct {
+		name   string
+		text   string
+		phrase string
+		q      string
+		want   template.HTML
+	}{
+		{"phrase", "We use Acme CRM daily", "acme crm", "", "We use <mark>Acme CRM</mark> daily"},
+		{"every occurrence", "acme, ACME and acme!", "acme", "", "<mark>acme</mark>, <mark>ACME</mark> and <mark>acme</mark>!"},
+		{"word boundaries", "acmes and preacme and acme_x and acme", "acme", "", "acmes and preacme and acme_x and <mark>acme</mark>"},
+		{"any white space for a space", "acme\n\t crm", "acme  crm", "", "<mark>acme\n\t crm</mark>"},
+		{"symbol edges need no boundary", "use c++x now", "c++", "", "use <mark>c++</mark>x now"},
+		{"unicode folding", "ΣΟΦΊΑ and σοφία", "σοφία", "", "<mark>ΣΟΦΊΑ</mark> and <mark>σοφία</mark>"},
+		{"search words", "Pricing of acme went up", "acme", "pricing up", "<mark>Pricing</mark> of <mark>acme</mark> went <mark>up</mark>"},
+		{"search phrase across punctuation", "moved off acme-crm.", "zzz", `"acme crm"`, "moved off <mark>acme-crm</mark>."},
+		{"search phrase needs its order", "crm acme", "zzz", `"acme crm"`, "crm acme"},
+		{"excluded words are not marked", "acme spam", "zzz", "acme -spam", "<mark>acme</mark> spam"},
+		{"overlaps merge", "acme crm pricing", "acme crm", `"crm pricing"`, "<mark>acme crm pricing</mark>"},
+		{"search words whole", "pricings and pricing", "zzz", "pricing", "pricings and <mark>pricing</mark>"},
+		{"nothing found", "plain text", "acme", "", "plain text"},
+		{"empty phrase", "plain text", "", "", "plain text"},
+		{"bad bytes", "acme\xff acme", "acme", "", "<mark>acme</mark>\ufffd <mark>acme</mark>"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := core.ParseSearch(c.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := highlight(c.text, c.phrase, s); got != c.want {
+				t.Fatalf("highlight(%q, %q, %q) =\n%q\nwant\n%q", c.text, c.phrase, c.q, got, c.want)
+			}
+		})
+	}
+}
+
+// A stranger's markup stays text, inside a mark and around it, whatever
+// the phrase or the search asks to mark.
+func TestHighlightEscapes(t *testing.T) {
+	text := `<script>alert("acme")</script> <img src=x onerror=alert(1)> acme & 'acme' <mark>acme</mark>`
+	for _, q := range []string{"", "script", "img src", `"alert 1"`, "mark"} {
+		s, _ := core.ParseSearch(q)
+		for _, phrase := range []string{"acme", "<script>", "alert(", "<mark>"} {
+			got := string(highlight(text, phrase, s))
+			plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(got)
+			if plain != template.HTMLEscapeString(text) {
+				t.Fatalf("phrase %q, q %q: without its marks\n%s\nis not the text escaped\n%s", phrase, q, plain, template.HTMLEscapeString(text))
+			}
+			if strings.Count(got, "<") != 2*strings.Count(got, "<mark>") {
+				t.Fatalf("phrase %q, q %q: markup other than marks:\n%s", phrase, q, got)
+			}
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"context"
+	"iter"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/earshothq/earshot/app/record"
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// GET /api/v1/matches/export: the view GET /matches pages through,
+// written whole as one file (an extension, x-extension in the OpenAPI
+// document). It is one request against the key's rate limit, like any
+// other, however long it streams.
+
+type exportRequest struct {
+	query  ports.MatchQuery
+	format record.Format
+}
+
+// decodeExport reads GET /matches's parameters and the format; a limit
+// is refused, since the file holds every match of the view.
+func decodeExport(ctx context.Context, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	if _, ok := q["limit"]; ok {
+		return nil, core.Errorf(core.KindInvalid, "limit does not apply to an export: the file holds every match of the view")
+	}
+	v, ok := single(q["format"])
+	if !ok {
+		return nil, core.Errorf(core.KindInvalid, "format is required: csv or jsonl")
+	}
+	format, err := record.ParseFormat(v)
+	if err != nil {
+		return nil, err
+	}
+	mq, err := decodeListMatches(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return exportRequest{query: mq.(ports.MatchQuery), format: format}, nil
+}
+
+func (a *API) exportMatches(ctx context.Context, req any) (any, error) {
+	r := req.(exportRequest)
+	pages, err := a.deps.Matches.Export(ctx, keyFrom(ctx).OwnerID, r.query)
+	if err != nil {
+		return nil, err
+	}
+	return download{format: r.format, at: time.Now(), pages: pages, log: a.cfg.Logger}, nil
+}
+
+// download is an answer written as it is read: a file of matches, page
+// by page.
+type download struct {
+	format record.Format
+	at     time.Time // names the file
+	pages  iter.Seq2[[]core.Match, error]
+	log    *slog.Logger
+}
+
+// exportWriteWait is how long the client may take to read one page of an
+// export: each page moves the connection's write deadline, which would
+// otherwise end a long export at the server's write timeout.
+const exportWriteWait = 30 * time.Second
+
+// write sends the file: each page is flushed to the client before the
+// next is read, so neither side holds more than a page. A page that
+// fails once the answer has begun aborts the connection, so the client
+// sees a broken transfer rather than a file that looks whole. Nothing it
+// meets is an error for the encoder to answer: the answer has begun.
+func (d download) write(ctx context.Context, w http.ResponseWriter) error {
+	h := w.Header()
+	h.Set("Content-Type", d.format.ContentType())
+	h.Set("Content-Disposition", `attachment; filename="`+d.format.FileName(d.at)+`"`)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush() // the download starts at once
+	out := record.NewWriter(w, d.format)
+	for page, err := range d.pages {
+		if err != nil {
+			if ctx.Err() == nil {
+				d.log.ErrorContext(ctx, "export failed", "err", err)
+			}
+			panic(http.ErrAbortHandler)
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(exportWriteWait))
+		for _, m := range page {
+			_ = out.Write(m) // a failed write is seen by Flush
+		}
+		if out.Flush() != nil {
+			return nil // the client went away: nothing more to say to it
+		}
+		_ = rc.Flush()
+	}
+	_ = rc.SetWriteDeadline(time.Now().Add(exportWriteWait))
+	_ = out.Flush()
+	return nil
+}
