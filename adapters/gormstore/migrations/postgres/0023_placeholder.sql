@@ -1,0 +1,5 @@
+-- placeholder 0023
+--
+-- Holds the number for a step made on another line of work.
+
+SELECT 1;
