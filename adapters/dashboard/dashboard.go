@@ -147,6 +147,8 @@ type Deps struct {
 	// Jars takes cookie jars uploaded on the accounts page; nil leaves
 	// the upload forms out.
 	Jars JarService
+	// Trends draws the trends page; nil leaves the page out.
+	Trends TrendService
 }
 
 // Config is the dashboard's part of the settings.
