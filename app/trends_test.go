@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -43,8 +44,8 @@ func TestTrendsOnAClock(t *testing.T) {
 	today := core.DayOf(clock.Now())
 	count := func(p core.Phrase, day int64, intent core.Intent, band, n int) {
 		t.Helper()
-		if _, err := w.db.SQL().Exec("INSERT INTO match_day_counts (owner_id, day, platform, intent, band, phrase_id, n) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			p.OwnerID, day, string(p.Platform), string(intent), band, p.ID, n); err != nil {
+		if _, err := w.db.SQL().Exec(fmt.Sprintf("INSERT INTO match_day_counts (owner_id, day, platform, intent, phrase_id, band%d) VALUES (?, ?, ?, ?, ?, ?)", band),
+			p.OwnerID, day, string(p.Platform), string(intent), p.ID, n); err != nil {
 			t.Fatal(err)
 		}
 	}

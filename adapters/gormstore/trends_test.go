@@ -67,7 +67,7 @@ func TestDayCountsTrimmedOnWrite(t *testing.T) {
 			oldest := core.DayOf(time.Now()) - core.TrendKeepDays
 			insert := func(owner, phrase string, day int64) {
 				t.Helper()
-				if err := db.gorm.Exec("INSERT INTO match_day_counts (owner_id, day, platform, intent, band, phrase_id, n) VALUES (?, ?, 'x', 'buying', 9, ?, 7)",
+				if err := db.gorm.Exec("INSERT INTO match_day_counts (owner_id, day, platform, intent, phrase_id, band9) VALUES (?, ?, 'x', 'buying', ?, 7)",
 					owner, day, phrase).Error; err != nil {
 					t.Fatal(err)
 				}
