@@ -229,12 +229,14 @@ func scale(most int64) (top, step int64) {
 	}
 }
 
-// grid returns a line at zero and at each step up to top.
+// grid returns a line at zero and at each step up to top, each but the
+// zero line labelled with its value: a label on the zero line would sit
+// on the first day's.
 func grid(top, step int64) []gridLine {
 	plotH := float64(chartH - chartTop - chartBottom)
 	base := float64(chartH - chartBottom)
-	var out []gridLine
-	for v := int64(0); v <= top; v += step {
+	out := []gridLine{{Y: num(base)}}
+	for v := step; v <= top; v += step {
 		y := base - float64(v)/float64(top)*plotH
 		out = append(out, gridLine{Y: num(y), LabelY: num(y - 5), Label: short(v)})
 	}

@@ -37,7 +37,7 @@ func TestScale(t *testing.T) {
 			t.Errorf("scale(%d) = %d, %d", most, top, step)
 		}
 	}
-	if g := grid(1500, 500); len(g) != 4 || g[0].Label != "0" || g[1].Label != "500" || g[3].Label != "1.5k" ||
+	if g := grid(1500, 500); len(g) != 4 || g[0].Label != "" || g[1].Label != "500" || g[3].Label != "1.5k" ||
 		g[0].Y != num(chartH-chartBottom) || g[3].Y != num(chartTop) {
 		t.Errorf("grid: %+v", g)
 	}
