@@ -201,6 +201,8 @@ type MatchStore interface {
 	// transaction, so a stored score never loses its messages and a
 	// failed one queues none. The store sets an empty delivery ID; which
 	// webhooks get a delivery is the plan's rule, never the store's.
+	// Each match scored is added to the daily counts (TrendStore) in the
+	// same transaction.
 	SetScores(ctx context.Context, updates []ScoreUpdate, plan DeliveryPlan) ([]core.Match, error)
 	// ClaimUnscored leases up to limit unscored matches of any owner whose
 	// lease has run out, oldest first, for lease: the scoring sweep's

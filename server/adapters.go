@@ -74,6 +74,7 @@ type stores struct {
 	notifications ports.NotificationStore
 	sessions      ports.SessionStore
 	triage        ports.TriageStore
+	trends        ports.TrendStore // the daily counts the match store keeps
 }
 
 func newStores(db *gormstore.DB) stores {
@@ -95,6 +96,7 @@ func newStores(db *gormstore.DB) stores {
 		notifications: gormstore.NewNotificationStore(db),
 		sessions:      gormstore.NewSessionStore(db),
 		triage:        gormstore.NewTriageStore(db),
+		trends:        gormstore.NewTrendStore(db),
 	}
 }
 

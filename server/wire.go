@@ -89,6 +89,7 @@ type services struct {
 	Poller        *app.Reddit
 	Alerts        *app.Alerts
 	Addresses     *app.AddressChanges
+	Trends        *app.Trends
 
 	limiter ports.RateLimiter
 	bus     *bus.Bus
@@ -118,6 +119,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	s.Console = newConsole(db, st, cfg, sealer, app.SessionDeps{Mailer: mailer, Limiter: limiter, Log: log}, siteURL)
 	s.Matches = app.NewMatches(st.matches)
 	s.Inbox = app.NewInbox(st.triage)
+	s.Trends = app.NewTrends(st.trends, st.phrases, clock)
 	s.Notifications = app.NewNotifications(app.NotificationDeps{Store: st.notifications, Owners: st.owners, Mailer: mailer, Clock: clock,
 		Log: log}, siteURL)
 	s.AccountHealth = app.NewAccountHealth(app.AccountHealthDeps{Accounts: st.accounts, Store: st.accountHealth, Clock: clock,

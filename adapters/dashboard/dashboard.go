@@ -151,6 +151,8 @@ type Deps struct {
 	// Exports downloads the inbox's view as a file; nil leaves the
 	// download links out.
 	Exports ExportService
+	// Trends draws the trends page; nil leaves the page out.
+	Trends TrendService
 }
 
 // Config is the dashboard's part of the settings.

@@ -60,6 +60,7 @@ type layout struct {
 	Notice   string // a confirmation, shown politely
 	Problem  string // an error, announced at once
 	Unread   int    // unread notifications, shown in the navigation
+	Trends   bool   // the trends page is offered, and linked to
 }
 
 // notices word what a page says after an action sent the browser back
@@ -102,6 +103,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	}
 	if lv, ok := v.(interface{ base() *layout }); ok && lv.base().SignedIn {
 		lv.base().Unread = d.unread(r)
+		lv.base().Trends = d.deps.Trends != nil
 	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()

@@ -40,6 +40,7 @@ func (d *Dashboard) routeList() []route {
 		{"POST /app/phrases/{id}/filters", false, d.saveFilters},
 		{"GET /app/phrases/{id}/delete", false, d.confirmDeletePhrase},
 		{"POST /app/phrases/{id}/delete", false, d.deletePhrase},
+		{"GET /app/trends", false, d.showTrends},
 		{"GET /app/plan", false, d.showPlan},
 		{"GET /app/account", false, d.showAccount},
 		{"POST /app/account", false, d.requestAddress},

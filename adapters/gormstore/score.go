@@ -36,6 +36,9 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 				out = append(out, m)
 			}
 		}
+		if err := s.db.countScored(tx, out, now); err != nil {
+			return err
+		}
 		if plan == nil || len(out) == 0 {
 			return nil
 		}

@@ -26,6 +26,16 @@ func stores(db *gormstore.DB) storetest.Stores {
 		Webhooks:   gormstore.NewWebhookStore(db),
 		Deliveries: gormstore.NewWebhookStore(db),
 		Backlog:    gormstore.NewMatchStore(db),
+		Trends:     gormstore.NewTrendStore(db),
+		// The fill runs on a database of its own, of the same dialect.
+		RefillTrends: func(t *testing.T) (storetest.Stores, func() error) {
+			url := "sqlite://:memory:"
+			if db.Postgres() {
+				url = PostgresURL(t)
+			}
+			fresh := open(t, url)
+			return stores(fresh), func() error { return gormstore.RefillTrends(fresh) }
+		},
 	}
 }
 

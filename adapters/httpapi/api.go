@@ -52,6 +52,7 @@ type Deps struct {
 	Limiter  ports.RateLimiter
 	Webhooks WebhookService // nil: every webhook route answers plan_limit
 	Triage   TriageService  // nil: the triage routes answer not_found
+	Trends   TrendService   // nil: GET /api/v1/trends answers not_found
 }
 
 // route is one row of the API: the OpenAPI test checks every row is
@@ -156,6 +157,7 @@ func (a *API) routes() []route {
 		{"GET", "/api/v1/matches/{id}/triage", core.ScopeRead, a.getTriage, decodeID},
 		{"PATCH", "/api/v1/matches/{id}/triage", core.ScopeRead, a.patchTriage, decodePatchTriage},
 		{"POST", "/api/v1/triage", core.ScopeRead, a.bulkTriage, decodeBulkTriage},
+		{"GET", "/api/v1/trends", core.ScopeRead, a.trends, decodeTrends},
 		{"POST", "/api/v1/webhooks", core.ScopeWebhooks, a.addWebhook, decodeAddWebhook},
 		{"GET", "/api/v1/webhooks", core.ScopeWebhooks, a.listWebhooks, noRequest},
 		{"PATCH", "/api/v1/webhooks/{id}", core.ScopeWebhooks, a.patchWebhook, decodePatchWebhook},

@@ -44,6 +44,10 @@ func TestDashboardScreenshots(t *testing.T) {
 		xPost("s5", `<script>alert("x")</script>`, `acme crm "><img src=x onerror=alert(1)> is shown as text, never run`),
 	)
 	s.ingest(s.IngestKey, "facebook", map[string]any{"externalId": "f1", "authorName": "Local Bakers Group", "body": []string{"Which invoice tool do you all use for wholesale orders?"}, "url": "https://facebook.com/groups/x/posts/1"})
+	// The trends count the six matches once they are scored.
+	waitUntil(t, 20*time.Second, 50*time.Millisecond, func() bool {
+		return dataOf(t, s.call("GET", "/api/v1/trends", s.APIKey, nil).want(t, 200, ""))["total"] == 6.0
+	}, func() string { return "the six matches were not scored" })
 	ms := s.call("GET", "/api/v1/matches", s.APIKey, nil).want(t, 200, "").JSON(t)["data"].([]any)
 	if len(ms) < 2 {
 		t.Fatalf("%d matches", len(ms))
@@ -109,6 +113,8 @@ func TestDashboardScreenshots(t *testing.T) {
 			b.submitAndWait(`form.add button[type="submit"]`)
 		}},
 		{"phrase-delete", open("/app/phrases/" + phraseID + "/delete")},
+		{"trends", open("/app/trends")},
+		{"trends-90-days", open("/app/trends?days=90")},
 		{"plan", open("/app/plan")},
 		{"keys", open("/app/keys")},
 		{"key-created", func() {

@@ -34,6 +34,13 @@ type Stores struct {
 	Webhooks   ports.WebhookStore
 	Deliveries ports.DeliveryQueue
 	Backlog    ports.ScoringBacklog // counts the matches Matches stores
+	Trends     ports.TrendStore     // the daily counts Matches keeps
+	// RefillTrends, where the backend fills its daily counts from the
+	// matches stored before it kept them (a schema upgrade), returns
+	// stores on a database of their own and a function that empties
+	// their counts and fills them again as that step does. Nil leaves
+	// the case out.
+	RefillTrends func(t *testing.T) (Stores, func() error)
 }
 
 // Factory opens a migrated, possibly shared, database for the test.
@@ -82,6 +89,9 @@ func Run(t *testing.T, f Factory) {
 		{"Webhooks", testWebhookStore},
 		{"WebhookRecovery", testWebhookRecovery},
 		{"ImpossibleIDs", testImpossibleIDs},
+		{"TrendCounts", testTrendCounts},
+		{"TrendCountedOnce", testTrendCountedOnce},
+		{"TrendFill", testTrendFill},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
