@@ -57,7 +57,7 @@ func TestSafeLink(t *testing.T) {
 		"ftp://evil.example/":                           "",
 		"https:///nohost":                               "",
 		"https://" + strings.Repeat("a", 900) + ".com/": "",
-		"":                                              "",
+		"": "",
 	} {
 		if got := safeLink(in); got != want {
 			t.Errorf("safeLink(%q) = %q, want %q", in, got, want)
