@@ -405,7 +405,7 @@ func (t ChannelTarget) Redacted() string {
 		if !ok {
 			return u.Host + "/…"
 		}
-		return u.Host + "/services/" + head(parts[0], 2) + "/" + head(parts[1], 2) + "/" + tail(parts[2])
+		return u.Host + "/services/" + redactHead(parts[0], 2) + "/" + redactHead(parts[1], 2) + "/" + redactTail(parts[2])
 	case ChannelDiscord:
 		u, err := url.Parse(t.URL)
 		if err != nil {
@@ -415,14 +415,14 @@ func (t ChannelTarget) Redacted() string {
 		if !ok {
 			return u.Host + "/…"
 		}
-		return u.Host + "/api/webhooks/" + head(id, 4) + "/" + tail(token)
+		return u.Host + "/api/webhooks/" + redactHead(id, 4) + "/" + redactTail(token)
 	case ChannelTelegram:
 		id, _, _ := strings.Cut(t.Token, ":")
-		return "telegram chat " + t.ChatID + " (bot " + head(id, 6) + ")"
+		return "telegram chat " + t.ChatID + " (bot " + redactHead(id, 6) + ")"
 	case ChannelNtfy:
 		s := "ntfy topic"
 		if u, err := url.Parse(t.URL); err == nil {
-			s = u.Host + "/" + tail(strings.TrimPrefix(u.Path, "/"))
+			s = u.Host + "/" + redactTail(strings.TrimPrefix(u.Path, "/"))
 		}
 		if t.Token != "" {
 			s += " (with access token)"
@@ -432,8 +432,8 @@ func (t ChannelTarget) Redacted() string {
 	return t.URL
 }
 
-// head is the first n bytes of s and an ellipsis, never all of s.
-func head(s string, n int) string {
+// redactHead is the first n bytes of s and an ellipsis, never all of s.
+func redactHead(s string, n int) string {
 	n = min(n, len(s)-1)
 	if n <= 0 {
 		return "…"
@@ -441,9 +441,9 @@ func head(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// tail is an ellipsis and the last few bytes of s: 4, or fewer for a
+// redactTail is an ellipsis and the last few bytes of s: 4, or fewer for a
 // short s, so that at most a quarter shows.
-func tail(s string) string {
+func redactTail(s string) string {
 	n := min(4, len(s)/4)
 	return "…" + s[len(s)-n:]
 }
