@@ -612,7 +612,8 @@ func discordMatch(v matchView) discordBody {
 			{Name: "Phrase", Value: escDiscord(orDash(v.phrase), discordFieldMax), Inline: true},
 			{Name: "Author", Value: escDiscord(orDash(v.author), discordFieldMax), Inline: true},
 		},
-		Footer: &discordFooter{Text: "earshot · " + escDiscord(v.platform, 100)},
+		// A footer shows no markdown: nothing in it to escape.
+		Footer: &discordFooter{Text: "earshot · " + defuseMentions(v.platform)},
 	}
 	if v.reason != "" {
 		e.Fields = append(e.Fields, discordField{Name: "Reason", Value: escDiscord(v.reason, discordFieldMax)})
