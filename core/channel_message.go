@@ -248,6 +248,10 @@ func countNoun(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
+// maxShowInput bounds what of a text is read at all: far more than any
+// part of a message shows, so a huge input costs no more than a long one.
+const maxShowInput = 64 << 10
+
 // showable makes s valid UTF-8 and drops what could change how the rest
 // is shown: control characters but the newline (a tab becomes a space),
 // bidirectional overrides and marks (they can make text read backwards,
@@ -255,6 +259,9 @@ func countNoun(n int, one, many string) string {
 // characters such as the byte order mark. Line and paragraph separators
 // become newlines.
 func showable(s string) string {
+	if len(s) > maxShowInput {
+		s = s[:maxShowInput] // a character cut in two becomes U+FFFD below
+	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	b.Grow(len(s))
@@ -476,8 +483,10 @@ func contextBlock(mrkdwn string) slackBlock {
 // (all written <…>) can be formed; defuseMentions covers the plain
 // @channel a workspace's settings may still read.
 func escSlack(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(defuseMentions(s))
+	return slackEscaper.Replace(defuseMentions(s))
 }
+
+var slackEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // slackLink is <url|label>, the label escaped and with no | to end it
 // early.

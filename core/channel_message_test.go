@@ -724,3 +724,27 @@ func FuzzRenderChannel(f *testing.F) {
 		}
 	})
 }
+
+// The cost of writing a message, which the delivery worker pays once per
+// match and channel (the body is stored and sent as it is on every try).
+func BenchmarkRenderChannel(b *testing.B) {
+	m := hostile()
+	d := digestOf(ChannelDigestShown)
+	d.Total = 40
+	for _, k := range ChannelKinds {
+		b.Run(string(k)+"/match", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := RenderChannelMatch(k, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(string(k)+"/digest", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := RenderChannelDigest(k, d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
