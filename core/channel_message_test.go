@@ -592,10 +592,7 @@ func digestScores(t *testing.T, k ChannelKind, b []byte) (scores []string, more 
 	var lines []string
 	switch k {
 	case ChannelSlack:
-		texts := checkSlack(t, b)
-		for _, s := range texts[2:] {
-			lines = append(lines, s)
-		}
+		lines = checkSlack(t, b)[2:] // past the fallback and the heading
 	case ChannelDiscord:
 		lines = strings.Split(checkDiscord(t, b).Embeds[0].Description, "\n\n")
 	case ChannelTelegram:
