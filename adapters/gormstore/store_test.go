@@ -26,6 +26,7 @@ func stores(db *gormstore.DB) storetest.Stores {
 		Webhooks:   gormstore.NewWebhookStore(db),
 		Deliveries: gormstore.NewWebhookStore(db),
 		Backlog:    gormstore.NewMatchStore(db),
+		Channels:   gormstore.NewChannelStore(db),
 	}
 }
 

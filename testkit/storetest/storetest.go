@@ -34,6 +34,7 @@ type Stores struct {
 	Webhooks   ports.WebhookStore
 	Deliveries ports.DeliveryQueue
 	Backlog    ports.ScoringBacklog // counts the matches Matches stores
+	Channels   ports.ChannelStore   // nil: the channel cases are skipped
 }
 
 // Factory opens a migrated, possibly shared, database for the test.
@@ -75,6 +76,7 @@ func Run(t *testing.T, f Factory) {
 		{"Backlog", testBacklog},
 		{"Webhooks", testWebhookStore},
 		{"WebhookRecovery", testWebhookRecovery},
+		{"Channels", testChannelStore},
 		{"ImpossibleIDs", testImpossibleIDs},
 	}
 	for _, c := range cases {
