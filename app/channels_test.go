@@ -529,19 +529,22 @@ func TestChannelRules(t *testing.T) {
 	}
 	on := true
 	for name, err := range map[string]error{
-		"webhook update":   func() error { _, err := c.svc.Update(ctx, o.ID, tg.ID, ports.WebhookChange{Active: &on}); return err }(),
-		"webhook delete":   c.svc.Delete(ctx, o.ID, tg.ID),
-		"webhook log":      func() error { _, err := c.svc.Deliveries(ctx, o.ID, tg.ID); return err }(),
-		"webhook test":     func() error { _, err := c.svc.Test(ctx, o.ID, tg.ID); return err }(),
-		"webhook rotate":   func() error { _, _, err := c.svc.RotateSecret(ctx, o.ID, tg.ID, nil); return err }(),
-		"webhook replay":   func() error { _, err := c.svc.Replay(ctx, o.ID, tg.ID, time.Unix(1, 0), time.Time{}); return err }(),
-		"webhook retry":    func() error { _, err := c.svc.Retry(ctx, o.ID, tg.ID, "x"); return err }(),
-		"channel get":      func() error { _, err := c.Get(ctx, o.ID, hook.ID); return err }(),
-		"channel update":   func() error { _, err := c.Update(ctx, o.ID, hook.ID, ChannelChange{Active: &on}); return err }(),
-		"channel delete":   c.Delete(ctx, o.ID, hook.ID),
-		"channel log":      func() error { _, err := c.Deliveries(ctx, o.ID, hook.ID); return err }(),
-		"channel test":     func() error { _, err := c.Channels.Test(ctx, o.ID, hook.ID); return err }(),
-		"channel replay":   func() error { _, err := c.Channels.Replay(ctx, o.ID, hook.ID, time.Unix(1, 0), time.Time{}); return err }(),
+		"webhook update": func() error { _, err := c.svc.Update(ctx, o.ID, tg.ID, ports.WebhookChange{Active: &on}); return err }(),
+		"webhook delete": c.svc.Delete(ctx, o.ID, tg.ID),
+		"webhook log":    func() error { _, err := c.svc.Deliveries(ctx, o.ID, tg.ID); return err }(),
+		"webhook test":   func() error { _, err := c.svc.Test(ctx, o.ID, tg.ID); return err }(),
+		"webhook rotate": func() error { _, _, err := c.svc.RotateSecret(ctx, o.ID, tg.ID, nil); return err }(),
+		"webhook replay": func() error { _, err := c.svc.Replay(ctx, o.ID, tg.ID, time.Unix(1, 0), time.Time{}); return err }(),
+		"webhook retry":  func() error { _, err := c.svc.Retry(ctx, o.ID, tg.ID, "x"); return err }(),
+		"channel get":    func() error { _, err := c.Get(ctx, o.ID, hook.ID); return err }(),
+		"channel update": func() error { _, err := c.Update(ctx, o.ID, hook.ID, ChannelChange{Active: &on}); return err }(),
+		"channel delete": c.Delete(ctx, o.ID, hook.ID),
+		"channel log":    func() error { _, err := c.Deliveries(ctx, o.ID, hook.ID); return err }(),
+		"channel test":   func() error { _, err := c.Channels.Test(ctx, o.ID, hook.ID); return err }(),
+		"channel replay": func() error {
+			_, err := c.Channels.Replay(ctx, o.ID, hook.ID, time.Unix(1, 0), time.Time{})
+			return err
+		}(),
 		"channel retry":    func() error { _, err := c.Channels.Retry(ctx, o.ID, hook.ID, "x"); return err }(),
 		"channel unknown":  func() error { _, err := c.Get(ctx, o.ID, "no-such-id"); return err }(),
 		"channel update ?": func() error { _, err := c.Update(ctx, o.ID, "no-such-id", ChannelChange{Active: &on}); return err }(),
