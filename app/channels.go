@@ -38,33 +38,8 @@ func NewChannels(deps ChannelDeps) *Channels {
 	return &Channels{w: deps.Webhooks, store: deps.Store, msg: msg}
 }
 
-// NewChannel is what an owner gives for a new channel. MinScore nil
-// means core.DefaultWebhookMinScore, Platforms nil every platform, an
-// empty Frequency at once; Hour and Zone are read for a daily digest.
-type NewChannel struct {
-	Kind, URL, Token, ChatID string
-	MinScore                 *int
-	Platforms                []string
-	Frequency                string
-	Hour                     int
-	Zone                     string
-}
-
-// ChannelChange is a change an owner asks for; nil fields stay as they
-// are. URL, Token and ChatID each replace that part of the destination
-// (an empty Token takes an ntfy access token away); the kind never
-// changes. Hour and Zone without Frequency change a daily digest's time.
-type ChannelChange struct {
-	Active             *bool
-	MinScore           *int
-	Platforms          []string // nil: unchanged; otherwise a non-empty list of platforms
-	Frequency          *string
-	Hour               *int
-	Zone               *string
-	URL, Token, ChatID *string
-}
-
-func (c ChannelChange) empty() bool {
+// emptyChange reports whether c asks for nothing.
+func emptyChange(c ports.ChannelChange) bool {
 	return c.Active == nil && c.MinScore == nil && c.Platforms == nil && c.Frequency == nil && c.Hour == nil && c.Zone == nil &&
 		c.URL == nil && c.Token == nil && c.ChatID == nil
 }
@@ -84,7 +59,7 @@ func channelSchedule(frequency string, hour int, zone string) (core.AlertSchedul
 // destination's redacted form. KindInvalid names the field, and never
 // repeats a token; KindPlanLimit when the plan's webhook limit, which
 // webhooks and channels share, is reached.
-func (s *Channels) Create(ctx context.Context, ownerID string, in NewChannel) (core.Webhook, error) {
+func (s *Channels) Create(ctx context.Context, ownerID string, in ports.NewChannel) (core.Webhook, error) {
 	if err := s.w.gate(ctx); err != nil {
 		return core.Webhook{}, err
 	}
@@ -156,11 +131,11 @@ func (s *Channels) Get(ctx context.Context, ownerID, id string) (core.Webhook, e
 // period then: a digest gathers what was scored while the channel was on
 // and on a digest, none of what an at-once message already carried.
 // KindInvalid, KindNotFound, KindPlanLimit.
-func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ChannelChange) (core.Webhook, error) {
+func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (core.Webhook, error) {
 	if err := s.w.gate(ctx); err != nil {
 		return core.Webhook{}, err
 	}
-	if ch.empty() {
+	if emptyChange(ch) {
 		return core.Webhook{}, core.Errorf(core.KindInvalid, "send at least one of active, min_score, platforms, frequency, hour, zone, url, token, chat_id")
 	}
 	if ch.MinScore != nil {

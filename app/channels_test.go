@@ -130,16 +130,16 @@ func (f *fakeServices) waitFor(t *testing.T, n int, kinds ...core.ChannelKind) {
 }
 
 // newTarget is the channel of kind k at the fake.
-func (f *fakeServices) newTarget(k core.ChannelKind) NewChannel {
+func (f *fakeServices) newTarget(k core.ChannelKind) ports.NewChannel {
 	switch k {
 	case core.ChannelSlack:
-		return NewChannel{Kind: "slack", URL: f.srv.URL + fakeSlackPath}
+		return ports.NewChannel{Kind: "slack", URL: f.srv.URL + fakeSlackPath}
 	case core.ChannelDiscord:
-		return NewChannel{Kind: "discord", URL: f.srv.URL + "/api/webhooks/" + fakeDiscordID + "/" + fakeDiscordTok}
+		return ports.NewChannel{Kind: "discord", URL: f.srv.URL + "/api/webhooks/" + fakeDiscordID + "/" + fakeDiscordTok}
 	case core.ChannelTelegram:
-		return NewChannel{Kind: "telegram", Token: fakeBotToken, ChatID: fakeChatID}
+		return ports.NewChannel{Kind: "telegram", Token: fakeBotToken, ChatID: fakeChatID}
 	default:
-		return NewChannel{Kind: "ntfy", URL: f.srv.URL + "/" + fakeNtfyTopic, Token: fakeNtfyToken}
+		return ports.NewChannel{Kind: "ntfy", URL: f.srv.URL + "/" + fakeNtfyTopic, Token: fakeNtfyToken}
 	}
 }
 
@@ -497,18 +497,18 @@ func TestChannelRules(t *testing.T) {
 	o := w.owner(t, "rules@example.com")
 	c := newChans(t, w, nil)
 	for _, tc := range []struct {
-		in   NewChannel
+		in   ports.NewChannel
 		want string
 	}{
-		{NewChannel{Kind: "email"}, "kind must be one of slack, discord, telegram, ntfy"},
-		{NewChannel{Kind: "slack", URL: "https://example.com/x"}, "url must be a Slack incoming webhook address"},
-		{NewChannel{Kind: "slack", URL: c.fake.srv.URL + fakeSlackPath, Token: "x"}, "token is not used for Slack"},
-		{NewChannel{Kind: "telegram", Token: "123456789:short", ChatID: "1"}, "token must be a Telegram bot token"},
-		{NewChannel{Kind: "telegram", Token: fakeBotToken, ChatID: "me"}, "chat_id must be"},
-		{NewChannel{Kind: "ntfy", URL: c.fake.srv.URL + "/" + fakeNtfyTopic, Frequency: "off"}, "frequency off is not for a channel"},
-		{NewChannel{Kind: "ntfy", URL: c.fake.srv.URL + "/" + fakeNtfyTopic, Frequency: "weekly"}, "frequency must be one of at once, hourly, daily"},
-		{NewChannel{Kind: "ntfy", URL: c.fake.srv.URL + "/" + fakeNtfyTopic, Frequency: "daily", Hour: 24}, "hour must be 0 to 23"},
-		{NewChannel{Kind: "ntfy", URL: c.fake.srv.URL + "/" + fakeNtfyTopic, Platforms: []string{"myspace"}}, "platforms"},
+		{ports.NewChannel{Kind: "email"}, "kind must be one of slack, discord, telegram, ntfy"},
+		{ports.NewChannel{Kind: "slack", URL: "https://example.com/x"}, "url must be a Slack incoming webhook address"},
+		{ports.NewChannel{Kind: "slack", URL: c.fake.srv.URL + fakeSlackPath, Token: "x"}, "token is not used for Slack"},
+		{ports.NewChannel{Kind: "telegram", Token: "123456789:short", ChatID: "1"}, "token must be a Telegram bot token"},
+		{ports.NewChannel{Kind: "telegram", Token: fakeBotToken, ChatID: "me"}, "chat_id must be"},
+		{ports.NewChannel{Kind: "ntfy", URL: c.fake.srv.URL + "/" + fakeNtfyTopic, Frequency: "off"}, "frequency off is not for a channel"},
+		{ports.NewChannel{Kind: "ntfy", URL: c.fake.srv.URL + "/" + fakeNtfyTopic, Frequency: "weekly"}, "frequency must be one of at once, hourly, daily"},
+		{ports.NewChannel{Kind: "ntfy", URL: c.fake.srv.URL + "/" + fakeNtfyTopic, Frequency: "daily", Hour: 24}, "hour must be 0 to 23"},
+		{ports.NewChannel{Kind: "ntfy", URL: c.fake.srv.URL + "/" + fakeNtfyTopic, Platforms: []string{"myspace"}}, "platforms"},
 	} {
 		_, err := c.Create(ctx, o.ID, tc.in)
 		if !core.IsKind(err, core.KindInvalid) || !strings.Contains(core.Message(err), tc.want) || strings.Contains(core.Message(err), "AAHdq") {
@@ -537,7 +537,7 @@ func TestChannelRules(t *testing.T) {
 		"webhook replay": func() error { _, err := c.svc.Replay(ctx, o.ID, tg.ID, time.Unix(1, 0), time.Time{}); return err }(),
 		"webhook retry":  func() error { _, err := c.svc.Retry(ctx, o.ID, tg.ID, "x"); return err }(),
 		"channel get":    func() error { _, err := c.Get(ctx, o.ID, hook.ID); return err }(),
-		"channel update": func() error { _, err := c.Update(ctx, o.ID, hook.ID, ChannelChange{Active: &on}); return err }(),
+		"channel update": func() error { _, err := c.Update(ctx, o.ID, hook.ID, ports.ChannelChange{Active: &on}); return err }(),
 		"channel delete": c.Delete(ctx, o.ID, hook.ID),
 		"channel log":    func() error { _, err := c.Deliveries(ctx, o.ID, hook.ID); return err }(),
 		"channel test":   func() error { _, err := c.Channels.Test(ctx, o.ID, hook.ID); return err }(),
@@ -545,9 +545,12 @@ func TestChannelRules(t *testing.T) {
 			_, err := c.Channels.Replay(ctx, o.ID, hook.ID, time.Unix(1, 0), time.Time{})
 			return err
 		}(),
-		"channel retry":    func() error { _, err := c.Channels.Retry(ctx, o.ID, hook.ID, "x"); return err }(),
-		"channel unknown":  func() error { _, err := c.Get(ctx, o.ID, "no-such-id"); return err }(),
-		"channel update ?": func() error { _, err := c.Update(ctx, o.ID, "no-such-id", ChannelChange{Active: &on}); return err }(),
+		"channel retry":   func() error { _, err := c.Channels.Retry(ctx, o.ID, hook.ID, "x"); return err }(),
+		"channel unknown": func() error { _, err := c.Get(ctx, o.ID, "no-such-id"); return err }(),
+		"channel update ?": func() error {
+			_, err := c.Update(ctx, o.ID, "no-such-id", ports.ChannelChange{Active: &on})
+			return err
+		}(),
 	} {
 		if !core.IsKind(err, core.KindNotFound) {
 			t.Errorf("%s across kinds: %v", name, err)
@@ -566,20 +569,20 @@ func TestChannelRules(t *testing.T) {
 
 	// A new chat id: checked, sealed, shown redacted; the token kept.
 	chat := "@earshot_leads"
-	up, err := c.Update(ctx, o.ID, tg.ID, ChannelChange{ChatID: &chat})
+	up, err := c.Update(ctx, o.ID, tg.ID, ports.ChannelChange{ChatID: &chat})
 	if err != nil || up.URL != "telegram chat @earshot_leads (bot 123456…)" {
 		t.Fatalf("new chat: %+v, %v", up, err)
 	}
 	bad := "not a token"
-	if _, err := c.Update(ctx, o.ID, tg.ID, ChannelChange{Token: &bad}); !core.IsKind(err, core.KindInvalid) {
+	if _, err := c.Update(ctx, o.ID, tg.ID, ports.ChannelChange{Token: &bad}); !core.IsKind(err, core.KindInvalid) {
 		t.Fatalf("a bad token: %v", err)
 	}
-	if _, err := c.Update(ctx, o.ID, tg.ID, ChannelChange{}); !core.IsKind(err, core.KindInvalid) {
+	if _, err := c.Update(ctx, o.ID, tg.ID, ports.ChannelChange{}); !core.IsKind(err, core.KindInvalid) {
 		t.Fatalf("an empty change: %v", err)
 	}
 	hourly := "hourly"
 	c.clock.add(time.Minute)
-	up, err = c.Update(ctx, o.ID, tg.ID, ChannelChange{Frequency: &hourly})
+	up, err = c.Update(ctx, o.ID, tg.ID, ports.ChannelChange{Frequency: &hourly})
 	if err != nil || up.Schedule.Frequency != core.AlertHourly || !up.LastDigestAt.Equal(c.clock.Now().Truncate(time.Microsecond)) {
 		t.Fatalf("put on a digest: %+v, %v", up, err)
 	}

@@ -53,3 +53,29 @@ type ChannelStore interface {
 	// deleted meanwhile is false, not an error.
 	AddDigest(ctx context.Context, ch core.Webhook, at time.Time, d *core.Delivery, keep int) (bool, error)
 }
+
+// NewChannel is what an owner gives for a new channel. MinScore nil
+// means core.DefaultWebhookMinScore, Platforms nil every platform, an
+// empty Frequency at once; Hour and Zone are read for a daily digest.
+type NewChannel struct {
+	Kind, URL, Token, ChatID string
+	MinScore                 *int
+	Platforms                []string
+	Frequency                string
+	Hour                     int
+	Zone                     string
+}
+
+// ChannelChange is a change an owner asks for; nil fields stay as they
+// are. URL, Token and ChatID each replace that part of the destination
+// (an empty Token takes an ntfy access token away); the kind never
+// changes. Hour and Zone without Frequency change a daily digest's time.
+type ChannelChange struct {
+	Active             *bool
+	MinScore           *int
+	Platforms          []string // nil: unchanged; otherwise a non-empty list of platforms
+	Frequency          *string
+	Hour               *int
+	Zone               *string
+	URL, Token, ChatID *string
+}
