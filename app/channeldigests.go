@@ -22,8 +22,10 @@ type ChannelDigestDeps struct {
 	// Wake tells the delivery worker that a digest is queued
 	// (DeliveryWorker.Poke); nil leaves it to its poll.
 	Wake func()
-	// SiteURL is the public address a digest links to for the rest.
-	SiteURL string
+	// SiteURL gives the public address a digest links to for the rest,
+	// read at each digest: the server knows it once it listens. Nil
+	// links nowhere.
+	SiteURL func() string
 }
 
 // ChannelDigests queues the digests of channels on an hourly or daily
@@ -36,7 +38,7 @@ type ChannelDigests struct {
 	clock ports.Clock
 	log   *slog.Logger
 	wake  func()
-	site  string
+	site  func() string
 }
 
 // NewChannelDigests returns the digest sweep.
@@ -44,8 +46,10 @@ func NewChannelDigests(d ChannelDigestDeps) *ChannelDigests {
 	if d.Wake == nil {
 		d.Wake = func() {}
 	}
-	return &ChannelDigests{store: d.Store, clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), wake: d.Wake,
-		site: strings.TrimSuffix(d.SiteURL, "/")}
+	if d.SiteURL == nil {
+		d.SiteURL = func() string { return "" }
+	}
+	return &ChannelDigests{store: d.Store, clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), wake: d.Wake, site: d.SiteURL}
 }
 
 // Sweep queues every digest due now and returns how many it queued. The
@@ -94,7 +98,10 @@ func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook) (bool, er
 	}
 	var d *core.Delivery
 	if total > 0 {
-		dg := core.ChannelDigest{Frequency: ch.Schedule.Frequency, At: now, Total: total, MoreURL: s.site + "/app/"}
+		dg := core.ChannelDigest{Frequency: ch.Schedule.Frequency, At: now, Total: total}
+		if site := strings.TrimSuffix(s.site(), "/"); site != "" {
+			dg.MoreURL = site + "/app/"
+		}
 		for _, m := range ms {
 			dg.Matches = append(dg.Matches, core.ChannelMatchOf(m))
 		}

@@ -166,7 +166,7 @@ func newChans(t *testing.T, w world, switchedOff func(context.Context, core.Webh
 		WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 10}, AllowPrivate: true})
 	store := gormstore.NewChannelStore(w.db)
 	return &chans{hooks: h, svc: svc, Channels: NewChannels(ChannelDeps{Webhooks: svc, Store: store}), cstore: store, clock: clock, fake: fake,
-		digests: NewChannelDigests(ChannelDigestDeps{Store: store, Clock: clock, Log: quiet, Wake: h.worker.Poke, SiteURL: "https://earshot.test"})}
+		digests: NewChannelDigests(ChannelDigestDeps{Store: store, Clock: clock, Log: quiet, Wake: h.worker.Poke, SiteURL: func() string { return "https://earshot.test" }})}
 }
 
 // add creates a channel of kind k at the fake, at once unless freq says.
