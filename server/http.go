@@ -43,7 +43,7 @@ func newDashboard(cfg Config, log *slog.Logger, s *services, site *Site) (*dashb
 	return dashboard.New(dashboard.Config{SecureCookies: cfg.SiteHTTPS(), Logger: log, RateLimit: cfg.RateLimit,
 		SiteURL: func() string { return site.URL }},
 		dashboard.Deps{Sessions: s.Sessions, Inbox: s.Inbox, Matches: s.Matches, Phrases: s.Phrases, Keys: s.Keys,
-			Webhooks: s.Webhooks, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
+			Webhooks: s.Webhooks, Channels: s.Channels, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
 			Reddit: dashReddit{s.Reddit}, Addresses: s.Addresses, Jars: s.Accounts,
 			AlertSchedules: s.Alerts.Schedules()})
 }
