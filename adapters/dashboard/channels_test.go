@@ -163,6 +163,10 @@ func TestChannelPage(t *testing.T) {
 	if w := getAs(d, "a", "/app/channels/c9"); w.Code != 404 {
 		t.Fatalf("another channel: %d", w.Code)
 	}
+	// The switch-off notification links to /app/webhooks/{id} for both.
+	if w := getAs(d, "a", "/app/webhooks/c1"); w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/app/channels/c1" {
+		t.Fatalf("a channel's id on the webhook page: %d %q", w.Code, w.Header().Get("Location"))
+	}
 
 	w := postAs(d, "a", "/app/channels/c1/test", "")
 	if w.Code != 200 || f.tests != 1 {

@@ -274,6 +274,14 @@ func (d *Dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status
 }
 
 func (d *Dashboard) showWebhook(w http.ResponseWriter, r *http.Request) {
+	// A channel's switch-off notification links here, as a webhook's
+	// does: its page is the channel's.
+	if d.deps.Channels != nil {
+		if _, err := d.deps.Channels.Get(r.Context(), session(r).OwnerID, r.PathValue("id")); err == nil {
+			http.Redirect(w, r, "/app/channels/"+r.PathValue("id"), http.StatusSeeOther)
+			return
+		}
+	}
 	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: doneNotice(r, "webhook")}})
 }
 
