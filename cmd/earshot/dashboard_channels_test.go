@@ -123,7 +123,7 @@ func TestDashboardChannels(t *testing.T) {
 	add := func(kind string, fields map[string]string) {
 		t.Helper()
 		b.open(s.URL + "/app/webhooks")
-		b.do(js(`document.querySelector("#add-` + kind + `").open = true`), setValue("#"+kind+"-min", "0"))
+		b.do(js(`document.querySelector("#add-`+kind+`").open = true`), setValue("#"+kind+"-min", "0"))
 		for sel, v := range fields {
 			b.do(setValue(sel, v))
 		}
@@ -179,7 +179,9 @@ func TestDashboardChannels(t *testing.T) {
 	chat.slackGone = true
 	chat.mu.Unlock()
 	s.ingest(s.IngestKey, "x", xPost("c1", "ada", "acme for sale? <b>anyone</b> @everyone"))
-	waitUntil(t, 20*time.Second, 50*time.Millisecond, func() bool { return chat.count("discord") == 2 && chat.count("telegram") == 2 && chat.count("slack") == 2 },
+	waitUntil(t, 20*time.Second, 50*time.Millisecond, func() bool {
+		return chat.count("discord") == 2 && chat.count("telegram") == 2 && chat.count("slack") == 2
+	},
 		func() string { return fmt.Sprintf("requests %v", chat.got) })
 	const reason = "switched off at once: slack: the webhook was removed or turned off (no_service), http 404"
 	b.openUntil(s.URL+"/app/webhooks", `document.querySelector('#destinations tr[data-kind="Slack"] .status.off') !== null`, "the Slack channel switched off")
