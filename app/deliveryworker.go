@@ -45,12 +45,15 @@ type DeliveryConfig struct {
 
 // DeliveryDeps are the ports the delivery worker uses.
 type DeliveryDeps struct {
-	Queue   ports.DeliveryQueue
-	Sender  ports.WebhookSender
-	Sealer  *core.Sealer
-	Clock   ports.Clock
-	Log     *slog.Logger
-	Metrics ports.Metrics // counts tries; nil counts nothing
+	Queue  ports.DeliveryQueue
+	Sender ports.WebhookSender
+	// Channels sends the deliveries of channels (Slack, Discord,
+	// Telegram, ntfy); nil means Sender, when it sends those too.
+	Channels ports.ChannelSender
+	Sealer   *core.Sealer
+	Clock    ports.Clock
+	Log      *slog.Logger
+	Metrics  ports.Metrics // counts tries; nil counts nothing
 	// SwitchedOff is told once of each webhook whose switch-off one of
 	// the worker's attempts stored (the owner's notification hangs off
 	// it); nil does nothing.
@@ -109,7 +112,7 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 	return &DeliveryWorker{
 		deps:  deps,
 		cfg:   cfg,
-		msg:   messenger{sender: deps.Sender, sealer: deps.Sealer, metrics: deps.Metrics},
+		msg:   messenger{sender: deps.Sender, channels: channelSender(deps.Channels, deps.Sender), sealer: deps.Sealer, metrics: deps.Metrics},
 		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize},
 		// A claimed delivery may wait for the sends of its webhook held
 		// before it (up to half a claim, and the claim), each within the
@@ -603,16 +606,31 @@ func (s *DeliveryWorker) attempt(ctx context.Context, due ports.DueDelivery) (a 
 			return a, false
 		}
 		var err error
-		if d.Payload, err = s.msg.matchCreated(d, *due.Match); err != nil {
+		if due.Webhook.Kind.IsChannel() {
+			d.Payload, err = channelRender(due.Webhook, *due.Match)
+		} else {
+			d.Payload, err = s.msg.matchCreated(d, *due.Match)
+		}
+		if err != nil {
 			// Left to its lease: a later claim tries again.
 			s.deps.Log.WarnContext(ctx, "preparing a webhook message failed", "delivery", d.ID, "err", err)
 			return a, false
 		}
 	}
-	res, err := s.msg.send(ctx, due.Webhook, due.SealedSecret, due.PreviousSealedSecret, d, s.deps.Clock.Now())
-	if err != nil {
-		s.deps.Log.ErrorContext(ctx, "a webhook's signing secret does not open; its messages fail until it is replaced", "webhook", due.Webhook.ID, "err", err)
-		s.deps.Metrics.Count(ports.EventDeliveriesFail, 1)
+	var res ports.WebhookResult
+	var err error
+	if due.Webhook.Kind.IsChannel() {
+		res, err = s.msg.sendChannel(ctx, due.Webhook, due.SealedSecret, d)
+		if err != nil {
+			s.deps.Log.ErrorContext(ctx, "a channel's destination does not open; its messages fail until it is set again", "channel", due.Webhook.ID, "err", err)
+			s.deps.Metrics.Count(ports.EventDeliveriesFail, 1)
+		}
+	} else {
+		res, err = s.msg.send(ctx, due.Webhook, due.SealedSecret, due.PreviousSealedSecret, d, s.deps.Clock.Now())
+		if err != nil {
+			s.deps.Log.ErrorContext(ctx, "a webhook's signing secret does not open; its messages fail until it is replaced", "webhook", due.Webhook.ID, "err", err)
+			s.deps.Metrics.Count(ports.EventDeliveriesFail, 1)
+		}
 	}
 	now := s.deps.Clock.Now()
 	next := d.Attempted(s.cfg.Schedule, res.Status, res.Error, now, mrand.Float64()).WithRetryAfter(res.RetryAfter, now)

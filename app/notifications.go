@@ -94,6 +94,9 @@ func (s *Notifications) MarkAllRead(ctx context.Context, ownerID string) (int, e
 // WebhookSwitchedOff records that w switched itself off, for its owner's
 // list and one email naming the webhook and the reason.
 func (s *Notifications) WebhookSwitchedOff(ctx context.Context, w core.Webhook) error {
+	if w.Kind.IsChannel() {
+		return s.add(ctx, channelSwitchedOff(w))
+	}
 	n := core.Notification{
 		OwnerID: w.OwnerID, Kind: core.NotifyWebhookOff, SubjectID: w.ID, Severity: string(health.Alert),
 		Title: "Your webhook " + w.URL + " was switched off",
@@ -102,6 +105,26 @@ func (s *Notifications) WebhookSwitchedOff(ctx context.Context, w core.Webhook) 
 			w.URL, w.ID, w.DisabledReason, w.ID),
 		Email: true,
 	}
+	return s.add(ctx, n)
+}
+
+// channelSwitchedOff is the notification of channel w switching itself
+// off: the service, the redacted destination and the reason, which is
+// the service's own words for a destination gone for good.
+func channelSwitchedOff(w core.Webhook) core.Notification {
+	name := w.Kind.Label() + " channel " + w.URL
+	return core.Notification{
+		OwnerID: w.OwnerID, Kind: core.NotifyWebhookOff, SubjectID: w.ID, Severity: string(health.Alert),
+		Title: "Your " + name + " was switched off",
+		Message: fmt.Sprintf("The %s (id %s) switched itself off: %s. Fix the destination (or set a new one), then switch the channel on "+
+			"again in the dashboard or with PATCH /api/v1/channels/%s {\"active\": true}; messages queued meanwhile then go out.",
+			name, w.ID, w.DisabledReason, w.ID),
+		Email: true,
+	}
+}
+
+// add stores n and wakes the email sender.
+func (s *Notifications) add(ctx context.Context, n core.Notification) error {
 	if err := s.store.AddNotification(ctx, &n); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/earshothq/earshot/app/record"
@@ -22,9 +23,20 @@ const pingMessage = "This is a test message from earshot. If your endpoint check
 // send itself, which signs each try afresh by both schemes (core.Sign,
 // core.SignStandard) and is counted here.
 type messenger struct {
-	sender  ports.WebhookSender
-	sealer  *core.Sealer
-	metrics ports.Metrics
+	sender   ports.WebhookSender
+	channels ports.ChannelSender // sends channels' messages (sendChannel)
+	sealer   *core.Sealer
+	metrics  ports.Metrics
+}
+
+// channelSender is the sender of channels' messages: c, or else s when
+// it sends those too (webhooksender.Sender does); nil when neither.
+func channelSender(c ports.ChannelSender, s ports.WebhookSender) ports.ChannelSender {
+	if c != nil {
+		return c
+	}
+	c, _ = s.(ports.ChannelSender)
+	return c
 }
 
 // envelope renders a message body: the bytes every try of a delivery
@@ -91,6 +103,43 @@ func (m messenger) send(ctx context.Context, w core.Webhook, current, previous [
 		msg.PreviousSecret = string(old)
 	}
 	res := m.sender.Send(ctx, msg)
+	if res.Delivered() {
+		m.metrics.Count(ports.EventDeliveriesOK, 1)
+	} else {
+		m.metrics.Count(ports.EventDeliveriesFail, 1)
+	}
+	return res, nil
+}
+
+// errTargetUnreadable is the delivery log's reason when a channel's
+// sealed target does not open (the key changed) or no sender of channel
+// messages is set: nothing is sent.
+const errTargetUnreadable = "destination_unreadable"
+
+// channelRender renders the body of d, a match.created delivery of
+// channel w about m: the message written for w's service
+// (core.RenderChannelMatch), which carries none of the target's secrets.
+func channelRender(w core.Webhook, m core.Match) ([]byte, error) {
+	return core.RenderChannelMatch(w.Kind, core.ChannelMatchOf(m))
+}
+
+// sendChannel opens channel w's sealed target and sends d's payload to
+// it once, counting the outcome as send does. The error says the target
+// did not open (or no sender of channel messages is set): nothing was
+// sent or counted then.
+func (m messenger) sendChannel(ctx context.Context, w core.Webhook, sealed []byte, d core.Delivery) (ports.WebhookResult, error) {
+	if m.channels == nil {
+		return ports.WebhookResult{Error: errTargetUnreadable}, errors.New("no sender of channel messages")
+	}
+	opened, err := m.sealer.Open(sealed, []byte(w.ID))
+	if err != nil {
+		return ports.WebhookResult{Error: errTargetUnreadable}, err
+	}
+	target, err := core.UnmarshalTarget(opened)
+	if err != nil {
+		return ports.WebhookResult{Error: errTargetUnreadable}, err
+	}
+	res := m.channels.SendChannel(ctx, ports.ChannelMessage{Target: target, DeliveryID: d.ID, Body: d.Payload})
 	if res.Delivered() {
 		m.metrics.Count(ports.EventDeliveriesOK, 1)
 	} else {

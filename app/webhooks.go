@@ -133,12 +133,57 @@ func parsePlatforms(list []string) ([]core.Platform, error) {
 	return out, nil
 }
 
-// List returns the owner's webhooks, oldest first. KindPlanLimit.
+// List returns the owner's webhooks, oldest first, channels left out.
+// KindPlanLimit.
 func (s *Webhooks) List(ctx context.Context, ownerID string) ([]core.Webhook, error) {
+	return s.list(ctx, ownerID, false)
+}
+
+// list returns the owner's webhooks or channels, oldest first.
+func (s *Webhooks) list(ctx context.Context, ownerID string, channels bool) ([]core.Webhook, error) {
 	if err := s.gate(ctx); err != nil {
 		return nil, err
 	}
-	return s.deps.Store.Webhooks(ctx, ownerID)
+	all, err := s.deps.Store.Webhooks(ctx, ownerID)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(w core.Webhook) bool { return w.Kind.IsChannel() != channels }), nil
+}
+
+// ofKind is KindNotFound unless w is a channel when channel is set, and
+// a webhook when not: the spec's webhook routes see webhooks only, and
+// the channel routes channels only, though both are rows of one table.
+func ofKind(w core.Webhook, channel bool) error {
+	if w.Kind.IsChannel() == channel {
+		return nil
+	}
+	return notFound(channel)
+}
+
+func notFound(channel bool) error {
+	if channel {
+		return core.Errorf(core.KindNotFound, "channel not found")
+	}
+	return core.Errorf(core.KindNotFound, "webhook not found")
+}
+
+// own reads the owner's webhook or channel id, KindNotFound when it is
+// of the other kind.
+func (s *Webhooks) own(ctx context.Context, ownerID, id string, channel bool) (core.Webhook, error) {
+	w, _, err := s.deps.Store.Webhook(ctx, ownerID, id)
+	if err != nil {
+		return core.Webhook{}, named(err, channel)
+	}
+	return w, ofKind(w, channel)
+}
+
+// named words the store's "webhook not found" for a channel route.
+func named(err error, channel bool) error {
+	if channel && core.IsKind(err, core.KindNotFound) && core.Message(err) == "webhook not found" {
+		return notFound(true)
+	}
+	return err
 }
 
 // Update switches a webhook on or off and changes its filters. Switching
@@ -164,6 +209,9 @@ func (s *Webhooks) Update(ctx context.Context, ownerID, id string, ch ports.Webh
 		}
 	}
 	w, err := s.deps.Store.UpdateWebhook(ctx, ownerID, id, func(w core.Webhook) (core.Webhook, error) {
+		if err := ofKind(w, false); err != nil {
+			return w, err
+		}
 		if ch.Active != nil {
 			if *ch.Active {
 				w = w.Enable()
@@ -188,19 +236,36 @@ func (s *Webhooks) Update(ctx context.Context, ownerID, id string, ch ports.Webh
 // Delete removes a webhook and its delivery log. KindNotFound,
 // KindPlanLimit.
 func (s *Webhooks) Delete(ctx context.Context, ownerID, id string) error {
+	return s.delete(ctx, ownerID, id, false)
+}
+
+// delete removes a webhook or a channel; its kind never changes, so a
+// read before is as good as one inside.
+func (s *Webhooks) delete(ctx context.Context, ownerID, id string, channel bool) error {
 	if err := s.gate(ctx); err != nil {
 		return err
 	}
-	return s.deps.Store.DeleteWebhook(ctx, ownerID, id)
+	if _, err := s.own(ctx, ownerID, id, channel); err != nil {
+		return err
+	}
+	return named(s.deps.Store.DeleteWebhook(ctx, ownerID, id), channel)
 }
 
 // Deliveries returns the webhook's log, newest first. KindNotFound,
 // KindPlanLimit.
 func (s *Webhooks) Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error) {
+	return s.deliveries(ctx, ownerID, id, false)
+}
+
+func (s *Webhooks) deliveries(ctx context.Context, ownerID, id string, channel bool) ([]core.Delivery, error) {
 	if err := s.gate(ctx); err != nil {
 		return nil, err
 	}
-	return s.deps.Store.Deliveries(ctx, ownerID, id, core.DeliveryLogSize)
+	if _, err := s.own(ctx, ownerID, id, channel); err != nil {
+		return nil, err
+	}
+	ds, err := s.deps.Store.Deliveries(ctx, ownerID, id, core.DeliveryLogSize)
+	return ds, named(err, channel)
 }
 
 // Test sends one signed ping now, through the same sender as every
@@ -214,6 +279,9 @@ func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 		return ports.WebhookResult{}, err
 	}
 	w, sealed, err := s.deps.Store.WebhookSecrets(ctx, ownerID, id)
+	if err == nil {
+		err = ofKind(w, false)
+	}
 	if err != nil {
 		return ports.WebhookResult{}, err
 	}
@@ -241,12 +309,20 @@ func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 // or the webhook is switched off; KindInvalidRequest for a test ping;
 // KindPlanLimit.
 func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error) {
+	return s.retry(ctx, ownerID, webhookID, deliveryID, false)
+}
+
+func (s *Webhooks) retry(ctx context.Context, ownerID, webhookID, deliveryID string, channel bool) (core.Delivery, error) {
 	if err := s.gate(ctx); err != nil {
 		return core.Delivery{}, err
 	}
-	w, _, err := s.deps.Store.Webhook(ctx, ownerID, webhookID)
+	w, err := s.own(ctx, ownerID, webhookID, channel)
 	if err != nil {
 		return core.Delivery{}, err
+	}
+	what, test := "webhook", "POST /webhooks/{id}/test"
+	if channel {
+		what, test = "channel", "POST /channels/{id}/test"
 	}
 	now := s.deps.Clock.Now()
 	// The delivery is looked up first: an unknown one is not found,
@@ -254,9 +330,9 @@ func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID str
 	d, err := s.deps.Store.UpdateDelivery(ctx, ownerID, webhookID, deliveryID, func(d core.Delivery) (core.Delivery, error) {
 		switch {
 		case !w.Active:
-			return d, core.Errorf(core.KindConflict, "the webhook is switched off: switch it on with PATCH {\"active\": true} first")
+			return d, core.Errorf(core.KindConflict, "the %s is switched off: switch it on with PATCH {\"active\": true} first", what)
 		case d.Trigger == core.TriggerPing:
-			return d, core.Errorf(core.KindInvalidRequest, "a test ping is not sent again: call POST /webhooks/{id}/test")
+			return d, core.Errorf(core.KindInvalidRequest, "a test ping is not sent again: call %s", test)
 		case !d.Status.Final():
 			return d, core.Errorf(core.KindConflict, "the delivery is queued already")
 		}
@@ -283,6 +359,9 @@ func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID str
 func (s *Webhooks) RotateSecret(ctx context.Context, ownerID, id string, overlap *time.Duration) (core.Webhook, string, error) {
 	if err := s.gate(ctx); err != nil {
 		return core.Webhook{}, "", err
+	}
+	if _, err := s.own(ctx, ownerID, id, false); err != nil {
+		return core.Webhook{}, "", err // a channel has no signing secret
 	}
 	o := core.DefaultSecretOverlap
 	if overlap != nil {
@@ -313,6 +392,10 @@ func (s *Webhooks) RotateSecret(ctx context.Context, ownerID, id string, overlap
 // KindInvalid for a range that is not one; KindConflict when the webhook
 // is switched off; KindNotFound; KindPlanLimit.
 func (s *Webhooks) Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error) {
+	return s.replay(ctx, ownerID, id, from, to, false)
+}
+
+func (s *Webhooks) replay(ctx context.Context, ownerID, id string, from, to time.Time, channel bool) (ports.ReplayResult, error) {
 	if err := s.gate(ctx); err != nil {
 		return ports.ReplayResult{}, err
 	}
@@ -322,9 +405,19 @@ func (s *Webhooks) Replay(ctx context.Context, ownerID, id string, from, to time
 	if err := core.CheckReplayRange(from, to); err != nil {
 		return ports.ReplayResult{}, err
 	}
-	res, err := s.deps.Store.ReplayDeliveries(ctx, ownerID, id, ports.ReplayQuery{From: from, To: to, Limit: core.MaxReplay}, core.ReplayFailed)
+	plan := func(w core.Webhook, failed []core.Delivery, at time.Time) ([]core.Delivery, error) {
+		if err := ofKind(w, channel); err != nil {
+			return nil, err
+		}
+		out, err := core.ReplayFailed(w, failed, at)
+		if channel && core.IsKind(err, core.KindConflict) {
+			err = core.Errorf(core.KindConflict, "the channel is switched off: switch it on first, then replay")
+		}
+		return out, err
+	}
+	res, err := s.deps.Store.ReplayDeliveries(ctx, ownerID, id, ports.ReplayQuery{From: from, To: to, Limit: core.MaxReplay}, plan)
 	if err != nil {
-		return ports.ReplayResult{}, err
+		return ports.ReplayResult{}, named(err, channel)
 	}
 	if len(res.Queued) > 0 {
 		s.deps.Wake()

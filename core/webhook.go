@@ -18,6 +18,9 @@ const DeliveryLogSize = 20
 const (
 	EventMatchCreated = "match.created"
 	EventPing         = "ping"
+	// EventDigest is a channel's digest of a period's matches; it has no
+	// single match, so a replay passes it over (a retry sends it again).
+	EventDigest = "digest"
 )
 
 // Webhook is an owner's subscription to strong matches. Its signing secret
@@ -36,6 +39,16 @@ type Webhook struct {
 	// PreviousSecretUntil is when the secret the last rotation replaced
 	// stops signing (SecretOverlapEnd); zero when none does.
 	PreviousSecretUntil time.Time
+	// Kind is ChannelWebhook (or "") for a webhook, else the channel's
+	// service. A channel's URL is its target's Redacted form; the target
+	// itself is sealed where a webhook keeps its signing secret.
+	Kind ChannelKind
+	// Schedule is a channel's frequency (NewChannelSchedule): at once, or
+	// a digest. A webhook's is the zero value, at once.
+	Schedule AlertSchedule
+	// LastDigestAt is when a digest channel's last period ended (its last
+	// digest, or when it was put on a digest); zero before (DigestDue).
+	LastDigestAt time.Time
 }
 
 // Wants reports whether a match.created message for m goes to the webhook:
@@ -71,6 +84,13 @@ func (w Webhook) Enable() Webhook {
 // leave it unchanged.
 func (w Webhook) AfterDelivery(d Delivery) Webhook {
 	n, off, reason := CountFailure(w.ConsecutiveFailures, d)
+	if off && d.Gone() && w.Kind.IsChannel() && d.Error != "" {
+		// The sender reports a service's own "gone for good" as 410
+		// whatever the service answered (a Slack 404 no_service, a
+		// Telegram 403): the delivery's reason names the service's words
+		// and the real status, where "http 410" would mislead.
+		reason = "switched off at once: " + d.Error
+	}
 	w.ConsecutiveFailures = n
 	if off && w.Active {
 		w.Active = false

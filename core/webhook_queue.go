@@ -6,11 +6,12 @@ import "time"
 // scored: a queued, scheduled match.created delivery, due at once, for
 // each of the owner's hooks that Wants m. The deliveries carry no ID and
 // no payload: the store names them, and the first try renders the match
-// as it then stands.
+// as it then stands (the webhook message, or a channel's). A channel on
+// a digest gets none: its digest gathers the match later.
 func QueueMatchCreated(m Match, hooks []Webhook, at time.Time) []Delivery {
 	var out []Delivery
 	for _, h := range hooks {
-		if h.OwnerID != m.OwnerID || !h.Wants(m) {
+		if h.OwnerID != m.OwnerID || !h.Wants(m) || h.Schedule.Digest() {
 			continue
 		}
 		out = append(out, Delivery{

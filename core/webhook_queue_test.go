@@ -34,3 +34,20 @@ func TestQueueMatchCreated(t *testing.T) {
 		t.Fatalf("an unscored match queued %+v", got)
 	}
 }
+
+// A channel at once gets a delivery as a webhook does; a channel on a
+// digest gets none, its digest gathering the match later.
+func TestQueueMatchCreatedChannels(t *testing.T) {
+	at := time.Unix(1700000000, 0).UTC()
+	m := core.Match{ID: "m1", OwnerID: "o1", Platform: core.X, Score: &core.Score{Value: 80}}
+	hooks := []core.Webhook{
+		{ID: "slack-now", OwnerID: "o1", Active: true, Kind: core.ChannelSlack, Schedule: core.AlertSchedule{Frequency: core.AlertAtOnce}},
+		{ID: "ntfy-zero", OwnerID: "o1", Active: true, Kind: core.ChannelNtfy},
+		{ID: "slack-hourly", OwnerID: "o1", Active: true, Kind: core.ChannelSlack, Schedule: core.AlertSchedule{Frequency: core.AlertHourly}},
+		{ID: "tg-daily", OwnerID: "o1", Active: true, Kind: core.ChannelTelegram, Schedule: core.AlertSchedule{Frequency: core.AlertDaily, Hour: 9}},
+	}
+	got := core.QueueMatchCreated(m, hooks, at)
+	if len(got) != 2 || got[0].WebhookID != "slack-now" || got[1].WebhookID != "ntfy-zero" {
+		t.Fatalf("queued %+v, want deliveries to the two channels at once", got)
+	}
+}

@@ -363,3 +363,25 @@ func TestDeliveryEnums(t *testing.T) {
 		t.Error("Final wrong")
 	}
 }
+
+// A channel switched off by a gone answer keeps the service's own words
+// and real status as its reason; a webhook keeps the 410 wording.
+func TestAfterDeliveryGoneReasonOfChannels(t *testing.T) {
+	d := core.Delivery{Event: core.EventMatchCreated, Trigger: core.TriggerScheduled, Status: core.DeliveryFailed, ResponseStatus: 410,
+		Error: "slack: the webhook was removed or turned off (no_service), http 404"}
+	ch := core.Webhook{ID: "c", Active: true, Kind: core.ChannelSlack}.AfterDelivery(d)
+	if ch.Active || ch.DisabledReason != "switched off at once: slack: the webhook was removed or turned off (no_service), http 404" {
+		t.Fatalf("channel after a gone answer: %+v", ch)
+	}
+	d.Error = "http 410"
+	wh := core.Webhook{ID: "w", Active: true}.AfterDelivery(d)
+	if wh.Active || wh.DisabledReason != "switched off at once: the receiver answered http 410 (Gone)" {
+		t.Fatalf("webhook after a 410: %+v", wh)
+	}
+	// Five failures in a row read as they do for a webhook.
+	d = core.Delivery{Event: core.EventMatchCreated, Trigger: core.TriggerScheduled, Status: core.DeliveryFailed, ResponseStatus: 500, Error: "discord: http 500"}
+	ch = core.Webhook{ID: "c", Active: true, Kind: core.ChannelDiscord, ConsecutiveFailures: 4}.AfterDelivery(d)
+	if ch.Active || ch.DisabledReason != "switched off after 5 failed deliveries in a row; last error: discord: http 500" {
+		t.Fatalf("channel after five failures: %+v", ch)
+	}
+}

@@ -66,6 +66,7 @@ type stores struct {
 	backlog       ports.ScoringBacklog // the match store's count of unscored matches
 	accounts      ports.AccountStore
 	webhooks      ports.WebhookStore
+	channels      ports.ChannelStore
 	deliveries    ports.DeliveryQueue
 	leases        ports.LeaseStore
 	alerts        ports.AlertStore
@@ -88,6 +89,7 @@ func newStores(db *gormstore.DB) stores {
 		backlog:       matches,
 		accounts:      gormstore.NewAccountStore(db),
 		webhooks:      webhooks,
+		channels:      gormstore.NewChannelStore(db),
 		deliveries:    webhooks,
 		leases:        gormstore.NewLeaseStore(db),
 		alerts:        gormstore.NewAlertStore(db),
@@ -172,11 +174,11 @@ func newScorer(cfg Config, log *slog.Logger) (ports.Scorer, error) {
 
 // newWebhookSender is the SSRF-safe sender; letting it reach private
 // addresses is for development only, so it is said loudly.
-func newWebhookSender(cfg Config, log *slog.Logger) ports.WebhookSender {
+func newWebhookSender(cfg Config, log *slog.Logger) *webhooksender.Sender {
 	if cfg.WebhookAllowPrivate {
 		log.Warn("EARSHOT_WEBHOOK_ALLOW_PRIVATE is on: webhooks may target http, IP, loopback and private addresses; never use this in production")
 	}
-	return webhooksender.New(webhooksender.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate})
+	return webhooksender.New(webhooksender.Config{Timeout: cfg.WebhookTimeout, AllowPrivate: cfg.WebhookAllowPrivate, TelegramAPI: cfg.TelegramAPI})
 }
 
 // newMailer sends through EARSHOT_SMTP_URL, or writes alerts to the log

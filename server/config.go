@@ -51,6 +51,7 @@ type Config struct {
 	WebhookRetrySchedule []time.Duration
 	WebhookTimeout       time.Duration
 	WebhookAllowPrivate  bool
+	TelegramAPI          string
 
 	AlertInterval time.Duration
 	AlertMinScore int
@@ -191,6 +192,7 @@ var settings = []setting{
 	}},
 	{"EARSHOT_WEBHOOK_TIMEOUT", "5s", "webhook answer wait", durationSetting(func(c *Config, d time.Duration) { c.WebhookTimeout = d })},
 	{"EARSHOT_WEBHOOK_ALLOW_PRIVATE", "false", "development only: allow http, IP, loopback and private webhook targets", boolSetting(func(c *Config, b bool) { c.WebhookAllowPrivate = b })},
+	{"EARSHOT_TELEGRAM_API", "https://api.telegram.org", "Telegram Bot API address Telegram channels post through (a self-hosted Bot API server may be set)", urlSetting(false, func(c *Config, v string) { c.TelegramAPI = v })},
 	{"EARSHOT_ALERT_INTERVAL", "1h", "email alert sweep period", durationSetting(func(c *Config, d time.Duration) { c.AlertInterval = d })},
 	{"EARSHOT_ALERT_MIN_SCORE", "70", "alerts carry matches at or above this score", intSetting(0, 100, func(c *Config, n int) { c.AlertMinScore = n })},
 	{"EARSHOT_SMTP_URL", "", "smtp://user:pass@host:port (empty: alerts are logged)", func(c *Config, v string) error {

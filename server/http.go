@@ -24,7 +24,8 @@ import (
 
 func newAPI(cfg Config, log *slog.Logger, s *services) *httpapi.API {
 	return httpapi.New(httpapi.Config{RateLimit: cfg.RateLimit, Logger: log}, httpapi.Deps{
-		Keys: s.Keys, Phrases: s.Phrases, Matches: s.Matches, Limiter: s.limiter, Webhooks: s.Webhooks, Triage: s.Inbox, Trends: s.Trends,
+		Keys: s.Keys, Phrases: s.Phrases, Matches: s.Matches, Limiter: s.limiter, Webhooks: s.Webhooks, Channels: s.Channels, Triage: s.Inbox,
+		Trends: s.Trends,
 	})
 }
 
@@ -43,7 +44,7 @@ func newDashboard(cfg Config, log *slog.Logger, s *services, site *Site) (*dashb
 	return dashboard.New(dashboard.Config{SecureCookies: cfg.SiteHTTPS(), Logger: log, RateLimit: cfg.RateLimit,
 		SiteURL: func() string { return site.URL }},
 		dashboard.Deps{Sessions: s.Sessions, Inbox: s.Inbox, Matches: s.Matches, Phrases: s.Phrases, Keys: s.Keys,
-			Webhooks: s.Webhooks, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
+			Webhooks: s.Webhooks, Channels: s.Channels, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
 			Reddit: dashReddit{s.Reddit}, Addresses: s.Addresses, Jars: s.Accounts, Exports: s.Inbox,
 			AlertSchedules: s.Alerts.Schedules(), Trends: s.Trends})
 }

@@ -85,6 +85,8 @@ type services struct {
 	AccountHealth *app.AccountHealth
 	Deliveries    *app.DeliveryWorker
 	Webhooks      *app.Webhooks
+	Channels      *app.Channels
+	Digests       *app.ChannelDigests
 	Scoring       *app.Scoring
 	Poller        *app.Reddit
 	Alerts        *app.Alerts
@@ -124,12 +126,15 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 		Log: log}, siteURL)
 	s.AccountHealth = app.NewAccountHealth(app.AccountHealthDeps{Accounts: st.accounts, Store: st.accountHealth, Clock: clock,
 		Notified: s.Notifications.Poke}, cfg.Limits)
-	s.Deliveries = app.NewDeliveryWorker(app.DeliveryDeps{Queue: st.deliveries, Sender: sender, Sealer: sealer, Clock: clock,
+	s.Deliveries = app.NewDeliveryWorker(app.DeliveryDeps{Queue: st.deliveries, Sender: sender, Channels: sender, Sealer: sealer, Clock: clock,
 		Log: log, Metrics: reg, SwitchedOff: s.Notifications.SwitchedOff},
 		app.DeliveryConfig{Schedule: cfg.WebhookRetrySchedule, Timeout: cfg.WebhookTimeout})
 	s.Webhooks = app.NewWebhooks(app.WebhookDeps{Store: st.webhooks, Sender: sender, Sealer: sealer, Clock: clock, Log: log,
 		Metrics: reg, Owners: st.owners, Wake: s.Deliveries.Poke},
 		app.WebhookConfig{Limits: cfg.Limits, AllowPrivate: cfg.WebhookAllowPrivate})
+	s.Channels = app.NewChannels(app.ChannelDeps{Webhooks: s.Webhooks, Store: st.channels, Sender: sender})
+	s.Digests = app.NewChannelDigests(app.ChannelDigestDeps{Store: st.channels, Clock: clock, Log: log, Wake: s.Deliveries.Poke,
+		SiteURL: siteURL})
 	s.Scoring = app.NewScoring(app.ScoringDeps{Matches: st.matches, Scorer: scorer, Log: log, Metrics: reg,
 		Scored: s.Deliveries.Scored}, scoringConfig(cfg))
 	s.bus, err = bus.Open(cfg.BusURL, bus.Config{Logger: log, Group: bus.DefaultGroup, QueuePrefix: cfg.BusPrefix,
@@ -206,6 +211,7 @@ func runLoops(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services) {
 	background(lc, func(ctx context.Context) { s.Poller.Run(ctx, cfg.RedditInterval) })
 	background(lc, func(ctx context.Context) { s.Alerts.Run(ctx, cfg.AlertInterval) })
 	background(lc, s.Deliveries.Run)
+	background(lc, func(ctx context.Context) { s.Digests.Run(ctx, app.DefaultDigestSweep) })
 	background(lc, s.Backlog.Run)
 	background(lc, func(ctx context.Context) { s.Notifications.Run(ctx, notificationSweep) })
 	if l, ok := s.limiter.(*gormstore.RateLimiter); ok {

@@ -191,7 +191,7 @@ func testImpossiblePathIDs(t *testing.T, dbURL string) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": dbURL, "EARSHOT_ADDR": addr,
-		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON": "1", "EARSHOT_SECRET_KEY": strings.Repeat("k", 32)})
+		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON": "1", "EARSHOT_SECRET_KEY": strings.Repeat("k", 32), "EARSHOT_RATE_LIMIT_PER_MINUTE": "1000"})
 	var out strings.Builder
 	a := Serve(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), &out)
 	if err := a.Start(context.Background()); err != nil {
@@ -224,7 +224,7 @@ func testImpossiblePathIDs(t *testing.T, dbURL string) {
 			for _, id := range []string{"%00", "a%00b", "%FF", "t3_%C3"} {
 				u := "http://" + addr + regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(path, id)
 				body := map[string]string{"patch": `{"status":"paused"}`}[method]
-				if strings.Contains(path, "webhooks") && method == "patch" {
+				if (strings.Contains(path, "webhooks") || strings.Contains(path, "channels")) && method == "patch" {
 					body = `{"active":true}`
 				}
 				if strings.Contains(path, "triage") && method == "patch" {

@@ -126,12 +126,15 @@ type AddressService interface {
 
 // Deps are the services behind the dashboard.
 type Deps struct {
-	Sessions      SessionService
-	Inbox         InboxService
-	Matches       MatchService
-	Phrases       PhraseService
-	Keys          KeyService
-	Webhooks      WebhookService
+	Sessions SessionService
+	Inbox    InboxService
+	Matches  MatchService
+	Phrases  PhraseService
+	Keys     KeyService
+	Webhooks WebhookService
+	// Channels manages Slack, Discord, Telegram and ntfy channels beside
+	// the webhooks; nil leaves them out.
+	Channels      ChannelService
 	Accounts      AccountService
 	Notifications NotificationService
 	// Addresses changes the owner's own address (the Account page).

@@ -66,18 +66,23 @@ type layout struct {
 // notices word what a page says after an action sent the browser back
 // to it, by page and action: "page/done".
 var notices = map[string]string{
-	"accounts/resolved":  "Marked resolved: the account is healthy again.",
-	"keys/revoked":       "Key revoked: requests with it are refused from now on.",
-	"notifications/read": "Marked read.",
-	"phrases/added":      "Phrase added.",
-	"phrases/deleted":    "Phrase deleted, with its matches.",
-	"phrases/paused":     "Phrase paused.",
-	"phrases/resumed":    "Phrase listening again.",
-	"phrases/filtered":   "Filters saved: they apply from the next post read.",
-	"webhook/saved":      "Settings saved.",
-	"webhook/on":         "Webhook switched on: messages queued meanwhile go out now.",
-	"webhook/off":        "Webhook switched off: new matches wait in its queue.",
-	"webhook/redeliver":  "Queued to be sent again.",
+	"accounts/resolved":   "Marked resolved: the account is healthy again.",
+	"keys/revoked":        "Key revoked: requests with it are refused from now on.",
+	"notifications/read":  "Marked read.",
+	"phrases/added":       "Phrase added.",
+	"phrases/deleted":     "Phrase deleted, with its matches.",
+	"phrases/paused":      "Phrase paused.",
+	"phrases/resumed":     "Phrase listening again.",
+	"phrases/filtered":    "Filters saved: they apply from the next post read.",
+	"webhook/saved":       "Settings saved.",
+	"webhook/on":          "Webhook switched on: messages queued meanwhile go out now.",
+	"webhook/off":         "Webhook switched off: new matches wait in its queue.",
+	"webhook/redeliver":   "Queued to be sent again.",
+	"channel/saved":       "Settings saved.",
+	"channel/destination": "Destination changed.",
+	"channel/on":          "Channel switched on: messages queued meanwhile go out now.",
+	"channel/off":         "Channel switched off: nothing goes to it until it is on again.",
+	"channel/redeliver":   "Queued to be sent again.",
 }
 
 // doneNotice is the notice of page after the action its address names

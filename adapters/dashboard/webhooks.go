@@ -36,12 +36,15 @@ type webhooksView struct {
 	layout
 	Gated     bool   // the plan has no webhooks
 	GateWhy   string // the plan's own words
-	Webhooks  []webhookView
+	Rows      []destinationView
 	Form      webhookForm
 	Platforms []platformOption
 	Errors    map[string]string
 	NewSecret string // the signing secret of the webhook just made, shown once
 	NewURL    string
+	// ChannelForms are the forms adding a channel of each kind; none
+	// without a channel service.
+	ChannelForms []channelFormView
 }
 
 type deliveryView struct {
@@ -154,11 +157,12 @@ func platformOptions(checked []string) []platformOption {
 	return out
 }
 
-// renderWebhooks shows the list and the create form, or, on a plan
-// without webhooks, what Pro would allow instead.
+// renderWebhooks shows the one list of webhooks and channels and their
+// create forms, or, on a plan without webhooks, what Pro would allow
+// instead.
 func (d *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, status int, v webhooksView) {
-	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Webhooks", "webhooks", true
-	hooks, err := d.deps.Webhooks.List(r.Context(), session(r).OwnerID)
+	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Webhooks and channels", "webhooks", true
+	rows, err := d.destinations(r)
 	switch {
 	case core.IsKind(err, core.KindPlanLimit):
 		v.Gated, v.GateWhy = true, core.Message(err)
@@ -171,8 +175,9 @@ func (d *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, statu
 		d.fail(w, r, err)
 		return
 	}
-	for _, h := range hooks {
-		v.Webhooks = append(v.Webhooks, d.webhookView(h))
+	v.Rows = rows
+	if d.deps.Channels != nil && v.ChannelForms == nil {
+		v.ChannelForms = channelForms("", channelForm{}, nil)
 	}
 	if v.Platforms == nil {
 		v.Platforms = platformOptions(v.Form.Platforms)
@@ -269,6 +274,14 @@ func (d *Dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status
 }
 
 func (d *Dashboard) showWebhook(w http.ResponseWriter, r *http.Request) {
+	// A channel's switch-off notification links here, as a webhook's
+	// does: its page is the channel's.
+	if d.deps.Channels != nil {
+		if _, err := d.deps.Channels.Get(r.Context(), session(r).OwnerID, r.PathValue("id")); err == nil {
+			http.Redirect(w, r, "/app/channels/"+r.PathValue("id"), http.StatusSeeOther)
+			return
+		}
+	}
 	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: doneNotice(r, "webhook")}})
 }
 

@@ -27,16 +27,21 @@ type webhookRow struct {
 	CreatedAt           int64  `gorm:"autoCreateTime:false"`
 	PreviousSecret      []byte // the secret the last rotation replaced; nil when none is kept
 	PreviousSecretUntil int64  // when it stops signing; 0 when none is kept
+	Kind                string // 'webhook', or a channel's service (channel.go)
+	Frequency           string // a channel's: '' or 'at once', 'hourly', 'daily'
+	DigestHour          int
+	DigestZone          string
+	LastDigestAt        int64
 }
 
 func (webhookRow) TableName() string { return "webhooks" }
 
 func (r webhookRow) webhook() core.Webhook {
-	return core.Webhook{
+	return r.withChannel(core.Webhook{
 		ID: r.ID, OwnerID: r.OwnerID, URL: r.URL, MinScore: r.MinScore, Platforms: splitList[core.Platform](r.Platforms),
 		Active: r.Active, DisabledReason: r.DisabledReason, ConsecutiveFailures: r.ConsecutiveFailures,
 		CreatedAt: fromMicros(r.CreatedAt), PreviousSecretUntil: fromMicros(r.PreviousSecretUntil),
-	}
+	})
 }
 
 type deliveryRow struct {

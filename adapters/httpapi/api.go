@@ -51,6 +51,7 @@ type Deps struct {
 	Matches  MatchService
 	Limiter  ports.RateLimiter
 	Webhooks WebhookService // nil: every webhook route answers plan_limit
+	Channels ChannelService // nil: every channel route answers plan_limit
 	Triage   TriageService  // nil: the triage routes answer not_found
 	Trends   TrendService   // nil: GET /api/v1/trends answers not_found
 }
@@ -167,6 +168,18 @@ func (a *API) routes() []route {
 		{"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry", core.ScopeWebhooks, a.retryDelivery, decodeRetry},
 		{"POST", "/api/v1/webhooks/{id}/rotate-secret", core.ScopeWebhooks, a.rotateSecret, decodeRotate},
 		{"POST", "/api/v1/webhooks/{id}/replay", core.ScopeWebhooks, a.replay, decodeReplay},
+		// Channels, an extension: webhook rows of another kind, with
+		// routes of their own so that the spec's /webhooks show webhooks
+		// only.
+		{"GET", "/api/v1/channels", core.ScopeWebhooks, a.listChannels, noRequest},
+		{"POST", "/api/v1/channels", core.ScopeWebhooks, a.addChannel, decodeAddChannel},
+		{"GET", "/api/v1/channels/{id}", core.ScopeWebhooks, a.getChannel, decodeID},
+		{"PATCH", "/api/v1/channels/{id}", core.ScopeWebhooks, a.patchChannel, decodePatchChannel},
+		{"DELETE", "/api/v1/channels/{id}", core.ScopeWebhooks, a.deleteChannel, decodeID},
+		{"POST", "/api/v1/channels/{id}/test", core.ScopeWebhooks, a.testChannel, decodeID},
+		{"GET", "/api/v1/channels/{id}/deliveries", core.ScopeWebhooks, a.listChannelDeliveries, decodeID},
+		{"POST", "/api/v1/channels/{id}/deliveries/{deliveryId}/retry", core.ScopeWebhooks, a.retryChannelDelivery, decodeRetry},
+		{"POST", "/api/v1/channels/{id}/replay", core.ScopeWebhooks, a.replayChannel, decodeReplay},
 	}
 }
 

@@ -241,12 +241,19 @@ func (a *API) testWebhook(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ok(struct {
-		Delivered      bool    `json:"delivered"`
-		ResponseStatus *int    `json:"responseStatus"`
-		Error          *string `json:"error"`
-		DurationMs     float64 `json:"durationMs"`
-	}{res.Delivered(), nonZero(res.Status), nullable(res.Error), float64(res.Duration.Microseconds()) / 1000}), nil
+	return ok(pingRecord(res)), nil
+}
+
+// pingJSON is what a test message's receiver answered.
+type pingJSON struct {
+	Delivered      bool    `json:"delivered"`
+	ResponseStatus *int    `json:"responseStatus"`
+	Error          *string `json:"error"`
+	DurationMs     float64 `json:"durationMs"`
+}
+
+func pingRecord(res ports.WebhookResult) pingJSON {
+	return pingJSON{res.Delivered(), nonZero(res.Status), nullable(res.Error), float64(res.Duration.Microseconds()) / 1000}
 }
 
 func (a *API) listDeliveries(ctx context.Context, req any) (any, error) {
@@ -399,11 +406,15 @@ func (a *API) replay(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	resp := ok(replayRecord(res))
+	resp.status = http.StatusAccepted
+	return resp, nil
+}
+
+func replayRecord(res ports.ReplayResult) replayJSON {
 	out := replayJSON{Queued: len(res.Queued), More: res.More, Deliveries: make([]deliveryJSON, len(res.Queued))}
 	for i, d := range res.Queued {
 		out.Deliveries[i] = deliveryRecord(d)
 	}
-	resp := ok(out)
-	resp.status = http.StatusAccepted
-	return resp, nil
+	return out
 }

@@ -82,6 +82,10 @@ type Config struct {
 	// TLSConfig is used for https; nil means the system's roots. Tests set
 	// it to trust a test server's certificate.
 	TLSConfig *tls.Config
+	// TelegramAPI is the Telegram Bot API's address, DefaultTelegramAPI
+	// when empty: a self-hosted Bot API server, or a test's fake. It
+	// passes the same address rules as every other destination.
+	TelegramAPI string
 }
 
 // Sender is the HTTP implementation of ports.WebhookSender. It is safe for
@@ -91,6 +95,7 @@ type Sender struct {
 	allowPrivate bool
 	now          func() time.Time
 	client       *http.Client
+	telegramAPI  string
 }
 
 // New returns a Sender for cfg.
@@ -100,6 +105,9 @@ func New(cfg Config) *Sender {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.TelegramAPI == "" {
+		cfg.TelegramAPI = DefaultTelegramAPI
 	}
 	dialer := &net.Dialer{Resolver: cfg.Resolver, KeepAlive: 30 * time.Second}
 	if !cfg.AllowPrivate {
@@ -127,6 +135,7 @@ func New(cfg Config) *Sender {
 		timeout:      cfg.Timeout,
 		allowPrivate: cfg.AllowPrivate,
 		now:          cfg.Now,
+		telegramAPI:  cfg.TelegramAPI,
 		client: &http.Client{
 			Transport: transport,
 			CheckRedirect: func(*http.Request, []*http.Request) error {

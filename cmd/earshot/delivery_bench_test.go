@@ -28,6 +28,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,16 +50,26 @@ const (
 )
 
 func BenchmarkDeliveries(b *testing.B) {
-	b.Run("sqlite-memory", func(b *testing.B) {
-		benchDeliveries(b, "sqlite://"+filepath.Join(b.TempDir(), "earshot.db"), "EARSHOT_BUS_URL=memory://")
-	})
-	b.Run("postgres-rabbitmq", func(b *testing.B) {
-		amqp := os.Getenv("EARSHOT_TEST_AMQP_URL")
-		if amqp == "" {
-			b.Skip("EARSHOT_TEST_AMQP_URL is unset: Postgres and RabbitMQ case skipped")
+	for _, channels := range []bool{false, true} {
+		suffix := ""
+		if channels {
+			// Channels beside the webhook: a Slack and an ntfy channel at
+			// once, which take every match as the webhook does, and a
+			// Discord and a Telegram channel on digests, which take none
+			// during the run.
+			suffix = "-channels"
 		}
-		benchDeliveries(b, pgtest.URL(b), "EARSHOT_BUS_URL="+amqp, fmt.Sprintf("EARSHOT_BUS_PREFIX=bench%d", time.Now().UnixNano()))
-	})
+		b.Run("sqlite-memory"+suffix, func(b *testing.B) {
+			benchDeliveries(b, "sqlite://"+filepath.Join(b.TempDir(), "earshot.db"), channels, "EARSHOT_BUS_URL=memory://")
+		})
+		b.Run("postgres-rabbitmq"+suffix, func(b *testing.B) {
+			amqp := os.Getenv("EARSHOT_TEST_AMQP_URL")
+			if amqp == "" {
+				b.Skip("EARSHOT_TEST_AMQP_URL is unset: Postgres and RabbitMQ case skipped")
+			}
+			benchDeliveries(b, pgtest.URL(b), channels, "EARSHOT_BUS_URL="+amqp, fmt.Sprintf("EARSHOT_BUS_PREFIX=bench%d", time.Now().UnixNano()))
+		})
+	}
 }
 
 // deliverySetting reads a positive setting of the run from the
@@ -75,13 +86,18 @@ func deliverySetting[T int | time.Duration](b *testing.B, name string, def T, pa
 	return x
 }
 
-func benchDeliveries(b *testing.B, dbURL string, env ...string) {
+func benchDeliveries(b *testing.B, dbURL string, channels bool, env ...string) {
 	rate := deliverySetting(b, "EARSHOT_BENCH_RATE", 1000, strconv.Atoi)
 	duration := deliverySetting(b, "EARSHOT_BENCH_DURATION", 60*time.Second, time.ParseDuration)
 	drain := deliverySetting(b, "EARSHOT_BENCH_DRAIN", 30*time.Second, time.ParseDuration)
 
 	env = append(env, "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true",
 		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON=10", "EARSHOT_RATE_LIMIT_PER_MINUTE=1000000", "EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000")
+	var chat *benchChat
+	if channels {
+		chat = newBenchChat(b)
+		env = append(env, "EARSHOT_TELEGRAM_API="+chat.srv.URL)
+	}
 	s := &instance{t: b, env: append(baseEnv(b.TempDir()), env...)}
 	s.bin = os.Getenv("EARSHOT_BENCH_BINARY") // another build to compare, such as the commit before a change
 	s.profileIfAsked(b)
@@ -102,6 +118,16 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 	created := dataOf(b, s.call("POST", "/api/v1/webhooks", s.APIKey, map[string]any{"url": front.URL + "/hook", "min_score": 0}).want(b, 201, ""))
 	receiver := webhooktest.NewReceiver(b, created["secret"].(string))
 	rcv.Store(receiver)
+	if channels {
+		for _, c := range []map[string]any{
+			{"kind": "slack", "url": chat.srv.URL + "/services/T0123ABCD/B0456EFGH/abcdefghijklmnopqrstwxyz", "min_score": 0},
+			{"kind": "ntfy", "url": chat.srv.URL + "/earshot-bench-topic", "min_score": 0},
+			{"kind": "discord", "url": chat.srv.URL + "/api/webhooks/112233445566778899/AbCdEf_gh-IjKlMnOpQrStUvWxYz0123456789", "min_score": 0, "frequency": "hourly"},
+			{"kind": "telegram", "token": "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "chat_id": "-1001234567890", "min_score": 0, "frequency": "daily", "hour": 3},
+		} {
+			s.call("POST", "/api/v1/channels", s.APIKey, c).want(b, 201, "")
+		}
+	}
 
 	ingest := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: deliveryClients}, Timeout: 30 * time.Second}
 	requests := rate * int(duration/time.Second) / deliveryBatch
@@ -161,7 +187,7 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 			want += deliveryBatch
 		}
 	}
-	for deadline := time.Now().Add(drain); len(receiver.Messages()) < want && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(drain); (len(receiver.Messages()) < want || chat != nil && chat.count() < 2*want) && time.Now().Before(deadline); {
 		// Benchmark pacing: receipt times come from the messages, not from when this looks.
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -244,6 +270,9 @@ func benchDeliveries(b *testing.B, dbURL string, env ...string) {
 	if n := receiver.Refused(); n > 0 {
 		b.Errorf("%d messages failed the receiver's checks", n)
 	}
+	if chat != nil {
+		chat.report(b, answered, requests)
+	}
 }
 
 // deliveryScoreTimes reads when each post's match was scored, by
@@ -269,4 +298,102 @@ func deliveryScoreTimes(b *testing.B, url string) map[string]time.Time {
 		out[id] = time.UnixMicro(us)
 	}
 	return out
+}
+
+// benchChat is Slack's incoming webhooks and ntfy in one process, each
+// answering at once in its real shape (Slack: 200 "ok",
+// https://api.slack.com/messaging/webhooks; ntfy: 200 and the message as
+// JSON, https://docs.ntfy.sh/publish/#publish-as-json), noting when each
+// post's message first came to each, and how many came twice.
+type benchChat struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	received map[string]map[int]time.Time // by service, post number -> first receipt
+	doubled  int
+	foreign  int // messages about no post of the run
+}
+
+// benchPost finds the post's number in a message: its address,
+// https://x.com/ada/status/N, is in every message's link.
+var benchPost = regexp.MustCompile(`x\.com/ada/status/(\d+)`)
+
+func newBenchChat(b *testing.B) *benchChat {
+	c := &benchChat{received: map[string]map[int]time.Time{"slack": {}, "ntfy": {}}}
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		at := time.Now()
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		service := "ntfy"
+		if strings.HasPrefix(r.URL.Path, "/services/") {
+			service = "slack"
+		}
+		m := benchPost.FindSubmatch(body)
+		c.mu.Lock()
+		n, err := -1, error(nil)
+		if m != nil {
+			n, err = strconv.Atoi(string(m[1]))
+		}
+		switch _, seen := c.received[service][n]; {
+		case m == nil || err != nil:
+			c.foreign++
+		case seen:
+			c.doubled++
+		default:
+			c.received[service][n] = at
+		}
+		c.mu.Unlock()
+		if service == "slack" {
+			_, _ = io.WriteString(w, "ok")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"sPs71M8A2T","event":"message","topic":"earshot-bench-topic"}`)
+	}))
+	b.Cleanup(c.srv.Close)
+	return c
+}
+
+func (c *benchChat) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.received["slack"]) + len(c.received["ntfy"])
+}
+
+// report gives the channels' figures as the webhook's: deliveries a
+// second while they arrive, the time from the ingest answer to the
+// receipt, and messages lost and doubled, over both channels at once.
+func (c *benchChat) report(b *testing.B, answered []time.Time, requests int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var lat []float64
+	var first, last time.Time
+	lost := 0
+	for _, service := range []string{"slack", "ntfy"} {
+		for i, at := range answered {
+			for j := 0; j < deliveryBatch && !at.IsZero(); j++ {
+				got, ok := c.received[service][i*deliveryBatch+j]
+				if !ok {
+					lost++
+					continue
+				}
+				lat = append(lat, float64(got.Sub(at).Microseconds())/1000)
+				if got.After(last) {
+					last = got
+				}
+				if first.IsZero() || got.Before(first) {
+					first = got
+				}
+			}
+		}
+	}
+	if len(lat) > 1 {
+		slices.Sort(lat)
+		b.ReportMetric(float64(len(lat)-1)/last.Sub(first).Seconds(), "channel-deliveries/s")
+		b.ReportMetric(lat[len(lat)/2], "channel-p50-ms")
+		b.ReportMetric(lat[len(lat)*99/100], "channel-p99-ms")
+	}
+	b.ReportMetric(float64(lost), "channel-lost")
+	b.ReportMetric(float64(c.doubled), "channel-doubled")
+	if c.foreign > 0 {
+		b.Errorf("%d channel messages about no post of the run (of %d requests)", c.foreign, requests)
+	}
 }

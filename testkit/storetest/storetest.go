@@ -41,6 +41,7 @@ type Stores struct {
 	// their counts and fills them again as that step does. Nil leaves
 	// the case out.
 	RefillTrends func(t *testing.T) (Stores, func() error)
+	Channels   ports.ChannelStore   // nil: the channel cases are skipped
 }
 
 // Factory opens a migrated, possibly shared, database for the test.
@@ -88,6 +89,7 @@ func Run(t *testing.T, f Factory) {
 		{"Backlog", testBacklog},
 		{"Webhooks", testWebhookStore},
 		{"WebhookRecovery", testWebhookRecovery},
+		{"Channels", testChannelStore},
 		{"ImpossibleIDs", testImpossibleIDs},
 		{"TrendCounts", testTrendCounts},
 		{"TrendCountedOnce", testTrendCountedOnce},

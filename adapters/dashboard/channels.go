@@ -1,0 +1,591 @@
+package dashboard
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// ChannelService manages channels (Slack, Discord, Telegram, ntfy) with
+// the API's rules and the webhooks' plan gate. app.Channels is one.
+type ChannelService interface {
+	Create(ctx context.Context, ownerID string, in ports.NewChannel) (core.Webhook, error)
+	All(ctx context.Context, ownerID string) ([]core.Webhook, error)
+	Get(ctx context.Context, ownerID, id string) (core.Webhook, error)
+	Update(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (core.Webhook, error)
+	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
+	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
+	Retry(ctx context.Context, ownerID, channelID, deliveryID string) (core.Delivery, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+}
+
+// destinationView is a webhook or a channel as the list shows it.
+type destinationView struct {
+	ID        string
+	Kind      string // Webhook, Slack, Discord, Telegram, ntfy
+	Address   string // the webhook's address, or the channel's redacted destination
+	Link      string // its page
+	Active    bool
+	Reason    string // why the service switched it off; empty otherwise
+	Failures  int    // failed deliveries in a row
+	MinScore  int
+	Platforms string
+	Frequency string
+	Created   string
+	Last      []lastDelivery
+}
+
+// lastDelivery is one of the newest deliveries in the list.
+type lastDelivery struct {
+	Status string
+	When   string
+	Reason string
+}
+
+// listedLogs bounds the delivery logs one list reads: the first rows
+// show their last deliveries, the rest their page.
+const listedLogs = 50
+
+// listedDeliveries is how many of its newest deliveries a row shows.
+const listedDeliveries = 3
+
+// destinations lists the owner's webhooks and channels together, oldest
+// first, each with its health and last deliveries. Without a channel
+// service it lists the webhooks.
+func (d *Dashboard) destinations(r *http.Request) ([]destinationView, error) {
+	ctx, owner := r.Context(), session(r).OwnerID
+	var all []core.Webhook
+	var err error
+	if d.deps.Channels != nil {
+		all, err = d.deps.Channels.All(ctx, owner)
+	} else {
+		all, err = d.deps.Webhooks.List(ctx, owner)
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := d.cfg.Now()
+	out := make([]destinationView, 0, len(all))
+	for i, h := range all {
+		v := destinationView{ID: h.ID, Kind: "Webhook", Address: h.URL, Link: "/app/webhooks/" + h.ID, Active: h.Active,
+			Reason: h.DisabledReason, Failures: h.ConsecutiveFailures, MinScore: h.MinScore, Platforms: platformsShown(h.Platforms),
+			Frequency: "at once", Created: ago(now, h.CreatedAt)}
+		logOf := d.deps.Webhooks.Deliveries
+		if h.Kind.IsChannel() {
+			v.Kind, v.Link, v.Frequency = h.Kind.Label(), "/app/channels/"+h.ID, h.Schedule.String()
+			logOf = d.deps.Channels.Deliveries
+		}
+		if i < listedLogs {
+			ds, err := logOf(ctx, owner, h.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, dl := range ds[:min(len(ds), listedDeliveries)] {
+				ld := lastDelivery{Status: string(dl.Status), When: ago(now, dl.CreatedAt), Reason: dl.Error}
+				if dl.Trigger == core.TriggerPing {
+					ld.Status = "test " + ld.Status
+				}
+				v.Last = append(v.Last, ld)
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func platformsShown(ps []core.Platform) string {
+	names := platformNames(ps)
+	if len(names) == 0 || len(names) == len(core.Platforms) {
+		return "all"
+	}
+	return strings.Join(names, ", ")
+}
+
+// channelForm is a channel's fields as a form sends them.
+type channelForm struct {
+	Kind      string
+	URL       string
+	Token     string
+	ChatID    string
+	NoToken   bool // the destination form's "no access token" (ntfy)
+	MinScore  string
+	Platforms []string
+	Frequency string
+	Hour      string
+	Zone      string
+}
+
+func parseChannel(form url.Values) channelForm {
+	return channelForm{
+		Kind: strings.TrimSpace(form.Get("kind")), URL: strings.TrimSpace(form.Get("url")), Token: strings.TrimSpace(form.Get("token")),
+		ChatID: strings.TrimSpace(form.Get("chat_id")), NoToken: form.Get("no_token") == "on",
+		MinScore: strings.TrimSpace(form.Get("min_score")), Platforms: form["platform"],
+		Frequency: strings.TrimSpace(form.Get("frequency")), Hour: strings.TrimSpace(form.Get("hour")), Zone: strings.TrimSpace(form.Get("zone")),
+	}
+}
+
+// hour reads the digest's hour: 0 when empty, KindInvalid unless a
+// whole number. Its range is the service's to check.
+func (f channelForm) hour() (int, error) {
+	if f.Hour == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(f.Hour)
+	if err != nil {
+		return 0, core.Errorf(core.KindInvalid, "hour must be a whole number from 0 to 23")
+	}
+	return n, nil
+}
+
+// field names the form field a refusal is about: the service's messages
+// start with the field's name ("url must…", "chat_id is required…",
+// "time zone must…").
+func channelField(err error) string {
+	if !core.IsKind(err, core.KindInvalid) {
+		return ""
+	}
+	first, _, _ := strings.Cut(core.Message(err), " ")
+	first = strings.TrimSuffix(first, ":")
+	switch first {
+	case "url", "token", "chat_id", "min_score", "platforms", "frequency", "hour":
+		return first
+	case "time":
+		return "zone"
+	}
+	return ""
+}
+
+// frequencyOption is one choice of how often a channel sends.
+type frequencyOption struct {
+	Value, Label string
+	Selected     bool
+}
+
+func frequencyOptions(chosen string) []frequencyOption {
+	if chosen == "" {
+		chosen = string(core.AlertAtOnce)
+	}
+	out := []frequencyOption{
+		{Value: string(core.AlertAtOnce), Label: "at once: a message per match"},
+		{Value: string(core.AlertHourly), Label: "hourly digest"},
+		{Value: string(core.AlertDaily), Label: "daily digest, at the hour below"},
+	}
+	for i := range out {
+		out[i].Selected = out[i].Value == chosen
+	}
+	return out
+}
+
+// channelFormView is the form of one kind: its fields, and a line each
+// on where the owner finds what it asks for.
+type channelFormView struct {
+	Kind        string // slack, discord, telegram, ntfy: the fields' id prefix
+	Label       string
+	Where       string // where to find the address or the token
+	WhereChat   string // Telegram: how to get the chat id
+	NeedsURL    bool
+	URLLabel    string
+	URLHint     string
+	NeedsToken  bool
+	TokenLabel  string
+	TokenHint   string
+	NeedsChat   bool
+	Form        channelForm
+	Errors      map[string]string
+	Platforms   []platformOption
+	Frequencies []frequencyOption
+	Open        bool // shown unfolded: the form just refused
+}
+
+// channelKinds are the forms, in the order pages show them, with what
+// each destination needs.
+func channelFormOf(k core.ChannelKind, f channelForm, errs map[string]string) channelFormView {
+	v := channelFormView{Kind: string(k), Label: k.Label(), Form: f, Errors: errs, Platforms: platformOptions(nilIfEmpty(f.Platforms)),
+		Frequencies: frequencyOptions(f.Frequency), Open: len(errs) > 0}
+	switch k {
+	case core.ChannelSlack:
+		v.NeedsURL, v.URLLabel, v.URLHint = true, "Incoming webhook address", "https://hooks.slack.com/services/T…/B…/…"
+		v.Where = "In Slack: open your app at api.slack.com/apps, turn on Incoming Webhooks, Add New Webhook to Workspace, pick the channel and copy the address."
+	case core.ChannelDiscord:
+		v.NeedsURL, v.URLLabel, v.URLHint = true, "Webhook address", "https://discord.com/api/webhooks/{id}/{token}"
+		v.Where = "In Discord: the channel's settings (or Server Settings), Integrations, Webhooks, New Webhook, then Copy Webhook URL."
+	case core.ChannelTelegram:
+		v.NeedsToken, v.TokenLabel, v.TokenHint, v.NeedsChat = true, "Bot token", "123456789:AA…", true
+		v.Where = "Create a bot with @BotFather (/newbot) and paste the token it gives you."
+		v.WhereChat = "Write to the bot (or add it to your group), open api.telegram.org/bot<token>/getUpdates and copy chat.id; a public channel can be @channelname."
+	case core.ChannelNtfy:
+		v.NeedsURL, v.URLLabel, v.URLHint = true, "Topic address", "https://ntfy.sh/your-long-random-topic"
+		v.NeedsToken, v.TokenLabel, v.TokenHint = true, "Access token (only for a protected topic)", "tk_…"
+		v.Where = "The topic's address on ntfy.sh or your own server; on a public server pick a long random topic. An access token (tk_…) only if the topic is protected."
+	}
+	return v
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// channelForms are the four add forms; the one of kind refused shows f
+// and its errors.
+func channelForms(refused string, f channelForm, errs map[string]string) []channelFormView {
+	var out []channelFormView
+	for _, k := range core.ChannelKinds {
+		if string(k) == refused {
+			out = append(out, channelFormOf(k, f, errs))
+		} else {
+			out = append(out, channelFormOf(k, channelForm{}, nil))
+		}
+	}
+	return out
+}
+
+// createChannel adds a channel from one of the four forms; a refusal is
+// shown beside its field in that form, with the service's words.
+func (d *Dashboard) createChannel(w http.ResponseWriter, r *http.Request) {
+	if d.deps.Channels == nil {
+		d.fail(w, r, core.Errorf(core.KindNotFound, "channels are not offered here"))
+		return
+	}
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	f := parseChannel(form)
+	min, err := parseMinScore(f.MinScore)
+	var hour int
+	if err == nil {
+		hour, err = f.hour()
+	}
+	var ch core.Webhook
+	if err == nil {
+		platforms := f.Platforms
+		if platforms == nil {
+			platforms = []string{}
+		}
+		ch, err = d.deps.Channels.Create(r.Context(), session(r).OwnerID, ports.NewChannel{Kind: f.Kind, URL: f.URL, Token: f.Token,
+			ChatID: f.ChatID, MinScore: min, Platforms: platforms, Frequency: f.Frequency, Hour: hour, Zone: f.Zone})
+	}
+	if err != nil {
+		if statusOf(err) == http.StatusInternalServerError {
+			d.fail(w, r, err)
+			return
+		}
+		v := webhooksView{}
+		// The token is not put back in the form: the page would show it.
+		f.Token = ""
+		if field := channelField(err); field != "" {
+			v.ChannelForms = channelForms(f.Kind, f, map[string]string{field: core.Message(err)})
+			v.Problem = "The channel was not added: see below."
+		} else {
+			v.ChannelForms = channelForms(f.Kind, f, nil)
+			v.Problem = core.Message(err)
+		}
+		d.renderWebhooks(w, r, statusOf(err), v)
+		return
+	}
+	d.renderWebhooks(w, r, http.StatusOK, webhooksView{layout: layout{Notice: ch.Kind.Label() + " channel added: " + ch.URL +
+		". Send it a test message from its row to check it."}})
+}
+
+// channelPageView is one channel's page.
+type channelPageView struct {
+	layout
+	Ch          destinationView
+	Kind        string // slack, discord, telegram, ntfy
+	Dest        channelFormView
+	Form        channelForm
+	Errors      map[string]string
+	Platforms   []platformOption
+	Frequencies []frequencyOption
+	Deliveries  []deliveryView
+	Test        *testView
+	Replay      replayForm
+	ReplayMax   int
+	Digest      bool   // it sends digests
+	LastDigest  string // when its last period ended
+	// Settings is the settings form as the partials take it.
+	Settings channelFormView
+}
+
+// renderChannel shows one channel: its health, settings, destination,
+// test, replay and delivery log.
+func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, status int, v channelPageView) {
+	if d.deps.Channels == nil {
+		d.fail(w, r, core.Errorf(core.KindNotFound, "channels are not offered here"))
+		return
+	}
+	owner, id := session(r).OwnerID, r.PathValue("id")
+	ch, err := d.deps.Channels.Get(r.Context(), owner, id)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	ds, err := d.deps.Channels.Deliveries(r.Context(), owner, id)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	now := d.cfg.Now()
+	v.Ch = destinationView{ID: ch.ID, Kind: ch.Kind.Label(), Address: ch.URL, Active: ch.Active, Reason: ch.DisabledReason,
+		Failures: ch.ConsecutiveFailures, MinScore: ch.MinScore, Platforms: platformsShown(ch.Platforms), Frequency: ch.Schedule.String(),
+		Created: ago(now, ch.CreatedAt)}
+	v.Kind = string(ch.Kind)
+	v.layout.Title, v.layout.Nav, v.layout.SignedIn = ch.Kind.Label()+" channel "+ch.URL, "webhooks", true
+	v.ReplayMax = core.MaxReplay
+	v.Digest = ch.Schedule.Digest()
+	if v.Digest {
+		v.LastDigest = ago(now, ch.LastDigestAt)
+	}
+	if v.Replay.From == "" && v.Replay.To == "" {
+		v.Replay.From = now.UTC().Add(-24 * time.Hour).Format(replayLayouts[0])
+	}
+	if v.Platforms == nil {
+		v.Platforms = platformOptions(platformNames(ch.Platforms))
+		v.Form.MinScore = strconv.Itoa(ch.MinScore)
+		v.Form.Frequency = string(ch.Schedule.Frequency)
+		v.Form.Hour, v.Form.Zone = strconv.Itoa(ch.Schedule.Hour), ch.Schedule.Zone
+		if v.Form.Zone == "" {
+			v.Form.Zone = "UTC"
+		}
+	}
+	if v.Frequencies == nil {
+		v.Frequencies = frequencyOptions(v.Form.Frequency)
+	}
+	if v.Dest.Kind == "" {
+		v.Dest = channelFormOf(ch.Kind, channelForm{}, nil)
+	}
+	v.Settings = channelFormView{Kind: "set", Form: v.Form, Errors: v.Errors, Platforms: v.Platforms, Frequencies: v.Frequencies}
+	for j, dl := range ds {
+		if j == core.DeliveryLogSize {
+			break
+		}
+		dv := deliveryView{ID: dl.ID, Event: dl.Event, Trigger: string(dl.Trigger), Status: string(dl.Status), Tries: dl.Tries,
+			Answer: "none", Reason: dl.Error, Created: ago(now, dl.CreatedAt), Last: ago(now, dl.LastAttemptAt),
+			CreatedAt: dl.CreatedAt.UTC().Format(time.RFC3339),
+			CanRedo:   ch.Active && dl.Trigger != core.TriggerPing && dl.Status.Final()}
+		if dl.ResponseStatus != 0 {
+			dv.Answer = strconv.Itoa(dl.ResponseStatus)
+		}
+		if dl.Status == core.DeliveryQueued && !dl.NextAttemptAt.IsZero() {
+			dv.Next = dl.NextAttemptAt.UTC().Format("15:04:05 UTC")
+		}
+		v.Deliveries = append(v.Deliveries, dv)
+	}
+	d.render(w, r, status, "channel", &v)
+}
+
+func (d *Dashboard) showChannel(w http.ResponseWriter, r *http.Request) {
+	d.renderChannel(w, r, http.StatusOK, channelPageView{layout: layout{Notice: doneNotice(r, "channel")}})
+}
+
+// editChannel changes the minimum score, the platforms and the frequency.
+func (d *Dashboard) editChannel(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	f := parseChannel(form)
+	min, err := parseMinScore(f.MinScore)
+	if err == nil && min == nil {
+		err = core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
+	}
+	var hour int
+	if err == nil {
+		hour, err = f.hour()
+	}
+	if err == nil {
+		platforms := f.Platforms
+		if platforms == nil {
+			platforms = []string{}
+		}
+		_, err = d.update(r, ports.ChannelChange{MinScore: min, Platforms: platforms, Frequency: &f.Frequency, Hour: &hour, Zone: &f.Zone})
+	}
+	if err != nil {
+		if field := channelField(err); field != "" {
+			v := channelPageView{Form: f, Platforms: platformOptions(f.Platforms), Errors: map[string]string{field: core.Message(err)}}
+			v.Problem = "The settings were not saved: see below."
+			d.renderChannel(w, r, statusOf(err), v)
+			return
+		}
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done=saved", http.StatusSeeOther)
+}
+
+// update asks the service for a change of the channel the path names.
+func (d *Dashboard) update(r *http.Request, ch ports.ChannelChange) (core.Webhook, error) {
+	if d.deps.Channels == nil {
+		return core.Webhook{}, core.Errorf(core.KindNotFound, "channels are not offered here")
+	}
+	return d.deps.Channels.Update(r.Context(), session(r).OwnerID, r.PathValue("id"), ch)
+}
+
+// setDestination replaces the parts of the destination the form gives;
+// an empty field keeps its part.
+func (d *Dashboard) setDestination(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	f := parseChannel(form)
+	var ch ports.ChannelChange
+	if f.URL != "" {
+		ch.URL = &f.URL
+	}
+	if f.Token != "" {
+		ch.Token = &f.Token
+	} else if f.NoToken {
+		none := ""
+		ch.Token = &none
+	}
+	if f.ChatID != "" {
+		ch.ChatID = &f.ChatID
+	}
+	if ch.URL == nil && ch.Token == nil && ch.ChatID == nil {
+		err = core.Errorf(core.KindInvalid, "url, token or chat_id: give the part of the destination to replace")
+	}
+	if err == nil {
+		_, err = d.update(r, ch)
+	}
+	if err != nil {
+		if core.IsKind(err, core.KindInvalid) {
+			field := channelField(err)
+			if field == "" {
+				field = "url"
+			}
+			kind := f.Kind
+			if c, gerr := d.deps.Channels.Get(r.Context(), session(r).OwnerID, r.PathValue("id")); gerr == nil {
+				kind = string(c.Kind)
+			}
+			f.Token = ""
+			v := channelPageView{Dest: channelFormOf(core.ChannelKind(kind), f, map[string]string{field: core.Message(err)})}
+			v.Problem = "The destination was not changed: see below."
+			d.renderChannel(w, r, statusOf(err), v)
+			return
+		}
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done=destination", http.StatusSeeOther)
+}
+
+// switchChannel switches a channel on (forgetting its failures) or off.
+func (d *Dashboard) switchChannel(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	var on bool
+	if err == nil {
+		on, err = parseActive(form)
+	}
+	if err == nil {
+		_, err = d.update(r, ports.ChannelChange{Active: &on})
+	}
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	done := "off"
+	if on {
+		done = "on"
+	}
+	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
+}
+
+// testChannel sends the channel's test message now and shows what the
+// service answered.
+func (d *Dashboard) testChannel(w http.ResponseWriter, r *http.Request) {
+	if d.deps.Channels == nil {
+		d.fail(w, r, core.Errorf(core.KindNotFound, "channels are not offered here"))
+		return
+	}
+	res, err := d.deps.Channels.Test(r.Context(), session(r).OwnerID, r.PathValue("id"))
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	t := &testView{OK: res.Delivered(), Status: res.Status, Error: res.Error, Took: res.Duration.Round(time.Millisecond).String()}
+	d.renderChannel(w, r, http.StatusOK, channelPageView{Test: t})
+}
+
+// redeliverChannel queues a delivered or failed message to be sent again.
+func (d *Dashboard) redeliverChannel(w http.ResponseWriter, r *http.Request) {
+	if d.deps.Channels == nil {
+		d.fail(w, r, core.Errorf(core.KindNotFound, "channels are not offered here"))
+		return
+	}
+	if _, err := d.deps.Channels.Retry(r.Context(), session(r).OwnerID, r.PathValue("id"), r.PathValue("did")); err != nil {
+		if core.IsKind(err, core.KindConflict) || core.IsKind(err, core.KindInvalidRequest) {
+			v := channelPageView{}
+			v.Problem = core.Message(err)
+			d.renderChannel(w, r, statusOf(err), v)
+			return
+		}
+		d.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done=redeliver", http.StatusSeeOther)
+}
+
+// replayChannel queues the channel's failed messages of a range again.
+func (d *Dashboard) replayChannel(w http.ResponseWriter, r *http.Request) {
+	if d.deps.Channels == nil {
+		d.fail(w, r, core.Errorf(core.KindNotFound, "channels are not offered here"))
+		return
+	}
+	form, err := readForm(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	f := parseReplay(form)
+	from, to, err := f.times()
+	var res ports.ReplayResult
+	if err == nil {
+		res, err = d.deps.Channels.Replay(r.Context(), session(r).OwnerID, r.PathValue("id"), from, to)
+	}
+	if err != nil {
+		switch {
+		case f.field(err) != "":
+			v := channelPageView{Replay: f, Errors: map[string]string{f.field(err): core.Message(err)}}
+			v.Problem = "Nothing was replayed: see below."
+			d.renderChannel(w, r, statusOf(err), v)
+		case core.IsKind(err, core.KindConflict):
+			v := channelPageView{Replay: f}
+			v.Problem = core.Message(err)
+			d.renderChannel(w, r, statusOf(err), v)
+		default:
+			d.fail(w, r, err)
+		}
+		return
+	}
+	d.renderChannel(w, r, http.StatusOK, channelPageView{layout: layout{Notice: replayNotice(res)}, Replay: f})
+}
+
+// replayNotice says what a replay queued.
+func replayNotice(res ports.ReplayResult) string {
+	var notice string
+	switch n := len(res.Queued); {
+	case n == 0:
+		notice = "No failed deliveries in that range to replay."
+	case n == 1:
+		notice = "1 failed delivery queued to be sent again, as a new delivery."
+	default:
+		notice = strconv.Itoa(n) + " failed deliveries queued to be sent again, each as a new delivery."
+	}
+	if res.More {
+		notice += " More remain in that range: replay it again for the next " + strconv.Itoa(core.MaxReplay) + "."
+	}
+	return notice
+}

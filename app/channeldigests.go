@@ -1,0 +1,127 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// DefaultDigestSweep is how often the digest sweep looks for channels
+// whose digest is due: a daily digest goes out within this of its hour.
+const DefaultDigestSweep = time.Minute
+
+// ChannelDigestDeps are the ports the digest sweep uses.
+type ChannelDigestDeps struct {
+	Store ports.ChannelStore
+	Clock ports.Clock
+	Log   *slog.Logger
+	// Wake tells the delivery worker that a digest is queued
+	// (DeliveryWorker.Poke); nil leaves it to its poll.
+	Wake func()
+	// SiteURL gives the public address a digest links to for the rest,
+	// read at each digest: the server knows it once it listens. Nil
+	// links nowhere.
+	SiteURL func() string
+}
+
+// ChannelDigests queues the digests of channels on an hourly or daily
+// frequency: for each channel whose digest is due (core.DigestDue), one
+// delivery of the period's matches the channel wants, strongest first,
+// the rest counted; none when the period had none. The delivery worker
+// sends it as any other, with the same tries, switch-off and log.
+type ChannelDigests struct {
+	store ports.ChannelStore
+	clock ports.Clock
+	log   *slog.Logger
+	wake  func()
+	site  func() string
+}
+
+// NewChannelDigests returns the digest sweep.
+func NewChannelDigests(d ChannelDigestDeps) *ChannelDigests {
+	if d.Wake == nil {
+		d.Wake = func() {}
+	}
+	if d.SiteURL == nil {
+		d.SiteURL = func() string { return "" }
+	}
+	return &ChannelDigests{store: d.Store, clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), wake: d.Wake, site: d.SiteURL}
+}
+
+// Sweep queues every digest due now and returns how many it queued. The
+// store ends each period once, whichever replica comes first; a channel
+// whose digest fails to render or store is left for the next sweep,
+// its period unchanged.
+func (s *ChannelDigests) Sweep(ctx context.Context) (int, error) {
+	chans, err := s.store.DigestChannels(ctx)
+	if err != nil {
+		return 0, err
+	}
+	queued := 0
+	for _, ch := range chans {
+		if err := ctx.Err(); err != nil {
+			return queued, err
+		}
+		ok, err := s.channel(ctx, ch)
+		if err != nil {
+			s.log.WarnContext(ctx, "a channel's digest was not queued; the next sweep tries again", "channel", ch.ID, "err", err)
+			continue
+		}
+		if ok {
+			queued++
+		}
+	}
+	if queued > 0 {
+		s.wake()
+	}
+	return queued, nil
+}
+
+// channel queues ch's digest if it is due and its period had matches,
+// and reports whether it queued one.
+func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook) (bool, error) {
+	now := s.clock.Now()
+	due, from := core.DigestDue(ch.Schedule, ch.LastDigestAt, now)
+	if !due {
+		return false, nil
+	}
+	if from.Before(ch.CreatedAt) {
+		from = ch.CreatedAt // nothing before the channel was made
+	}
+	ms, total, err := s.store.DigestMatches(ctx, ch, from, now, core.ChannelDigestShown)
+	if err != nil {
+		return false, err
+	}
+	var d *core.Delivery
+	if total > 0 {
+		dg := core.ChannelDigest{Frequency: ch.Schedule.Frequency, At: now, Total: total}
+		if site := strings.TrimSuffix(s.site(), "/"); site != "" {
+			dg.MoreURL = site + "/app/"
+		}
+		for _, m := range ms {
+			dg.Matches = append(dg.Matches, core.ChannelMatchOf(m))
+		}
+		body, err := core.RenderChannelDigest(ch.Kind, dg)
+		if err != nil {
+			return false, err
+		}
+		d = &core.Delivery{Event: core.EventDigest, Trigger: core.TriggerScheduled, Status: core.DeliveryQueued, Payload: body}
+	}
+	ok, err := s.store.AddDigest(ctx, ch, now, d, core.DeliveryLogSize)
+	return ok && d != nil, err
+}
+
+// Run sweeps every interval until ctx ends.
+func (s *ChannelDigests) Run(ctx context.Context, interval time.Duration) {
+	every(ctx, interval, nil, func() {
+		if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "channel digest sweep failed", "err", err)
+		} else if n > 0 {
+			s.log.InfoContext(ctx, "channel digests queued", "digests", n)
+		}
+	})
+}

@@ -1,0 +1,297 @@
+package app
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// ChannelDeps are what the channel service uses beside the subscription
+// service, whose store, sealer, clock, plan gate and wake-up it shares.
+type ChannelDeps struct {
+	Webhooks *Webhooks
+	Store    ports.ChannelStore
+	// Sender sends test messages; nil means the webhook service's
+	// sender, when it sends channel messages too.
+	Sender ports.ChannelSender
+}
+
+// Channels manages owners' channels: Slack, Discord, Telegram and ntfy
+// destinations with a webhook's filters and a frequency. A channel is a
+// webhook row of another kind, so it shares the webhooks' plan limit,
+// delivery queue, tries, switch-off and delivery log; what it carries as
+// a secret (core.ChannelTarget) is sealed where a webhook's signing
+// secret is, and only its redacted form is ever shown.
+type Channels struct {
+	w     *Webhooks
+	store ports.ChannelStore
+	msg   messenger
+}
+
+// NewChannels returns the channel service.
+func NewChannels(deps ChannelDeps) *Channels {
+	msg := deps.Webhooks.msg
+	msg.channels = channelSender(deps.Sender, deps.Webhooks.deps.Sender)
+	return &Channels{w: deps.Webhooks, store: deps.Store, msg: msg}
+}
+
+// emptyChange reports whether c asks for nothing.
+func emptyChange(c ports.ChannelChange) bool {
+	return c.Active == nil && c.MinScore == nil && c.Platforms == nil && c.Frequency == nil && c.Hour == nil && c.Zone == nil &&
+		c.URL == nil && c.Token == nil && c.ChatID == nil
+}
+
+// channelSchedule validates a channel's frequency; off is refused with
+// its own reason (core.NewChannelSchedule), anything else unknown with
+// the channel's choices.
+func channelSchedule(frequency string, hour int, zone string) (core.AlertSchedule, error) {
+	switch core.AlertFrequency(frequency) {
+	case "", core.AlertAtOnce, core.AlertHourly, core.AlertDaily, core.AlertOff:
+		return core.NewChannelSchedule(frequency, hour, zone)
+	}
+	return core.AlertSchedule{}, core.Errorf(core.KindInvalid, "frequency must be one of at once, hourly, daily")
+}
+
+// Create validates and adds a channel and returns it; its URL is the
+// destination's redacted form. KindInvalid names the field, and never
+// repeats a token; KindPlanLimit when the plan's webhook limit, which
+// webhooks and channels share, is reached.
+func (s *Channels) Create(ctx context.Context, ownerID string, in ports.NewChannel) (core.Webhook, error) {
+	if err := s.w.gate(ctx); err != nil {
+		return core.Webhook{}, err
+	}
+	kind, err := core.ParseChannelKind(in.Kind)
+	if err != nil {
+		return core.Webhook{}, err
+	}
+	target, err := core.CheckChannelTarget(core.ChannelTarget{Kind: kind, URL: in.URL, Token: in.Token, ChatID: in.ChatID}, s.w.cfg.AllowPrivate)
+	if err != nil {
+		return core.Webhook{}, err
+	}
+	w := core.Webhook{OwnerID: ownerID, Kind: kind, URL: target.Redacted(), MinScore: core.DefaultWebhookMinScore,
+		Platforms: slices.Clone(core.Platforms), Active: true}
+	if in.MinScore != nil {
+		if err := core.CheckWebhookMinScore(*in.MinScore); err != nil {
+			return core.Webhook{}, err
+		}
+		w.MinScore = *in.MinScore
+	}
+	if in.Platforms != nil {
+		if w.Platforms, err = parsePlatforms(in.Platforms); err != nil {
+			return core.Webhook{}, err
+		}
+	}
+	if w.Schedule, err = channelSchedule(in.Frequency, in.Hour, in.Zone); err != nil {
+		return core.Webhook{}, err
+	}
+	if w.Schedule.Digest() {
+		// The first period starts now: the first hourly digest goes out in
+		// an hour, the first daily one at the next chosen hour.
+		w.LastDigestAt = s.w.deps.Clock.Now()
+	}
+	plain, err := core.MarshalTarget(target)
+	if err != nil {
+		return core.Webhook{}, err
+	}
+	seal := func(id string) ([]byte, error) { return s.w.deps.Sealer.Seal(plain, []byte(id)) }
+	if err := s.store.CreateChannel(ctx, &w, s.w.cfg.Limits.CheckNewWebhook, seal); err != nil {
+		return core.Webhook{}, err
+	}
+	return w, nil
+}
+
+// List returns the owner's channels, oldest first. KindPlanLimit.
+func (s *Channels) List(ctx context.Context, ownerID string) ([]core.Webhook, error) {
+	return s.w.list(ctx, ownerID, true)
+}
+
+// All returns the owner's webhooks and channels together, oldest first,
+// each with its Kind: the dashboard's one list. KindPlanLimit.
+func (s *Channels) All(ctx context.Context, ownerID string) ([]core.Webhook, error) {
+	if err := s.w.gate(ctx); err != nil {
+		return nil, err
+	}
+	return s.w.deps.Store.Webhooks(ctx, ownerID)
+}
+
+// Get returns one channel. KindNotFound, KindPlanLimit.
+func (s *Channels) Get(ctx context.Context, ownerID, id string) (core.Webhook, error) {
+	if err := s.w.gate(ctx); err != nil {
+		return core.Webhook{}, err
+	}
+	return s.w.own(ctx, ownerID, id, true)
+}
+
+// Update changes a channel: switched on or off (on forgets its failures,
+// as for a webhook), its filters, its frequency, its destination. A
+// channel put on a digest, or switched on while on one, starts its
+// period then: a digest gathers what was scored while the channel was on
+// and on a digest, none of what an at-once message already carried.
+// KindInvalid, KindNotFound, KindPlanLimit.
+func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (core.Webhook, error) {
+	if err := s.w.gate(ctx); err != nil {
+		return core.Webhook{}, err
+	}
+	if emptyChange(ch) {
+		return core.Webhook{}, core.Errorf(core.KindInvalid, "send at least one of active, min_score, platforms, frequency, hour, zone, url, token, chat_id")
+	}
+	if ch.MinScore != nil {
+		if err := core.CheckWebhookMinScore(*ch.MinScore); err != nil {
+			return core.Webhook{}, err
+		}
+	}
+	var platforms []core.Platform
+	if ch.Platforms != nil {
+		var err error
+		if platforms, err = parsePlatforms(ch.Platforms); err != nil {
+			return core.Webhook{}, err
+		}
+	}
+	now := s.w.deps.Clock.Now()
+	w, err := s.store.UpdateChannel(ctx, ownerID, id, func(w core.Webhook, sealed []byte) (core.Webhook, []byte, error) {
+		was := w
+		if ch.Frequency != nil || ch.Hour != nil || ch.Zone != nil {
+			freq, hour, zone := string(w.Schedule.Frequency), w.Schedule.Hour, w.Schedule.Zone
+			if ch.Frequency != nil {
+				freq = *ch.Frequency
+			}
+			if ch.Hour != nil {
+				hour = *ch.Hour
+			}
+			if ch.Zone != nil {
+				zone = *ch.Zone
+			}
+			sched, err := channelSchedule(freq, hour, zone)
+			if err != nil {
+				return w, nil, err
+			}
+			w.Schedule = sched
+		}
+		var resealed []byte
+		if ch.URL != nil || ch.Token != nil || ch.ChatID != nil {
+			t, err := s.open(w, sealed)
+			if err != nil {
+				return w, nil, err
+			}
+			if ch.URL != nil {
+				t.URL = *ch.URL
+			}
+			if ch.Token != nil {
+				t.Token = *ch.Token
+			}
+			if ch.ChatID != nil {
+				t.ChatID = *ch.ChatID
+			}
+			if t, err = core.CheckChannelTarget(t, s.w.cfg.AllowPrivate); err != nil {
+				return w, nil, err
+			}
+			plain, err := core.MarshalTarget(t)
+			if err != nil {
+				return w, nil, err
+			}
+			if resealed, err = s.w.deps.Sealer.Seal(plain, []byte(w.ID)); err != nil {
+				return w, nil, err
+			}
+			w.URL = t.Redacted()
+		}
+		if ch.Active != nil {
+			if *ch.Active {
+				w = w.Enable()
+			} else {
+				w.Active, w.DisabledReason = false, ""
+			}
+		}
+		if ch.MinScore != nil {
+			w.MinScore = *ch.MinScore
+		}
+		if platforms != nil {
+			w.Platforms = platforms
+		}
+		if w.Schedule.Digest() && (w.Schedule != was.Schedule || w.Active && !was.Active) {
+			w.LastDigestAt = now
+		}
+		return w, resealed, nil
+	})
+	if err != nil {
+		return core.Webhook{}, named(err, true)
+	}
+	if w.Active {
+		s.w.deps.Wake()
+	}
+	return w, nil
+}
+
+// open opens a channel's sealed destination.
+func (s *Channels) open(w core.Webhook, sealed []byte) (core.ChannelTarget, error) {
+	plain, err := s.w.deps.Sealer.Open(sealed, []byte(w.ID))
+	if err != nil {
+		return core.ChannelTarget{}, core.Wrap(core.KindInternal, err, "the channel's destination cannot be opened")
+	}
+	t, err := core.UnmarshalTarget(plain)
+	if err != nil {
+		return core.ChannelTarget{}, core.Wrap(core.KindInternal, err, "the channel's destination cannot be read")
+	}
+	return t, nil
+}
+
+// Delete removes a channel and its delivery log. KindNotFound,
+// KindPlanLimit.
+func (s *Channels) Delete(ctx context.Context, ownerID, id string) error {
+	return s.w.delete(ctx, ownerID, id, true)
+}
+
+// Deliveries returns the channel's log, newest first. KindNotFound,
+// KindPlanLimit.
+func (s *Channels) Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error) {
+	return s.w.deliveries(ctx, ownerID, id, true)
+}
+
+// Test sends the channel's test message now (core.RenderChannelTest)
+// through the same sender as every message, and reports what the service
+// answered. As a webhook's ping, it is recorded in the log with trigger
+// ping, gets one try, never counts toward switching the channel off, and
+// works on a channel switched off. KindNotFound, KindPlanLimit.
+func (s *Channels) Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error) {
+	if err := s.w.gate(ctx); err != nil {
+		return ports.WebhookResult{}, err
+	}
+	w, sealed, err := s.w.deps.Store.WebhookSecrets(ctx, ownerID, id)
+	if err == nil {
+		err = ofKind(w, true)
+	}
+	if err != nil {
+		return ports.WebhookResult{}, named(err, true)
+	}
+	now := s.w.deps.Clock.Now()
+	body, err := core.RenderChannelTest(w.Kind, now)
+	if err != nil {
+		return ports.WebhookResult{}, err
+	}
+	d := core.Delivery{ID: s.w.deps.Store.NewDeliveryID(), WebhookID: w.ID, OwnerID: w.OwnerID, Event: core.EventPing,
+		Trigger: core.TriggerPing, Status: core.DeliveryQueued, Payload: body, CreatedAt: now}
+	res, err := s.msg.sendChannel(ctx, w, sealed.Current, d)
+	if err != nil {
+		return ports.WebhookResult{}, core.Wrap(core.KindInternal, err, "the channel's destination cannot be opened")
+	}
+	d = d.Attempted(nil, res.Status, res.Error, s.w.deps.Clock.Now(), 0)
+	if err := s.w.deps.Store.AddDelivery(context.WithoutCancel(ctx), d, core.DeliveryLogSize); err != nil {
+		s.w.deps.Log.WarnContext(ctx, "recording a channel's test message failed", "channel", w.ID, "err", err)
+	}
+	return res, nil
+}
+
+// Retry sends a delivered or failed message of the channel again, as
+// Webhooks.Retry does a webhook's (a digest too: its body is kept).
+func (s *Channels) Retry(ctx context.Context, ownerID, channelID, deliveryID string) (core.Delivery, error) {
+	return s.w.retry(ctx, ownerID, channelID, deliveryID, true)
+}
+
+// Replay queues again the channel's failed match messages of a range, as
+// Webhooks.Replay does a webhook's. A digest gathers no single match and
+// is not replayed; Retry sends a failed one again.
+func (s *Channels) Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error) {
+	return s.w.replay(ctx, ownerID, id, from, to, true)
+}
