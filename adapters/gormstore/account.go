@@ -90,17 +90,12 @@ func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core
 	if row, err := firstAccount(s.db.with(ctx), ownerID, p, accountColumns); err == nil {
 		return row.account(), nil
 	}
-	var out core.Account
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	var row accountRow
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) (err error) {
 		if _, err := lockOwner(tx, ownerID); err != nil {
 			return err
 		}
-		row, err := firstAccount(tx, ownerID, p, accountColumns)
-		if err == nil {
-			out = row.account()
-			return nil
-		}
-		if !errors.Is(err, gorm.ErrRecordNotFound) {
+		if row, err = firstAccount(tx, ownerID, p, accountColumns); !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
 		u, err := usage(tx, ownerID)
@@ -110,30 +105,19 @@ func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core
 		if err := limits.CheckNewAccount(u, p); err != nil {
 			return err
 		}
-		row = accountRow{ID: newID(), OwnerID: ownerID, Platform: string(p), Label: label(p), CreatedAt: micros(tx.NowFunc())}
-		if err := tx.Create(&row).Error; err != nil {
-			return err
-		}
-		out = row.account()
-		return nil
+		label := strings.ToUpper(string(p[:1])) + string(p[1:])
+		row = accountRow{ID: newID(), OwnerID: ownerID, Platform: string(p), Label: label, CreatedAt: micros(tx.NowFunc())}
+		return tx.Create(&row).Error
 	})
-	return out, translate(err, "account")
-}
-
-func label(p core.Platform) string {
-	if p == core.X {
-		return "X"
+	if err != nil {
+		return core.Account{}, translate(err, "account")
 	}
-	return strings.ToUpper(string(p[:1])) + string(p[1:])
+	return row.account(), nil
 }
 
 // SetSession implements ports.AccountStore.
 func (s *AccountStore) SetSession(ctx context.Context, ownerID, accountID string, sealed []byte) error {
-	res := s.db.with(ctx).Model(&accountRow{}).Where("id = ? AND owner_id = ?", accountID, ownerID).Update("session", sealed)
-	if res.Error == nil && res.RowsAffected == 0 {
-		return core.Errorf(core.KindNotFound, "account not found")
-	}
-	return translate(res.Error, "account")
+	return translate(affected(s.db.with(ctx).Model(&accountRow{}).Where("id = ? AND owner_id = ?", accountID, ownerID).Update("session", sealed)), "account")
 }
 
 // Session implements ports.AccountStore.
@@ -167,26 +151,25 @@ func (s *AccountHealthStore) UpdateHealth(ctx context.Context, ownerID, accountI
 	var out ports.AccountHealth
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		var row accountRow
-		if err := tx.Select(accountColumns).Clauses(lockForUpdate).
-			Take(&row, "id = ? AND owner_id = ?", accountID, ownerID).Error; err != nil {
+		if err := tx.Select(accountColumns).Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", accountID, ownerID).Error; err != nil {
 			return err
 		}
-		cur := row.health()
-		next, note, err := change(cur)
+		next, note, err := change(row.health())
 		if err != nil {
 			return err
 		}
 		if err := tx.Model(&accountRow{}).Where("id = ?", accountID).Updates(healthColumns(next)).Error; err != nil {
 			return err
 		}
-		if note != nil {
-			note.OwnerID = ownerID
-			if err := addNotification(tx, note); err != nil {
-				return err
-			}
+		out = ports.AccountHealth{Account: row.account(), Health: next}
+		if note == nil {
+			return nil
 		}
-		out = ports.AccountHealth{Account: cur.Account, Health: next}
-		return nil
+		note.OwnerID = ownerID
+		return addNotification(tx, note)
 	})
-	return out, translate(err, "account")
+	if err != nil {
+		return ports.AccountHealth{}, translate(err, "account")
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -56,15 +57,8 @@ func (s *AlertStore) AlertSchedule(ctx context.Context, ownerID string) (core.Al
 	if err := s.db.with(ctx).Take(&row, "id = ?", ownerID).Error; err != nil {
 		return core.AlertSchedule{}, time.Time{}, translate(err, "owner")
 	}
-	sched := core.AlertSchedule{Frequency: core.AlertFrequency(row.AlertFrequency), Hour: row.AlertHour, Zone: row.AlertZone}
-	if sched.Frequency == "" {
-		sched.Frequency = core.AlertAtOnce
-	}
-	var last time.Time
-	if row.AlertsSentAt != 0 {
-		last = fromMicros(row.AlertsSentAt)
-	}
-	return sched, last, nil
+	freq := cmp.Or(core.AlertFrequency(row.AlertFrequency), core.AlertAtOnce)
+	return core.AlertSchedule{Frequency: freq, Hour: row.AlertHour, Zone: row.AlertZone}, fromMicros(row.AlertsSentAt), nil
 }
 
 // SetAlertSchedule implements ports.AlertStore. At once is stored as the
@@ -75,13 +69,6 @@ func (s *AlertStore) SetAlertSchedule(ctx context.Context, ownerID string, sched
 	if sched.Frequency == core.AlertAtOnce {
 		freq = ""
 	}
-	res := s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", ownerID).
-		Updates(map[string]any{"alert_frequency": freq, "alert_hour": sched.Hour, "alert_zone": sched.Zone})
-	if res.Error != nil {
-		return translate(res.Error, "owner")
-	}
-	if res.RowsAffected == 0 {
-		return core.Errorf(core.KindNotFound, "owner not found")
-	}
-	return nil
+	return translate(affected(s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", ownerID).
+		Updates(map[string]any{"alert_frequency": freq, "alert_hour": sched.Hour, "alert_zone": sched.Zone})), "owner")
 }

@@ -17,6 +17,7 @@ import (
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
 	"github.com/earshothq/earshot/core"
@@ -30,8 +31,7 @@ type DB struct {
 	url      string // Postgres: for the connection that listens
 
 	listener   listener // Postgres only (listen.go)
-	keyCache   keyCache
-	windows    windows
+	memory     memory
 	closing    context.Context
 	close      context.CancelFunc
 	background sync.WaitGroup // goroutines that end when closing does
@@ -48,8 +48,14 @@ func Open(rawURL string) (*DB, error) {
 		if path == "" {
 			return nil, errors.New("sqlite:// needs a path, for example sqlite://earshot.db")
 		}
-		var dsn string
-		dsn, memory = sqliteDSN(path)
+		// WAL so readers never wait for the writer, a busy timeout for a
+		// second process, foreign keys for cascades, IMMEDIATE transactions
+		// so a read-then-write never fails to upgrade its lock.
+		const opts = "_busy_timeout=10000&_foreign_keys=1&_txlock=immediate"
+		dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&" + opts
+		if memory = path == ":memory:"; memory {
+			dsn = "file:mem" + rand.Text() + "?mode=memory&cache=shared&" + opts
+		}
 		dial = sqlite.Open(dsn)
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		u, err := url.Parse(rawURL)
@@ -111,14 +117,11 @@ func (p preparedPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.Co
 // (that answer skips the busy handler).
 func openGorm(dial gorm.Dialector, sqliteFile bool) (*gorm.DB, error) {
 	cfg := &gorm.Config{
-		Logger:                 logger.Discard,
-		TranslateError:         true,
-		SkipDefaultTransaction: true,
+		Logger: logger.Discard, TranslateError: true, SkipDefaultTransaction: true,
 		// IN lists make a few hundred shapes; none expires, because gorm
 		// closes an expired statement even while another goroutine runs it.
-		PrepareStmtMaxSize: 1024,
-		PrepareStmtTTL:     10 * 365 * 24 * time.Hour,
-		NowFunc:            func() time.Time { return time.Now().UTC() },
+		PrepareStmtMaxSize: 1024, PrepareStmtTTL: 10 * 365 * 24 * time.Hour,
+		NowFunc: func() time.Time { return time.Now().UTC() },
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
@@ -131,22 +134,10 @@ func openGorm(dial gorm.Dialector, sqliteFile bool) (*gorm.DB, error) {
 	}
 }
 
-// sqliteDSN sets what the service depends on: WAL so readers never wait
-// for the writer, a busy timeout for a second process, foreign keys for
-// cascades, IMMEDIATE transactions so a read-then-write never fails to
-// upgrade its lock.
-func sqliteDSN(path string) (dsn string, memory bool) {
-	const opts = "_busy_timeout=10000&_foreign_keys=1&_txlock=immediate"
-	if path == ":memory:" {
-		return "file:mem" + rand.Text() + "?mode=memory&cache=shared&" + opts, true
-	}
-	return "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&" + opts, false
-}
-
 // with returns the handle for a call under ctx. SQLite drops the
 // cancellation: the driver watches a cancellable context from a
 // goroutine per row step, which costs more than most of our queries
-// (docs/decisions.md, "The store"); the busy timeout bounds every call.
+// (docs/adr/0012-store-tricks-by-figure.md); the busy timeout bounds every call.
 func (db *DB) with(ctx context.Context) *gorm.DB {
 	if !db.postgres {
 		ctx = context.WithoutCancel(ctx)
@@ -166,14 +157,36 @@ func (db *DB) pick(pg, lite string) string {
 func (db *DB) Postgres() bool { return db.postgres }
 
 // VacuumQueues vacuums and analyzes webhook_deliveries on Postgres: each
-// delivery leaves dead index entries the claims walk, autovacuum comes
-// too seldom, and the queued share swings with the backlog
-// (docs/adr/0006-delivery-queue-on-postgres.md). SQLite: nothing.
+// delivery leaves dead index entries the claims walk, and autovacuum
+// comes too seldom (docs/adr/0006-delivery-queue-on-postgres.md).
 func (db *DB) VacuumQueues(ctx context.Context) error {
 	if !db.postgres {
 		return nil
 	}
 	return db.plain.WithContext(ctx).Exec("VACUUM (ANALYZE, SKIP_LOCKED) webhook_deliveries").Error
+}
+
+// Gauges are the depths of the work queues, for the metrics.
+type Gauges struct {
+	Unscored     int64     // matches stored and not scored yet
+	Queued       int64     // webhook deliveries waiting for a try
+	OldestQueued time.Time // when the oldest queued delivery was made; zero when none
+}
+
+// Gauges reads the depths of the work queues.
+func (db *DB) Gauges(ctx context.Context) (Gauges, error) {
+	var g Gauges
+	var q struct{ N, Oldest int64 }
+	err := db.with(ctx).Model(&matchRow{}).Where("score IS NULL").Count(&g.Unscored).Error
+	if err == nil {
+		err = db.with(ctx).Model(&deliveryRow{}).Select("COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest").
+			Where("status = 'queued'").Scan(&q).Error
+	}
+	if err != nil {
+		return Gauges{}, err
+	}
+	g.Queued, g.OldestQueued = q.N, fromMicros(q.Oldest)
+	return g, nil
 }
 
 // Ping checks the connection.
@@ -192,6 +205,10 @@ func (db *DB) SQL() *sql.DB {
 	pool, _ := db.plain.DB() // a *gorm.DB from gorm.Open always has one
 	return pool
 }
+
+// lockForUpdate: FOR UPDATE on Postgres; gorm leaves it out on SQLite,
+// whose IMMEDIATE transactions hold the write lock from their start.
+var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 
 // newID returns a UUIDv7: ids sort roughly by creation, so index
 // inserts stay local.
@@ -213,15 +230,98 @@ func fromMicros(us int64) time.Time {
 	return time.UnixMicro(us).UTC()
 }
 
-// translate maps driver errors to core kinds at the boundary.
+// list reads the rows of q and converts them; what names them in errors.
+func list[R, T any](q *gorm.DB, what string, f func(R) T) ([]T, error) {
+	var rows []R
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, translate(err, what)
+	}
+	return convert(rows, f), nil
+}
+
+// one reads the row of q that conds select and converts it.
+func one[R, T any](q *gorm.DB, what string, f func(R) T, conds ...any) (T, error) {
+	var row R
+	err := q.Take(&row, conds...).Error
+	return f(row), translate(err, what)
+}
+
+// affected is res's error, or gorm.ErrRecordNotFound when it changed no row.
+func affected(res *gorm.DB) error {
+	if res.Error == nil && res.RowsAffected == 0 {
+		return gorm.ErrRecordNotFound
+	}
+	return res.Error
+}
+
+func convert[R, T any](rows []R, f func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = f(r)
+	}
+	return out
+}
+
+// scanAll runs q and scans every row into a T through fields: the API's
+// hottest reads (a page of matches, a key) skip gorm's reflection, which
+// cost nearly as much again as the statement.
+func scanAll[T any](q *gorm.DB, fields func(*T) []any) ([]T, error) {
+	rows, err := q.Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	var v T // one row and field list for all: Scan sets every field
+	dest := fields(&v)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// column reads the single column of q's rows.
+func column[T any](q *gorm.DB) ([]T, error) { return scanAll(q, func(v *T) []any { return []any{v} }) }
+
+// joinList stores a list of names (scopes, platforms) as one
+// comma-separated column; splitList reads it back, empty as none.
+func joinList[T ~string](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
+	}
+	return strings.Join(s, ",")
+}
+
+func splitList[T ~string](s string) []T {
+	var out []T
+	for x := range strings.SplitSeq(s, ",") {
+		if x != "" {
+			out = append(out, T(x))
+		}
+	}
+	return out
+}
+
+// translate maps driver errors to core kinds at the boundary. gorm does
+// not translate the errors of a query through Raw, hence the codes.
 func translate(err error, what string) error {
 	var ce *core.Error
+	var pg interface{ SQLState() string }
+	var lite sqlite3.Error
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows), unstorable(err):
+	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows),
+		// Postgres refuses a text it cannot hold (a NUL, bytes not UTF-8);
+		// no row holds one, so a lookup by it finds nothing, as on SQLite.
+		errors.As(err, &pg) && (pg.SQLState() == "22021" || pg.SQLState() == "22P05"):
 		return core.Errorf(core.KindNotFound, "%s not found", what)
-	case errors.Is(constraint(err), gorm.ErrDuplicatedKey):
+	case errors.Is(err, gorm.ErrDuplicatedKey), errors.As(err, &pg) && pg.SQLState() == "23505",
+		errors.As(err, &lite) && (lite.ExtendedCode == sqlite3.ErrConstraintUnique || lite.ExtendedCode == sqlite3.ErrConstraintPrimaryKey):
 		return core.Errorf(core.KindConflict, "%s already exists", what)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ce):
 		return err
@@ -229,25 +329,10 @@ func translate(err error, what string) error {
 	return core.Wrap(core.KindInternal, err, "database error")
 }
 
-// constraint returns gorm's error for a broken constraint, or err: gorm
-// does not translate the errors of a query through Raw (RETURNING).
-func constraint(err error) error {
+// foreignKey reports a broken foreign key (a missing owner).
+func foreignKey(err error) bool {
 	var pg *pgconn.PgError
 	var lite sqlite3.Error
-	switch {
-	case errors.As(err, &pg) && pg.Code == "23505",
-		errors.As(err, &lite) && (lite.ExtendedCode == sqlite3.ErrConstraintUnique || lite.ExtendedCode == sqlite3.ErrConstraintPrimaryKey):
-		return gorm.ErrDuplicatedKey
-	case errors.As(err, &pg) && pg.Code == "23503", errors.As(err, &lite) && lite.ExtendedCode == sqlite3.ErrConstraintForeignKey:
-		return gorm.ErrForeignKeyViolated
-	}
-	return err
-}
-
-// unstorable reports Postgres refusing a value its text cannot hold (a
-// NUL, bytes not UTF-8: SQLSTATE 22021, 22P05). No row holds one, so a
-// lookup by it is "not found", as on SQLite.
-func unstorable(err error) bool {
-	var coded interface{ SQLState() string }
-	return errors.As(err, &coded) && (coded.SQLState() == "22021" || coded.SQLState() == "22P05")
+	return errors.Is(err, gorm.ErrForeignKeyViolated) || errors.As(err, &pg) && pg.Code == "23503" ||
+		errors.As(err, &lite) && lite.ExtendedCode == sqlite3.ErrConstraintForeignKey
 }

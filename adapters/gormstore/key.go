@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -23,6 +24,12 @@ type keyRow struct {
 }
 
 func (keyRow) TableName() string { return "api_keys" }
+
+const keyColumns = "id, owner_id, kind, name, hash, scopes, created_at, revoked_at, last_used_at"
+
+func (r *keyRow) fields() []any {
+	return []any{&r.ID, &r.OwnerID, &r.Kind, &r.Name, &r.Hash, &r.Scopes, &r.CreatedAt, &r.RevokedAt, &r.LastUsedAt}
+}
 
 func (r keyRow) key() core.Key {
 	return core.Key{
@@ -47,52 +54,37 @@ func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 		}
 		if k.Kind == core.APIKey {
 			var live int64
-			if err := tx.Model(&keyRow{}).Where("owner_id = ? AND kind = ? AND revoked_at = 0", k.OwnerID, core.APIKey).
-				Count(&live).Error; err != nil {
+			if err := tx.Model(&keyRow{}).Where("owner_id = ? AND kind = ? AND revoked_at = 0", k.OwnerID, core.APIKey).Count(&live).Error; err != nil {
 				return err
 			}
 			if int(live) >= max {
 				return core.Errorf(core.KindPlanLimit, "an owner may hold at most %d API keys: revoke one first", max)
 			}
 		}
-		k.ID = newID()
-		k.CreatedAt = tx.NowFunc().Truncate(time.Microsecond)
-		return tx.Create(&keyRow{
-			ID: k.ID, OwnerID: k.OwnerID, Kind: string(k.Kind), Name: k.Name, Hash: k.Hash,
-			Scopes: joinList(k.Scopes), CreatedAt: micros(k.CreatedAt),
-		}).Error
+		k.ID, k.CreatedAt = newID(), tx.NowFunc().Truncate(time.Microsecond)
+		return tx.Create(&keyRow{ID: k.ID, OwnerID: k.OwnerID, Kind: string(k.Kind), Name: k.Name, Hash: k.Hash,
+			Scopes: joinList(k.Scopes), CreatedAt: micros(k.CreatedAt)}).Error
 	}), "key")
 }
 
-// KeyByHash implements ports.KeyStore. On Postgres keys come from
-// memory while Postgres tells this process of every change (keycache.go);
-// on SQLite the cache never goes live.
+// KeyByHash implements ports.KeyStore. Every request reads its key: on
+// Postgres from memory while Postgres tells this process of every change
+// (listen.go), else through SQL written out and scanned by hand.
 func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error) {
 	if s.db.postgres {
 		s.db.listen()
 	}
-	k, ok, gen := s.db.keyCache.get(hash)
+	k, ok, gen := s.db.memory.key(hash)
 	if ok {
 		return k, nil
 	}
-	// Every request reads its key (on SQLite always): the SQL is written
-	// out and scanned into the row's fields, without gorm's reflection.
 	rows, err := scanAll(s.db.with(ctx).Raw("SELECT "+keyColumns+" FROM api_keys WHERE hash = ?", hash), (*keyRow).fields)
-	if err != nil {
-		return core.Key{}, translate(err, "key")
-	}
-	if len(rows) == 0 {
-		return core.Key{}, core.Errorf(core.KindNotFound, "key not found")
+	if err != nil || len(rows) == 0 {
+		return core.Key{}, translate(cmp.Or(err, gorm.ErrRecordNotFound), "key")
 	}
 	k = rows[0].key()
-	s.db.keyCache.put(k, gen)
+	s.db.memory.put(k, gen)
 	return k, nil
-}
-
-const keyColumns = "id, owner_id, kind, name, hash, scopes, created_at, revoked_at, last_used_at"
-
-func (r *keyRow) fields() []any {
-	return []any{&r.ID, &r.OwnerID, &r.Kind, &r.Name, &r.Hash, &r.Scopes, &r.CreatedAt, &r.RevokedAt, &r.LastUsedAt}
 }
 
 // Keys implements ports.KeyStore.
@@ -100,34 +92,28 @@ func (s *KeyStore) Keys(ctx context.Context, ownerID string, kind core.KeyKind) 
 	return list(s.db.with(ctx).Where("owner_id = ? AND kind = ?", ownerID, kind).Order("created_at, id"), "key", keyRow.key)
 }
 
-// RevokeKey implements ports.KeyStore.
-func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
-	var hash string
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		var row keyRow
-		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil || row.RevokedAt != 0 {
-			return err
-		}
-		hash = row.Hash
-		return tx.Model(&row).Update("revoked_at", micros(at)).Error
-	})
-	if hash != "" {
-		s.db.keyCache.drop(hash) // at once here; Postgres tells the others on commit
-	}
-	return translate(err, "key")
-}
-
 // Key implements ports.KeyStore.
 func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error) {
 	return one(s.db.with(ctx), "key", keyRow.key, "id = ? AND owner_id = ?", id, ownerID)
 }
 
+// RevokeKey implements ports.KeyStore. This process forgets the key at
+// once; Postgres tells the others on commit.
+func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
+	err := s.db.with(ctx).Model(&keyRow{}).Where("id = ? AND owner_id = ? AND revoked_at = 0", id, ownerID).Update("revoked_at", micros(at)).Error
+	s.db.memory.drop(func(_ string, k core.Key) bool { return k.ID == id })
+	if err == nil {
+		_, err = s.Key(ctx, ownerID, id)
+	}
+	return translate(err, "key")
+}
+
 // MarkKeyUsed implements ports.KeyStore. Postgres does not announce a
 // last use (a message a minute a key to every process), so the process
-// that records one drops its cached copy.
+// that records one forgets its own copy.
 func (s *KeyStore) MarkKeyUsed(ctx context.Context, id string, at time.Time) error {
 	us := micros(at)
 	err := s.db.with(ctx).Model(&keyRow{}).Where("id = ? AND last_used_at < ?", id, us).Update("last_used_at", us).Error
-	s.db.keyCache.dropID(id)
+	s.db.memory.drop(func(_ string, k core.Key) bool { return k.ID == id })
 	return translate(err, "key")
 }

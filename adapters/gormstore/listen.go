@@ -1,8 +1,10 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,35 +12,37 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/earshothq/earshot/core"
 )
 
 // On Postgres a process keeps in memory what every request would
-// otherwise read: keys (keycache.go) and the rate windows used up
-// (windows). Triggers (migrations 13, 14) announce each change on
+// otherwise read: its keys (key.go) and the rate windows used up
+// (ratelimit.go). Triggers (migrations 13, 14) announce each change on
 // commit, and the process listens on a connection of its own, opened on
-// first need and again a second after it fails. Memory is used only
-// while a probe sent through the pool comes back on it, before the first
-// answer and every probeEvery after: a path that loses messages
-// (PgBouncer in transaction mode, a hung connection) never serves from
-// memory, or stops within probeEvery plus probeWait.
-
-// windowsChannel carries "<started> <key>" for a rate window whose count
-// has reached its limit.
-const windowsChannel = "earshot_windows"
-
-// probePrefix starts a probe's payload on keysChannel (no hash has a colon).
-const probePrefix = "probe:"
-
-// probeEvery stays well within keyTrust; probeWait gives a probe up
-// (variables for tests).
-var (
-	probeEvery = 250 * time.Millisecond
-	probeWait  = 5 * time.Second
+// first need and again a second after it fails. Memory answers only while
+// a probe sent through the pool every probeEvery comes back on that
+// connection: a path that loses messages (PgBouncer in transaction mode,
+// a hung connection) never answers from memory, or stops within keyTrust.
+const (
+	keysChannel    = "earshot_keys"    // the hash of a key changed or deleted
+	windowsChannel = "earshot_windows" // "<started> <key>" of a window whose count reached its limit
+	probePrefix    = "probe:"          // a probe's payload on keysChannel (no hash has a colon)
+	// keyTrust bounds how long a revoked key may still work in a process
+	// that missed its drop (notifications arrive in commit order).
+	keyTrust       = time.Second
+	maxCachedKeys  = 10_000  // past it keys are looked up unkept
+	maxUsedWindows = 100_000 // past it Peek reads the database until what was missed has ended
 )
 
-// listenerChanged is called each time a listening connection changes
-// what its process knows, so that tests wait on the change itself.
-var listenerChanged = func() {}
+var (
+	probeEvery = 250 * time.Millisecond // well within keyTrust; a variable for tests
+	probeWait  = 5 * time.Second        // a probe not back by then ends the connection
+
+	// listenerChanged is called each time the listening connection changes
+	// what its process knows, so that tests wait on the change itself.
+	listenerChanged = func() {}
+)
 
 // listener is the state of the listening connection.
 type listener struct {
@@ -47,6 +51,121 @@ type listener struct {
 	back atomic.Int64  // probes that came back, for tests
 	lost string        // tests: send probes here, where nobody listens
 	url  string        // tests: listen through this URL rather than db.url
+}
+
+// memory is what a process knows while it listens.
+type memory struct {
+	mu        sync.Mutex
+	live      bool                // listening works
+	confirmed time.Time           // when the last probe that came back was sent
+	gen       uint64              // bumped at every key dropped: a key read across a drop is not kept
+	keys      map[string]core.Key // by hash
+	used      map[string]int64    // the start (µs) of each key's window used up
+	missed    time.Time           // when a used-up window was last not kept for want of room
+	swept     time.Time
+	now       func() time.Time // nil: time.Now; tests move it
+}
+
+func (m *memory) clock() time.Time {
+	if m.now != nil {
+		return m.now()
+	}
+	return time.Now()
+}
+
+// start answers from memory, with the windows used up so far.
+func (m *memory) start(used map[string]int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gen++
+	m.live, m.confirmed = true, time.Time{}
+	clear(m.keys)
+	for k, s := range used {
+		m.usedUpLocked(k, s)
+	}
+}
+
+// stop forgets everything and answers from the database.
+func (m *memory) stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gen++
+	m.live, m.confirmed, m.used = false, time.Time{}, nil
+	clear(m.keys)
+}
+
+// confirm records that a probe sent at sent came back.
+func (m *memory) confirm(sent time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.confirmed = sent
+}
+
+// key returns the kept key of hash, and the generation to hand to put
+// after reading it from the database. A clock set back is not trusted.
+func (m *memory) key(hash string) (core.Key, bool, uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if since := m.clock().Sub(m.confirmed); !m.live || since < 0 || since >= keyTrust {
+		return core.Key{}, false, m.gen
+	}
+	k, ok := m.keys[hash]
+	return k, ok, m.gen
+}
+
+// put keeps k unless memory is not live or a key was dropped since gen.
+func (m *memory) put(k core.Key, gen uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.live && m.gen == gen && len(m.keys) < maxCachedKeys {
+		if m.keys == nil {
+			m.keys = map[string]core.Key{}
+		}
+		m.keys[k.Hash] = k
+	}
+}
+
+// drop forgets the keys drop says, every key when hash is empty.
+func (m *memory) drop(drop func(hash string, k core.Key) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gen++
+	maps.DeleteFunc(m.keys, drop)
+}
+
+// usedUp records that key's window that started at started is used up.
+func (m *memory) usedUp(key string, started int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.usedUpLocked(key, started)
+}
+
+func (m *memory) usedUpLocked(key string, started int64) {
+	if m.used == nil {
+		m.used = map[string]int64{}
+	}
+	if _, ok := m.used[key]; !ok && len(m.used) >= maxUsedWindows {
+		m.missed = time.Now()
+		return
+	}
+	m.used[key] = max(m.used[key], started)
+}
+
+// window says whether key's window is used up at now and which; known is
+// false while memory may not answer.
+func (m *memory) window(key string, now time.Time) (started int64, used, known bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ended := micros(now.Add(-rateWindow))
+	if now.Sub(m.swept) >= rateWindow {
+		m.swept = now
+		maps.DeleteFunc(m.used, func(_ string, s int64) bool { return s <= ended })
+	}
+	if !m.live || time.Since(m.missed) < rateWindow {
+		return 0, false, false
+	}
+	started, used = m.used[key]
+	return started, used && started > ended, true
 }
 
 // listen starts, once, the connection that listens, until db closes.
@@ -71,32 +190,26 @@ func (db *DB) listen() {
 func (db *DB) listenOnce() {
 	ctx, cancel := context.WithCancel(db.closing)
 	defer cancel()
-	url := db.url
-	if db.listener.url != "" {
-		url = db.listener.url
-	}
-	cfg, err := pgconn.ParseConfig(url)
+	cfg, err := pgconn.ParseConfig(cmp.Or(db.listener.url, db.url))
 	if err != nil {
 		return
 	}
-	// Every replica hears every probe: only its own counts.
-	var p probes
-	p.back = make(chan struct{}, 1)
+	var token atomic.Pointer[string] // the probe awaited; every replica hears every probe
+	back := make(chan struct{}, 1)
 	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
-		switch {
+		switch at, key, ok := strings.Cut(n.Payload, " "); {
 		case n.Channel == keysChannel && strings.HasPrefix(n.Payload, probePrefix):
-			if want := p.token.Load(); want != nil && *want == n.Payload {
+			if want := token.Load(); want != nil && *want == n.Payload {
 				select {
-				case p.back <- struct{}{}:
+				case back <- struct{}{}:
 				default:
 				}
 			}
 		case n.Channel == keysChannel:
-			db.keyCache.drop(n.Payload)
+			db.memory.drop(func(hash string, _ core.Key) bool { return n.Payload == "" || hash == n.Payload })
 		case n.Channel == windowsChannel:
-			at, key, ok := strings.Cut(n.Payload, " ")
 			if started, err := strconv.ParseInt(at, 10, 64); ok && err == nil {
-				db.windows.usedUp(key, started)
+				db.memory.usedUp(key, started)
 			}
 		}
 		listenerChanged()
@@ -115,25 +228,23 @@ func (db *DB) listenOnce() {
 	}
 	db.listener.pid.Store(conn.PID())
 	listenerChanged()
-	defer listenerChanged() // after the two below
-	defer db.keyCache.setLive(false)
-	defer db.windows.stop()
+	defer listenerChanged() // after the stop below
+	defer db.memory.stop()
 	done := make(chan struct{})
 	defer func() { cancel(); <-done }()
 	go func() {
 		defer close(done)
 		defer cancel() // a probe lost ends the connection
 		for first := true; ; first = false {
-			sent := db.keyCache.clock()
-			if !db.probe(ctx, &p) {
+			sent := db.memory.clock()
+			if !db.probe(ctx, &token, back) {
 				return
 			}
 			db.listener.back.Add(1)
 			if first {
-				db.keyCache.setLive(true)
-				db.windows.start(used)
+				db.memory.start(used)
 			}
-			db.keyCache.confirm(sent)
+			db.memory.confirm(sent)
 			listenerChanged()
 			select {
 			case <-ctx.Done():
@@ -146,104 +257,25 @@ func (db *DB) listenOnce() {
 	}
 }
 
-// probes is the payload a listening connection waits for, and its signal.
-type probes struct {
-	token atomic.Pointer[string]
-	back  chan struct{}
-}
-
 // probe sends a message through the pool and says whether it came back
 // on the listening connection within probeWait.
-func (db *DB) probe(ctx context.Context, p *probes) bool {
-	token, channel := probePrefix+rand.Text(), keysChannel
-	if db.listener.lost != "" {
-		channel = db.listener.lost
-	}
-	p.token.Store(&token)
+func (db *DB) probe(ctx context.Context, token *atomic.Pointer[string], back chan struct{}) bool {
+	t := probePrefix + rand.Text()
+	token.Store(&t)
 	select { // a late signal of the probe before
-	case <-p.back:
+	case <-back:
 	default:
 	}
-	if db.gorm.WithContext(ctx).Exec("SELECT pg_notify(?, ?)", channel, token).Error != nil {
+	if db.gorm.WithContext(ctx).Exec("SELECT pg_notify(?, ?)", cmp.Or(db.listener.lost, keysChannel), t).Error != nil {
 		return false
 	}
 	wait := time.NewTimer(probeWait)
 	defer wait.Stop()
 	select {
-	case <-p.back:
+	case <-back:
 		return true
 	case <-wait.C:
-		return false
 	case <-ctx.Done():
-		return false
 	}
-}
-
-// maxUsedWindows bounds the windows kept; past it Peek reads the
-// database until every window that could have been missed has ended.
-const maxUsedWindows = 100_000
-
-// windows are the rate windows known used up (counted so here, or
-// announced), by key: the window's start (µs).
-type windows struct {
-	mu        sync.Mutex
-	listening bool
-	used      map[string]int64
-	missed    time.Time // when a window was last not kept for want of room
-	swept     time.Time
-}
-
-// usedUp records that key's window that started at started is used up.
-func (w *windows) usedUp(key string, started int64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.used == nil {
-		w.used = map[string]int64{}
-	}
-	if _, ok := w.used[key]; !ok && len(w.used) >= maxUsedWindows {
-		w.missed = time.Now()
-		return
-	}
-	w.used[key] = max(w.used[key], started)
-}
-
-// start answers from memory, with used added to what was heard.
-func (w *windows) start(used map[string]int64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.used == nil {
-		w.used = map[string]int64{}
-	}
-	for k, s := range used {
-		w.used[k] = max(w.used[k], s)
-	}
-	w.listening = true
-}
-
-// stop stops answering from memory and forgets what it knew.
-func (w *windows) stop() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.listening, w.used = false, nil
-}
-
-// lookup says whether key's window is used up and which; known is false
-// while memory may not answer.
-func (w *windows) lookup(key string, now time.Time) (started int64, used, known bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	ended := micros(now.Add(-rateWindow))
-	if now.Sub(w.swept) >= rateWindow {
-		w.swept = now
-		for k, s := range w.used {
-			if s <= ended {
-				delete(w.used, k)
-			}
-		}
-	}
-	if !w.listening || time.Since(w.missed) < rateWindow {
-		return 0, false, false
-	}
-	started, used = w.used[key]
-	return started, used && started > ended, true
+	return false
 }

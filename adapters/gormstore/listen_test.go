@@ -65,7 +65,7 @@ func (c *changes) tell() {
 
 // listening says whether db answers from memory (listen.go).
 func listening(db *DB) bool {
-	_, _, known := db.windows.lookup("", time.Now())
+	_, _, known := db.memory.window("", time.Now())
 	return known
 }
 

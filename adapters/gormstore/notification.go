@@ -81,10 +81,10 @@ func (s *NotificationStore) AddNotification(ctx context.Context, n *core.Notific
 func (s *NotificationStore) Notifications(ctx context.Context, ownerID string, limit int) ([]core.Notification, int, error) {
 	ns, err := list(s.db.with(ctx).Where("owner_id = ?", ownerID).Order("created_at DESC, id DESC").Limit(limit),
 		"notification", notificationRow.notification)
-	if err != nil {
-		return nil, 0, err
+	unread := 0
+	if err == nil {
+		unread, err = s.UnreadNotifications(ctx, ownerID)
 	}
-	unread, err := s.UnreadNotifications(ctx, ownerID)
 	return ns, unread, err
 }
 
@@ -97,13 +97,12 @@ func (s *NotificationStore) UnreadNotifications(ctx context.Context, ownerID str
 
 // MarkRead implements ports.NotificationStore.
 func (s *NotificationStore) MarkRead(ctx context.Context, ownerID, id string, at time.Time) error {
-	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		var row notificationRow
-		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil || row.ReadAt != 0 {
-			return err
-		}
-		return tx.Model(&row).Where("read_at = 0").Update("read_at", micros(at)).Error
-	}), "notification")
+	// Marking a read one again changes nothing; an unknown id is not found.
+	err := s.db.with(ctx).Select("id").Take(&notificationRow{}, "id = ? AND owner_id = ?", id, ownerID).Error
+	if err == nil {
+		err = s.db.with(ctx).Model(&notificationRow{}).Where("id = ? AND read_at = 0", id).Update("read_at", micros(at)).Error
+	}
+	return translate(err, "notification")
 }
 
 // MarkAllRead implements ports.NotificationStore.

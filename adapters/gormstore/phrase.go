@@ -32,8 +32,7 @@ func (r phraseRow) phrase() core.Phrase {
 	return core.Phrase{
 		ID: r.ID, OwnerID: r.OwnerID, Phrase: r.Phrase, Platform: core.Platform(r.Platform),
 		Community: r.Community, Status: core.PhraseStatus(r.Status), Matches: int(r.Matches),
-		LastCheckedAt: fromMicros(r.LastCheckedAt), LastSource: core.Source(r.LastSource),
-		CreatedAt: fromMicros(r.CreatedAt),
+		LastCheckedAt: fromMicros(r.LastCheckedAt), LastSource: core.Source(r.LastSource), CreatedAt: fromMicros(r.CreatedAt),
 	}
 }
 
@@ -48,7 +47,7 @@ func (idempotencyRow) TableName() string { return "idempotency_keys" }
 
 // PhraseStore keeps phrases: each owner's (ports.PhraseStore) and the
 // listening ones of every owner that the readers of posts take
-// (ports.ListeningStore), both on the phrases table.
+// (ports.ListeningStore).
 type PhraseStore struct{ db *DB }
 
 var (
@@ -80,10 +79,11 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 				*p, replayed = row.phrase(), true
 				return nil
 			case err == nil: // expired
-				if err := tx.Delete(&rec).Error; err != nil {
-					return err
-				}
-			case !errors.Is(err, gorm.ErrRecordNotFound):
+				err = tx.Delete(&rec).Error
+			case errors.Is(err, gorm.ErrRecordNotFound):
+				err = nil
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -111,11 +111,8 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 		}).Error; err != nil {
 			return err
 		}
-		if err := bumpPhraseVersion(tx, p.OwnerID); err != nil {
+		if err := bumpPhraseVersion(tx, p.OwnerID); err != nil || idem.Key == "" {
 			return err
-		}
-		if idem.Key == "" {
-			return nil
 		}
 		return tx.Create(&idempotencyRow{OwnerID: p.OwnerID, Key: idem.Key, PhraseID: p.ID, CreatedAt: micros(now)}).Error
 	})
@@ -124,11 +121,7 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 
 // Phrase implements ports.PhraseStore.
 func (s *PhraseStore) Phrase(ctx context.Context, ownerID, id string) (core.Phrase, error) {
-	var row phraseRow
-	if err := s.db.with(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-		return core.Phrase{}, translate(err, "phrase")
-	}
-	return row.phrase(), nil
+	return one(s.db.with(ctx), "phrase", phraseRow.phrase, "id = ? AND owner_id = ?", id, ownerID)
 }
 
 // Phrases implements ports.PhraseStore.
@@ -140,11 +133,7 @@ func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.Phras
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
-	var rows []phraseRow
-	if err := q.Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, translate(err, "phrase")
-	}
-	return convert(rows, phraseRow.phrase), nil
+	return list(q.Order("created_at, id"), "phrase", phraseRow.phrase)
 }
 
 // SetPhraseStatus implements ports.PhraseStore.
@@ -152,11 +141,8 @@ func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, s
 	var row phraseRow
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ? AND owner_id = ?", id, ownerID).Update("status", string(st))
-		if res.Error == nil && res.RowsAffected == 0 {
-			return gorm.ErrRecordNotFound
-		}
-		if res.Error != nil {
-			return res.Error
+		if err := affected(res); err != nil {
+			return err
 		}
 		return bumpPhraseVersion(tx, ownerID)
 	})
@@ -174,12 +160,8 @@ func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) erro
 		if err := tx.Where("phrase_id = ? AND owner_id = ?", id, ownerID).Delete(&idempotencyRow{}).Error; err != nil {
 			return err
 		}
-		res := tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{})
-		if res.Error == nil && res.RowsAffected == 0 {
-			return gorm.ErrRecordNotFound
-		}
-		if res.Error != nil {
-			return res.Error
+		if err := affected(tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{})); err != nil {
+			return err
 		}
 		return bumpPhraseVersion(tx, ownerID)
 	}), "phrase")
@@ -212,14 +194,12 @@ func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 		}
 	}
 	var webhooks, owners int64
-	if err := tx.Model(&webhookRow{}).Where("owner_id = ?", ownerID).Count(&webhooks).Error; err != nil {
-		return u, err
-	}
-	if err := tx.Model(&ownerRow{}).Count(&owners).Error; err != nil {
-		return u, err
+	err := tx.Model(&webhookRow{}).Where("owner_id = ?", ownerID).Count(&webhooks).Error
+	if err == nil {
+		err = tx.Model(&ownerRow{}).Count(&owners).Error
 	}
 	u.Webhooks, u.Owners = int(webhooks), int(owners)
-	return u, nil
+	return u, err
 }
 
 // bumpPhraseVersion tells readers of the owner's phrases that they
@@ -237,12 +217,7 @@ func (s *PhraseStore) PhraseVersion(ctx context.Context, ownerID string) (int64,
 
 // ListeningPhrases implements ports.ListeningStore.
 func (s *PhraseStore) ListeningPhrases(ctx context.Context, p core.Platform) ([]core.Phrase, error) {
-	var rows []phraseRow
-	if err := s.db.with(ctx).Where("platform = ? AND status = ?", p, core.Listening).
-		Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, translate(err, "phrase")
-	}
-	return convert(rows, phraseRow.phrase), nil
+	return list(s.db.with(ctx).Where("platform = ? AND status = ?", p, core.Listening).Order("created_at, id"), "phrase", phraseRow.phrase)
 }
 
 // OwnerListeningPhrases implements ports.ListeningStore.

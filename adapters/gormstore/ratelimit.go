@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -14,12 +15,11 @@ import (
 // With leaseFrom or more requests left, a request leases a chunk: the
 // database counts it whole and grants what the limit allows, and the
 // process admits from those tokens in memory until the window ends
-// (docs/decisions.md, "Rate limit"). Never more than the limit is
+// (docs/adr/0012-store-tricks-by-figure.md). Never more than the limit is
 // admitted; a key served by n replicas may be refused up to 99·(n-1)
 // requests early, and Remaining reads up to 99 low per other replica.
 type RateLimiter struct {
-	db *DB
-
+	db    *DB
 	mu    sync.Mutex
 	held  map[string]*lease // keys seen in a window
 	swept time.Time
@@ -37,28 +37,16 @@ type lease struct {
 var _ ports.RateLimiter = (*RateLimiter)(nil)
 
 // NewRateLimiter returns the database-backed limiter of db.
-func NewRateLimiter(db *DB) *RateLimiter {
-	return &RateLimiter{db: db, held: map[string]*lease{}}
-}
+func NewRateLimiter(db *DB) *RateLimiter { return &RateLimiter{db: db, held: map[string]*lease{}} }
 
-// rateWindow is the length of a counting window.
-const rateWindow = time.Minute
-
-// A chunk is at most 1% of what is left, so a replica strands under 1%
-// of the limit, and at most 100; from 1,000 left it is at least 10.
 const (
+	rateWindow = time.Minute
+	// A chunk is at most 1% of what is left, so a replica strands under 1%
+	// of the limit, and at most 100; from 1,000 left it is at least 10.
 	leaseFrom  = 1000 // requests left from which chunks are leased
 	leaseShare = 100  // a chunk is at most 1/leaseShare of what is left
 	leaseMax   = 100  // and at most this many requests
 )
-
-// chunk is how many requests to lease with left remaining as last seen.
-func chunk(left int64) int64 {
-	if left < leaseFrom {
-		return 1
-	}
-	return min(left/leaseShare, leaseMax)
-}
 
 type rateWindowRow struct {
 	Key     string `gorm:"primaryKey"`
@@ -69,26 +57,23 @@ type rateWindowRow struct {
 
 func (rateWindowRow) TableName() string { return "rate_windows" }
 
-// takeQuota counts and answers in one statement, so replicas counting at
-// once never both take the last request.
-const takeQuota = `INSERT INTO rate_windows (key, started, count, lim) VALUES (?, ?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET
-			started = CASE WHEN rate_windows.started <= ? THEN excluded.started ELSE rate_windows.started END,
-			count   = CASE WHEN rate_windows.started <= ? THEN excluded.count ELSE rate_windows.count + excluded.count END,
-			lim     = excluded.lim
-		RETURNING started, count`
-
-// count runs takeQuota for k requests of key at now; a count that
-// reaches limit marks the window used up here at once (peekHere), the
+// count counts k requests of key at now and answers in one statement,
+// so replicas counting at once never both take the last request. A
+// count that reaches limit marks the window used up here at once; the
 // other processes hear it from Postgres.
 func (l *RateLimiter) count(ctx context.Context, key string, now time.Time, k int64, limit int) (started, count int64, err error) {
 	expired := micros(now.Add(-rateWindow))
 	var w rateWindowRow
-	if err := l.db.with(ctx).Raw(takeQuota, key, micros(now), k, limit, expired, expired).Scan(&w).Error; err != nil {
+	if err := l.db.with(ctx).Raw(`INSERT INTO rate_windows (key, started, count, lim) VALUES (?, ?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET
+			started = CASE WHEN rate_windows.started <= ? THEN excluded.started ELSE rate_windows.started END,
+			count   = CASE WHEN rate_windows.started <= ? THEN excluded.count ELSE rate_windows.count + excluded.count END,
+			lim     = excluded.lim
+		RETURNING started, count`, key, micros(now), k, limit, expired, expired).Scan(&w).Error; err != nil {
 		return 0, 0, translate(err, "rate window")
 	}
 	if l.db.postgres && w.Count >= int64(limit) {
-		l.db.windows.usedUp(key, w.Started)
+		l.db.memory.usedUp(key, w.Started)
 	}
 	return w.Started, w.Count, nil
 }
@@ -113,10 +98,12 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 		now := l.db.gorm.NowFunc()
 		ended := micros(now.Add(-rateWindow)) // windows started then or before have ended
 		l.mu.Lock()
-		l.sweep(now)
+		if now.Sub(l.swept) >= rateWindow { // keys seen once go; a lease in flight stays
+			l.swept = now
+			maps.DeleteFunc(l.held, func(_ string, b *lease) bool { return b.started <= ended && b.leasing == nil })
+		}
 		b := l.held[key]
-		if b != nil && b.leasing != nil {
-			// One lease per key at a time: wait for it and take from it.
+		if b != nil && b.leasing != nil { // one lease per key at a time: wait for it and take from it
 			wait := b.leasing
 			l.mu.Unlock()
 			select {
@@ -130,15 +117,14 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 		if b != nil && b.started > ended {
 			if b.tokens > 0 {
 				b.tokens--
-				q := ports.Quota{Allowed: true, Limit: limit, Remaining: b.remaining(limit),
-					Reset: fromMicros(b.started).Add(rateWindow).Sub(now)}
+				q := ports.Quota{Allowed: true, Limit: limit, Remaining: b.remaining(limit), Reset: fromMicros(b.started).Add(rateWindow).Sub(now)}
 				l.mu.Unlock()
 				return q, nil
 			}
-			k = chunk(int64(limit) - b.seen)
-		}
-		if k > 1 {
-			b.leasing = make(chan struct{})
+			if left := int64(limit) - b.seen; left >= leaseFrom {
+				k = min(left/leaseShare, leaseMax)
+				b.leasing = make(chan struct{})
+			}
 		}
 		l.mu.Unlock()
 
@@ -153,8 +139,7 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 			l.mu.Unlock()
 			return ports.Quota{}, err
 		}
-		// A chunk is granted what the limit had left before it.
-		granted := min(max(int64(limit)-(count-k), 0), k)
+		granted := min(max(int64(limit)-(count-k), 0), k) // what the limit had left before the chunk
 		if b = l.held[key]; b == nil {
 			b = &lease{}
 			l.held[key] = b
@@ -165,22 +150,17 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 		case started == b.started:
 			b.seen = max(b.seen, count)
 		}
-		q := ports.Quota{Limit: limit, Reset: fromMicros(started).Add(rateWindow).Sub(now)}
-		if started == b.started {
+		q := ports.Quota{Limit: limit, Reset: fromMicros(started).Add(rateWindow).Sub(now), Remaining: max(limit-int(count), 0)}
+		if started == b.started { // else counted in a window that has ended: the chunk's rest is dropped
 			// This request takes one token; a refused one counts one.
 			b.tokens += max(granted-1, 0)
 			b.excess += k - max(granted, 1)
-			if granted == 0 && b.tokens > 0 {
-				// Refused while a chunk leased beside it holds tokens:
-				// none is refused before those are gone.
+			if granted == 0 && b.tokens > 0 { // refused while a chunk leased beside it holds tokens: take one
 				b.tokens--
 				b.excess++
 				granted = 1
 			}
 			q.Remaining = b.remaining(limit)
-		} else {
-			// Counted in a window that has ended: the chunk's rest is dropped.
-			q.Remaining = max(limit-int(count), 0)
 		}
 		l.mu.Unlock()
 		if q.Allowed = granted > 0; !q.Allowed {
@@ -194,21 +174,6 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 // counted: the database's count without its unused tokens and excess.
 func (b *lease) remaining(limit int) int {
 	return int(min(max(int64(limit)-(b.seen-b.tokens-b.excess), 0), int64(limit)))
-}
-
-// sweep drops ended windows once a window length, so keys seen once go;
-// a lease in flight stays.
-func (l *RateLimiter) sweep(now time.Time) {
-	if now.Sub(l.swept) < rateWindow {
-		return
-	}
-	l.swept = now
-	ended := micros(now.Add(-rateWindow))
-	for k, b := range l.held {
-		if b.started <= ended && b.leasing == nil {
-			delete(l.held, k)
-		}
-	}
 }
 
 // Peek implements ports.RateLimiter. Tokens this process holds unused
@@ -231,8 +196,7 @@ func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Qu
 	}
 	count := w.Count
 	l.mu.Lock()
-	if b := l.held[key]; b != nil && b.started == w.Started {
-		// A lease answered after the read is in b.seen and b.tokens.
+	if b := l.held[key]; b != nil && b.started == w.Started { // a lease answered after the read is in b
 		count = max(max(count, b.seen)-b.tokens-b.excess, 0)
 	}
 	l.mu.Unlock()
@@ -243,20 +207,18 @@ func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Qu
 	return q, nil
 }
 
-// peekHere answers Peek from memory while this process listens
-// (listen.go): a window is used up when this process counted it so or
-// Postgres said another did, a millisecond or so after that commit.
-// Remaining may read high where others counted; the edge reads only
-// Allowed and Reset.
+// peekHere answers Peek from memory while this process listens: a
+// window is used up when this process counted it so or Postgres said
+// another did. Remaining may read high where others counted; the edge
+// reads only Allowed and Reset.
 func (l *RateLimiter) peekHere(key string, limit int, now time.Time) (ports.Quota, bool) {
-	usedAt, used, known := l.db.windows.lookup(key, now)
+	usedAt, used, known := l.db.memory.window(key, now)
 	if !known {
 		return ports.Quota{}, false
 	}
-	ended := micros(now.Add(-rateWindow))
 	l.mu.Lock()
 	var started, counted, tokens int64
-	if b := l.held[key]; b != nil && b.started > ended {
+	if b := l.held[key]; b != nil && b.started > micros(now.Add(-rateWindow)) {
 		started, counted, tokens = b.started, b.seen-b.tokens-b.excess, b.tokens
 	}
 	l.mu.Unlock()

@@ -99,8 +99,7 @@ func (s *SessionStore) Session(ctx context.Context, hash string) (core.Session, 
 
 // TouchSession implements ports.SessionStore.
 func (s *SessionStore) TouchSession(ctx context.Context, id string, at time.Time) error {
-	err := s.db.with(ctx).Model(&sessionRow{}).Where("id = ? AND last_seen_at < ?", id, micros(at)).
-		Update("last_seen_at", micros(at)).Error
+	err := s.db.with(ctx).Model(&sessionRow{}).Where("id = ? AND last_seen_at < ?", id, micros(at)).Update("last_seen_at", micros(at)).Error
 	return translate(err, "session")
 }
 
@@ -115,7 +114,7 @@ func (s *SessionStore) DeleteSessions(ctx context.Context, ownerID string) (int,
 	return int(res.RowsAffected), translate(res.Error, "session")
 }
 
-// DeleteIdleSessions implements ports.SessionStore.
+// DeleteIdleSessions implements ports.SessionStore; expired sign-in links go too.
 func (s *SessionStore) DeleteIdleSessions(ctx context.Context, before time.Time) (int, error) {
 	res := s.db.with(ctx).Where("last_seen_at < ?", micros(before)).Delete(&sessionRow{})
 	if res.Error != nil {

@@ -17,34 +17,34 @@ import (
 // TestKeyCacheKeepsNoRacedRead: a key read from the database while a
 // drop happened, or before the cache was live, is not kept.
 func TestKeyCacheKeepsNoRacedRead(t *testing.T) {
-	var c keyCache
+	var c memory
 	c.keys = map[string]core.Key{}
 	k := core.Key{ID: "k1", Hash: "h1"}
-	_, _, gen := c.get("h1")
+	_, _, gen := c.key("h1")
 	c.put(k, gen)
-	if _, ok, _ := c.get("h1"); ok {
+	if _, ok, _ := c.key("h1"); ok {
 		t.Fatal("kept a key while not listening")
 	}
-	c.setLive(true)
+	c.start(nil)
 	c.confirm(time.Now())
-	_, _, gen = c.get("h1")
-	c.drop("other")
+	_, _, gen = c.key("h1")
+	c.drop(func(hash string, _ core.Key) bool { return hash == "other" })
 	c.put(k, gen)
-	if _, ok, _ := c.get("h1"); ok {
+	if _, ok, _ := c.key("h1"); ok {
 		t.Fatal("kept a key read while another was dropped")
 	}
-	_, _, gen = c.get("h1")
+	_, _, gen = c.key("h1")
 	c.put(k, gen)
-	if _, ok, _ := c.get("h1"); !ok {
+	if _, ok, _ := c.key("h1"); !ok {
 		t.Fatal("did not keep a key read quietly")
 	}
-	c.dropID("k1")
-	if _, ok, _ := c.get("h1"); ok {
-		t.Fatal("dropID left the key")
+	c.drop(func(_ string, k core.Key) bool { return k.ID == "k1" })
+	if _, ok, _ := c.key("h1"); ok {
+		t.Fatal("dropping by id left the key")
 	}
 	c.put(k, gen)
-	c.setLive(false)
-	if _, ok, _ := c.get("h1"); ok {
+	c.stop()
+	if _, ok, _ := c.key("h1"); ok {
 		t.Fatal("a cache that stopped listening kept its keys")
 	}
 }
@@ -54,29 +54,29 @@ func TestKeyCacheKeepsNoRacedRead(t *testing.T) {
 // not at all before one has, nor on a clock set back.
 func TestKeyCacheTrustedWithinKeyTrust(t *testing.T) {
 	clock := newTestClock()
-	c := keyCache{now: clock.now}
+	c := memory{now: clock.now}
 	k := core.Key{ID: "k1", Hash: "h1"}
-	c.setLive(true)
-	_, _, gen := c.get("h1")
+	c.start(nil)
+	_, _, gen := c.key("h1")
 	c.put(k, gen)
-	if _, ok, _ := c.get("h1"); ok {
+	if _, ok, _ := c.key("h1"); ok {
 		t.Fatal("answered before a probe came back")
 	}
 	c.confirm(clock.now())
-	if _, ok, _ := c.get("h1"); !ok {
+	if _, ok, _ := c.key("h1"); !ok {
 		t.Fatal("not answered right after a probe came back")
 	}
 	clock.advance(keyTrust - time.Millisecond)
-	if _, ok, _ := c.get("h1"); !ok {
+	if _, ok, _ := c.key("h1"); !ok {
 		t.Fatal("not answered within keyTrust")
 	}
 	clock.advance(time.Millisecond)
-	if _, ok, _ := c.get("h1"); ok {
+	if _, ok, _ := c.key("h1"); ok {
 		t.Fatalf("answered %v after the last probe was sent", keyTrust)
 	}
 	c.confirm(clock.now())
 	clock.advance(-time.Second)
-	if _, ok, _ := c.get("h1"); ok {
+	if _, ok, _ := c.key("h1"); ok {
 		t.Fatal("answered on a clock set back")
 	}
 }
@@ -111,7 +111,7 @@ func TestKeyCacheFollowsOtherProcesses(t *testing.T) {
 		}
 	}
 	kept := func(hash string) func(core.Key, error) bool {
-		return func(core.Key, error) bool { _, ok, _ := a.keyCache.get(hash); return ok }
+		return func(core.Key, error) bool { _, ok, _ := a.memory.key(hash); return ok }
 	}
 	k := newKey("one")
 	until("the cache listens and keeps the key", k.Hash, kept(k.Hash))
@@ -142,7 +142,7 @@ func TestKeyCacheFollowsOtherProcesses(t *testing.T) {
 	if err := b.gorm.Exec("SELECT pg_terminate_backend(?)", int64(pid)).Error; err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(func() bool { _, ok, _ := a.keyCache.get(cut.Hash); return !ok }) {
+	if !eventually(func() bool { _, ok, _ := a.memory.key(cut.Hash); return !ok }) {
 		t.Fatal("not forgotten when the connection was cut")
 	}
 	unannounced(t, b, "UPDATE api_keys SET name = 'renamed' WHERE id = ?", cut.ID)
@@ -326,7 +326,7 @@ func TestKeyCacheBoundedWhileListenerStalls(t *testing.T) {
 	relay := newStallingRelay(t, u.Host)
 	u.Host = relay.ln.Addr().String()
 	a.listener.url = u.String()
-	a.keyCache.now = clock.now
+	a.memory.now = clock.now
 
 	o := testOwner(t, b, "stalled@example.com")
 	k := core.Key{OwnerID: o.ID, Kind: core.APIKey, Name: "stalled", Hash: rand.Text()}
@@ -336,7 +336,7 @@ func TestKeyCacheBoundedWhileListenerStalls(t *testing.T) {
 	keysA := NewKeyStore(a)
 	if !eventually(func() bool {
 		_, _ = keysA.KeyByHash(ctx, k.Hash)
-		_, ok, _ := a.keyCache.get(k.Hash)
+		_, ok, _ := a.memory.key(k.Hash)
 		return ok
 	}) {
 		t.Fatal("the key was never kept")
