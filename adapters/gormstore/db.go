@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,20 +27,14 @@ type DB struct {
 	gorm     *gorm.DB // every statement of the stores, prepared once per connection
 	plain    *gorm.DB // the same pool unprepared: a migration's file is several statements
 	postgres bool
-	url      string // Postgres: for the connection that listens
-
-	listener   listener // Postgres only (listen.go)
-	memory     memory
-	closing    context.Context
-	close      context.CancelFunc
-	background sync.WaitGroup // goroutines that end when closing does
+	keys     keyCache // Postgres only (key.go)
 }
 
 // Open connects to url: `sqlite://PATH`, `sqlite://:memory:` or
 // `postgres://...` (`postgresql://` too). It does not migrate.
 func Open(rawURL string) (*DB, error) {
 	var dial gorm.Dialector
-	pg, pgURL, memory := false, "", false
+	pg, memory := false, false
 	switch {
 	case strings.HasPrefix(rawURL, "sqlite://"):
 		path := strings.TrimPrefix(rawURL, "sqlite://")
@@ -69,8 +62,7 @@ func Open(rawURL string) (*DB, error) {
 			q.Set("plan_cache_mode", "force_custom_plan")
 			u.RawQuery = q.Encode()
 		}
-		pgURL, pg = u.String(), true
-		dial = postgres.Open(pgURL)
+		pg, dial = true, postgres.Open(u.String())
 	default:
 		return nil, errors.New("database URL must start with sqlite:// or postgres://")
 	}
@@ -83,23 +75,22 @@ func Open(rawURL string) (*DB, error) {
 		return nil, err
 	}
 	switch {
-	case memory: // each connection would be a new, empty database
+	case memory: // one connection, never closed: each new one would be a new, empty database
 		pool.SetMaxOpenConns(1)
 		pool.SetMaxIdleConns(1)
 	case !pg: // one writer, a few readers beside it in WAL mode
 		pool.SetMaxOpenConns(4)
 		pool.SetMaxIdleConns(4)
-		pool.SetConnMaxIdleTime(5 * time.Minute)
 	default:
 		pool.SetMaxOpenConns(20)
 		pool.SetMaxIdleConns(10)
+	}
+	if !memory {
 		pool.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	prepared := g.Session(&gorm.Session{PrepareStmt: true, NewDB: true})
 	prepared.Statement.ConnPool = preparedPool{prepared.Statement.ConnPool.(*gorm.PreparedStmtDB)}
-	db := &DB{gorm: prepared, plain: g, postgres: pg, url: pgURL}
-	db.closing, db.close = context.WithCancel(context.Background())
-	return db, nil
+	return &DB{gorm: prepared, plain: g, postgres: pg, keys: keyCache{keys: map[string]cachedKey{}}}, nil
 }
 
 // preparedPool prepares statements outside transactions only. Inside
@@ -193,11 +184,7 @@ func (db *DB) Gauges(ctx context.Context) (Gauges, error) {
 func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }
 
 // Close closes the connections.
-func (db *DB) Close() error {
-	db.close()
-	db.background.Wait()
-	return db.SQL().Close()
-}
+func (db *DB) Close() error { return db.SQL().Close() }
 
 // SQL returns the connection pool, for tools and benchmarks that compare
 // the store with plain SQL on the same driver.

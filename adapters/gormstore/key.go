@@ -3,6 +3,8 @@ package gormstore
 import (
 	"cmp"
 	"context"
+	"maps"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -67,24 +69,59 @@ func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 	}), "key")
 }
 
-// KeyByHash implements ports.KeyStore. Every request reads its key: on
-// Postgres from memory while Postgres tells this process of every change
-// (listen.go), else through SQL written out and scanned by hand.
+// keyTrust is how long a process on Postgres answers a key from what it
+// read: a key revoked or deleted by another process stops working here
+// within it, in the process that revoked it at once. SQLite reads every
+// key: no round trip, and the admin console's process could not tell
+// the server's.
+const keyTrust = time.Second
+
+// keyCache keeps the keys read on Postgres, where every request would
+// otherwise be a round trip for a row that changes a few times in its life.
+type keyCache struct {
+	mu   sync.Mutex
+	gen  uint64               // bumped at every drop: a key read across one is not kept
+	keys map[string]cachedKey // by hash, at most 10,000
+}
+
+type cachedKey struct {
+	core.Key
+	read time.Time // when the read began
+}
+
+// KeyByHash implements ports.KeyStore. Every request reads its key: the
+// SQL is written out and scanned by hand.
 func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error) {
-	if s.db.postgres {
-		s.db.listen()
-	}
-	k, ok, gen := s.db.memory.key(hash)
-	if ok {
-		return k, nil
+	c, now := &s.db.keys, s.db.gorm.NowFunc()
+	c.mu.Lock()
+	e, ok := c.keys[hash]
+	gen := c.gen
+	c.mu.Unlock()
+	if ok && !now.Before(e.read) && now.Sub(e.read) < keyTrust { // a clock set back is not trusted
+		return e.Key, nil
 	}
 	rows, err := scanAll(s.db.with(ctx).Raw("SELECT "+keyColumns+" FROM api_keys WHERE hash = ?", hash), (*keyRow).fields)
 	if err != nil || len(rows) == 0 {
 		return core.Key{}, translate(cmp.Or(err, gorm.ErrRecordNotFound), "key")
 	}
-	k = rows[0].key()
-	s.db.memory.put(k, gen)
+	k := rows[0].key()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.keys) >= 10_000 {
+		maps.DeleteFunc(c.keys, func(_ string, e cachedKey) bool { return now.Sub(e.read) >= keyTrust || now.Before(e.read) })
+	}
+	if s.db.postgres && c.gen == gen && len(c.keys) < 10_000 {
+		c.keys[hash] = cachedKey{k, now}
+	}
 	return k, nil
+}
+
+// forget drops the key id from the cache.
+func (c *keyCache) forget(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	maps.DeleteFunc(c.keys, func(_ string, e cachedKey) bool { return e.ID == id })
 }
 
 // Keys implements ports.KeyStore.
@@ -101,19 +138,18 @@ func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error
 // once; Postgres tells the others on commit.
 func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
 	err := s.db.with(ctx).Model(&keyRow{}).Where("id = ? AND owner_id = ? AND revoked_at = 0", id, ownerID).Update("revoked_at", micros(at)).Error
-	s.db.memory.drop(func(_ string, k core.Key) bool { return k.ID == id })
+	s.db.keys.forget(id)
 	if err == nil {
 		_, err = s.Key(ctx, ownerID, id)
 	}
 	return translate(err, "key")
 }
 
-// MarkKeyUsed implements ports.KeyStore. Postgres does not announce a
-// last use (a message a minute a key to every process), so the process
-// that records one forgets its own copy.
+// MarkKeyUsed implements ports.KeyStore. The process that records a use
+// forgets its copy; another's may be up to keyTrust behind.
 func (s *KeyStore) MarkKeyUsed(ctx context.Context, id string, at time.Time) error {
 	us := micros(at)
 	err := s.db.with(ctx).Model(&keyRow{}).Where("id = ? AND last_used_at < ?", id, us).Update("last_used_at", us).Error
-	s.db.memory.drop(func(_ string, k core.Key) bool { return k.ID == id })
+	s.db.keys.forget(id)
 	return translate(err, "key")
 }

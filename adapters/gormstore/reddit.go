@@ -12,16 +12,10 @@ import (
 )
 
 type redditCheckpointRow struct {
-	Community     string `gorm:"primaryKey"`
-	Listing       string `gorm:"primaryKey"`
-	UntilUs       int64
-	Rate          float64
-	LastVia       string
-	LastReadAt    int64
-	LastSuccessAt int64
-	LastError     string
-	LastErrorAt   int64
-	ArchiveLagUs  int64
+	Community, Listing                                            string `gorm:"primaryKey"`
+	Rate                                                          float64
+	LastVia, LastError                                            string
+	UntilUs, LastReadAt, LastSuccessAt, LastErrorAt, ArchiveLagUs int64 // µs
 }
 
 func (redditCheckpointRow) TableName() string { return "reddit_checkpoints" }
