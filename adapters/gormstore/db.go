@@ -20,6 +20,28 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// Each store proves the ports it implements.
+var (
+	_ ports.OwnerStore         = (*OwnerStore)(nil)
+	_ ports.SessionStore       = (*SessionStore)(nil)
+	_ ports.KeyStore           = (*KeyStore)(nil)
+	_ ports.PhraseStore        = (*PhraseStore)(nil)
+	_ ports.ListeningStore     = (*PhraseStore)(nil)
+	_ ports.MatchStore         = (*MatchStore)(nil)
+	_ ports.ScoringBacklog     = (*MatchStore)(nil)
+	_ ports.TriageStore        = (*TriageStore)(nil)
+	_ ports.AlertStore         = (*AlertStore)(nil)
+	_ ports.WebhookStore       = (*WebhookStore)(nil)
+	_ ports.DeliveryQueue      = (*WebhookStore)(nil)
+	_ ports.AccountStore       = (*AccountStore)(nil)
+	_ ports.AccountHealthStore = (*AccountStore)(nil)
+	_ ports.NotificationStore  = (*NotificationStore)(nil)
+	_ ports.RedditStore        = (*RedditStore)(nil)
+	_ ports.LeaseStore         = (*LeaseStore)(nil)
+	_ ports.RateLimiter        = (*RateLimiter)(nil)
 )
 
 // DB is an open database. Stores of every role share one.
@@ -70,10 +92,7 @@ func Open(rawURL string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	pool, err := g.DB()
-	if err != nil {
-		return nil, err
-	}
+	pool, _ := g.DB() // a *gorm.DB from gorm.Open always has one
 	switch {
 	case memory: // one connection, never closed: each new one would be a new, empty database
 		pool.SetMaxOpenConns(1)
@@ -93,19 +112,17 @@ func Open(rawURL string) (*DB, error) {
 	return &DB{gorm: prepared, plain: g, postgres: pg, keys: keyCache{keys: map[string]cachedKey{}}}, nil
 }
 
-// preparedPool prepares statements outside transactions only. Inside
-// one, gorm's cache would wait for the same statement being prepared on
-// the pool, which can need the connection the transaction holds
-// (TestTransactionDoesNotWaitForThePool).
+// preparedPool prepares statements outside transactions only: inside one,
+// gorm's cache would wait for the same statement being prepared on the
+// pool, which can need the transaction's connection.
 type preparedPool struct{ *gorm.PreparedStmtDB }
 
 func (p preparedPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.ConnPool, error) {
 	return p.ConnPool.(gorm.TxBeginner).BeginTx(ctx, opts)
 }
 
-// openGorm opens dial, again for up to the busy timeout while a SQLite
-// file another process is creating refuses the switch to WAL as busy
-// (that answer skips the busy handler).
+// openGorm opens dial, again while a SQLite file another process is
+// creating refuses the switch to WAL as busy (no busy handler for that).
 func openGorm(dial gorm.Dialector, sqliteFile bool) (*gorm.DB, error) {
 	cfg := &gorm.Config{
 		Logger: logger.Discard, TranslateError: true, SkipDefaultTransaction: true,
@@ -126,9 +143,8 @@ func openGorm(dial gorm.Dialector, sqliteFile bool) (*gorm.DB, error) {
 }
 
 // with returns the handle for a call under ctx. SQLite drops the
-// cancellation: the driver watches a cancellable context from a
-// goroutine per row step, which costs more than most of our queries
-// (docs/adr/0012-store-tricks-by-figure.md); the busy timeout bounds every call.
+// cancellation, which its driver watches from a goroutine per row step at
+// more than most of our queries cost (docs/adr/0012-store-tricks-by-figure.md).
 func (db *DB) with(ctx context.Context) *gorm.DB {
 	if !db.postgres {
 		ctx = context.WithoutCancel(ctx)
@@ -144,7 +160,6 @@ func (db *DB) pick(pg, lite string) string {
 	return lite
 }
 
-// Postgres reports whether the database is Postgres.
 func (db *DB) Postgres() bool { return db.postgres }
 
 // VacuumQueues vacuums and analyzes webhook_deliveries on Postgres: each
@@ -164,30 +179,22 @@ type Gauges struct {
 	OldestQueued time.Time // when the oldest queued delivery was made; zero when none
 }
 
-// Gauges reads the depths of the work queues.
 func (db *DB) Gauges(ctx context.Context) (Gauges, error) {
-	var g Gauges
-	var q struct{ N, Oldest int64 }
-	err := db.with(ctx).Model(&matchRow{}).Where("score IS NULL").Count(&g.Unscored).Error
-	if err == nil {
-		err = db.with(ctx).Model(&deliveryRow{}).Select("COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest").
-			Where("status = 'queued'").Scan(&q).Error
-	}
-	if err != nil {
+	var g struct{ Unscored, Queued, Oldest int64 }
+	if err := db.with(ctx).Raw(`SELECT (SELECT COUNT(*) FROM matches WHERE score IS NULL) AS unscored,
+		(SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'queued') AS queued,
+		(SELECT COALESCE(MIN(created_at), 0) FROM webhook_deliveries WHERE status = 'queued') AS oldest`).Scan(&g).Error; err != nil {
 		return Gauges{}, err
 	}
-	g.Queued, g.OldestQueued = q.N, fromMicros(q.Oldest)
-	return g, nil
+	return Gauges{Unscored: g.Unscored, Queued: g.Queued, OldestQueued: fromMicros(g.Oldest)}, nil
 }
 
-// Ping checks the connection.
 func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }
 
-// Close closes the connections.
 func (db *DB) Close() error { return db.SQL().Close() }
 
-// SQL returns the connection pool, for tools and benchmarks that compare
-// the store with plain SQL on the same driver.
+// SQL returns the pool, for tools and benchmarks that compare the store
+// with plain SQL on the same driver.
 func (db *DB) SQL() *sql.DB {
 	pool, _ := db.plain.DB() // a *gorm.DB from gorm.Open always has one
 	return pool
@@ -201,7 +208,7 @@ var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 // inserts stay local.
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
-// micros converts a time to stored microseconds; the zero time is 0.
+// micros and fromMicros convert to and from stored times; 0 is the zero time.
 func micros(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
@@ -209,7 +216,6 @@ func micros(t time.Time) int64 {
 	return t.UnixMicro()
 }
 
-// fromMicros converts stored microseconds back; 0 is the zero time.
 func fromMicros(us int64) time.Time {
 	if us == 0 {
 		return time.Time{}
@@ -233,6 +239,19 @@ func one[R, T any](q *gorm.DB, what string, f func(R) T, conds ...any) (T, error
 	return f(row), translate(err, what)
 }
 
+// locked reads the row conds select under a row lock and runs change on
+// it, in one transaction.
+func locked[R any](db *gorm.DB, change func(tx *gorm.DB, row *R) error, conds ...any) (R, error) {
+	var row R
+	err := db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(lockForUpdate).Take(&row, conds...).Error; err != nil {
+			return err
+		}
+		return change(tx, &row)
+	})
+	return row, err
+}
+
 // affected is res's error, or gorm.ErrRecordNotFound when it changed no row.
 func affected(res *gorm.DB) error {
 	if res.Error == nil && res.RowsAffected == 0 {
@@ -249,9 +268,8 @@ func convert[R, T any](rows []R, f func(R) T) []T {
 	return out
 }
 
-// scanAll runs q and scans every row into a T through fields: the API's
-// hottest reads (a page of matches, a key) skip gorm's reflection, which
-// cost nearly as much again as the statement.
+// scanAll scans q's rows through fields: the API's hottest reads skip
+// gorm's reflection, which cost nearly as much again as the statement.
 func scanAll[T any](q *gorm.DB, fields func(*T) []any) ([]T, error) {
 	rows, err := q.Rows()
 	if err != nil {
@@ -270,7 +288,6 @@ func scanAll[T any](q *gorm.DB, fields func(*T) []any) ([]T, error) {
 	return out, rows.Err()
 }
 
-// column reads the single column of q's rows.
 func column[T any](q *gorm.DB) ([]T, error) { return scanAll(q, func(v *T) []any { return []any{v} }) }
 
 // joinList stores a list of names (scopes, platforms) as one

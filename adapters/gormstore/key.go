@@ -10,19 +10,13 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 )
 
 type keyRow struct {
-	ID         string `gorm:"primaryKey"`
-	OwnerID    string
-	Kind       string
-	Name       string
-	Hash       string
-	Scopes     string // comma-separated
-	CreatedAt  int64  `gorm:"autoCreateTime:false"`
-	RevokedAt  int64
-	LastUsedAt int64
+	ID                               string `gorm:"primaryKey"`
+	OwnerID, Kind, Name, Hash        string
+	Scopes                           string // comma-separated
+	CreatedAt, RevokedAt, LastUsedAt int64  `gorm:"autoCreateTime:false"` // µs
 }
 
 func (keyRow) TableName() string { return "api_keys" }
@@ -43,12 +37,8 @@ func (r keyRow) key() core.Key {
 // KeyStore keeps keys by the hash of their secret.
 type KeyStore struct{ db *DB }
 
-var _ ports.KeyStore = (*KeyStore)(nil)
-
-// NewKeyStore returns the key store of db.
 func NewKeyStore(db *DB) *KeyStore { return &KeyStore{db: db} }
 
-// CreateKey implements ports.KeyStore.
 func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, k.OwnerID); err != nil {
@@ -70,10 +60,9 @@ func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 }
 
 // keyTrust is how long a process on Postgres answers a key from what it
-// read: a key revoked or deleted by another process stops working here
-// within it, in the process that revoked it at once. SQLite reads every
-// key: no round trip, and the admin console's process could not tell
-// the server's.
+// read: a key revoked by another process stops working here within it,
+// in the revoking one at once. SQLite reads every key: no round trip,
+// and the admin console's process could not tell the server's.
 const keyTrust = time.Second
 
 // keyCache keeps the keys read on Postgres, where every request would
@@ -124,12 +113,10 @@ func (c *keyCache) forget(id string) {
 	maps.DeleteFunc(c.keys, func(_ string, e cachedKey) bool { return e.ID == id })
 }
 
-// Keys implements ports.KeyStore.
 func (s *KeyStore) Keys(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error) {
 	return list(s.db.with(ctx).Where("owner_id = ? AND kind = ?", ownerID, kind).Order("created_at, id"), "key", keyRow.key)
 }
 
-// Key implements ports.KeyStore.
 func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error) {
 	return one(s.db.with(ctx), "key", keyRow.key, "id = ? AND owner_id = ?", id, ownerID)
 }

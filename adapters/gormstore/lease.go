@@ -3,8 +3,6 @@ package gormstore
 import (
 	"context"
 	"time"
-
-	"github.com/earshothq/earshot/ports"
 )
 
 type leaseRow struct {
@@ -18,9 +16,6 @@ func (leaseRow) TableName() string { return "leases" }
 // LeaseStore keeps named leases in the database, shared by every replica.
 type LeaseStore struct{ db *DB }
 
-var _ ports.LeaseStore = (*LeaseStore)(nil)
-
-// NewLeaseStore returns the lease store of db.
 func NewLeaseStore(db *DB) *LeaseStore { return &LeaseStore{db: db} }
 
 // Acquire implements ports.LeaseStore. One statement decides, so two
@@ -34,7 +29,6 @@ func (s *LeaseStore) Acquire(ctx context.Context, name, holder string, ttl time.
 	return res.RowsAffected == 1, translate(res.Error, "lease")
 }
 
-// Release implements ports.LeaseStore.
 func (s *LeaseStore) Release(ctx context.Context, name, holder string) error {
 	return translate(s.db.with(ctx).Where("name = ? AND holder = ?", name, holder).Delete(&leaseRow{}).Error, "lease")
 }

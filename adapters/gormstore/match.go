@@ -13,27 +13,16 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// matchRow is a row of matches. lease_until and emailed_at are the
+// matchRow is a row of matches; lease_until and emailed_at are the
 // scorer's and the alerts' (score.go, alert.go).
 type matchRow struct {
-	ID         string `gorm:"primaryKey"`
-	OwnerID    string
-	PhraseID   string
-	Phrase     string
-	Platform   string
-	CreatedUs  int64
-	Score      *int
-	Intent     *string
-	Reason     *string
-	ScoredAt   int64
-	ExternalID string
-	Author     string
-	Title      *string
-	Body       string
-	URL        string `gorm:"column:url"`
-	Likes      int64
-	Comments   int64
-	PostedAt   int64
+	ID                                  string `gorm:"primaryKey"`
+	OwnerID, PhraseID, Phrase, Platform string
+	ExternalID, Author, Body, URL       string
+	Title, Intent, Reason               *string
+	Score                               *int
+	Likes, Comments                     int64
+	CreatedUs, ScoredAt, PostedAt       int64 // µs
 }
 
 func (matchRow) TableName() string { return "matches" }
@@ -47,9 +36,9 @@ func (r *matchRow) fields() []any {
 		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt}
 }
 
-// pageColumns are matchColumns less owner_id (given) and scored_at
-// (unused): the SQLite driver pays cgo calls per column of each row, so a
-// page, the API's hottest read, reads no spare column.
+// pageColumns are matchColumns less owner_id and scored_at: the SQLite
+// driver pays cgo calls per column of each row, so a page, the API's
+// hottest read, reads no spare column.
 const pageColumns = "id, phrase_id, phrase, platform, created_us, score, intent, reason, " +
 	"external_id, author, title, body, url, likes, comments, posted_at"
 
@@ -63,63 +52,47 @@ func (r matchRow) match() core.Match {
 		ID: r.ID, OwnerID: r.OwnerID, PhraseID: r.PhraseID, Phrase: r.Phrase,
 		Platform: core.Platform(r.Platform), CreatedAt: fromMicros(r.CreatedUs),
 		Post: core.Post{
-			ExternalID: r.ExternalID, Author: r.Author, Text: r.Body, URL: r.URL,
+			ExternalID: r.ExternalID, Author: r.Author, Title: deref(r.Title), Text: r.Body, URL: r.URL,
 			Likes: int(r.Likes), Comments: int(r.Comments), PostedAt: fromMicros(r.PostedAt),
 		},
 	}
-	if r.Title != nil {
-		m.Post.Title = *r.Title
-	}
 	if r.Score != nil {
-		m.Score = &core.Score{Value: *r.Score}
-		if r.Intent != nil {
-			m.Score.Intent = core.Intent(*r.Intent)
-		}
-		if r.Reason != nil {
-			m.Score.Reason = *r.Reason
-		}
+		m.Score = &core.Score{Value: *r.Score, Intent: core.Intent(deref(r.Intent)), Reason: deref(r.Reason)}
 	}
 	return m
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // MatchStore keeps posts and matches: ingest and reads here, the
 // scorer's claims and scores in score.go.
 type MatchStore struct{ db *DB }
 
-var (
-	_ ports.MatchStore     = (*MatchStore)(nil)
-	_ ports.ScoringBacklog = (*MatchStore)(nil)
-)
-
-// NewMatchStore returns the match store of db.
 func NewMatchStore(db *DB) *MatchStore { return &MatchStore{db: db} }
 
-// SaveMatches implements ports.MatchStore. A batch is a handful of
-// statements however many posts it holds: posts go in with one
-// multi-row insert that skips known ones and returns the new, and the
-// matches with another.
-//
-// Matches of one owner get strictly increasing created_us, in the order
-// their transactions commit, which the API's cursors depend on (a reader
-// paging by created_us never meets a match committed after its read
-// with a created_us below one it has seen). One UPDATE of the owner's
-// row hands them out, and its lock holds the owner's next batch until
-// this one commits.
+// SaveMatches implements ports.MatchStore in a handful of statements for
+// any batch: one insert of the posts that skips known ones and returns
+// the new, one of the matches. Matches of one owner get strictly
+// increasing created_us in commit order, which the API's cursors depend
+// on (a reader never meets a match committed after its read with a
+// created_us below one it has seen): one UPDATE of the owner's row hands
+// them out, and its lock holds the owner's next batch until this commits.
 func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform core.Platform, batch []ports.PostMatches) (ports.SaveResult, error) {
 	var res ports.SaveResult
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		now := tx.NowFunc().UnixMicro()
-		first := make(map[string]int, len(batch)) // later copies of a post are known already
-		var ids []string
-		for i, pm := range batch {
-			if _, dup := first[pm.Post.ExternalID]; !dup {
-				first[pm.Post.ExternalID] = i
-				ids = append(ids, pm.Post.ExternalID)
-			}
-		}
-		if len(ids) == 0 {
+		if len(batch) == 0 {
 			_, err := lockOwner(tx, ownerID)
 			return err
+		}
+		ids := make([]string, len(batch))
+		for i, pm := range batch {
+			ids[i] = pm.Post.ExternalID
 		}
 		// The ids go in as one JSON array: one short statement for any batch.
 		list, _ := json.Marshal(ids)
@@ -138,14 +111,15 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		}
 		var rows []matchRow
 		counts := map[string]int64{}
-		var phrases map[string]phraseRow // the owner's, by id
-		for i, pm := range batch {
-			if !isFresh[pm.Post.ExternalID] || first[pm.Post.ExternalID] != i || len(pm.PhraseIDs) == 0 {
+		var phrases map[string]phraseRow // the owner's on platform, by id
+		for _, pm := range batch {
+			if !isFresh[pm.Post.ExternalID] {
 				continue
 			}
-			if phrases == nil {
+			delete(isFresh, pm.Post.ExternalID) // later copies in the batch are known
+			if phrases == nil && len(pm.PhraseIDs) > 0 {
 				var ps []phraseRow
-				if err := tx.Select("id, phrase, platform").Where("owner_id = ?", ownerID).Find(&ps).Error; err != nil {
+				if err := tx.Select("id, phrase, platform").Where("owner_id = ? AND platform = ?", ownerID, platform).Find(&ps).Error; err != nil {
 					return err
 				}
 				phrases = make(map[string]phraseRow, len(ps))
@@ -155,7 +129,7 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 			}
 			for _, pid := range pm.PhraseIDs {
 				ph, ok := phrases[pid]
-				if !ok || ph.Platform != string(platform) {
+				if !ok {
 					continue // deleted meanwhile, another owner's or another platform's
 				}
 				p := pm.Post
@@ -205,7 +179,6 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 	return res, nil
 }
 
-// Match implements ports.MatchStore.
 func (s *MatchStore) Match(ctx context.Context, ownerID, id string) (core.Match, error) {
 	return one(s.db.with(ctx), "match", matchRow.match, "id = ? AND owner_id = ?", id, ownerID)
 }

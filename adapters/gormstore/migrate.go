@@ -12,10 +12,9 @@ import (
 	"gorm.io/gorm"
 )
 
-// The schema's steps are SQL files per dialect, numbered from 1 without
-// gaps and run once each. A shipped step is never edited: a database
-// that ran it keeps what it made. The first line names the step
-// (recorded in schema_migrations); the comment lines under it say why.
+// The schema's steps are SQL files per dialect, numbered from 1 and run
+// once each; a shipped one is never edited. The first line names the
+// step (in schema_migrations); the comment lines under it say why.
 //
 //go:embed migrations
 var migrationFiles embed.FS

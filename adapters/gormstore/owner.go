@@ -8,22 +8,17 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 )
 
 // ownerRow is a row of owners; phrase_version is the phrase store's,
 // last_match_us ingest's, the alert columns the alert store's.
 type ownerRow struct {
-	ID             string `gorm:"primaryKey"`
-	Email          string
-	Name           string
-	LastMatchUs    int64
-	PhraseVersion  int64
-	CreatedAt      int64 `gorm:"autoCreateTime:false"`
-	AlertFrequency string
-	AlertHour      int
-	AlertZone      string
-	AlertsSentAt   int64
+	ID                                   string `gorm:"primaryKey"`
+	Email, Name                          string
+	PhraseVersion                        int64
+	AlertFrequency, AlertZone            string
+	AlertHour                            int
+	CreatedAt, LastMatchUs, AlertsSentAt int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (ownerRow) TableName() string { return "owners" }
@@ -52,35 +47,27 @@ func translateOwnerRef(err error, what string) error {
 // OwnerStore keeps owners.
 type OwnerStore struct{ db *DB }
 
-var _ ports.OwnerStore = (*OwnerStore)(nil)
-
-// NewOwnerStore returns the owner store of db.
 func NewOwnerStore(db *DB) *OwnerStore { return &OwnerStore{db: db} }
 
-// CreateOwner implements ports.OwnerStore.
 func (s *OwnerStore) CreateOwner(ctx context.Context, o *core.Owner) error {
 	o.ID, o.CreatedAt = newID(), s.db.gorm.NowFunc().Truncate(time.Microsecond)
 	return translate(s.db.with(ctx).Create(&ownerRow{ID: o.ID, Email: o.Email, Name: o.Name, CreatedAt: micros(o.CreatedAt)}).Error, "owner")
 }
 
-// Owner implements ports.OwnerStore.
 func (s *OwnerStore) Owner(ctx context.Context, id string) (core.Owner, error) {
 	return one(s.db.with(ctx), "owner", ownerRow.owner, "id = ?", id)
 }
 
-// CountOwners implements ports.OwnerStore.
 func (s *OwnerStore) CountOwners(ctx context.Context) (int, error) {
 	var n int64
 	err := s.db.with(ctx).Model(&ownerRow{}).Count(&n).Error
 	return int(n), translate(err, "owner")
 }
 
-// Owners implements ports.OwnerStore.
 func (s *OwnerStore) Owners(ctx context.Context) ([]core.Owner, error) {
 	return list(s.db.with(ctx).Order("created_at, id"), "owner", ownerRow.owner)
 }
 
-// UpdateOwner implements ports.OwnerStore.
 func (s *OwnerStore) UpdateOwner(ctx context.Context, o core.Owner) error {
 	err := affected(s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", o.ID).Updates(map[string]any{"email": o.Email, "name": o.Name}))
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -90,17 +77,13 @@ func (s *OwnerStore) UpdateOwner(ctx context.Context, o core.Owner) error {
 }
 
 type emailChangeRow struct {
-	Hash      string `gorm:"primaryKey"`
-	OwnerID   string
-	Email     string
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
-	ExpiresAt int64
-	UsedAt    int64
+	Hash                         string `gorm:"primaryKey"`
+	OwnerID, Email               string
+	CreatedAt, ExpiresAt, UsedAt int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (emailChangeRow) TableName() string { return "email_changes" }
 
-// CreateEmailChange implements ports.OwnerStore.
 func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) error {
 	return translateOwnerRef(addLink(s.db.with(ctx), &emailChangeRow{Hash: c.Hash, OwnerID: c.OwnerID, Email: c.Email,
 		CreatedAt: micros(c.CreatedAt), ExpiresAt: micros(c.ExpiresAt)}, c.OwnerID, c.CreatedAt), "email change")

@@ -10,14 +10,12 @@ import (
 )
 
 // RateLimiter counts requests per key in fixed one-minute windows kept in
-// the database, so the limit holds across every replica (Postgres).
-//
-// With leaseFrom or more requests left, a request leases a chunk: the
-// database counts it whole and grants what the limit allows, and the
-// process admits from those tokens in memory until the window ends. Never
-// more than the limit is admitted; a key served by n replicas may be
-// refused up to 99·(n-1) requests early, and Remaining reads up to 99 low
-// per other replica (docs/adr/0012-store-tricks-by-figure.md).
+// the database, so the limit holds across replicas. With leaseFrom or more
+// left, a request leases a chunk: the database counts it whole and grants
+// what the limit allows, and the process admits from those tokens until
+// the window ends. Never more than the limit is admitted; a key served by
+// n replicas may be refused up to 99·(n-1) requests early, and Remaining
+// reads up to 99 low per other replica (docs/adr/0012-store-tricks-by-figure.md).
 type RateLimiter struct {
 	db    *DB
 	mu    sync.Mutex
@@ -35,31 +33,24 @@ type lease struct {
 	leasing chan struct{} // closed when the lease in flight answers; nil when none is
 }
 
-var _ ports.RateLimiter = (*RateLimiter)(nil)
-
-// NewRateLimiter returns the database-backed limiter of db.
 func NewRateLimiter(db *DB) *RateLimiter { return &RateLimiter{db: db, held: map[string]*lease{}} }
 
 const (
 	rateWindow = time.Minute
-	// A chunk is at most 1% of what is left, so a replica strands under 1%
-	// of the limit, and at most 100; from 1,000 left it is at least 10.
-	leaseFrom  = 1000 // requests left from which chunks are leased
-	leaseShare = 100  // a chunk is at most 1/leaseShare of what is left
-	leaseMax   = 100  // and at most this many requests
+	// A chunk is 1% of what is left, at most 100, so a replica strands
+	// under 1% of the limit; from 1,000 left it is at least 10.
+	leaseFrom, leaseShare, leaseMax = 1000, 100, 100
 )
 
 type rateWindowRow struct {
-	Key     string `gorm:"primaryKey"`
-	Started int64  // µs
-	Count   int64  // may pass Lim: refused requests and ungranted chunk parts count
-	Lim     int64  // the limit counted against
+	Key                 string `gorm:"primaryKey"`
+	Started, Count, Lim int64  // Started in µs; Count may pass Lim: refusals and ungranted chunk parts count
 }
 
 func (rateWindowRow) TableName() string { return "rate_windows" }
 
-// lease returns key's lease, made if new, sweeping ended windows once a
-// window length so keys seen once go. l.mu is held.
+// lease returns key's lease, made if new; ended windows are swept once a
+// window length, so keys seen once go. l.mu is held.
 func (l *RateLimiter) lease(key string, now time.Time) *lease {
 	if now.Sub(l.swept) >= rateWindow {
 		l.swept = now
@@ -89,7 +80,6 @@ func (b *lease) remaining(limit int) int {
 	return int(min(max(int64(limit)-(b.seen-b.tokens-b.excess), 0), int64(limit)))
 }
 
-// Take implements ports.RateLimiter.
 func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	for {
 		now := l.db.gorm.NowFunc()
@@ -163,29 +153,24 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 	}
 }
 
-// Peek implements ports.RateLimiter. Tokens this process holds unused
-// are not requests. On Postgres, where every request peeks at its
-// address's failed keys, a count the database answered less than
-// keyTrust ago is used again: a window another process used up is
-// refused here within keyTrust.
+// Peek implements ports.RateLimiter; tokens held unused are not requests.
+// On Postgres, where every request peeks at its address's failed keys, a
+// count read less than keyTrust ago is used again: a window another
+// process used up is refused here within keyTrust.
 func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	now := l.db.gorm.NowFunc()
 	l.mu.Lock()
-	b := l.lease(key, now)
-	fresh := l.db.postgres && !now.Before(b.read) && now.Sub(b.read) < keyTrust
-	l.mu.Unlock()
-	if !fresh {
+	if b := l.lease(key, now); !l.db.postgres || now.Before(b.read) || now.Sub(b.read) >= keyTrust {
+		l.mu.Unlock()
 		var w rateWindowRow
 		if err := l.db.with(ctx).Where("key = ?", key).Limit(1).Find(&w).Error; err != nil {
 			return ports.Quota{}, translate(err, "rate window")
 		}
 		l.mu.Lock()
-		b = l.lease(key, now)
-		b.answered(w.Started, w.Count, now)
-		l.mu.Unlock()
+		l.lease(key, now).answered(w.Started, w.Count, now)
 	}
-	l.mu.Lock()
 	defer l.mu.Unlock()
+	b := l.lease(key, now)
 	if b.started <= micros(now.Add(-rateWindow)) {
 		return ports.Quota{Allowed: limit > 0, Limit: limit, Remaining: max(limit, 0), Reset: rateWindow}, nil
 	}

@@ -31,12 +31,8 @@ func (r redditCheckpointRow) checkpoint() ports.RedditCheckpoint {
 // RedditStore keeps the reddit poller's checkpoints.
 type RedditStore struct{ db *DB }
 
-var _ ports.RedditStore = (*RedditStore)(nil)
-
-// NewRedditStore returns the reddit checkpoint store of db.
 func NewRedditStore(db *DB) *RedditStore { return &RedditStore{db: db} }
 
-// RedditCheckpoints implements ports.RedditStore.
 func (s *RedditStore) RedditCheckpoints(ctx context.Context) ([]ports.RedditCheckpoint, error) {
 	return list(s.db.with(ctx).Order("community, listing"), "reddit checkpoint", redditCheckpointRow.checkpoint)
 }

@@ -15,13 +15,11 @@ import (
 )
 
 // ClaimUnscored implements ports.MatchStore. SKIP LOCKED lets replicas
-// on Postgres claim disjoint rows at once; SQLite has one writer, so the
-// plain form is exclusive already.
-//
-// On Postgres the claim walks matches_unscored by index scan, which marks
-// the entries of scored (dead) rows it meets and passes over them after;
-// the bitmap scan the planner prefers would visit them on every claim
-// until a vacuum (docs/adr/0006-delivery-queue-on-postgres.md).
+// on Postgres claim disjoint rows; SQLite's one writer makes the plain
+// form exclusive. On Postgres the claim walks matches_unscored by index
+// scan, which marks the entries of scored (dead) rows and passes over
+// them after; the bitmap scan the planner prefers would visit them on
+// every claim until a vacuum (docs/adr/0006-delivery-queue-on-postgres.md).
 func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error) {
 	now := s.db.gorm.NowFunc()
 	var rows []matchRow
@@ -49,17 +47,14 @@ func (s *MatchStore) Unscored(ctx context.Context, limit int) (int, error) {
 	return n, translate(err, "match")
 }
 
-// SetScores implements ports.MatchStore: in one transaction, the scores
-// stored as setScores does, one read of webhooks per owner and one
-// multi-row insert of the deliveries the plan asks for. The store only
-// keeps it atomic; the plan decides.
+// SetScores implements ports.MatchStore: in one transaction the scores,
+// a read of webhooks per owner and the deliveries the plan decides.
 func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate, plan ports.DeliveryPlan) ([]core.Match, error) {
 	if len(updates) == 0 {
 		return nil, nil
 	}
 	var out []core.Match
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		out = out[:0]
 		now := tx.NowFunc()
 		first, err := setScores(tx, updates, now.UnixMicro())
 		if err != nil {
@@ -101,13 +96,11 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 	return out, nil
 }
 
-// setScores stores each update's score where its match had none and
-// reports which did, in one statement a thousand: an UPDATE per match was
-// a round trip each on Postgres while the transaction held the rows
-// before it (docs/adr/0005-scoring-in-batches.md). A match named twice
-// takes its first score; an update naming another owner's match is not
-// its first. An id no row can hold is left out: Postgres would refuse the
-// whole statement for it, where SQLite passes over the one match.
+// setScores stores each update's score where its match had none and says
+// which did, one statement a thousand (docs/adr/0005-scoring-in-batches.md).
+// A match named twice takes its first score; another owner's match is
+// not scored. An id no row can hold is left out: Postgres would refuse
+// the whole statement for it, where SQLite passes over the one match.
 func setScores(tx *gorm.DB, updates []ports.ScoreUpdate, now int64) ([]bool, error) {
 	first := make([]bool, len(updates))
 	at := make(map[string]int, len(updates)) // 1 + the update's index, by "<owner id> <match id>"
@@ -122,8 +115,7 @@ func setScores(tx *gorm.DB, updates []ports.ScoreUpdate, now int64) ([]bool, err
 			args = append(args, u.Match.ID, u.Match.OwnerID, u.Score.Value, string(u.Score.Intent), u.Score.Reason)
 		}
 	}
-	for chunk := range slices.Chunk(args, 5*1000) {
-		chunk = chunk[:len(chunk):len(chunk)] // appending the time must not overwrite the next chunk
+	for chunk := range slices.Chunk(args, 5*1000) { // capped: appending the time leaves the next chunk be
 		scored, err := column[string](tx.Raw(`WITH v (id, owner_id, score, intent, reason) AS (VALUES `+
 			strings.TrimSuffix(strings.Repeat("(?, ?, CAST(? AS INTEGER), ?, ?), ", len(chunk)/5), ", ")+`)
 			UPDATE matches SET score = v.score, intent = v.intent, reason = v.reason, scored_at = ?, lease_until = 0

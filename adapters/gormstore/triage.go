@@ -13,9 +13,6 @@ import (
 // writes nothing more.
 type TriageStore struct{ db *DB }
 
-var _ ports.TriageStore = (*TriageStore)(nil)
-
-// NewTriageStore returns the triage store of db.
 func NewTriageStore(db *DB) *TriageStore { return &TriageStore{db: db} }
 
 // inboxRow is a match (alias m) and its flags, 0 where match_triage (t)
@@ -46,8 +43,7 @@ func flag(b *bool) any {
 }
 
 // SetTriage implements ports.TriageStore: one upsert over the owner's
-// own matches among ids, so another owner's id is neither changed nor
-// counted.
+// own matches among ids; another owner's is neither changed nor counted.
 func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []string, c core.TriageChange) (int, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	if len(ids) == 0 {
@@ -71,17 +67,14 @@ func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []strin
 	return int(res.RowsAffected), translate(res.Error, "match")
 }
 
-// Triage implements ports.TriageStore.
 func (s *TriageStore) Triage(ctx context.Context, ownerID, matchID string) (core.Triage, error) {
 	var row inboxRow
 	err := s.db.with(ctx).Table(inboxJoin).Select(inboxColumns).Where("m.owner_id = ? AND m.id = ?", ownerID, matchID).Take(&row).Error
 	return row.triage(), translate(err, "match")
 }
 
-// Inbox implements ports.TriageStore: matches joined with their triage,
-// an index walk on (owner_id, created_us); a filter asking for a flag
-// set walks the owner's few triaged rows instead (match_triage_starred,
-// _archived).
+// Inbox implements ports.TriageStore: an index walk on (owner_id,
+// created_us), or, for a flag asked set, on the owner's few triaged rows.
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
 	q, created := s.db.with(ctx).Table(inboxJoin).Where("m.owner_id = ?", ownerID), "m.created_us"
 	if (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived) {
