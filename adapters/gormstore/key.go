@@ -122,7 +122,7 @@ func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error
 }
 
 // RevokeKey implements ports.KeyStore. This process forgets the key at
-// once; Postgres tells the others on commit.
+// once, the others within keyTrust.
 func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
 	err := s.db.with(ctx).Model(&keyRow{}).Where("id = ? AND owner_id = ? AND revoked_at = 0", id, ownerID).Update("revoked_at", micros(at)).Error
 	s.db.keys.forget(id)
