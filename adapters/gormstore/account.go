@@ -14,27 +14,22 @@ import (
 )
 
 type accountRow struct {
-	ID            string `gorm:"primaryKey"`
-	OwnerID       string
-	Platform      string
-	Label         string
-	Session       []byte // the sealed cookie jar; read only by AccountStore.Session
-	HasSession    bool   `gorm:"->"` // read through accountColumns
-	CreatedAt     int64  `gorm:"autoCreateTime:false"`
-	LastIssue     string
-	RawSignal     string // rawSignalJSON; empty when none
-	LastCheckedAt int64
-	RetryAfter    int64
+	ID                                   string `gorm:"primaryKey"`
+	OwnerID, Platform, Label, LastIssue  string
+	RawSignal                            string // rawSignalJSON; empty when none
+	Session                              []byte // the sealed cookie jar; read only by AccountStore.Session
+	HasSession                           bool   `gorm:"->"`                   // read through accountColumns
+	CreatedAt, LastCheckedAt, RetryAfter int64  `gorm:"autoCreateTime:false"` // µs
 }
 
 func (accountRow) TableName() string { return "accounts" }
 
-// accountColumns reads an account without its jar, which only Session
-// needs; every read names them, has_session being no column.
+// accountColumns are what every read names: not the jar, which only
+// Session needs, and has_session, which is no column.
 const accountColumns = "id, owner_id, platform, label, COALESCE(length(session), 0) > 0 AS has_session, created_at, " +
 	"last_issue, raw_signal, last_checked_at, retry_after"
 
-// rawSignalJSON is the stored form of a health.RawSignal.
+// rawSignalJSON is the stored form of a health.RawSignal, as shipped.
 type rawSignalJSON struct {
 	Status     int  `json:"status"`
 	Code       int  `json:"code"`
@@ -79,28 +74,19 @@ func firstAccount(db *gorm.DB, ownerID string, p core.Platform, cols string) (ac
 // AccountStore keeps connected accounts.
 type AccountStore struct{ db *DB }
 
-var _ ports.AccountStore = (*AccountStore)(nil)
-
-// NewAccountStore returns the account store of db.
 func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 
-// EnsureAccount implements ports.AccountStore.
 func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core.Platform, limits core.Limits) (core.Account, error) {
 	// Every ingest batch asks, and the account nearly always exists: no lock then.
 	if row, err := firstAccount(s.db.with(ctx), ownerID, p, accountColumns); err == nil {
 		return row.account(), nil
 	}
-	var out core.Account
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	var row accountRow
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) (err error) {
 		if _, err := lockOwner(tx, ownerID); err != nil {
 			return err
 		}
-		row, err := firstAccount(tx, ownerID, p, accountColumns)
-		if err == nil {
-			out = row.account()
-			return nil
-		}
-		if !errors.Is(err, gorm.ErrRecordNotFound) {
+		if row, err = firstAccount(tx, ownerID, p, accountColumns); !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
 		u, err := usage(tx, ownerID)
@@ -110,33 +96,20 @@ func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core
 		if err := limits.CheckNewAccount(u, p); err != nil {
 			return err
 		}
-		row = accountRow{ID: newID(), OwnerID: ownerID, Platform: string(p), Label: label(p), CreatedAt: micros(tx.NowFunc())}
-		if err := tx.Create(&row).Error; err != nil {
-			return err
-		}
-		out = row.account()
-		return nil
+		label := strings.ToUpper(string(p[:1])) + string(p[1:])
+		row = accountRow{ID: newID(), OwnerID: ownerID, Platform: string(p), Label: label, CreatedAt: micros(tx.NowFunc())}
+		return tx.Create(&row).Error
 	})
-	return out, translate(err, "account")
-}
-
-func label(p core.Platform) string {
-	if p == core.X {
-		return "X"
+	if err != nil {
+		return core.Account{}, translate(err, "account")
 	}
-	return strings.ToUpper(string(p[:1])) + string(p[1:])
+	return row.account(), nil
 }
 
-// SetSession implements ports.AccountStore.
 func (s *AccountStore) SetSession(ctx context.Context, ownerID, accountID string, sealed []byte) error {
-	res := s.db.with(ctx).Model(&accountRow{}).Where("id = ? AND owner_id = ?", accountID, ownerID).Update("session", sealed)
-	if res.Error == nil && res.RowsAffected == 0 {
-		return core.Errorf(core.KindNotFound, "account not found")
-	}
-	return translate(res.Error, "account")
+	return translate(affected(s.db.with(ctx).Model(&accountRow{}).Where("id = ? AND owner_id = ?", accountID, ownerID).Update("session", sealed)), "account")
 }
 
-// Session implements ports.AccountStore.
 func (s *AccountStore) Session(ctx context.Context, ownerID string, p core.Platform) (core.Account, []byte, error) {
 	row, err := firstAccount(s.db.with(ctx), ownerID, p, accountColumns+", session")
 	if err != nil {
@@ -148,45 +121,40 @@ func (s *AccountStore) Session(ctx context.Context, ownerID string, p core.Platf
 	return row.account(), row.Session, nil
 }
 
-// AccountHealthStore keeps the health of connected accounts.
-type AccountHealthStore struct{ db *DB }
+// AccountHealthStore keeps the health of connected accounts: the same
+// store, under the port's name.
+type AccountHealthStore = AccountStore
 
-var _ ports.AccountHealthStore = (*AccountHealthStore)(nil)
+func NewAccountHealthStore(db *DB) *AccountHealthStore { return &AccountStore{db: db} }
 
-// NewAccountHealthStore returns the account health store of db.
-func NewAccountHealthStore(db *DB) *AccountHealthStore { return &AccountHealthStore{db: db} }
-
-// AccountHealth implements ports.AccountHealthStore.
-func (s *AccountHealthStore) AccountHealth(ctx context.Context, ownerID string) ([]ports.AccountHealth, error) {
+func (s *AccountStore) AccountHealth(ctx context.Context, ownerID string) ([]ports.AccountHealth, error) {
 	return list(s.db.with(ctx).Select(accountColumns).Where("owner_id = ?", ownerID).Order("created_at, id"), "account", accountRow.health)
 }
 
-// UpdateHealth implements ports.AccountHealthStore.
-func (s *AccountHealthStore) UpdateHealth(ctx context.Context, ownerID, accountID string,
+func (s *AccountStore) UpdateHealth(ctx context.Context, ownerID, accountID string,
 	change func(ports.AccountHealth) (health.Record, *core.Notification, error)) (ports.AccountHealth, error) {
 	var out ports.AccountHealth
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		var row accountRow
-		if err := tx.Select(accountColumns).Clauses(lockForUpdate).
-			Take(&row, "id = ? AND owner_id = ?", accountID, ownerID).Error; err != nil {
+		if err := tx.Select(accountColumns).Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", accountID, ownerID).Error; err != nil {
 			return err
 		}
-		cur := row.health()
-		next, note, err := change(cur)
+		next, note, err := change(row.health())
 		if err != nil {
 			return err
 		}
 		if err := tx.Model(&accountRow{}).Where("id = ?", accountID).Updates(healthColumns(next)).Error; err != nil {
 			return err
 		}
-		if note != nil {
-			note.OwnerID = ownerID
-			if err := addNotification(tx, note); err != nil {
-				return err
-			}
+		out = ports.AccountHealth{Account: row.account(), Health: next}
+		if note == nil {
+			return nil
 		}
-		out = ports.AccountHealth{Account: cur.Account, Health: next}
-		return nil
+		note.OwnerID = ownerID
+		return addNotification(tx, note)
 	})
-	return out, translate(err, "account")
+	if err != nil {
+		return ports.AccountHealth{}, translate(err, "account")
+	}
+	return out, nil
 }

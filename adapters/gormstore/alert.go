@@ -1,27 +1,23 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 )
 
 // AlertStore finds matches for email alerts.
 type AlertStore struct{ db *DB }
 
-var _ ports.AlertStore = (*AlertStore)(nil)
-
-// NewAlertStore returns the alert store of db.
 func NewAlertStore(db *DB) *AlertStore { return &AlertStore{db: db} }
 
 // alertDue are the matches whose alert is owed at a minimum score.
 const alertDue = "emailed_at = 0 AND score IS NOT NULL AND score >= ?"
 
-// AlertOwners implements ports.AlertStore.
 func (s *AlertStore) AlertOwners(ctx context.Context, minScore int) ([]core.Owner, error) {
 	db := s.db.with(ctx)
 	return list(db.Where("alert_frequency <> ? AND id IN (?)", string(core.AlertOff),
@@ -29,13 +25,11 @@ func (s *AlertStore) AlertOwners(ctx context.Context, minScore int) ([]core.Owne
 		"owner", ownerRow.owner)
 }
 
-// PendingAlerts implements ports.AlertStore.
 func (s *AlertStore) PendingAlerts(ctx context.Context, ownerID string, minScore, limit int) ([]core.Match, error) {
 	return list(s.db.with(ctx).Where("owner_id = ? AND "+alertDue, ownerID, minScore).
 		Order("score DESC, created_us DESC").Limit(limit), "match", matchRow.match)
 }
 
-// MarkEmailed implements ports.AlertStore.
 func (s *AlertStore) MarkEmailed(ctx context.Context, ownerID string, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
@@ -56,32 +50,17 @@ func (s *AlertStore) AlertSchedule(ctx context.Context, ownerID string) (core.Al
 	if err := s.db.with(ctx).Take(&row, "id = ?", ownerID).Error; err != nil {
 		return core.AlertSchedule{}, time.Time{}, translate(err, "owner")
 	}
-	sched := core.AlertSchedule{Frequency: core.AlertFrequency(row.AlertFrequency), Hour: row.AlertHour, Zone: row.AlertZone}
-	if sched.Frequency == "" {
-		sched.Frequency = core.AlertAtOnce
-	}
-	var last time.Time
-	if row.AlertsSentAt != 0 {
-		last = fromMicros(row.AlertsSentAt)
-	}
-	return sched, last, nil
+	freq := cmp.Or(core.AlertFrequency(row.AlertFrequency), core.AlertAtOnce)
+	return core.AlertSchedule{Frequency: freq, Hour: row.AlertHour, Zone: row.AlertZone}, fromMicros(row.AlertsSentAt), nil
 }
 
 // SetAlertSchedule implements ports.AlertStore. At once is stored as the
-// empty default, so owners who never chose and those who chose it back
-// read the same.
+// empty default, so owners who never chose it read the same.
 func (s *AlertStore) SetAlertSchedule(ctx context.Context, ownerID string, sched core.AlertSchedule) error {
 	freq := string(sched.Frequency)
 	if sched.Frequency == core.AlertAtOnce {
 		freq = ""
 	}
-	res := s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", ownerID).
-		Updates(map[string]any{"alert_frequency": freq, "alert_hour": sched.Hour, "alert_zone": sched.Zone})
-	if res.Error != nil {
-		return translate(res.Error, "owner")
-	}
-	if res.RowsAffected == 0 {
-		return core.Errorf(core.KindNotFound, "owner not found")
-	}
-	return nil
+	return translate(affected(s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", ownerID).
+		Updates(map[string]any{"alert_frequency": freq, "alert_hour": sched.Hour, "alert_zone": sched.Zone})), "owner")
 }

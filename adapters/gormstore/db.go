@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,9 +17,32 @@ import (
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// Each store proves the ports it implements.
+var (
+	_ ports.OwnerStore         = (*OwnerStore)(nil)
+	_ ports.SessionStore       = (*SessionStore)(nil)
+	_ ports.KeyStore           = (*KeyStore)(nil)
+	_ ports.PhraseStore        = (*PhraseStore)(nil)
+	_ ports.ListeningStore     = (*PhraseStore)(nil)
+	_ ports.MatchStore         = (*MatchStore)(nil)
+	_ ports.ScoringBacklog     = (*MatchStore)(nil)
+	_ ports.TriageStore        = (*TriageStore)(nil)
+	_ ports.AlertStore         = (*AlertStore)(nil)
+	_ ports.WebhookStore       = (*WebhookStore)(nil)
+	_ ports.DeliveryQueue      = (*WebhookStore)(nil)
+	_ ports.AccountStore       = (*AccountStore)(nil)
+	_ ports.AccountHealthStore = (*AccountStore)(nil)
+	_ ports.NotificationStore  = (*NotificationStore)(nil)
+	_ ports.RedditStore        = (*RedditStore)(nil)
+	_ ports.LeaseStore         = (*LeaseStore)(nil)
+	_ ports.RateLimiter        = (*RateLimiter)(nil)
 )
 
 // DB is an open database. Stores of every role share one.
@@ -27,29 +50,28 @@ type DB struct {
 	gorm     *gorm.DB // every statement of the stores, prepared once per connection
 	plain    *gorm.DB // the same pool unprepared: a migration's file is several statements
 	postgres bool
-	url      string // Postgres: for the connection that listens
-
-	listener   listener // Postgres only (listen.go)
-	keyCache   keyCache
-	windows    windows
-	closing    context.Context
-	close      context.CancelFunc
-	background sync.WaitGroup // goroutines that end when closing does
+	keys     keyCache // Postgres only (key.go)
 }
 
 // Open connects to url: `sqlite://PATH`, `sqlite://:memory:` or
 // `postgres://...` (`postgresql://` too). It does not migrate.
 func Open(rawURL string) (*DB, error) {
 	var dial gorm.Dialector
-	pg, pgURL, memory := false, "", false
+	pg, memory := false, false
 	switch {
 	case strings.HasPrefix(rawURL, "sqlite://"):
 		path := strings.TrimPrefix(rawURL, "sqlite://")
 		if path == "" {
 			return nil, errors.New("sqlite:// needs a path, for example sqlite://earshot.db")
 		}
-		var dsn string
-		dsn, memory = sqliteDSN(path)
+		// WAL so readers never wait for the writer, a busy timeout for a
+		// second process, foreign keys for cascades, IMMEDIATE transactions
+		// so a read-then-write never fails to upgrade its lock.
+		const opts = "_busy_timeout=10000&_foreign_keys=1&_txlock=immediate"
+		dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&" + opts
+		if memory = path == ":memory:"; memory {
+			dsn = "file:mem" + rand.Text() + "?mode=memory&cache=shared&" + opts
+		}
 		dial = sqlite.Open(dsn)
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		u, err := url.Parse(rawURL)
@@ -63,8 +85,7 @@ func Open(rawURL string) (*DB, error) {
 			q.Set("plan_cache_mode", "force_custom_plan")
 			u.RawQuery = q.Encode()
 		}
-		pgURL, pg = u.String(), true
-		dial = postgres.Open(pgURL)
+		pg, dial = true, postgres.Open(u.String())
 	default:
 		return nil, errors.New("database URL must start with sqlite:// or postgres://")
 	}
@@ -72,53 +93,44 @@ func Open(rawURL string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	pool, err := g.DB()
-	if err != nil {
-		return nil, err
-	}
+	pool, _ := g.DB() // a *gorm.DB from gorm.Open always has one
 	switch {
-	case memory: // each connection would be a new, empty database
+	case memory: // one connection, never closed: each new one would be a new, empty database
 		pool.SetMaxOpenConns(1)
 		pool.SetMaxIdleConns(1)
 	case !pg: // one writer, a few readers beside it in WAL mode
 		pool.SetMaxOpenConns(4)
 		pool.SetMaxIdleConns(4)
-		pool.SetConnMaxIdleTime(5 * time.Minute)
 	default:
 		pool.SetMaxOpenConns(20)
 		pool.SetMaxIdleConns(10)
+	}
+	if !memory {
 		pool.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	prepared := g.Session(&gorm.Session{PrepareStmt: true, NewDB: true})
 	prepared.Statement.ConnPool = preparedPool{prepared.Statement.ConnPool.(*gorm.PreparedStmtDB)}
-	db := &DB{gorm: prepared, plain: g, postgres: pg, url: pgURL}
-	db.closing, db.close = context.WithCancel(context.Background())
-	return db, nil
+	return &DB{gorm: prepared, plain: g, postgres: pg, keys: keyCache{keys: map[string]cachedKey{}}}, nil
 }
 
-// preparedPool prepares statements outside transactions only. Inside
-// one, gorm's cache would wait for the same statement being prepared on
-// the pool, which can need the connection the transaction holds
-// (TestTransactionDoesNotWaitForThePool).
+// preparedPool prepares statements outside transactions only: inside one,
+// gorm's cache would wait for the same statement being prepared on the
+// pool, which can need the transaction's connection.
 type preparedPool struct{ *gorm.PreparedStmtDB }
 
 func (p preparedPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.ConnPool, error) {
 	return p.ConnPool.(gorm.TxBeginner).BeginTx(ctx, opts)
 }
 
-// openGorm opens dial, again for up to the busy timeout while a SQLite
-// file another process is creating refuses the switch to WAL as busy
-// (that answer skips the busy handler).
+// openGorm opens dial, again while a SQLite file another process is
+// creating refuses the switch to WAL as busy (no busy handler for that).
 func openGorm(dial gorm.Dialector, sqliteFile bool) (*gorm.DB, error) {
 	cfg := &gorm.Config{
-		Logger:                 logger.Discard,
-		TranslateError:         true,
-		SkipDefaultTransaction: true,
+		Logger: logger.Discard, TranslateError: true, SkipDefaultTransaction: true,
 		// IN lists make a few hundred shapes; none expires, because gorm
 		// closes an expired statement even while another goroutine runs it.
-		PrepareStmtMaxSize: 1024,
-		PrepareStmtTTL:     10 * 365 * 24 * time.Hour,
-		NowFunc:            func() time.Time { return time.Now().UTC() },
+		PrepareStmtMaxSize: 1024, PrepareStmtTTL: 10 * 365 * 24 * time.Hour,
+		NowFunc: func() time.Time { return time.Now().UTC() },
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
@@ -131,22 +143,9 @@ func openGorm(dial gorm.Dialector, sqliteFile bool) (*gorm.DB, error) {
 	}
 }
 
-// sqliteDSN sets what the service depends on: WAL so readers never wait
-// for the writer, a busy timeout for a second process, foreign keys for
-// cascades, IMMEDIATE transactions so a read-then-write never fails to
-// upgrade its lock.
-func sqliteDSN(path string) (dsn string, memory bool) {
-	const opts = "_busy_timeout=10000&_foreign_keys=1&_txlock=immediate"
-	if path == ":memory:" {
-		return "file:mem" + rand.Text() + "?mode=memory&cache=shared&" + opts, true
-	}
-	return "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&" + opts, false
-}
-
 // with returns the handle for a call under ctx. SQLite drops the
-// cancellation: the driver watches a cancellable context from a
-// goroutine per row step, which costs more than most of our queries
-// (docs/decisions.md, "The store"); the busy timeout bounds every call.
+// cancellation, which its driver watches from a goroutine per row step at
+// more than most of our queries cost (docs/adr/0012-store-tricks-by-figure.md).
 func (db *DB) with(ctx context.Context) *gorm.DB {
 	if !db.postgres {
 		ctx = context.WithoutCancel(ctx)
@@ -162,13 +161,11 @@ func (db *DB) pick(pg, lite string) string {
 	return lite
 }
 
-// Postgres reports whether the database is Postgres.
 func (db *DB) Postgres() bool { return db.postgres }
 
 // VacuumQueues vacuums and analyzes webhook_deliveries on Postgres: each
-// delivery leaves dead index entries the claims walk, autovacuum comes
-// too seldom, and the queued share swings with the backlog
-// (docs/adr/0006-delivery-queue-on-postgres.md). SQLite: nothing.
+// delivery leaves dead index entries the claims walk, and autovacuum
+// comes too seldom (docs/adr/0006-delivery-queue-on-postgres.md).
 func (db *DB) VacuumQueues(ctx context.Context) error {
 	if !db.postgres {
 		return nil
@@ -176,28 +173,43 @@ func (db *DB) VacuumQueues(ctx context.Context) error {
 	return db.plain.WithContext(ctx).Exec("VACUUM (ANALYZE, SKIP_LOCKED) webhook_deliveries").Error
 }
 
-// Ping checks the connection.
-func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }
-
-// Close closes the connections.
-func (db *DB) Close() error {
-	db.close()
-	db.background.Wait()
-	return db.SQL().Close()
+// Gauges are the depths of the work queues, for the metrics.
+type Gauges struct {
+	Unscored     int64     // matches stored and not scored yet
+	Queued       int64     // webhook deliveries waiting for a try
+	OldestQueued time.Time // when the oldest queued delivery was made; zero when none
 }
 
-// SQL returns the connection pool, for tools and benchmarks that compare
-// the store with plain SQL on the same driver.
+func (db *DB) Gauges(ctx context.Context) (Gauges, error) {
+	var g struct{ Unscored, Queued, Oldest int64 }
+	if err := db.with(ctx).Raw(`SELECT (SELECT COUNT(*) FROM matches WHERE score IS NULL) AS unscored,
+		(SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'queued') AS queued,
+		(SELECT COALESCE(MIN(created_at), 0) FROM webhook_deliveries WHERE status = 'queued') AS oldest`).Scan(&g).Error; err != nil {
+		return Gauges{}, err
+	}
+	return Gauges{Unscored: g.Unscored, Queued: g.Queued, OldestQueued: fromMicros(g.Oldest)}, nil
+}
+
+func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }
+
+func (db *DB) Close() error { return db.SQL().Close() }
+
+// SQL returns the pool, for tools and benchmarks that compare the store
+// with plain SQL on the same driver.
 func (db *DB) SQL() *sql.DB {
 	pool, _ := db.plain.DB() // a *gorm.DB from gorm.Open always has one
 	return pool
 }
 
+// lockForUpdate: FOR UPDATE on Postgres; gorm leaves it out on SQLite,
+// whose IMMEDIATE transactions hold the write lock from their start.
+var lockForUpdate = clause.Locking{Strength: "UPDATE"}
+
 // newID returns a UUIDv7: ids sort roughly by creation, so index
 // inserts stay local.
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
-// micros converts a time to stored microseconds; the zero time is 0.
+// micros and fromMicros convert to and from stored times; 0 is the zero time.
 func micros(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
@@ -205,7 +217,6 @@ func micros(t time.Time) int64 {
 	return t.UnixMicro()
 }
 
-// fromMicros converts stored microseconds back; 0 is the zero time.
 func fromMicros(us int64) time.Time {
 	if us == 0 {
 		return time.Time{}
@@ -213,15 +224,113 @@ func fromMicros(us int64) time.Time {
 	return time.UnixMicro(us).UTC()
 }
 
-// translate maps driver errors to core kinds at the boundary.
+// list reads the rows of q and converts them; what names them in errors.
+func list[R, T any](q *gorm.DB, what string, f func(R) T) ([]T, error) {
+	var rows []R
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, translate(err, what)
+	}
+	return convert(rows, f), nil
+}
+
+// one reads the row of q that conds select and converts it.
+func one[R, T any](q *gorm.DB, what string, f func(R) T, conds ...any) (T, error) {
+	var row R
+	err := q.Take(&row, conds...).Error
+	return f(row), translate(err, what)
+}
+
+// locked reads the row conds select under a row lock and runs change on
+// it, in one transaction.
+func locked[R any](db *gorm.DB, change func(tx *gorm.DB, row *R) error, conds ...any) (R, error) {
+	var row R
+	err := db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(lockForUpdate).Take(&row, conds...).Error; err != nil {
+			return err
+		}
+		return change(tx, &row)
+	})
+	return row, err
+}
+
+// affected is res's error, or gorm.ErrRecordNotFound when it changed no row.
+func affected(res *gorm.DB) error {
+	if res.Error == nil && res.RowsAffected == 0 {
+		return gorm.ErrRecordNotFound
+	}
+	return res.Error
+}
+
+func convert[R, T any](rows []R, f func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = f(r)
+	}
+	return out
+}
+
+// scanAll scans q's rows through fields: the API's hottest reads skip
+// gorm's reflection, which cost nearly as much again as the statement.
+func scanAll[T any](q *gorm.DB, fields func(*T) []any) ([]T, error) {
+	rows, err := q.Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	var v T // one row and field list for all: Scan sets every field
+	dest := fields(&v)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func column[T any](q *gorm.DB) ([]T, error) { return scanAll(q, func(v *T) []any { return []any{v} }) }
+
+// joinList stores a list of names (scopes, platforms) as one
+// comma-separated column; splitList reads it back, empty as none.
+func joinList[T ~string](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
+	}
+	return strings.Join(s, ",")
+}
+
+func splitList[T ~string](s string) []T {
+	var out []T
+	for x := range strings.SplitSeq(s, ",") {
+		if x != "" {
+			out = append(out, T(x))
+		}
+	}
+	return out
+}
+
+// translate maps driver errors to core kinds at the boundary. gorm does
+// not translate the errors of a query through Raw, hence the codes.
+// storable reports whether s can be a key in a statement: Postgres
+// refuses text that is not UTF-8 or holds NUL, where no row could match.
+func storable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
 func translate(err error, what string) error {
 	var ce *core.Error
+	var pg interface{ SQLState() string }
+	var lite sqlite3.Error
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows), unstorable(err):
+	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows),
+		// Postgres refuses a text it cannot hold (a NUL, bytes not UTF-8);
+		// no row holds one, so a lookup by it finds nothing, as on SQLite.
+		errors.As(err, &pg) && (pg.SQLState() == "22021" || pg.SQLState() == "22P05"):
 		return core.Errorf(core.KindNotFound, "%s not found", what)
-	case errors.Is(constraint(err), gorm.ErrDuplicatedKey):
+	case errors.Is(err, gorm.ErrDuplicatedKey), errors.As(err, &pg) && pg.SQLState() == "23505",
+		errors.As(err, &lite) && (lite.ExtendedCode == sqlite3.ErrConstraintUnique || lite.ExtendedCode == sqlite3.ErrConstraintPrimaryKey):
 		return core.Errorf(core.KindConflict, "%s already exists", what)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ce):
 		return err
@@ -229,25 +338,10 @@ func translate(err error, what string) error {
 	return core.Wrap(core.KindInternal, err, "database error")
 }
 
-// constraint returns gorm's error for a broken constraint, or err: gorm
-// does not translate the errors of a query through Raw (RETURNING).
-func constraint(err error) error {
+// foreignKey reports a broken foreign key (a missing owner).
+func foreignKey(err error) bool {
 	var pg *pgconn.PgError
 	var lite sqlite3.Error
-	switch {
-	case errors.As(err, &pg) && pg.Code == "23505",
-		errors.As(err, &lite) && (lite.ExtendedCode == sqlite3.ErrConstraintUnique || lite.ExtendedCode == sqlite3.ErrConstraintPrimaryKey):
-		return gorm.ErrDuplicatedKey
-	case errors.As(err, &pg) && pg.Code == "23503", errors.As(err, &lite) && lite.ExtendedCode == sqlite3.ErrConstraintForeignKey:
-		return gorm.ErrForeignKeyViolated
-	}
-	return err
-}
-
-// unstorable reports Postgres refusing a value its text cannot hold (a
-// NUL, bytes not UTF-8: SQLSTATE 22021, 22P05). No row holds one, so a
-// lookup by it is "not found", as on SQLite.
-func unstorable(err error) bool {
-	var coded interface{ SQLState() string }
-	return errors.As(err, &coded) && (coded.SQLState() == "22021" || coded.SQLState() == "22P05")
+	return errors.Is(err, gorm.ErrForeignKeyViolated) || errors.As(err, &pg) && pg.Code == "23503" ||
+		errors.As(err, &lite) && lite.ExtendedCode == sqlite3.ErrConstraintForeignKey
 }

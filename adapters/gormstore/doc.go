@@ -1,16 +1,17 @@
-// Package gormstore keeps earshot's data in SQLite or Postgres through gorm.
+// Package gormstore keeps earshot's data in SQLite (the zero-set-up
+// default: one file in WAL mode, so `earshot admin` can write while
+// `earshot serve` runs) or Postgres (for several replicas), through one
+// gorm handle. Both run the frozen SQL migrations of their dialect
+// (migrations/, migrate.go) and pass testkit/storetest.
 //
-// SQLite is the zero-set-up default: one file in WAL mode with a busy
-// timeout, so `earshot admin` can write while `earshot serve` runs. Postgres
-// is for several replicas. Both run the SQL migrations of their dialect
-// (migrations/, frozen once shipped) and pass the same contract suite
-// (testkit/storetest).
-//
-// Each table's row type, reads and writes are in the file named for it
-// (match.go, webhook.go, ...); every statement goes through one gorm
-// handle (db.go), with SQL written out where a statement needs it.
-//
-// Times are stored as integer microseconds since 1970: exact on both
-// databases, so a match's createdAt is a paging cursor that never skips or
-// repeats a row.
+// Each table's rows, reads and writes are in one file: owner.go (owners,
+// email_changes), key.go (api_keys), phrase.go (phrases,
+// idempotency_keys), match.go (posts, matches; the scorer's side in
+// score.go, the owner's flags in triage.go, the alerts' in alert.go),
+// webhook.go (webhooks, webhook_deliveries), account.go, notification.go,
+// session.go (dashboard_sessions, login_links), reddit.go, lease.go,
+// ratelimit.go (rate_windows). db.go opens the database and holds the
+// helpers every file shares. Times are integer microseconds since 1970,
+// exact on both databases, so a match's createdAt is a paging cursor
+// that never skips or repeats a row.
 package gormstore

@@ -1,28 +1,31 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
+	"maps"
+	"sync"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 )
 
 type keyRow struct {
-	ID         string `gorm:"primaryKey"`
-	OwnerID    string
-	Kind       string
-	Name       string
-	Hash       string
-	Scopes     string // comma-separated
-	CreatedAt  int64  `gorm:"autoCreateTime:false"`
-	RevokedAt  int64
-	LastUsedAt int64
+	ID                               string `gorm:"primaryKey"`
+	OwnerID, Kind, Name, Hash        string
+	Scopes                           string // comma-separated
+	CreatedAt, RevokedAt, LastUsedAt int64  `gorm:"autoCreateTime:false"` // µs
 }
 
 func (keyRow) TableName() string { return "api_keys" }
+
+const keyColumns = "id, owner_id, kind, name, hash, scopes, created_at, revoked_at, last_used_at"
+
+func (r *keyRow) fields() []any {
+	return []any{&r.ID, &r.OwnerID, &r.Kind, &r.Name, &r.Hash, &r.Scopes, &r.CreatedAt, &r.RevokedAt, &r.LastUsedAt}
+}
 
 func (r keyRow) key() core.Key {
 	return core.Key{
@@ -34,12 +37,8 @@ func (r keyRow) key() core.Key {
 // KeyStore keeps keys by the hash of their secret.
 type KeyStore struct{ db *DB }
 
-var _ ports.KeyStore = (*KeyStore)(nil)
-
-// NewKeyStore returns the key store of db.
 func NewKeyStore(db *DB) *KeyStore { return &KeyStore{db: db} }
 
-// CreateKey implements ports.KeyStore.
 func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, k.OwnerID); err != nil {
@@ -47,87 +46,97 @@ func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 		}
 		if k.Kind == core.APIKey {
 			var live int64
-			if err := tx.Model(&keyRow{}).Where("owner_id = ? AND kind = ? AND revoked_at = 0", k.OwnerID, core.APIKey).
-				Count(&live).Error; err != nil {
+			if err := tx.Model(&keyRow{}).Where("owner_id = ? AND kind = ? AND revoked_at = 0", k.OwnerID, core.APIKey).Count(&live).Error; err != nil {
 				return err
 			}
 			if int(live) >= max {
 				return core.Errorf(core.KindPlanLimit, "an owner may hold at most %d API keys: revoke one first", max)
 			}
 		}
-		k.ID = newID()
-		k.CreatedAt = tx.NowFunc().Truncate(time.Microsecond)
-		return tx.Create(&keyRow{
-			ID: k.ID, OwnerID: k.OwnerID, Kind: string(k.Kind), Name: k.Name, Hash: k.Hash,
-			Scopes: joinList(k.Scopes), CreatedAt: micros(k.CreatedAt),
-		}).Error
+		k.ID, k.CreatedAt = newID(), tx.NowFunc().Truncate(time.Microsecond)
+		return tx.Create(&keyRow{ID: k.ID, OwnerID: k.OwnerID, Kind: string(k.Kind), Name: k.Name, Hash: k.Hash,
+			Scopes: joinList(k.Scopes), CreatedAt: micros(k.CreatedAt)}).Error
 	}), "key")
 }
 
-// KeyByHash implements ports.KeyStore. On Postgres keys come from
-// memory while Postgres tells this process of every change (keycache.go);
-// on SQLite the cache never goes live.
+// keyTrust is how long a process on Postgres answers a key from what it
+// read: a key revoked by another process stops working here within it,
+// in the revoking one at once. SQLite reads every key: no round trip,
+// and the admin console's process could not tell the server's.
+const keyTrust = time.Second
+
+// keyCache keeps the keys read on Postgres, where every request would
+// otherwise be a round trip for a row that changes a few times in its life.
+type keyCache struct {
+	mu   sync.Mutex
+	gen  uint64               // bumped at every drop: a key read across one is not kept
+	keys map[string]cachedKey // by hash, at most 10,000
+}
+
+type cachedKey struct {
+	core.Key
+	read time.Time // when the read began
+}
+
+// KeyByHash implements ports.KeyStore. Every request reads its key: the
+// SQL is written out and scanned by hand.
 func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error) {
-	if s.db.postgres {
-		s.db.listen()
+	c, now := &s.db.keys, s.db.gorm.NowFunc()
+	c.mu.Lock()
+	e, ok := c.keys[hash]
+	gen := c.gen
+	c.mu.Unlock()
+	if ok && !now.Before(e.read) && now.Sub(e.read) < keyTrust { // a clock set back is not trusted
+		return e.Key, nil
 	}
-	k, ok, gen := s.db.keyCache.get(hash)
-	if ok {
-		return k, nil
-	}
-	// Every request reads its key (on SQLite always): the SQL is written
-	// out and scanned into the row's fields, without gorm's reflection.
 	rows, err := scanAll(s.db.with(ctx).Raw("SELECT "+keyColumns+" FROM api_keys WHERE hash = ?", hash), (*keyRow).fields)
-	if err != nil {
-		return core.Key{}, translate(err, "key")
+	if err != nil || len(rows) == 0 {
+		return core.Key{}, translate(cmp.Or(err, gorm.ErrRecordNotFound), "key")
 	}
-	if len(rows) == 0 {
-		return core.Key{}, core.Errorf(core.KindNotFound, "key not found")
+	k := rows[0].key()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.keys) >= 10_000 {
+		maps.DeleteFunc(c.keys, func(_ string, e cachedKey) bool { return now.Sub(e.read) >= keyTrust || now.Before(e.read) })
 	}
-	k = rows[0].key()
-	s.db.keyCache.put(k, gen)
+	if s.db.postgres && c.gen == gen && len(c.keys) < 10_000 {
+		c.keys[hash] = cachedKey{k, now}
+	}
 	return k, nil
 }
 
-const keyColumns = "id, owner_id, kind, name, hash, scopes, created_at, revoked_at, last_used_at"
-
-func (r *keyRow) fields() []any {
-	return []any{&r.ID, &r.OwnerID, &r.Kind, &r.Name, &r.Hash, &r.Scopes, &r.CreatedAt, &r.RevokedAt, &r.LastUsedAt}
+// forget drops the key id from the cache.
+func (c *keyCache) forget(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	maps.DeleteFunc(c.keys, func(_ string, e cachedKey) bool { return e.ID == id })
 }
 
-// Keys implements ports.KeyStore.
 func (s *KeyStore) Keys(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error) {
 	return list(s.db.with(ctx).Where("owner_id = ? AND kind = ?", ownerID, kind).Order("created_at, id"), "key", keyRow.key)
 }
 
-// RevokeKey implements ports.KeyStore.
-func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
-	var hash string
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		var row keyRow
-		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil || row.RevokedAt != 0 {
-			return err
-		}
-		hash = row.Hash
-		return tx.Model(&row).Update("revoked_at", micros(at)).Error
-	})
-	if hash != "" {
-		s.db.keyCache.drop(hash) // at once here; Postgres tells the others on commit
-	}
-	return translate(err, "key")
-}
-
-// Key implements ports.KeyStore.
 func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error) {
 	return one(s.db.with(ctx), "key", keyRow.key, "id = ? AND owner_id = ?", id, ownerID)
 }
 
-// MarkKeyUsed implements ports.KeyStore. Postgres does not announce a
-// last use (a message a minute a key to every process), so the process
-// that records one drops its cached copy.
+// RevokeKey implements ports.KeyStore. This process forgets the key at
+// once, the others within keyTrust.
+func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
+	err := s.db.with(ctx).Model(&keyRow{}).Where("id = ? AND owner_id = ? AND revoked_at = 0", id, ownerID).Update("revoked_at", micros(at)).Error
+	s.db.keys.forget(id)
+	if err == nil {
+		_, err = s.Key(ctx, ownerID, id)
+	}
+	return translate(err, "key")
+}
+
+// MarkKeyUsed implements ports.KeyStore. The process that records a use
+// forgets its copy; another's may be up to keyTrust behind.
 func (s *KeyStore) MarkKeyUsed(ctx context.Context, id string, at time.Time) error {
 	us := micros(at)
 	err := s.db.with(ctx).Model(&keyRow{}).Where("id = ? AND last_used_at < ?", id, us).Update("last_used_at", us).Error
-	s.db.keyCache.dropID(id)
+	s.db.keys.forget(id)
 	return translate(err, "key")
 }

@@ -3,8 +3,6 @@ package gormstore
 import (
 	"context"
 	"time"
-
-	"github.com/earshothq/earshot/ports"
 )
 
 type leaseRow struct {
@@ -18,24 +16,19 @@ func (leaseRow) TableName() string { return "leases" }
 // LeaseStore keeps named leases in the database, shared by every replica.
 type LeaseStore struct{ db *DB }
 
-var _ ports.LeaseStore = (*LeaseStore)(nil)
-
-// NewLeaseStore returns the lease store of db.
 func NewLeaseStore(db *DB) *LeaseStore { return &LeaseStore{db: db} }
 
 // Acquire implements ports.LeaseStore. One statement decides, so two
-// replicas can never both win: an insert that, on a taken name,
-// overwrites only an expired lease or the holder's own.
+// replicas never both win: on a taken name it overwrites only an expired
+// lease or the holder's own.
 func (s *LeaseStore) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	now := s.db.gorm.NowFunc()
 	res := s.db.with(ctx).Exec(`INSERT INTO leases (name, holder, until) VALUES (?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
-		WHERE leases.until < ? OR leases.holder = excluded.holder`,
-		name, holder, micros(now.Add(ttl)), micros(now))
+		WHERE leases.until < ? OR leases.holder = excluded.holder`, name, holder, micros(now.Add(ttl)), micros(now))
 	return res.RowsAffected == 1, translate(res.Error, "lease")
 }
 
-// Release implements ports.LeaseStore.
 func (s *LeaseStore) Release(ctx context.Context, name, holder string) error {
 	return translate(s.db.with(ctx).Where("name = ? AND holder = ?", name, holder).Delete(&leaseRow{}).Error, "lease")
 }

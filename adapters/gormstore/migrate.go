@@ -12,10 +12,9 @@ import (
 	"gorm.io/gorm"
 )
 
-// The schema's steps are SQL files per dialect, numbered from 1 without
-// gaps and run once each. A shipped step is never edited: a database
-// that ran it keeps what it made. The first line names the step
-// (recorded in schema_migrations); the comment lines under it say why.
+// The schema's steps are SQL files per dialect, numbered from 1 and run
+// once each; a shipped one is never edited. The first line names the
+// step (in schema_migrations); the comment lines under it say why.
 //
 //go:embed migrations
 var migrationFiles embed.FS
@@ -75,10 +74,8 @@ func (db *DB) Migrate(ctx context.Context) error { return db.migrate(ctx, Latest
 
 // migrate brings the schema to version to, never past the latest.
 func (db *DB) migrate(ctx context.Context, to int) error {
-	// A file of several statements cannot be one prepared statement.
 	return db.plain.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if db.postgres {
-			// The key is arbitrary but fixed: every earshot process agrees.
+		if db.postgres { // the key is arbitrary but fixed: every earshot process agrees
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(8442201)").Error; err != nil {
 				return err
 			}
@@ -90,8 +87,8 @@ func (db *DB) migrate(ctx context.Context, to int) error {
 		)`).Error; err != nil {
 			return err
 		}
-		var current int
-		if err := tx.Raw("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&current).Error; err != nil {
+		current, err := version(tx)
+		if err != nil {
 			return err
 		}
 		if current > Latest() {
@@ -115,12 +112,16 @@ func (db *DB) migrate(ctx context.Context, to int) error {
 	})
 }
 
+func version(tx *gorm.DB) (int, error) {
+	var v int
+	err := tx.Raw("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&v).Error
+	return v, err
+}
+
 // Version returns the schema version the database is at (0 when new).
 func (db *DB) Version(ctx context.Context) (int, error) {
 	if !db.gorm.Migrator().HasTable("schema_migrations") {
 		return 0, nil
 	}
-	var v int
-	err := db.with(ctx).Raw("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&v).Error
-	return v, err
+	return version(db.with(ctx))
 }

@@ -7,26 +7,15 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 )
 
 type notificationRow struct {
-	ID         string `gorm:"primaryKey"`
-	OwnerID    string
-	Kind       string
-	SubjectID  string
-	Platform   string
-	Severity   string
-	State      string
-	Issue      string
-	Action     string
-	Title      string
-	Message    string
-	Email      bool
-	CreatedAt  int64 `gorm:"autoCreateTime:false"`
-	ReadAt     int64
-	EmailedAt  int64
-	LeaseUntil int64
+	ID                                       string `gorm:"primaryKey"`
+	OwnerID, Kind, SubjectID, Platform       string
+	Severity, State, Issue, Action           string
+	Title, Message                           string
+	Email                                    bool
+	CreatedAt, ReadAt, EmailedAt, LeaseUntil int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (notificationRow) TableName() string { return "notifications" }
@@ -61,12 +50,8 @@ func addNotification(tx *gorm.DB, n *core.Notification) error {
 // NotificationStore keeps owners' notifications.
 type NotificationStore struct{ db *DB }
 
-var _ ports.NotificationStore = (*NotificationStore)(nil)
-
-// NewNotificationStore returns the notification store of db.
 func NewNotificationStore(db *DB) *NotificationStore { return &NotificationStore{db: db} }
 
-// AddNotification implements ports.NotificationStore.
 func (s *NotificationStore) AddNotification(ctx context.Context, n *core.Notification) error {
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, n.OwnerID); err != nil {
@@ -77,36 +62,30 @@ func (s *NotificationStore) AddNotification(ctx context.Context, n *core.Notific
 	return translate(err, "owner")
 }
 
-// Notifications implements ports.NotificationStore.
 func (s *NotificationStore) Notifications(ctx context.Context, ownerID string, limit int) ([]core.Notification, int, error) {
 	ns, err := list(s.db.with(ctx).Where("owner_id = ?", ownerID).Order("created_at DESC, id DESC").Limit(limit),
 		"notification", notificationRow.notification)
-	if err != nil {
-		return nil, 0, err
+	unread := 0
+	if err == nil {
+		unread, err = s.UnreadNotifications(ctx, ownerID)
 	}
-	unread, err := s.UnreadNotifications(ctx, ownerID)
 	return ns, unread, err
 }
 
-// UnreadNotifications implements ports.NotificationStore.
 func (s *NotificationStore) UnreadNotifications(ctx context.Context, ownerID string) (int, error) {
 	var n int64
 	err := s.db.with(ctx).Model(&notificationRow{}).Where("owner_id = ? AND read_at = 0", ownerID).Count(&n).Error
 	return int(n), translate(err, "notification")
 }
 
-// MarkRead implements ports.NotificationStore.
 func (s *NotificationStore) MarkRead(ctx context.Context, ownerID, id string, at time.Time) error {
-	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		var row notificationRow
-		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil || row.ReadAt != 0 {
-			return err
-		}
-		return tx.Model(&row).Where("read_at = 0").Update("read_at", micros(at)).Error
-	}), "notification")
+	err := s.db.with(ctx).Select("id").Take(&notificationRow{}, "id = ? AND owner_id = ?", id, ownerID).Error
+	if err == nil {
+		err = s.db.with(ctx).Model(&notificationRow{}).Where("id = ? AND read_at = 0", id).Update("read_at", micros(at)).Error
+	}
+	return translate(err, "notification")
 }
 
-// MarkAllRead implements ports.NotificationStore.
 func (s *NotificationStore) MarkAllRead(ctx context.Context, ownerID string, at time.Time) (int, error) {
 	res := s.db.with(ctx).Model(&notificationRow{}).Where("owner_id = ? AND read_at = 0", ownerID).Update("read_at", micros(at))
 	return int(res.RowsAffected), translate(res.Error, "notification")
@@ -121,7 +100,6 @@ func (s *NotificationStore) ClaimEmails(ctx context.Context, limit int, lease ti
 		RETURNING *`, micros(now.Add(lease)), micros(now), limit), "notification", notificationRow.notification)
 }
 
-// MarkEmailed implements ports.NotificationStore.
 func (s *NotificationStore) MarkEmailed(ctx context.Context, id string, at time.Time) error {
 	return translate(s.db.with(ctx).Model(&notificationRow{}).Where("id = ?", id).
 		Updates(map[string]any{"emailed_at": micros(at), "lease_until": 0}).Error, "notification")

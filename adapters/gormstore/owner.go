@@ -6,26 +6,19 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 )
 
 // ownerRow is a row of owners; phrase_version is the phrase store's,
-// last_match_us ingest's.
+// last_match_us ingest's, the alert columns the alert store's.
 type ownerRow struct {
-	ID            string `gorm:"primaryKey"`
-	Email         string
-	Name          string
-	LastMatchUs   int64
-	PhraseVersion int64
-	CreatedAt     int64 `gorm:"autoCreateTime:false"`
-	// The alert store's: see migration 0021.
-	AlertFrequency string
-	AlertHour      int
-	AlertZone      string
-	AlertsSentAt   int64
+	ID                                   string `gorm:"primaryKey"`
+	Email, Name                          string
+	PhraseVersion                        int64
+	AlertFrequency, AlertZone            string
+	AlertHour                            int
+	CreatedAt, LastMatchUs, AlertsSentAt int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (ownerRow) TableName() string { return "owners" }
@@ -33,10 +26,6 @@ func (ownerRow) TableName() string { return "owners" }
 func (r ownerRow) owner() core.Owner {
 	return core.Owner{ID: r.ID, Email: r.Email, Name: r.Name, CreatedAt: fromMicros(r.CreatedAt)}
 }
-
-// lockForUpdate: FOR UPDATE on Postgres; gorm leaves it out on SQLite,
-// whose IMMEDIATE transactions hold the write lock from their start.
-var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 
 // lockOwner locks the owner's row: checking a limit, then inserting,
 // runs one at a time per owner.
@@ -49,7 +38,7 @@ func lockOwner(tx *gorm.DB, ownerID string) (ownerRow, error) {
 // translateOwnerRef reports a missing owner behind a foreign key as
 // the owner's own lookups do.
 func translateOwnerRef(err error, what string) error {
-	if errors.Is(err, gorm.ErrForeignKeyViolated) {
+	if foreignKey(err) {
 		return core.Errorf(core.KindNotFound, "owner not found")
 	}
 	return translate(err, what)
@@ -58,60 +47,43 @@ func translateOwnerRef(err error, what string) error {
 // OwnerStore keeps owners.
 type OwnerStore struct{ db *DB }
 
-var _ ports.OwnerStore = (*OwnerStore)(nil)
-
-// NewOwnerStore returns the owner store of db.
 func NewOwnerStore(db *DB) *OwnerStore { return &OwnerStore{db: db} }
 
-// CreateOwner implements ports.OwnerStore.
 func (s *OwnerStore) CreateOwner(ctx context.Context, o *core.Owner) error {
-	o.ID = newID()
-	o.CreatedAt = s.db.gorm.NowFunc().Truncate(time.Microsecond)
-	row := ownerRow{ID: o.ID, Email: o.Email, Name: o.Name, CreatedAt: micros(o.CreatedAt)}
-	return translate(s.db.with(ctx).Create(&row).Error, "owner")
+	o.ID, o.CreatedAt = newID(), s.db.gorm.NowFunc().Truncate(time.Microsecond)
+	return translate(s.db.with(ctx).Create(&ownerRow{ID: o.ID, Email: o.Email, Name: o.Name, CreatedAt: micros(o.CreatedAt)}).Error, "owner")
 }
 
-// Owner implements ports.OwnerStore.
 func (s *OwnerStore) Owner(ctx context.Context, id string) (core.Owner, error) {
 	return one(s.db.with(ctx), "owner", ownerRow.owner, "id = ?", id)
 }
 
-// CountOwners implements ports.OwnerStore.
 func (s *OwnerStore) CountOwners(ctx context.Context) (int, error) {
 	var n int64
 	err := s.db.with(ctx).Model(&ownerRow{}).Count(&n).Error
 	return int(n), translate(err, "owner")
 }
 
-// Owners implements ports.OwnerStore.
 func (s *OwnerStore) Owners(ctx context.Context) ([]core.Owner, error) {
 	return list(s.db.with(ctx).Order("created_at, id"), "owner", ownerRow.owner)
 }
 
-// UpdateOwner implements ports.OwnerStore.
 func (s *OwnerStore) UpdateOwner(ctx context.Context, o core.Owner) error {
-	res := s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", o.ID).Updates(map[string]any{"email": o.Email, "name": o.Name})
-	if res.Error != nil {
-		return translate(res.Error, "owner with this email")
-	}
-	if res.RowsAffected == 0 {
+	err := affected(s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", o.ID).Updates(map[string]any{"email": o.Email, "name": o.Name}))
+	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return core.Errorf(core.KindNotFound, "owner not found")
 	}
-	return nil
+	return translate(err, "owner with this email")
 }
 
 type emailChangeRow struct {
-	Hash      string `gorm:"primaryKey"`
-	OwnerID   string
-	Email     string
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
-	ExpiresAt int64
-	UsedAt    int64
+	Hash                         string `gorm:"primaryKey"`
+	OwnerID, Email               string
+	CreatedAt, ExpiresAt, UsedAt int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (emailChangeRow) TableName() string { return "email_changes" }
 
-// CreateEmailChange implements ports.OwnerStore.
 func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) error {
 	return translateOwnerRef(addLink(s.db.with(ctx), &emailChangeRow{Hash: c.Hash, OwnerID: c.OwnerID, Email: c.Email,
 		CreatedAt: micros(c.CreatedAt), ExpiresAt: micros(c.ExpiresAt)}, c.OwnerID, c.CreatedAt), "email change")
@@ -120,27 +92,27 @@ func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) 
 // UseEmailChange implements ports.OwnerStore. A refused address rolls
 // the use back.
 func (s *OwnerStore) UseEmailChange(ctx context.Context, hash string, now time.Time) (core.Owner, string, error) {
-	var out core.Owner
+	var row ownerRow
 	var old string
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		c, err := useLink[emailChangeRow](tx, hash, now, "this link was used already, has expired, or is unknown")
 		if err != nil {
 			return err
 		}
-		row, err := lockOwner(tx, c.OwnerID)
-		if err != nil {
+		if row, err = lockOwner(tx, c.OwnerID); err != nil {
 			return err
 		}
 		old = row.Email
-		if err := tx.Model(&row).Update("email", c.Email).Error; err != nil {
-			if errors.Is(err, gorm.ErrDuplicatedKey) {
-				return core.Errorf(core.KindConflict, "another owner has the address %s", c.Email)
-			}
+		if err := tx.Model(&row).Update("email", c.Email).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
+			return core.Errorf(core.KindConflict, "another owner has the address %s", c.Email)
+		} else if err != nil {
 			return err
 		}
 		row.Email = c.Email
-		out = row.owner()
 		return nil
 	})
-	return out, old, translate(err, "owner")
+	if err != nil {
+		return core.Owner{}, old, translate(err, "owner")
+	}
+	return row.owner(), old, nil
 }

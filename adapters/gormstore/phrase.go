@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -13,18 +14,13 @@ import (
 )
 
 type phraseRow struct {
-	ID            string `gorm:"primaryKey"`
-	OwnerID       string
-	Phrase        string
-	Fold          string // core.FoldKey of Phrase: duplicates are found by it
-	Platform      string
-	Community     string
-	Status        string
-	Matches       int64
-	LastCheckedAt int64
-	LastSource    string
-	CreatedAt     int64 `gorm:"autoCreateTime:false"`
-	Filters       string
+	ID                                   string `gorm:"primaryKey"`
+	OwnerID, Phrase, Platform, Community string
+	Fold                                 string // core.FoldKey of Phrase: duplicates are found by it
+	Status, LastSource                   string
+	Matches                              int64
+	Filters                              string // JSON of core.PhraseFilters; empty for none (phrasefilters.go)
+	CreatedAt, LastCheckedAt             int64  `gorm:"autoCreateTime:false"` // µs
 }
 
 func (phraseRow) TableName() string { return "phrases" }
@@ -39,33 +35,24 @@ func (r phraseRow) phrase() core.Phrase {
 }
 
 type idempotencyRow struct {
-	OwnerID   string `gorm:"primaryKey"`
-	Key       string `gorm:"primaryKey"`
-	PhraseID  string
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	OwnerID, Key string `gorm:"primaryKey"`
+	PhraseID     string
+	CreatedAt    int64 `gorm:"autoCreateTime:false"`
 }
 
 func (idempotencyRow) TableName() string { return "idempotency_keys" }
 
 // PhraseStore keeps phrases: each owner's (ports.PhraseStore) and the
-// listening ones of every owner that the readers of posts take
-// (ports.ListeningStore), both on the phrases table.
+// listening ones the readers of posts take (ports.ListeningStore).
 type PhraseStore struct{ db *DB }
 
-var (
-	_ ports.PhraseStore    = (*PhraseStore)(nil)
-	_ ports.ListeningStore = (*PhraseStore)(nil)
-)
-
-// NewPhraseStore returns the phrase store of db.
 func NewPhraseStore(db *DB) *PhraseStore { return &PhraseStore{db: db} }
 
-// CreatePhrase implements ports.PhraseStore.
+// CreatePhrase implements ports.PhraseStore. The owner lock orders
+// concurrent creates of one owner, so the idempotency record, the
+// duplicate check and the limit all see the create before.
 func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits core.Limits, idem ports.Idempotency) (replayed bool, err error) {
 	err = s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		// The owner lock orders concurrent creates of one owner, so the
-		// idempotency record, the duplicate check and the limit all see
-		// the work of the create before.
 		if _, err := lockOwner(tx, p.OwnerID); err != nil {
 			return err
 		}
@@ -81,20 +68,18 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 				*p, replayed = row.phrase(), true
 				return nil
 			case err == nil: // expired
-				if err := tx.Delete(&rec).Error; err != nil {
-					return err
-				}
-			case !errors.Is(err, gorm.ErrRecordNotFound):
+				err = tx.Delete(&rec).Error
+			case errors.Is(err, gorm.ErrRecordNotFound):
+				err = nil
+			}
+			if err != nil {
 				return err
 			}
 		}
 		var dup int64
 		if err := tx.Model(&phraseRow{}).Where("owner_id = ? AND platform = ? AND community = ? AND fold = ?",
-			p.OwnerID, p.Platform, p.Community, core.FoldKey(p.Phrase)).Count(&dup).Error; err != nil {
-			return err
-		}
-		if dup > 0 {
-			return core.Errorf(core.KindConflict, "the phrase %q already exists on %s", p.Phrase, p.Platform)
+			p.OwnerID, p.Platform, p.Community, core.FoldKey(p.Phrase)).Count(&dup).Error; err != nil || dup > 0 {
+			return cmp.Or[error](err, core.Errorf(core.KindConflict, "the phrase %q already exists on %s", p.Phrase, p.Platform))
 		}
 		u, err := usage(tx, p.OwnerID)
 		if err != nil {
@@ -112,81 +97,51 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 		}).Error; err != nil {
 			return err
 		}
-		if err := bumpPhraseVersion(tx, p.OwnerID); err != nil {
+		if err := bumpPhraseVersion(tx, p.OwnerID); err != nil || idem.Key == "" {
 			return err
-		}
-		if idem.Key == "" {
-			return nil
 		}
 		return tx.Create(&idempotencyRow{OwnerID: p.OwnerID, Key: idem.Key, PhraseID: p.ID, CreatedAt: micros(now)}).Error
 	})
 	return replayed, translate(err, "phrase")
 }
 
-// Phrase implements ports.PhraseStore.
 func (s *PhraseStore) Phrase(ctx context.Context, ownerID, id string) (core.Phrase, error) {
-	var row phraseRow
-	if err := s.db.with(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-		return core.Phrase{}, translate(err, "phrase")
-	}
-	return row.phrase(), nil
+	return one(s.db.with(ctx), "phrase", phraseRow.phrase, "id = ? AND owner_id = ?", id, ownerID)
 }
 
-// Phrases implements ports.PhraseStore.
 func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.PhraseFilter) ([]core.Phrase, error) {
-	q := s.db.with(ctx).Where("owner_id = ?", ownerID)
-	if f.Platform != "" {
-		q = q.Where("platform = ?", f.Platform)
-	}
-	if f.Status != "" {
-		q = q.Where("status = ?", f.Status)
-	}
-	var rows []phraseRow
-	if err := q.Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, translate(err, "phrase")
-	}
-	return convert(rows, phraseRow.phrase), nil
+	q := s.db.with(ctx).Where("owner_id = ?", ownerID).Where(&phraseRow{Platform: string(f.Platform), Status: string(f.Status)}) // zero fields are no condition
+	return list(q.Order("created_at, id"), "phrase", phraseRow.phrase)
 }
 
-// SetPhraseStatus implements ports.PhraseStore.
 func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, st core.PhraseStatus) (core.Phrase, error) {
 	var row phraseRow
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ? AND owner_id = ?", id, ownerID).Update("status", string(st))
-		if res.Error == nil && res.RowsAffected == 0 {
-			return gorm.ErrRecordNotFound
-		}
-		if res.Error != nil {
-			return res.Error
+		if err := affected(res); err != nil {
+			return err
 		}
 		return bumpPhraseVersion(tx, ownerID)
 	})
 	return row.phrase(), translate(err, "phrase")
 }
 
-// DeletePhrase implements ports.PhraseStore.
 func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) error {
 	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
 		// Foreign keys cascade too; deleting the matches first keeps the
 		// rule true on databases where they are switched off.
-		if err := tx.Where("phrase_id = ? AND owner_id = ?", id, ownerID).Delete(&matchRow{}).Error; err != nil {
+		for _, rows := range []any{&matchRow{}, &idempotencyRow{}} {
+			if err := tx.Where("phrase_id = ? AND owner_id = ?", id, ownerID).Delete(rows).Error; err != nil {
+				return err
+			}
+		}
+		if err := affected(tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{})); err != nil {
 			return err
-		}
-		if err := tx.Where("phrase_id = ? AND owner_id = ?", id, ownerID).Delete(&idempotencyRow{}).Error; err != nil {
-			return err
-		}
-		res := tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{})
-		if res.Error == nil && res.RowsAffected == 0 {
-			return gorm.ErrRecordNotFound
-		}
-		if res.Error != nil {
-			return res.Error
 		}
 		return bumpPhraseVersion(tx, ownerID)
 	}), "phrase")
 }
 
-// Usage implements ports.PhraseStore.
 func (s *PhraseStore) Usage(ctx context.Context, ownerID string) (core.Usage, error) {
 	u, err := usage(s.db.with(ctx), ownerID)
 	return u, translate(err, "usage")
@@ -213,14 +168,12 @@ func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 		}
 	}
 	var webhooks, owners int64
-	if err := tx.Model(&webhookRow{}).Where("owner_id = ?", ownerID).Count(&webhooks).Error; err != nil {
-		return u, err
-	}
-	if err := tx.Model(&ownerRow{}).Count(&owners).Error; err != nil {
-		return u, err
+	err := tx.Model(&webhookRow{}).Where("owner_id = ?", ownerID).Count(&webhooks).Error
+	if err == nil {
+		err = tx.Model(&ownerRow{}).Count(&owners).Error
 	}
 	u.Webhooks, u.Owners = int(webhooks), int(owners)
-	return u, nil
+	return u, err
 }
 
 // bumpPhraseVersion tells readers of the owner's phrases that they
@@ -229,29 +182,20 @@ func bumpPhraseVersion(tx *gorm.DB, ownerID string) error {
 	return tx.Model(&ownerRow{}).Where("id = ?", ownerID).Update("phrase_version", gorm.Expr("phrase_version + 1")).Error
 }
 
-// PhraseVersion implements ports.ListeningStore.
 func (s *PhraseStore) PhraseVersion(ctx context.Context, ownerID string) (int64, error) {
 	var row ownerRow
 	err := s.db.with(ctx).Select("phrase_version").Take(&row, "id = ?", ownerID).Error
 	return row.PhraseVersion, translate(err, "owner")
 }
 
-// ListeningPhrases implements ports.ListeningStore.
 func (s *PhraseStore) ListeningPhrases(ctx context.Context, p core.Platform) ([]core.Phrase, error) {
-	var rows []phraseRow
-	if err := s.db.with(ctx).Where("platform = ? AND status = ?", p, core.Listening).
-		Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, translate(err, "phrase")
-	}
-	return convert(rows, phraseRow.phrase), nil
+	return list(s.db.with(ctx).Where("platform = ? AND status = ?", p, core.Listening).Order("created_at, id"), "phrase", phraseRow.phrase)
 }
 
-// OwnerListeningPhrases implements ports.ListeningStore.
 func (s *PhraseStore) OwnerListeningPhrases(ctx context.Context, ownerID string, p core.Platform) ([]core.Phrase, error) {
 	return s.Phrases(ctx, ownerID, ports.PhraseFilter{Platform: p, Status: core.Listening})
 }
 
-// MarkChecked implements ports.ListeningStore.
 func (s *PhraseStore) MarkChecked(ctx context.Context, ids []string, src core.Source, at time.Time) error {
 	if len(ids) == 0 {
 		return nil

@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -9,17 +10,14 @@ import (
 )
 
 // RateLimiter counts requests per key in fixed one-minute windows kept in
-// the database, so the limit holds across every replica (Postgres).
-//
-// With leaseFrom or more requests left, a request leases a chunk: the
-// database counts it whole and grants what the limit allows, and the
-// process admits from those tokens in memory until the window ends
-// (docs/decisions.md, "Rate limit"). Never more than the limit is
-// admitted; a key served by n replicas may be refused up to 99·(n-1)
-// requests early, and Remaining reads up to 99 low per other replica.
+// the database, so the limit holds across replicas. With leaseFrom or more
+// left, a request leases a chunk: the database counts it whole and grants
+// what the limit allows, and the process admits from those tokens until
+// the window ends. Never more than the limit is admitted; a key served by
+// n replicas may be refused up to 99·(n-1) requests early, and Remaining
+// reads up to 99 low per other replica (docs/adr/0012-store-tricks-by-figure.md).
 type RateLimiter struct {
-	db *DB
-
+	db    *DB
 	mu    sync.Mutex
 	held  map[string]*lease // keys seen in a window
 	swept time.Time
@@ -29,94 +27,65 @@ type RateLimiter struct {
 type lease struct {
 	started int64         // the window's stored start (µs)
 	seen    int64         // the largest count the database answered in it
+	read    time.Time     // when the database last answered
 	tokens  int64         // leased and granted, not yet admitted
 	excess  int64         // counted by this process's chunks beyond what they were granted
 	leasing chan struct{} // closed when the lease in flight answers; nil when none is
 }
 
-var _ ports.RateLimiter = (*RateLimiter)(nil)
+func NewRateLimiter(db *DB) *RateLimiter { return &RateLimiter{db: db, held: map[string]*lease{}} }
 
-// NewRateLimiter returns the database-backed limiter of db.
-func NewRateLimiter(db *DB) *RateLimiter {
-	return &RateLimiter{db: db, held: map[string]*lease{}}
-}
-
-// rateWindow is the length of a counting window.
-const rateWindow = time.Minute
-
-// A chunk is at most 1% of what is left, so a replica strands under 1%
-// of the limit, and at most 100; from 1,000 left it is at least 10.
 const (
-	leaseFrom  = 1000 // requests left from which chunks are leased
-	leaseShare = 100  // a chunk is at most 1/leaseShare of what is left
-	leaseMax   = 100  // and at most this many requests
+	rateWindow = time.Minute
+	// A chunk is 1% of what is left, at most 100, so a replica strands
+	// under 1% of the limit; from 1,000 left it is at least 10.
+	leaseFrom, leaseShare, leaseMax = 1000, 100, 100
 )
 
-// chunk is how many requests to lease with left remaining as last seen.
-func chunk(left int64) int64 {
-	if left < leaseFrom {
-		return 1
-	}
-	return min(left/leaseShare, leaseMax)
-}
-
 type rateWindowRow struct {
-	Key     string `gorm:"primaryKey"`
-	Started int64  // µs
-	Count   int64  // may pass Lim: refused requests and ungranted chunk parts count
-	Lim     int64  // for the trigger that announces the window used up (listen.go)
+	Key                 string `gorm:"primaryKey"`
+	Started, Count, Lim int64  // Started in µs; Count may pass Lim: refusals and ungranted chunk parts count
 }
 
 func (rateWindowRow) TableName() string { return "rate_windows" }
 
-// takeQuota counts and answers in one statement, so replicas counting at
-// once never both take the last request.
-const takeQuota = `INSERT INTO rate_windows (key, started, count, lim) VALUES (?, ?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET
-			started = CASE WHEN rate_windows.started <= ? THEN excluded.started ELSE rate_windows.started END,
-			count   = CASE WHEN rate_windows.started <= ? THEN excluded.count ELSE rate_windows.count + excluded.count END,
-			lim     = excluded.lim
-		RETURNING started, count`
-
-// count runs takeQuota for k requests of key at now; a count that
-// reaches limit marks the window used up here at once (peekHere), the
-// other processes hear it from Postgres.
-func (l *RateLimiter) count(ctx context.Context, key string, now time.Time, k int64, limit int) (started, count int64, err error) {
-	expired := micros(now.Add(-rateWindow))
-	var w rateWindowRow
-	if err := l.db.with(ctx).Raw(takeQuota, key, micros(now), k, limit, expired, expired).Scan(&w).Error; err != nil {
-		return 0, 0, translate(err, "rate window")
+// lease returns key's lease, made if new; ended windows are swept once a
+// window length, so keys seen once go. l.mu is held.
+func (l *RateLimiter) lease(key string, now time.Time) *lease {
+	if now.Sub(l.swept) >= rateWindow {
+		l.swept = now
+		ended := micros(now.Add(-rateWindow))
+		maps.DeleteFunc(l.held, func(_ string, b *lease) bool { return b.started <= ended && b.leasing == nil })
 	}
-	if l.db.postgres && w.Count >= int64(limit) {
-		l.db.windows.usedUp(key, w.Started)
+	if l.held[key] == nil {
+		l.held[key] = &lease{}
 	}
-	return w.Started, w.Count, nil
+	return l.held[key]
 }
 
-// usedUpWindows reads the start of every used-up window not yet ended, by key.
-func (db *DB) usedUpWindows(ctx context.Context) (map[string]int64, error) {
-	var rows []rateWindowRow
-	ended := micros(db.gorm.NowFunc().Add(-rateWindow))
-	if err := db.with(ctx).Where("lim > 0 AND count >= lim AND started > ?", ended).Find(&rows).Error; err != nil {
-		return nil, err
+// answered records a count the database answered at now. l.mu is held.
+func (b *lease) answered(started, count int64, now time.Time) {
+	switch {
+	case started > b.started: // a newer window: what was held is gone
+		b.started, b.seen, b.tokens, b.excess = started, count, 0, 0
+	case started == b.started:
+		b.seen = max(b.seen, count)
 	}
-	used := make(map[string]int64, len(rows))
-	for _, r := range rows {
-		used[r.Key] = r.Started
-	}
-	return used, nil
+	b.read = now
 }
 
-// Take implements ports.RateLimiter.
+// remaining is the limit less the requests this process knows were
+// counted: the database's count without its unused tokens and excess.
+func (b *lease) remaining(limit int) int {
+	return int(min(max(int64(limit)-(b.seen-b.tokens-b.excess), 0), int64(limit)))
+}
+
 func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	for {
 		now := l.db.gorm.NowFunc()
-		ended := micros(now.Add(-rateWindow)) // windows started then or before have ended
 		l.mu.Lock()
-		l.sweep(now)
-		b := l.held[key]
-		if b != nil && b.leasing != nil {
-			// One lease per key at a time: wait for it and take from it.
+		b := l.lease(key, now)
+		if b.leasing != nil { // one lease per key at a time: wait for it and take from it
 			wait := b.leasing
 			l.mu.Unlock()
 			select {
@@ -127,22 +96,30 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 			}
 		}
 		k := int64(1)
-		if b != nil && b.started > ended {
+		if b.started > micros(now.Add(-rateWindow)) {
 			if b.tokens > 0 {
 				b.tokens--
-				q := ports.Quota{Allowed: true, Limit: limit, Remaining: b.remaining(limit),
-					Reset: fromMicros(b.started).Add(rateWindow).Sub(now)}
+				q := ports.Quota{Allowed: true, Limit: limit, Remaining: b.remaining(limit), Reset: fromMicros(b.started).Add(rateWindow).Sub(now)}
 				l.mu.Unlock()
 				return q, nil
 			}
-			k = chunk(int64(limit) - b.seen)
-		}
-		if k > 1 {
-			b.leasing = make(chan struct{})
+			if left := int64(limit) - b.seen; left >= leaseFrom {
+				k = min(left/leaseShare, leaseMax)
+				b.leasing = make(chan struct{})
+			}
 		}
 		l.mu.Unlock()
 
-		started, count, err := l.count(ctx, key, now, k, limit)
+		// One statement counts and answers, so replicas counting at once
+		// never both take the last request.
+		expired := micros(now.Add(-rateWindow))
+		var w rateWindowRow
+		err := l.db.with(ctx).Raw(`INSERT INTO rate_windows (key, started, count, lim) VALUES (?, ?, ?, ?)
+			ON CONFLICT (key) DO UPDATE SET
+				started = CASE WHEN rate_windows.started <= ? THEN excluded.started ELSE rate_windows.started END,
+				count   = CASE WHEN rate_windows.started <= ? THEN excluded.count ELSE rate_windows.count + excluded.count END,
+				lim     = excluded.lim
+			RETURNING started, count`, key, micros(now), k, limit, expired, expired).Scan(&w).Error
 
 		l.mu.Lock()
 		if k > 1 {
@@ -151,36 +128,22 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 		}
 		if err != nil {
 			l.mu.Unlock()
-			return ports.Quota{}, err
+			return ports.Quota{}, translate(err, "rate window")
 		}
-		// A chunk is granted what the limit had left before it.
-		granted := min(max(int64(limit)-(count-k), 0), k)
-		if b = l.held[key]; b == nil {
-			b = &lease{}
-			l.held[key] = b
-		}
-		switch {
-		case started > b.started: // a newer window: what was held is gone
-			b.started, b.seen, b.tokens, b.excess = started, count, 0, 0
-		case started == b.started:
-			b.seen = max(b.seen, count)
-		}
-		q := ports.Quota{Limit: limit, Reset: fromMicros(started).Add(rateWindow).Sub(now)}
-		if started == b.started {
+		granted := min(max(int64(limit)-(w.Count-k), 0), k) // what the limit had left before the chunk
+		b = l.lease(key, now)
+		b.answered(w.Started, w.Count, now)
+		q := ports.Quota{Limit: limit, Reset: fromMicros(w.Started).Add(rateWindow).Sub(now), Remaining: max(limit-int(w.Count), 0)}
+		if w.Started == b.started { // else counted in a window that has ended: the chunk's rest is dropped
 			// This request takes one token; a refused one counts one.
 			b.tokens += max(granted-1, 0)
 			b.excess += k - max(granted, 1)
-			if granted == 0 && b.tokens > 0 {
-				// Refused while a chunk leased beside it holds tokens:
-				// none is refused before those are gone.
+			if granted == 0 && b.tokens > 0 { // refused while a chunk leased beside it holds tokens: take one
 				b.tokens--
 				b.excess++
 				granted = 1
 			}
 			q.Remaining = b.remaining(limit)
-		} else {
-			// Counted in a window that has ended: the chunk's rest is dropped.
-			q.Remaining = max(limit-int(count), 0)
 		}
 		l.mu.Unlock()
 		if q.Allowed = granted > 0; !q.Allowed {
@@ -190,88 +153,32 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 	}
 }
 
-// remaining is the limit less the requests this process knows were
-// counted: the database's count without its unused tokens and excess.
-func (b *lease) remaining(limit int) int {
-	return int(min(max(int64(limit)-(b.seen-b.tokens-b.excess), 0), int64(limit)))
-}
-
-// sweep drops ended windows once a window length, so keys seen once go;
-// a lease in flight stays.
-func (l *RateLimiter) sweep(now time.Time) {
-	if now.Sub(l.swept) < rateWindow {
-		return
-	}
-	l.swept = now
-	ended := micros(now.Add(-rateWindow))
-	for k, b := range l.held {
-		if b.started <= ended && b.leasing == nil {
-			delete(l.held, k)
-		}
-	}
-}
-
-// Peek implements ports.RateLimiter. Tokens this process holds unused
-// are not requests.
+// Peek implements ports.RateLimiter; tokens held unused are not requests.
+// On Postgres, where every request peeks at its address's failed keys, a
+// count read less than keyTrust ago is used again: a window another
+// process used up is refused here within keyTrust.
 func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	now := l.db.gorm.NowFunc()
-	if l.db.postgres {
-		l.db.listen()
-		if q, ok := l.peekHere(key, limit, now); ok {
-			return q, nil
+	l.mu.Lock()
+	if b := l.lease(key, now); !l.db.postgres || now.Before(b.read) || now.Sub(b.read) >= keyTrust {
+		l.mu.Unlock()
+		var w rateWindowRow
+		if err := l.db.with(ctx).Where("key = ?", key).Limit(1).Find(&w).Error; err != nil {
+			return ports.Quota{}, translate(err, "rate window")
 		}
+		l.mu.Lock()
+		l.lease(key, now).answered(w.Started, w.Count, now)
 	}
-	var w rateWindowRow
-	res := l.db.with(ctx).Where("key = ?", key).Limit(1).Find(&w)
-	if res.Error != nil {
-		return ports.Quota{}, translate(res.Error, "rate window")
-	}
-	if res.RowsAffected == 0 || w.Started <= micros(now.Add(-rateWindow)) {
+	defer l.mu.Unlock()
+	b := l.lease(key, now)
+	if b.started <= micros(now.Add(-rateWindow)) {
 		return ports.Quota{Allowed: limit > 0, Limit: limit, Remaining: max(limit, 0), Reset: rateWindow}, nil
 	}
-	count := w.Count
-	l.mu.Lock()
-	if b := l.held[key]; b != nil && b.started == w.Started {
-		// A lease answered after the read is in b.seen and b.tokens.
-		count = max(max(count, b.seen)-b.tokens-b.excess, 0)
-	}
-	l.mu.Unlock()
-	q := ports.Quota{Limit: limit, Reset: fromMicros(w.Started).Add(rateWindow).Sub(now)}
-	if count < int64(limit) {
+	q := ports.Quota{Limit: limit, Reset: fromMicros(b.started).Add(rateWindow).Sub(now)}
+	if count := max(b.seen-b.tokens-b.excess, 0); count < int64(limit) {
 		q.Allowed, q.Remaining = true, limit-int(count)
 	}
 	return q, nil
-}
-
-// peekHere answers Peek from memory while this process listens
-// (listen.go): a window is used up when this process counted it so or
-// Postgres said another did, a millisecond or so after that commit.
-// Remaining may read high where others counted; the edge reads only
-// Allowed and Reset.
-func (l *RateLimiter) peekHere(key string, limit int, now time.Time) (ports.Quota, bool) {
-	usedAt, used, known := l.db.windows.lookup(key, now)
-	if !known {
-		return ports.Quota{}, false
-	}
-	ended := micros(now.Add(-rateWindow))
-	l.mu.Lock()
-	var started, counted, tokens int64
-	if b := l.held[key]; b != nil && b.started > ended {
-		started, counted, tokens = b.started, b.seen-b.tokens-b.excess, b.tokens
-	}
-	l.mu.Unlock()
-	q := ports.Quota{Limit: limit, Reset: rateWindow}
-	if used && !(usedAt == started && tokens > 0) { // tokens held here are not used
-		q.Reset = fromMicros(usedAt).Add(rateWindow).Sub(now)
-		return q, true
-	}
-	if started > 0 {
-		q.Reset = fromMicros(started).Add(rateWindow).Sub(now)
-	}
-	if counted < int64(limit) {
-		q.Allowed, q.Remaining = true, limit-int(max(counted, 0))
-	}
-	return q, true
 }
 
 // SweepRateWindows deletes ended windows, so keys seen once go.

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -164,11 +163,7 @@ func TestRateLimiterCountsRequestsNotChunks(t *testing.T) {
 			if q, err := l.Take(ctx, key, limit); err != nil || q.Allowed || q.Remaining != 0 {
 				t.Fatalf("take past the limit: %+v, %v", q, err)
 			}
-			// On Postgres the other process hears of it from Postgres, a
-			// moment after the commit.
-			var p ports.Quota
-			var err error
-			if !eventually(func() bool { p, err = other.Peek(ctx, key, limit); return err == nil && !p.Allowed }) {
+			if p, err := other.Peek(ctx, key, limit); err != nil || p.Allowed {
 				t.Fatalf("another process peeks past the limit: %+v, %v", p, err)
 			}
 		})
@@ -298,5 +293,34 @@ func TestRateLimiterLeaseFails(t *testing.T) {
 		if _, err := l.Take(ctx, key, 100000); err == nil || errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("take %d on a closed database: %v", i, err)
 		}
+	}
+}
+
+// TestPeekWithinKeyTrust: on Postgres, where every request peeks, a
+// process answers Peek from a count the database gave it less than
+// keyTrust ago, so a window another process uses up is refused here
+// within keyTrust.
+func TestPeekWithinKeyTrust(t *testing.T) {
+	ctx := context.Background()
+	clock := newTestClock()
+	dbs := openPools(t, pgtest.URL(t), 2, clock)
+	a, b := NewRateLimiter(dbs[0]), NewRateLimiter(dbs[1])
+	const limit = 3
+	key := newKey()
+	if q, err := a.Peek(ctx, key, limit); err != nil || !q.Allowed || q.Remaining != limit {
+		t.Fatalf("peek at a fresh key: %+v, %v", q, err)
+	}
+	for range limit {
+		if q, err := b.Take(ctx, key, limit); err != nil || !q.Allowed {
+			t.Fatalf("take: %+v, %v", q, err)
+		}
+	}
+	clock.advance(keyTrust - time.Microsecond)
+	if q, err := a.Peek(ctx, key, limit); err != nil || !q.Allowed {
+		t.Fatalf("within keyTrust of the last read: %+v, %v; want the count read then", q, err)
+	}
+	clock.advance(time.Microsecond)
+	if q, err := a.Peek(ctx, key, limit); err != nil || q.Allowed || q.Reset != rateWindow-keyTrust {
+		t.Fatalf("keyTrust after the last read: %+v, %v; want the window used up", q, err)
 	}
 }

@@ -12,16 +12,10 @@ import (
 )
 
 type redditCheckpointRow struct {
-	Community     string `gorm:"primaryKey"`
-	Listing       string `gorm:"primaryKey"`
-	UntilUs       int64
-	Rate          float64
-	LastVia       string
-	LastReadAt    int64
-	LastSuccessAt int64
-	LastError     string
-	LastErrorAt   int64
-	ArchiveLagUs  int64
+	Community, Listing                                            string `gorm:"primaryKey"`
+	Rate                                                          float64
+	LastVia, LastError                                            string
+	UntilUs, LastReadAt, LastSuccessAt, LastErrorAt, ArchiveLagUs int64 // µs
 }
 
 func (redditCheckpointRow) TableName() string { return "reddit_checkpoints" }
@@ -37,12 +31,8 @@ func (r redditCheckpointRow) checkpoint() ports.RedditCheckpoint {
 // RedditStore keeps the reddit poller's checkpoints.
 type RedditStore struct{ db *DB }
 
-var _ ports.RedditStore = (*RedditStore)(nil)
-
-// NewRedditStore returns the reddit checkpoint store of db.
 func NewRedditStore(db *DB) *RedditStore { return &RedditStore{db: db} }
 
-// RedditCheckpoints implements ports.RedditStore.
 func (s *RedditStore) RedditCheckpoints(ctx context.Context) ([]ports.RedditCheckpoint, error) {
 	return list(s.db.with(ctx).Order("community, listing"), "reddit checkpoint", redditCheckpointRow.checkpoint)
 }

@@ -1,9 +1,11 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
-	"unicode/utf8"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -11,21 +13,49 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// SetScores implements ports.MatchStore. Scoring keeps up with ingest by
-// storing its verdicts in batches: one transaction, the scores stored as
-// setScores does (which says for each whether it was the first score,
-// so no row is read back), one read of webhooks per owner and one
-// multi-row insert of the deliveries the plan asks for. The store only
-// keeps it atomic; the plan decides.
+// ClaimUnscored implements ports.MatchStore. SKIP LOCKED lets replicas
+// on Postgres claim disjoint rows; SQLite's one writer makes the plain
+// form exclusive. On Postgres the claim walks matches_unscored by index
+// scan, which marks the entries of scored (dead) rows and passes over
+// them after; the bitmap scan the planner prefers would visit them on
+// every claim until a vacuum (docs/adr/0006-delivery-queue-on-postgres.md).
+func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error) {
+	now := s.db.gorm.NowFunc()
+	var rows []matchRow
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		if s.db.postgres {
+			if err := tx.Exec("SET LOCAL enable_bitmapscan = off").Error; err != nil {
+				return err
+			}
+		}
+		rows, err = scanAll(tx.Raw(`UPDATE matches SET lease_until = ? WHERE id IN (
+			SELECT id FROM matches WHERE score IS NULL AND lease_until < ? ORDER BY created_us LIMIT ?`+
+			s.db.pick(" FOR UPDATE SKIP LOCKED", "")+") RETURNING "+matchColumns,
+			micros(now.Add(lease)), micros(now), limit), (*matchRow).fields)
+		return err
+	})
+	return convert(rows, matchRow.match), translate(err, "match")
+}
+
+// Unscored implements ports.ScoringBacklog. The inner LIMIT stops the
+// count at limit rows of the partial index matches_unscored, so a read
+// costs the same however far scoring has fallen behind.
+func (s *MatchStore) Unscored(ctx context.Context, limit int) (int, error) {
+	var n int
+	err := s.db.with(ctx).Raw("SELECT COUNT(*) FROM (SELECT 1 FROM matches WHERE score IS NULL LIMIT ?) AS waiting", max(limit, 0)).Scan(&n).Error
+	return n, translate(err, "match")
+}
+
+// SetScores implements ports.MatchStore: in one transaction the scores,
+// a read of webhooks per owner and the deliveries the plan decides.
 func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate, plan ports.DeliveryPlan) ([]core.Match, error) {
 	if len(updates) == 0 {
 		return nil, nil
 	}
 	var out []core.Match
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		out = out[:0]
 		now := tx.NowFunc()
-		first, err := s.setScores(tx, updates, now.UnixMicro())
+		first, err := setScores(tx, updates, now.UnixMicro())
 		if err != nil {
 			return err
 		}
@@ -47,22 +77,14 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		for _, m := range out {
 			hs, ok := hooks[m.OwnerID]
 			if !ok {
-				var rows []webhookRow
-				if err := tx.Where("owner_id = ?", m.OwnerID).Order("created_at, id").Find(&rows).Error; err != nil {
+				if hs, err = webhooks(tx, m.OwnerID); err != nil {
 					return err
-				}
-				for _, r := range rows {
-					hs = append(hs, r.webhook())
 				}
 				hooks[m.OwnerID] = hs
 			}
 			for _, d := range plan(m, hs, now) {
-				if d.ID == "" {
-					d.ID = newID()
-				}
-				r := newDeliveryRow(d)
-				r.MatchID = m.ID
-				queued = append(queued, r)
+				d.ID, d.MatchID = cmp.Or(d.ID, newID()), m.ID
+				queued = append(queued, newDeliveryRow(d))
 			}
 		}
 		if len(queued) == 0 {
@@ -76,16 +98,12 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 	return out, nil
 }
 
-// setScores stores each update's score where its match had none and
-// reports which did, in one statement for the batch: an UPDATE per match
-// was a round trip each on Postgres while the transaction held the rows
-// updated before it (docs/adr/0005-scoring-in-batches.md). A match named
-// twice takes its first score, as one UPDATE per match would give it; an
-// update naming another owner's match is not its first. An id that no
-// row can hold is left out of the statement: Postgres would refuse the
-// whole statement for it (unstorable), where it should pass over one
-// match it does not find, as SQLite does.
-func (s *MatchStore) setScores(tx *gorm.DB, updates []ports.ScoreUpdate, now int64) ([]bool, error) {
+// setScores stores each update's score where its match had none and says
+// which did, one statement a thousand (docs/adr/0005-scoring-in-batches.md).
+// A match named twice takes its first score; another owner's match is
+// not scored. An id no row can hold is left out: Postgres would refuse
+// the whole statement for it, where SQLite passes over the one match.
+func setScores(tx *gorm.DB, updates []ports.ScoreUpdate, now int64) ([]bool, error) {
 	first := make([]bool, len(updates))
 	at := make(map[string]int, len(updates)) // 1 + the update's index, by "<owner id> <match id>"
 	var args []any
@@ -98,16 +116,12 @@ func (s *MatchStore) setScores(tx *gorm.DB, updates []ports.ScoreUpdate, now int
 			args = append(args, u.Match.ID, u.Match.OwnerID, u.Score.Value, string(u.Score.Intent), u.Score.Reason)
 		}
 	}
-	const per = 1000 // matches a statement, well under both databases' limits on bound values
-	for len(args) > 0 {
-		n := min(len(args), 5*per)
-		chunk := args[:n:n] // capped: appending the time must not overwrite the next chunk
-		args = args[n:]
-		scored, err := scanAll(tx.Raw(`WITH v (id, owner_id, score, intent, reason) AS (VALUES `+
+	for chunk := range slices.Chunk(args, 5*1000) { // capped: appending the time leaves the next chunk be
+		scored, err := column[string](tx.Raw(`WITH v (id, owner_id, score, intent, reason) AS (VALUES `+
 			strings.TrimSuffix(strings.Repeat("(?, ?, CAST(? AS INTEGER), ?, ?), ", len(chunk)/5), ", ")+`)
 			UPDATE matches SET score = v.score, intent = v.intent, reason = v.reason, scored_at = ?, lease_until = 0
 			FROM v WHERE matches.id = v.id AND matches.owner_id = v.owner_id AND matches.score IS NULL
-			RETURNING matches.owner_id || ' ' || matches.id`, append(chunk, now)...), func(k *string) []any { return []any{k} })
+			RETURNING matches.owner_id || ' ' || matches.id`, append(chunk, now)...))
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +131,3 @@ func (s *MatchStore) setScores(tx *gorm.DB, updates []ports.ScoreUpdate, now int
 	}
 	return first, nil
 }
-
-// storable reports whether a text column can hold s: Postgres text takes
-// neither a NUL nor bytes that are not UTF-8.
-func storable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

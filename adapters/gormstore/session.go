@@ -9,15 +9,12 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 )
 
 type loginLinkRow struct {
-	Hash      string `gorm:"primaryKey"`
-	OwnerID   string
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
-	ExpiresAt int64
-	UsedAt    int64
+	Hash                         string `gorm:"primaryKey"`
+	OwnerID                      string
+	CreatedAt, ExpiresAt, UsedAt int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (loginLinkRow) TableName() string { return "login_links" }
@@ -46,11 +43,9 @@ func useLink[R any](db *gorm.DB, hash string, now time.Time, unknown string) (R,
 }
 
 type sessionRow struct {
-	ID         string `gorm:"primaryKey"`
-	Hash       string
-	OwnerID    string
-	CreatedAt  int64 `gorm:"autoCreateTime:false"`
-	LastSeenAt int64
+	ID                    string `gorm:"primaryKey"`
+	Hash, OwnerID         string
+	CreatedAt, LastSeenAt int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (sessionRow) TableName() string { return "dashboard_sessions" }
@@ -62,29 +57,22 @@ func (r sessionRow) session() core.Session {
 // SessionStore keeps dashboard sign-in links and sessions.
 type SessionStore struct{ db *DB }
 
-var _ ports.SessionStore = (*SessionStore)(nil)
-
-// NewSessionStore returns the session store of db.
 func NewSessionStore(db *DB) *SessionStore { return &SessionStore{db: db} }
 
-// OwnerByEmail implements ports.SessionStore.
 func (s *SessionStore) OwnerByEmail(ctx context.Context, email string) (core.Owner, error) {
 	return one(s.db.with(ctx), "owner", ownerRow.owner, "email = ?", strings.ToLower(email))
 }
 
-// CreateLoginLink implements ports.SessionStore.
 func (s *SessionStore) CreateLoginLink(ctx context.Context, l core.LoginLink) error {
 	row := &loginLinkRow{Hash: l.Hash, OwnerID: l.OwnerID, CreatedAt: micros(l.CreatedAt), ExpiresAt: micros(l.ExpiresAt)}
 	return translateOwnerRef(addLink(s.db.with(ctx), row, l.OwnerID, l.CreatedAt), "login link")
 }
 
-// UseLoginLink implements ports.SessionStore.
 func (s *SessionStore) UseLoginLink(ctx context.Context, hash string, now time.Time) (string, error) {
 	row, err := useLink[loginLinkRow](s.db.with(ctx), hash, now, "this sign-in link was used already, has expired, or is unknown")
 	return row.OwnerID, translate(err, "login link")
 }
 
-// CreateSession implements ports.SessionStore.
 func (s *SessionStore) CreateSession(ctx context.Context, ss *core.Session) error {
 	ss.ID = newID()
 	err := s.db.with(ctx).Create(&sessionRow{ID: ss.ID, Hash: ss.Hash, OwnerID: ss.OwnerID,
@@ -92,30 +80,25 @@ func (s *SessionStore) CreateSession(ctx context.Context, ss *core.Session) erro
 	return translateOwnerRef(err, "session")
 }
 
-// Session implements ports.SessionStore.
 func (s *SessionStore) Session(ctx context.Context, hash string) (core.Session, error) {
 	return one(s.db.with(ctx), "session", sessionRow.session, "hash = ?", hash)
 }
 
-// TouchSession implements ports.SessionStore.
 func (s *SessionStore) TouchSession(ctx context.Context, id string, at time.Time) error {
-	err := s.db.with(ctx).Model(&sessionRow{}).Where("id = ? AND last_seen_at < ?", id, micros(at)).
-		Update("last_seen_at", micros(at)).Error
+	err := s.db.with(ctx).Model(&sessionRow{}).Where("id = ? AND last_seen_at < ?", id, micros(at)).Update("last_seen_at", micros(at)).Error
 	return translate(err, "session")
 }
 
-// DeleteSession implements ports.SessionStore.
 func (s *SessionStore) DeleteSession(ctx context.Context, hash string) error {
 	return translate(s.db.with(ctx).Where("hash = ?", hash).Delete(&sessionRow{}).Error, "session")
 }
 
-// DeleteSessions implements ports.SessionStore.
 func (s *SessionStore) DeleteSessions(ctx context.Context, ownerID string) (int, error) {
 	res := s.db.with(ctx).Where("owner_id = ?", ownerID).Delete(&sessionRow{})
 	return int(res.RowsAffected), translate(res.Error, "session")
 }
 
-// DeleteIdleSessions implements ports.SessionStore.
+// DeleteIdleSessions implements ports.SessionStore; expired sign-in links go too.
 func (s *SessionStore) DeleteIdleSessions(ctx context.Context, before time.Time) (int, error) {
 	res := s.db.with(ctx).Where("last_seen_at < ?", micros(before)).Delete(&sessionRow{})
 	if res.Error != nil {

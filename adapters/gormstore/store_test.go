@@ -36,7 +36,7 @@ func stores(db *gormstore.DB) storetest.Stores {
 			fresh := open(t, url)
 			return stores(fresh), func() error { return gormstore.RefillTrends(fresh) }
 		},
-		Channels:   gormstore.NewChannelStore(db),
+		Channels: gormstore.NewChannelStore(db),
 	}
 }
 

@@ -14,40 +14,37 @@ import (
 // writes nothing more.
 type TriageStore struct{ db *DB }
 
-var _ ports.TriageStore = (*TriageStore)(nil)
-
-// NewTriageStore returns the triage store of db.
 func NewTriageStore(db *DB) *TriageStore { return &TriageStore{db: db} }
 
-// triageRow is a match and its flags, 0 where match_triage has no row.
-type triageRow struct {
-	Match                     matchRow
+// inboxRow is a match (alias m) and its flags, 0 where match_triage (t)
+// has no row.
+type inboxRow struct {
+	Match                     matchRow `gorm:"embedded"`
 	IsRead, Starred, Archived int
 }
 
-func (r *triageRow) fields() []any {
-	return append(r.Match.fields(), &r.IsRead, &r.Starred, &r.Archived)
-}
+const (
+	inboxColumns = "m.*, COALESCE(t.is_read, 0) AS is_read, COALESCE(t.starred, 0) AS starred, COALESCE(t.archived, 0) AS archived"
+	inboxJoin    = "matches m LEFT JOIN match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id"
+)
 
-func (r triageRow) triage() core.Triage {
+func (r inboxRow) triage() core.Triage {
 	return core.Triage{Read: r.IsRead != 0, Starred: r.Starred != 0, Archived: r.Archived != 0}
 }
 
 // flag turns a change of one flag into a bound value: NULL leaves it.
 func flag(b *bool) any {
-	switch {
-	case b == nil:
+	if b == nil {
 		return nil
-	case *b:
-		return 1
-	default:
-		return 0
 	}
+	if *b {
+		return 1
+	}
+	return 0
 }
 
 // SetTriage implements ports.TriageStore: one upsert over the owner's
-// own matches among ids, so another owner's id is neither changed nor
-// counted.
+// own matches among ids; another owner's is neither changed nor counted.
 func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []string, c core.TriageChange) (int, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	if len(ids) == 0 {
@@ -59,7 +56,6 @@ func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []strin
 		return int(n), translate(err, "match")
 	}
 	r, st, ar := flag(c.Read), flag(c.Starred), flag(c.Archived)
-	now := s.db.gorm.NowFunc().UnixMicro()
 	res := s.db.with(ctx).Exec(`INSERT INTO match_triage (owner_id, match_id, created_us, is_read, starred, archived, updated_at)
 		SELECT owner_id, id, created_us, COALESCE(CAST(? AS INTEGER), 0), COALESCE(CAST(? AS INTEGER), 0), COALESCE(CAST(? AS INTEGER), 0), ?
 		FROM matches WHERE owner_id = ? AND id IN ?
@@ -68,59 +64,42 @@ func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []strin
 			starred = COALESCE(CAST(? AS INTEGER), match_triage.starred),
 			archived = COALESCE(CAST(? AS INTEGER), match_triage.archived),
 			updated_at = excluded.updated_at`,
-		r, st, ar, now, ownerID, ids, r, st, ar)
-	if res.Error != nil {
-		return 0, translate(res.Error, "match")
-	}
-	return int(res.RowsAffected), nil
+		r, st, ar, s.db.gorm.NowFunc().UnixMicro(), ownerID, ids, r, st, ar)
+	return int(res.RowsAffected), translate(res.Error, "match")
 }
 
-// inboxColumns are the match's columns (alias m), then its flags.
-var inboxColumns = "m." + strings.ReplaceAll(matchColumns, ", ", ", m.") +
-	", COALESCE(t.is_read, 0) AS is_read, COALESCE(t.starred, 0) AS starred, COALESCE(t.archived, 0) AS archived"
-
-// Triage implements ports.TriageStore.
 func (s *TriageStore) Triage(ctx context.Context, ownerID, matchID string) (core.Triage, error) {
-	rows, err := scanAll(s.db.with(ctx).Raw(`SELECT `+inboxColumns+` FROM matches m
-		LEFT JOIN match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id
-		WHERE m.owner_id = ? AND m.id = ?`, ownerID, matchID), (*triageRow).fields)
-	if err != nil {
-		return core.Triage{}, translate(err, "match")
-	}
-	if len(rows) == 0 {
-		return core.Triage{}, core.Errorf(core.KindNotFound, "match not found")
-	}
-	return rows[0].triage(), nil
+	var row inboxRow
+	err := s.db.with(ctx).Table(inboxJoin).Select(inboxColumns).Where("m.owner_id = ? AND m.id = ?", ownerID, matchID).Take(&row).Error
+	return row.triage(), translate(err, "match")
 }
 
-// Inbox implements ports.TriageStore: matches joined with their triage,
-// an index walk on (owner_id, created_us); a filter asking for a flag
-// set walks the owner's few triaged rows instead (match_triage_starred,
-// _archived). A search walks as search.go says.
+// Inbox implements ports.TriageStore: an index walk on (owner_id,
+// created_us), or, for a flag asked set, on the owner's few triaged rows. A search
+// walks as search.go says.
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
 	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
-	from, created := "matches m LEFT JOIN match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id", "m.created_us"
-	where := []string{"m.owner_id = ?"}
+	from, owner, created := inboxJoin, "m.owner_id = ?", "m.created_us"
 	if flagged {
-		from, created = "match_triage t JOIN matches m ON m.id = t.match_id", "t.created_us"
-		where = []string{"t.owner_id = ?"}
+		from, owner, created = "match_triage t JOIN matches m ON m.id = t.match_id", "t.owner_id = ?", "t.created_us"
 	}
-	args := []any{ownerID}
-	for _, fl := range []struct {
-		col string
-		v   *bool
-	}{{"is_read", f.Read}, {"starred", f.Starred}, {"archived", f.Archived}} {
-		switch {
-		case fl.v == nil:
-		case *fl.v:
-			where = append(where, "t."+fl.col+" = 1")
-		default:
-			where = append(where, "COALESCE(t."+fl.col+", 0) = 0")
+	order := created
+	var walk searchWalk
+	if !f.Search.IsZero() {
+		walk = s.db.searchWalk("m", ownerID, f.Search, f.Before, f.After, !flagged && f.ScoredAfter.IsZero())
+		from = walk.from + from
+	}
+	q := s.db.with(ctx).Table(from).Where(owner, ownerID)
+	for i, v := range []*bool{f.Read, f.Starred, f.Archived} {
+		if col := []string{"is_read", "starred", "archived"}[i]; v != nil && *v {
+			q = q.Where("t." + col + " = 1")
+		} else if v != nil {
+			q = q.Where("COALESCE(t." + col + ", 0) = 0")
 		}
 	}
 	cond := func(use bool, c string, v any) {
 		if use {
-			where, args = append(where, c), append(args, v)
+			q = q.Where(c, v)
 		}
 	}
 	cond(f.Platform != "", "m.platform = ?", string(f.Platform))
@@ -129,32 +108,26 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 	cond(f.PhraseID != "", "m.phrase_id = ?", f.PhraseID)
 	cond(!f.Before.IsZero(), created+" < ?", micros(f.Before))
 	cond(!f.After.IsZero(), created+" > ?", micros(f.After))
-	order := created
 	if !f.ScoredAfter.IsZero() {
 		// What was scored lately, through (owner_id, scored_at); matches
 		// scored in one batch share a time, and come newest first.
 		cond(true, "m.scored_at > ?", micros(f.ScoredAfter))
 		order = "m.scored_at DESC, " + created
 	}
-	if !f.Search.IsZero() {
-		w := s.db.searchWalk("m", ownerID, f.Search, f.Before, f.After, !flagged && f.ScoredAfter.IsZero())
-		from, where, args = w.from+from, append(where, w.where...), append(args, w.args...)
-		if w.order != "" {
-			order = w.order
-		}
+	args := walk.args
+	for _, c := range walk.where {
+		n := strings.Count(c, "?")
+		q, args = q.Where(c, args[:n]...), args[n:]
 	}
-	rows, err := scanAll(s.db.with(ctx).Raw("SELECT "+inboxColumns+" FROM "+from+" WHERE "+strings.Join(where, " AND ")+
-		" ORDER BY "+order+" DESC LIMIT ?", append(args, f.Limit+1)...), (*triageRow).fields)
-	if err != nil {
+	if walk.order != "" {
+		order = walk.order
+	}
+	var rows []inboxRow
+	if err := q.Select(inboxColumns).Order(order + " DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
 		return nil, false, translate(err, "match")
 	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
-	}
-	out := make([]ports.InboxItem, len(rows))
-	for i, r := range rows {
-		out[i] = ports.InboxItem{Match: r.Match.match(), Triage: r.triage(), ScoredAt: fromMicros(r.Match.ScoredAt)}
-	}
-	return out, more, nil
+	rows, more := page(rows, f.Limit)
+	return convert(rows, func(r inboxRow) ports.InboxItem {
+		return ports.InboxItem{Match: r.Match.match(), Triage: r.triage(), ScoredAt: fromMicros(r.Match.ScoredAt)}
+	}), more, nil
 }

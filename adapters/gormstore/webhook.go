@@ -3,6 +3,7 @@ package gormstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -15,23 +16,17 @@ import (
 )
 
 type webhookRow struct {
-	ID                  string `gorm:"primaryKey"`
-	OwnerID             string
-	URL                 string `gorm:"column:url"`
-	MinScore            int
-	Platforms           string // comma-separated; empty means every platform
-	Active              bool
-	DisabledReason      string
-	ConsecutiveFailures int
-	Secret              []byte
-	CreatedAt           int64  `gorm:"autoCreateTime:false"`
-	PreviousSecret      []byte // the secret the last rotation replaced; nil when none is kept
-	PreviousSecretUntil int64  // when it stops signing; 0 when none is kept
-	Kind                string // 'webhook', or a channel's service (channel.go)
-	Frequency           string // a channel's: '' or 'at once', 'hourly', 'daily'
-	DigestHour          int
-	DigestZone          string
-	LastDigestAt        int64
+	ID                             string `gorm:"primaryKey"`
+	OwnerID, URL, DisabledReason   string
+	Platforms                      string // comma-separated; empty means every platform
+	MinScore, ConsecutiveFailures  int
+	Active                         bool
+	Secret, PreviousSecret         []byte // sealed; PreviousSecret is nil when none is kept
+	CreatedAt, PreviousSecretUntil int64  `gorm:"autoCreateTime:false"` // µs
+	Kind                           string // 'webhook', or a channel's service (channel.go)
+	Frequency, DigestZone          string // a channel's: '' or 'at once', 'hourly', 'daily'; the daily digest's zone
+	DigestHour                     int
+	LastDigestAt                   int64
 }
 
 func (webhookRow) TableName() string { return "webhooks" }
@@ -44,22 +39,19 @@ func (r webhookRow) webhook() core.Webhook {
 	})
 }
 
+// webhookColumns are the columns of w that change after creation.
+func webhookColumns(w core.Webhook) map[string]any {
+	return map[string]any{"min_score": w.MinScore, "platforms": joinList(w.Platforms), "active": w.Active,
+		"disabled_reason": w.DisabledReason, "consecutive_failures": w.ConsecutiveFailures}
+}
+
 type deliveryRow struct {
-	ID             string `gorm:"primaryKey"`
-	WebhookID      string
-	OwnerID        string
-	MatchID        string
-	Event          string
-	TriggerKind    string
-	Status         string
-	Tries          int
-	ResponseStatus int
-	LastError      string
-	Payload        []byte
-	CreatedAt      int64 `gorm:"autoCreateTime:false"`
-	LastAttemptAt  int64
-	NextAttemptAt  int64
-	LeaseUntil     int64
+	ID                                                  string `gorm:"primaryKey"`
+	WebhookID, OwnerID, MatchID, Event, LastError       string
+	TriggerKind, Status                                 string
+	Tries, ResponseStatus                               int
+	Payload                                             []byte
+	CreatedAt, LastAttemptAt, NextAttemptAt, LeaseUntil int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (deliveryRow) TableName() string { return "webhook_deliveries" }
@@ -67,58 +59,32 @@ func (deliveryRow) TableName() string { return "webhook_deliveries" }
 func (r deliveryRow) delivery() core.Delivery {
 	return core.Delivery{
 		ID: r.ID, WebhookID: r.WebhookID, OwnerID: r.OwnerID, MatchID: r.MatchID, Event: r.Event,
-		Trigger: core.DeliveryTrigger(r.TriggerKind), Status: core.DeliveryStatus(r.Status),
-		Tries: r.Tries, ResponseStatus: r.ResponseStatus, Error: r.LastError, Payload: r.Payload,
-		CreatedAt: fromMicros(r.CreatedAt), LastAttemptAt: fromMicros(r.LastAttemptAt),
-		NextAttemptAt: fromMicros(r.NextAttemptAt),
+		Trigger: core.DeliveryTrigger(r.TriggerKind), Status: core.DeliveryStatus(r.Status), Tries: r.Tries,
+		ResponseStatus: r.ResponseStatus, Error: r.LastError, Payload: r.Payload, CreatedAt: fromMicros(r.CreatedAt),
+		LastAttemptAt: fromMicros(r.LastAttemptAt), NextAttemptAt: fromMicros(r.NextAttemptAt),
 	}
 }
 
 func newDeliveryRow(d core.Delivery) deliveryRow {
 	return deliveryRow{
 		ID: d.ID, WebhookID: d.WebhookID, OwnerID: d.OwnerID, MatchID: d.MatchID, Event: d.Event,
-		TriggerKind: string(d.Trigger), Status: string(d.Status), Tries: d.Tries,
-		ResponseStatus: d.ResponseStatus, LastError: d.Error, Payload: d.Payload,
-		CreatedAt: micros(d.CreatedAt), LastAttemptAt: micros(d.LastAttemptAt), NextAttemptAt: micros(d.NextAttemptAt),
+		TriggerKind: string(d.Trigger), Status: string(d.Status), Tries: d.Tries, ResponseStatus: d.ResponseStatus,
+		LastError: d.Error, Payload: d.Payload, CreatedAt: micros(d.CreatedAt),
+		LastAttemptAt: micros(d.LastAttemptAt), NextAttemptAt: micros(d.NextAttemptAt),
 	}
 }
 
-// attemptColumns are the columns an attempt or a requeue changes.
-func attemptColumns(d core.Delivery) map[string]any {
-	return map[string]any{
-		"trigger_kind": string(d.Trigger), "status": string(d.Status), "tries": d.Tries,
-		"response_status": d.ResponseStatus, "last_error": d.Error,
-		"last_attempt_at": micros(d.LastAttemptAt), "next_attempt_at": micros(d.NextAttemptAt), "lease_until": 0,
-	}
-}
-
-// webhookColumns are the columns of w that change after creation.
-func webhookColumns(w core.Webhook) map[string]any {
-	return map[string]any{
-		"min_score": w.MinScore, "platforms": joinList(w.Platforms), "active": w.Active,
-		"disabled_reason": w.DisabledReason, "consecutive_failures": w.ConsecutiveFailures,
-	}
-}
-
-// WebhookStore keeps webhooks and their deliveries: each owner's webhooks
-// and delivery log (ports.WebhookStore) and the queue of deliveries to
-// send (ports.DeliveryQueue), both on the webhooks and webhook_deliveries
-// tables.
+// WebhookStore keeps webhooks and their deliveries: each owner's
+// (ports.WebhookStore) and the queue to send (ports.DeliveryQueue).
 type WebhookStore struct{ db *DB }
 
-var (
-	_ ports.WebhookStore  = (*WebhookStore)(nil)
-	_ ports.DeliveryQueue = (*WebhookStore)(nil)
-)
-
-// NewWebhookStore returns the webhook store of db.
 func NewWebhookStore(db *DB) *WebhookStore { return &WebhookStore{db: db} }
 
-// CreateWebhook implements ports.WebhookStore.
+// CreateWebhook implements ports.WebhookStore. The owner lock orders
+// concurrent creates of one owner, so allow sees the create before; a
+// second of one URL breaks webhooks_owner_url.
 func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow func(core.Usage) error, seal func(id string) ([]byte, error)) error {
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		// The owner lock orders concurrent creates of one owner, so the
-		// duplicate check and allow see the create before.
 		if _, err := lockOwner(tx, w.OwnerID); err != nil {
 			return translate(err, "owner")
 		}
@@ -129,23 +95,14 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow
 		if err := allow(u); err != nil {
 			return err
 		}
-		var n int64
-		if err := tx.Model(&webhookRow{}).Where("owner_id = ? AND url = ?", w.OwnerID, w.URL).Count(&n).Error; err != nil {
+		row := webhookRow{ID: newID(), OwnerID: w.OwnerID, URL: w.URL, MinScore: w.MinScore, Platforms: joinList(w.Platforms),
+			Active: w.Active, DisabledReason: w.DisabledReason, CreatedAt: micros(tx.NowFunc())}
+		if row.Secret, err = seal(row.ID); err != nil {
 			return err
 		}
-		if n > 0 {
+		if err := tx.Create(&row).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
 			return core.Errorf(core.KindConflict, "a webhook with this url exists already")
-		}
-		id := newID()
-		sealed, err := seal(id)
-		if err != nil {
-			return err
-		}
-		row := webhookRow{
-			ID: id, OwnerID: w.OwnerID, URL: w.URL, MinScore: w.MinScore, Platforms: joinList(w.Platforms),
-			Active: w.Active, DisabledReason: w.DisabledReason, Secret: sealed, CreatedAt: micros(tx.NowFunc()),
-		}
-		if err := tx.Create(&row).Error; err != nil {
+		} else if err != nil {
 			return err
 		}
 		*w = row.webhook()
@@ -154,68 +111,46 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow
 	return translate(err, "webhook")
 }
 
-// Webhook implements ports.WebhookStore.
 func (s *WebhookStore) Webhook(ctx context.Context, ownerID, id string) (core.Webhook, []byte, error) {
 	w, sealed, err := s.WebhookSecrets(ctx, ownerID, id)
 	return w, sealed.Current, err
 }
 
-// Webhooks implements ports.WebhookStore.
 func (s *WebhookStore) Webhooks(ctx context.Context, ownerID string) ([]core.Webhook, error) {
-	var rows []webhookRow
-	if err := s.db.with(ctx).Where("owner_id = ?", ownerID).Order("created_at, id").Find(&rows).Error; err != nil {
-		return nil, translate(err, "webhook")
-	}
-	return convert(rows, webhookRow.webhook), nil
+	return webhooks(s.db.with(ctx), ownerID)
 }
 
-// UpdateWebhook implements ports.WebhookStore.
+func webhooks(db *gorm.DB, ownerID string) ([]core.Webhook, error) {
+	return list(db.Where("owner_id = ?", ownerID).Order("created_at, id"), "webhook", webhookRow.webhook)
+}
+
 func (s *WebhookStore) UpdateWebhook(ctx context.Context, ownerID, id string, change func(core.Webhook) (core.Webhook, error)) (core.Webhook, error) {
-	var row webhookRow
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-			return err
-		}
+	row, err := locked(s.db.with(ctx), func(tx *gorm.DB, row *webhookRow) error {
 		w, err := change(row.webhook())
 		if err != nil {
 			return err
 		}
-		return tx.Model(&row).Updates(webhookColumns(w)).Error
-	})
-	if err != nil {
-		return core.Webhook{}, translate(err, "webhook")
-	}
-	return row.webhook(), nil
+		return tx.Model(row).Updates(webhookColumns(w)).Error
+	}, "id = ? AND owner_id = ?", id, ownerID)
+	return row.webhook(), translate(err, "webhook")
 }
 
-// DeleteWebhook implements ports.WebhookStore. The deliveries go with it
-// through the foreign key's cascade.
+// DeleteWebhook implements ports.WebhookStore. Its deliveries go with it
+// (the foreign key cascades).
 func (s *WebhookStore) DeleteWebhook(ctx context.Context, ownerID, id string) error {
-	res := s.db.with(ctx).Where("id = ? AND owner_id = ?", id, ownerID).Delete(&webhookRow{})
-	if res.Error == nil && res.RowsAffected == 0 {
-		return core.Errorf(core.KindNotFound, "webhook not found")
-	}
-	return translate(res.Error, "webhook")
+	return translate(affected(s.db.with(ctx).Where("id = ? AND owner_id = ?", id, ownerID).Delete(&webhookRow{})), "webhook")
 }
 
-// WebhookSecrets implements ports.WebhookStore.
 func (s *WebhookStore) WebhookSecrets(ctx context.Context, ownerID, id string) (core.Webhook, ports.SealedSecrets, error) {
 	var row webhookRow
-	if err := s.db.with(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-		return core.Webhook{}, ports.SealedSecrets{}, translate(err, "webhook")
-	}
-	return row.webhook(), ports.SealedSecrets{Current: row.Secret, Previous: row.PreviousSecret}, nil
+	err := s.db.with(ctx).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error
+	return row.webhook(), ports.SealedSecrets{Current: row.Secret, Previous: row.PreviousSecret}, translate(err, "webhook")
 }
 
 // RotateSecret implements ports.WebhookStore. The replaced secret moves
-// to previous_secret as it is sealed: its associated data is the
-// webhook's id, which does not change.
+// as sealed: its associated data is the webhook's id, which stays.
 func (s *WebhookStore) RotateSecret(ctx context.Context, ownerID, id string, until time.Time, seal func(id string) ([]byte, error)) (core.Webhook, error) {
-	var row webhookRow
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-			return err
-		}
+	row, err := locked(s.db.with(ctx), func(tx *gorm.DB, row *webhookRow) error {
 		sealed, err := seal(row.ID)
 		if err != nil {
 			return err
@@ -224,40 +159,22 @@ func (s *WebhookStore) RotateSecret(ctx context.Context, ownerID, id string, unt
 		if !until.IsZero() {
 			previous = row.Secret
 		}
-		return tx.Model(&row).Updates(map[string]any{
-			"secret": sealed, "previous_secret": previous, "previous_secret_until": micros(until),
-		}).Error
-	})
-	if err != nil {
-		return core.Webhook{}, translate(err, "webhook")
-	}
-	return row.webhook(), nil
+		return tx.Model(row).Updates(map[string]any{"secret": sealed, "previous_secret": previous, "previous_secret_until": micros(until)}).Error
+	}, "id = ? AND owner_id = ?", id, ownerID)
+	return row.webhook(), translate(err, "webhook")
 }
 
-// ForgetPreviousSecrets implements ports.DeliveryQueue.
 func (s *WebhookStore) ForgetPreviousSecrets(ctx context.Context, before time.Time) (int, error) {
 	res := s.db.with(ctx).Model(&webhookRow{}).Where("previous_secret_until > 0 AND previous_secret_until <= ?", micros(before)).
 		Updates(map[string]any{"previous_secret": nil, "previous_secret_until": 0})
 	return int(res.RowsAffected), translate(res.Error, "webhook")
 }
 
-// ownWebhook says gorm.ErrRecordNotFound unless id is a webhook of the
-// owner.
-func ownWebhook(db *gorm.DB, ownerID, id string) error {
-	var n int64
-	if err := db.Model(&webhookRow{}).Where("id = ? AND owner_id = ?", id, ownerID).Count(&n).Error; err != nil || n > 0 {
-		return err
-	}
-	return gorm.ErrRecordNotFound
-}
-
-// NewDeliveryID implements ports.WebhookStore.
 func (s *WebhookStore) NewDeliveryID() string { return newID() }
 
-// AddDelivery implements ports.WebhookStore.
 func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery, keep int) error {
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := ownWebhook(tx, d.OwnerID, d.WebhookID); err != nil {
+		if err := tx.Select("id").Take(&webhookRow{}, "id = ? AND owner_id = ?", d.WebhookID, d.OwnerID).Error; err != nil {
 			return err
 		}
 		row := newDeliveryRow(d)
@@ -269,11 +186,9 @@ func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery, keep in
 	return translate(err, "webhook")
 }
 
-// trimLog deletes the webhook's finished deliveries older than its
-// newest keep; keep 0 deletes nothing. Queued ones are work still to do,
-// so they stay however old. Naming the final statuses (rather than "not
-// queued") lets the status index find the few finished rows without
-// walking a backlog of queued ones.
+// trimLog deletes the webhook's finished deliveries older than its newest
+// keep (0: none). Queued ones stay however old; naming the final statuses
+// lets the index find the finished rows without walking a backlog.
 func trimLog(tx *gorm.DB, webhookID string, keep int) error {
 	if keep <= 0 {
 		return nil
@@ -283,43 +198,32 @@ func trimLog(tx *gorm.DB, webhookID string, keep int) error {
 		[]core.DeliveryStatus{core.DeliveryDelivered, core.DeliveryFailed}, newest).Delete(&deliveryRow{}).Error
 }
 
-// Deliveries implements ports.WebhookStore.
 func (s *WebhookStore) Deliveries(ctx context.Context, ownerID, webhookID string, limit int) ([]core.Delivery, error) {
-	if err := ownWebhook(s.db.with(ctx), ownerID, webhookID); err != nil {
+	if err := s.db.with(ctx).Select("id").Take(&webhookRow{}, "id = ? AND owner_id = ?", webhookID, ownerID).Error; err != nil {
 		return nil, translate(err, "webhook")
 	}
-	var rows []deliveryRow
-	if err := s.db.with(ctx).Where("webhook_id = ? AND owner_id = ?", webhookID, ownerID).
-		Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
-		return nil, translate(err, "delivery")
-	}
-	return convert(rows, deliveryRow.delivery), nil
+	return list(s.db.with(ctx).Where("webhook_id = ? AND owner_id = ?", webhookID, ownerID).
+		Order("created_at DESC, id DESC").Limit(limit), "delivery", deliveryRow.delivery)
 }
 
-// UpdateDelivery implements ports.WebhookStore.
 func (s *WebhookStore) UpdateDelivery(ctx context.Context, ownerID, webhookID, id string, change func(core.Delivery) (core.Delivery, error)) (core.Delivery, error) {
-	var row deliveryRow
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND webhook_id = ? AND owner_id = ?", id, webhookID, ownerID).Error; err != nil {
-			return err
-		}
+	row, err := locked(s.db.with(ctx), func(tx *gorm.DB, row *deliveryRow) error {
 		d, err := change(row.delivery())
 		if err != nil {
 			return err
 		}
-		return tx.Model(&row).Updates(attemptColumns(d)).Error
-	})
-	if err != nil {
-		return core.Delivery{}, translate(err, "delivery")
-	}
-	return row.delivery(), nil
+		return tx.Model(row).Updates(map[string]any{
+			"trigger_kind": string(d.Trigger), "status": string(d.Status), "tries": d.Tries, "response_status": d.ResponseStatus,
+			"last_error": d.Error, "last_attempt_at": micros(d.LastAttemptAt), "next_attempt_at": micros(d.NextAttemptAt), "lease_until": 0,
+		}).Error
+	}, "id = ? AND webhook_id = ? AND owner_id = ?", id, webhookID, ownerID)
+	return row.delivery(), translate(err, "delivery")
 }
 
 // replayCandidates reads the webhook's failed match.created deliveries
-// made in [@from, @to) that are the newest delivery of their match to the
-// webhook and whose match still exists, oldest first. A later delivery
-// of the same match can only be a replay (a match is queued to a webhook
-// once), so one replayed and not failed since is left to its replay.
+// made in [@from, @to), oldest first, each the newest of its match (a
+// later one can only be a replay: one replayed and not failed since is
+// left to it) and whose match still exists.
 const replayCandidates = `SELECT d.* FROM webhook_deliveries d
 	WHERE d.webhook_id = @webhook AND d.status = 'failed' AND d.event = @event AND d.match_id <> ''
 		AND d.created_at >= @from AND d.created_at < @to
@@ -329,107 +233,64 @@ const replayCandidates = `SELECT d.* FROM webhook_deliveries d
 	ORDER BY d.created_at, d.id LIMIT @limit`
 
 // ReplayDeliveries implements ports.WebhookStore. The webhook's row lock
-// orders concurrent replays of it: the second reads the first's replays
-// and passes their matches over.
+// orders concurrent replays: the second passes over the first's matches.
 func (s *WebhookStore) ReplayDeliveries(ctx context.Context, ownerID, webhookID string, q ports.ReplayQuery, plan ports.ReplayPlan) (ports.ReplayResult, error) {
 	var out ports.ReplayResult
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		var hook webhookRow
-		if err := tx.Clauses(lockForUpdate).Take(&hook, "id = ? AND owner_id = ?", webhookID, ownerID).Error; err != nil {
-			return err
-		}
+	_, err := locked(s.db.with(ctx), func(tx *gorm.DB, hook *webhookRow) error {
 		var rows []deliveryRow
 		if q.Limit > 0 {
-			args := map[string]any{"webhook": webhookID, "event": core.EventMatchCreated, "from": micros(q.From),
-				"to": micros(q.To), "limit": q.Limit + 1}
+			args := map[string]any{"webhook": webhookID, "event": core.EventMatchCreated, "from": micros(q.From), "to": micros(q.To), "limit": q.Limit + 1}
 			if err := tx.Raw(replayCandidates, args).Scan(&rows).Error; err != nil {
 				return err
 			}
 		}
-		if len(rows) > q.Limit {
-			rows, out.More = rows[:q.Limit], true
-		}
+		rows, out.More = page(rows, q.Limit)
 		// Stored to the microsecond: the caller gets the times it reads back.
 		queued, err := plan(hook.webhook(), convert(rows, deliveryRow.delivery), tx.NowFunc().Truncate(time.Microsecond))
 		if err != nil || len(queued) == 0 {
 			return err
 		}
-		add := make([]deliveryRow, len(queued))
 		for i := range queued {
 			queued[i].ID = newID()
-			add[i] = newDeliveryRow(queued[i])
 		}
-		out.Queued = queued
-		return tx.CreateInBatches(&add, 500).Error
-	})
+		out.Queued, rows = queued, convert(queued, newDeliveryRow)
+		return tx.CreateInBatches(&rows, 500).Error
+	}, "id = ? AND owner_id = ?", webhookID, ownerID)
 	if err != nil {
 		return ports.ReplayResult{}, translate(err, "webhook")
 	}
 	return out, nil
 }
 
-// claimDue claims due deliveries in one statement: it picks candidates
-// (on Postgres locking them with SKIP LOCKED, so replicas claim disjoint
-// rows at once without waiting on each other), keeps at most @per of
-// each webhook, and sets their lease. The outer conditions repeat status
-// and lease, so a row another claim leased meanwhile is left alone even
-// where the candidates were read before that claim committed.
-//
-// On Postgres the candidates come from one table (inactive webhooks are
-// left out by a hashed list of their ids, not a join), so the plan is
-// the walk of webhook_deliveries_due in its own order that stops at the
-// limit, as long as the statistics know how many rows are queued
-// (VacuumQueues analyzes the table every few seconds). The lease is set
-// through the locked rows' ctids, a TID scan: joined back by id, the
-// planner read the whole table or the due index to find them.
-const (
-	claimDuePG = `WITH cand AS (
-		SELECT d.ctid AS tid, d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
-		WHERE d.status = 'queued' AND d.next_attempt_at <= @now AND d.lease_until < @now
-			AND d.webhook_id NOT IN (SELECT w.id FROM webhooks w WHERE NOT w.active) AND d.webhook_id NOT IN @skip
-		ORDER BY d.next_attempt_at, d.id LIMIT @limit
-		FOR UPDATE OF d SKIP LOCKED),
-	ranked AS (SELECT tid, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)
-	UPDATE webhook_deliveries SET lease_until = @until
-	WHERE ctid = ANY(ARRAY(SELECT tid FROM ranked WHERE n <= @per)) AND status = 'queued' AND lease_until < @now
-	RETURNING *`
-	claimDueLite = `WITH cand AS (
-		SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
-		WHERE d.status = 'queued' AND d.next_attempt_at <= @now AND d.lease_until < @now
-			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active) AND d.webhook_id NOT IN @skip
-		ORDER BY d.next_attempt_at, d.id LIMIT @limit),
-	ranked AS (SELECT id, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)
-	UPDATE webhook_deliveries SET lease_until = @until
-	WHERE id IN (SELECT id FROM ranked WHERE n <= @per) AND status = 'queued' AND lease_until < @now
-	RETURNING *`
-)
-
-// ClaimDeliveries implements ports.DeliveryQueue.
+// ClaimDeliveries implements ports.DeliveryQueue. One statement picks the
+// candidates (SKIP LOCKED on Postgres, so replicas claim disjoint rows
+// without waiting), keeps @per of each webhook and leases them; the outer
+// conditions leave alone a row another claim leased meanwhile. Inactive
+// webhooks are left out by a hashed list rather than a join, so Postgres
+// walks webhook_deliveries_due in order and stops at the limit, and the
+// lease is set through the rows' ctids: joined back by id, the planner
+// read the whole table or index. Two reads bring what sending takes.
 func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClaim) ([]ports.DueDelivery, error) {
 	if c.Limit <= 0 {
 		return nil, nil
 	}
-	per := c.PerWebhook
-	if per <= 0 {
-		per = c.Limit
-	}
-	skip := c.Skip
-	if len(skip) == 0 {
-		skip = []string{""} // no webhook's id: NOT IN () is not SQL
-	}
 	now := s.db.gorm.NowFunc()
-	args := map[string]any{"now": micros(now), "until": micros(now.Add(c.Lease)), "skip": skip, "limit": c.Limit, "per": per}
+	args := map[string]any{"now": micros(now), "until": micros(now.Add(c.Lease)), "limit": c.Limit, "per": cmp.Or(max(c.PerWebhook, 0), c.Limit),
+		"skip": append([]string{""}, c.Skip...)} // "" is no webhook's id, and NOT IN () is not SQL
+	tid := s.db.pick("ctid", "rowid")
+	claim := `WITH cand AS (
+		SELECT d.` + tid + ` AS tid, d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+		WHERE d.status = 'queued' AND d.next_attempt_at <= @now AND d.lease_until < @now
+			AND d.webhook_id NOT IN (SELECT w.id FROM webhooks w WHERE NOT w.active) AND d.webhook_id NOT IN @skip
+		ORDER BY d.next_attempt_at, d.id LIMIT @limit` + s.db.pick(" FOR UPDATE OF d SKIP LOCKED", "") + `),
+	ranked AS (SELECT tid, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)
+	UPDATE webhook_deliveries SET lease_until = @until
+	WHERE ` + s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM ranked WHERE n <= @per))", "rowid IN (SELECT tid FROM ranked WHERE n <= @per)") + `
+		AND status = 'queued' AND lease_until < @now RETURNING *`
 	var claimed []deliveryRow
-	// One statement claims the batch, so it needs no transaction of its own.
-	if err := s.db.with(ctx).Raw(s.db.pick(claimDuePG, claimDueLite), args).Scan(&claimed).Error; err != nil {
+	if err := s.db.with(ctx).Raw(claim, args).Scan(&claimed).Error; err != nil || len(claimed) == 0 {
 		return nil, translate(err, "delivery")
 	}
-	if len(claimed) == 0 {
-		return nil, nil
-	}
-
-	// What sending takes comes with the claim, two reads for the batch
-	// rather than two for every delivery.
 	var hookIDs, matchIDs []string
 	for _, r := range claimed {
 		if !slices.Contains(hookIDs, r.WebhookID) {
@@ -440,22 +301,13 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 		}
 	}
 	var hooks []webhookRow
-	if err := s.db.with(ctx).Where("id IN ?", hookIDs).Find(&hooks).Error; err != nil {
-		return nil, translate(err, "webhook")
+	var matches []matchRow
+	err := s.db.with(ctx).Where("id IN ?", hookIDs).Find(&hooks).Error
+	if err == nil && len(matchIDs) > 0 {
+		err = s.db.with(ctx).Where("id IN ?", matchIDs).Find(&matches).Error
 	}
-	byID := make(map[string]webhookRow, len(hooks))
-	for _, h := range hooks {
-		byID[h.ID] = h
-	}
-	matches := map[string]core.Match{}
-	if len(matchIDs) > 0 {
-		var rows []matchRow
-		if err := s.db.with(ctx).Where("id IN ?", matchIDs).Find(&rows).Error; err != nil {
-			return nil, translate(err, "match")
-		}
-		for _, r := range rows {
-			matches[r.ID] = r.match()
-		}
+	if err != nil {
+		return nil, translate(err, "delivery")
 	}
 	// Claimed rows come back in no set order; earliest due goes first.
 	slices.SortFunc(claimed, func(a, b deliveryRow) int {
@@ -463,15 +315,14 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	})
 	out := make([]ports.DueDelivery, 0, len(claimed))
 	for _, r := range claimed {
-		h, ok := byID[r.WebhookID]
-		if !ok {
+		i := slices.IndexFunc(hooks, func(h webhookRow) bool { return h.ID == r.WebhookID })
+		if i < 0 {
 			continue // deleted since the claim: its deliveries went with it
 		}
-		due := ports.DueDelivery{
-			Delivery: r.delivery(), Webhook: h.webhook(), SealedSecret: h.Secret,
-			PreviousSealedSecret: h.PreviousSecret, LeaseUntil: fromMicros(r.LeaseUntil),
-		}
-		if m, ok := matches[r.MatchID]; ok && len(r.Payload) == 0 && m.OwnerID == r.OwnerID {
+		due := ports.DueDelivery{Delivery: r.delivery(), Webhook: hooks[i].webhook(), SealedSecret: hooks[i].Secret,
+			PreviousSealedSecret: hooks[i].PreviousSecret, LeaseUntil: fromMicros(r.LeaseUntil)}
+		if j := slices.IndexFunc(matches, func(m matchRow) bool { return m.ID == r.MatchID }); j >= 0 && len(r.Payload) == 0 && matches[j].OwnerID == r.OwnerID {
+			m := matches[j].match()
 			due.Match = &m
 		}
 		out = append(out, due)
@@ -479,7 +330,6 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	return out, nil
 }
 
-// FinishAttempts implements ports.DeliveryQueue.
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
@@ -487,54 +337,40 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 		if err != nil {
 			return err
 		}
-		var trim []string
-		hooks := map[string]*webhookRow{} // read once a batch, under the row lock
-		if rules.Webhook != nil {
-			// Every webhook the batch finishes with is locked in one statement,
-			// in id order, so two replicas' batches never wait on each other
-			// in opposite orders.
-			var ids []string
-			for _, a := range attempts {
-				if d := a.Delivery; recorded[d.ID] && d.Status.Final() && !slices.Contains(ids, d.WebhookID) {
-					ids = append(ids, d.WebhookID)
-				}
+		var ids []string // the webhooks with a delivery finished
+		for _, a := range attempts {
+			if d := a.Delivery; recorded[d.ID] && d.Status.Final() && !slices.Contains(ids, d.WebhookID) {
+				ids = append(ids, d.WebhookID)
 			}
-			if len(ids) > 0 {
-				var rows []webhookRow
-				if err := tx.Clauses(lockForUpdate).Where("id IN ?", ids).Order("id").Find(&rows).Error; err != nil {
-					return err
-				}
-				for i := range rows {
-					hooks[rows[i].ID] = &rows[i]
-				}
+		}
+		var hooks []webhookRow
+		if rules.Webhook != nil && len(ids) > 0 {
+			// Locked in one statement in id order, so two replicas'
+			// batches never wait on each other in opposite orders.
+			if err := tx.Clauses(lockForUpdate).Where("id IN ?", ids).Order("id").Find(&hooks).Error; err != nil {
+				return err
 			}
 		}
 		for i, a := range attempts {
 			d := a.Delivery
 			out[i] = ports.AttemptResult{Recorded: recorded[d.ID], Webhook: a.Due.Webhook}
-			if !recorded[d.ID] || !d.Status.Final() { // the lease was lost, or the delivery goes on
-				continue
+			if !recorded[d.ID] || !d.Status.Final() || rules.Webhook == nil {
+				continue // the lease was lost, or the delivery goes on
 			}
-			if !slices.Contains(trim, d.WebhookID) {
-				trim = append(trim, d.WebhookID)
-			}
-			if rules.Webhook == nil {
-				continue
-			}
-			row := hooks[d.WebhookID]
-			if row == nil {
+			j := slices.IndexFunc(hooks, func(h webhookRow) bool { return h.ID == d.WebhookID })
+			if j < 0 {
 				return gorm.ErrRecordNotFound
 			}
+			row := &hooks[j]
 			before := row.webhook()
 			if after := webhookColumns(rules.Webhook(before, d)); !maps.Equal(after, webhookColumns(before)) {
 				if err := tx.Model(row).Updates(after).Error; err != nil {
 					return err
 				}
 			}
-			out[i].Webhook = row.webhook()
-			out[i].SwitchedOff = before.Active && !row.Active
+			out[i].Webhook, out[i].SwitchedOff = row.webhook(), before.Active && !row.Active
 		}
-		for _, id := range trim {
+		for _, id := range ids {
 			if err := trimLog(tx, id, rules.KeepLog); err != nil {
 				return err
 			}
@@ -549,8 +385,6 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 
 // recordAttempts stores the attempts in one statement, each only where
 // the row still carries its claim's lease, and returns the ids stored.
-// One statement rather than one per attempt: on Postgres each is a round
-// trip, and the recorder's batches are up to 64.
 func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (map[string]bool, error) {
 	if len(attempts) == 0 {
 		return nil, nil
@@ -562,21 +396,19 @@ func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (ma
 	args := make([]any, 0, 10*len(attempts))
 	for _, a := range attempts {
 		d := a.Delivery
-		payload := d.Payload
-		if payload == nil {
-			payload = []byte{}
+		if d.Payload == nil {
+			d.Payload = []byte{}
 		}
 		args = append(args, d.ID, micros(a.Due.LeaseUntil), string(d.Trigger), string(d.Status), d.Tries,
-			d.ResponseStatus, d.Error, micros(d.LastAttemptAt), micros(d.NextAttemptAt), payload)
+			d.ResponseStatus, d.Error, micros(d.LastAttemptAt), micros(d.NextAttemptAt), d.Payload)
 	}
-	var ids []string
-	err := tx.Raw(`UPDATE webhook_deliveries SET trigger_kind = v.column3, status = v.column4, tries = v.column5,
+	ids, err := column[string](tx.Raw(`UPDATE webhook_deliveries SET trigger_kind = v.column3, status = v.column4, tries = v.column5,
 		response_status = v.column6, last_error = v.column7, last_attempt_at = v.column8, next_attempt_at = v.column9,
 		lease_until = 0, payload = v.column10
 		FROM (VALUES `+strings.Repeat(row+", ", len(attempts)-1)+row+`) AS v
 		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.lease_until = v.column2
 			AND webhook_deliveries.status = 'queued'
-		RETURNING webhook_deliveries.id`, args...).Scan(&ids).Error
+		RETURNING webhook_deliveries.id`, args...))
 	out := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		out[id] = true
@@ -584,7 +416,6 @@ func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (ma
 	return out, err
 }
 
-// ReleaseDeliveries implements ports.DeliveryQueue.
 func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDelivery) error {
 	if len(due) == 0 {
 		return nil
@@ -600,7 +431,6 @@ func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDel
 	}), "delivery")
 }
 
-// DropDelivery implements ports.DeliveryQueue.
 func (s *WebhookStore) DropDelivery(ctx context.Context, due ports.DueDelivery) error {
 	return translate(s.db.with(ctx).Where("id = ? AND lease_until = ?", due.Delivery.ID, micros(due.LeaseUntil)).
 		Delete(&deliveryRow{}).Error, "delivery")
