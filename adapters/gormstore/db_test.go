@@ -75,3 +75,15 @@ func openMigrated(t *testing.T, url string) *DB {
 	}
 	return db
 }
+
+// A read after the database is closed, as the backlog watcher's last
+// tick can be while the server stops, is an error, not a panic.
+func TestUnscoredOnClosedDatabase(t *testing.T) {
+	db := openMigrated(t, "sqlite://:memory:")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewMatchStore(db).Unscored(context.Background(), 10); err == nil {
+		t.Fatal("Unscored on a closed database: no error")
+	}
+}
