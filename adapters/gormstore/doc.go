@@ -10,7 +10,10 @@
 // score.go, the owner's flags in triage.go, the alerts' in alert.go),
 // webhook.go (webhooks, webhook_deliveries), account.go, notification.go,
 // session.go (dashboard_sessions, login_links), reddit.go, lease.go,
-// ratelimit.go (rate_windows). db.go opens the database and holds the
+// ratelimit.go (rate_windows), phrasefilters.go (a phrase's filters
+// column), search.go (match_search, the matches' text index),
+// trends.go (match_day_counts), channel.go (the channel columns of
+// webhooks). db.go opens the database and holds the
 // helpers every file shares. Times are integer microseconds since 1970,
 // exact on both databases, so a match's createdAt is a paging cursor
 // that never skips or repeats a row.
