@@ -34,17 +34,18 @@ type matchRow struct {
 	Likes      int64
 	Comments   int64
 	PostedAt   int64
+	Backfilled int
 }
 
 func (matchRow) TableName() string { return "matches" }
 
 // matchColumns are the columns of matchRow in the order of fields.
 const matchColumns = "id, owner_id, phrase_id, phrase, platform, created_us, score, intent, reason, scored_at, " +
-	"external_id, author, title, body, url, likes, comments, posted_at"
+	"external_id, author, title, body, url, likes, comments, posted_at, backfilled"
 
 func (r *matchRow) fields() []any {
 	return []any{&r.ID, &r.OwnerID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason, &r.ScoredAt,
-		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt}
+		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt, &r.Backfilled}
 }
 
 // scanAll runs q and reads every row into a T through fields. Matches
@@ -78,6 +79,7 @@ func (r matchRow) match() core.Match {
 			ExternalID: r.ExternalID, Author: r.Author, Text: r.Body, URL: r.URL,
 			Likes: int(r.Likes), Comments: int(r.Comments), PostedAt: fromMicros(r.PostedAt),
 		},
+		Backfilled: r.Backfilled != 0,
 	}
 	if r.Title != nil {
 		m.Post.Title = *r.Title
@@ -165,6 +167,12 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		for _, id := range fresh {
 			isFresh[id] = true
 		}
+		if err := s.db.keepRecent(tx, ownerID, platform, batch, func(i int) bool {
+			id := batch[i].Post.ExternalID
+			return isFresh[id] && first[id] == i
+		}); err != nil {
+			return err
+		}
 		var rows []matchRow
 		counts := map[string]int64{}
 		var phrases map[string]phraseOfMatch
@@ -218,11 +226,11 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 func insertMatches(tx *gorm.DB, rows []matchRow) error {
 	for len(rows) > 0 {
 		n := min(len(rows), 1000)
-		args := make([]any, 0, 18*n)
+		args := make([]any, 0, 19*n)
 		for i := range rows[:n] {
 			args = append(args, rows[i].fields()...)
 		}
-		one := "(" + strings.TrimSuffix(strings.Repeat("?, ", 18), ", ") + ")"
+		one := "(" + strings.TrimSuffix(strings.Repeat("?, ", 19), ", ") + ")"
 		if err := tx.Exec("INSERT INTO matches ("+matchColumns+") VALUES "+strings.TrimSuffix(strings.Repeat(one+", ", n), ", "), args...).Error; err != nil {
 			return err
 		}
@@ -273,12 +281,12 @@ func (s *MatchStore) Match(ctx context.Context, ownerID, id string) (core.Match,
 // pageColumns are matchColumns less owner_id (given) and scored_at (unused).
 // The SQLite driver pays two or three cgo calls per column per row, more than the step, so a page reads no spare column.
 const pageColumns = "id, phrase_id, phrase, platform, created_us, score, intent, reason, " +
-	"external_id, author, title, body, url, likes, comments, posted_at"
+	"external_id, author, title, body, url, likes, comments, posted_at, backfilled"
 
 // pageFields are the fields of r that pageColumns fill, in their order.
 func (r *matchRow) pageFields() []any {
 	return []any{&r.ID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,
-		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt}
+		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt, &r.Backfilled}
 }
 
 // Matches implements ports.MatchStore: a walk of the owner's index in

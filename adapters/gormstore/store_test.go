@@ -26,6 +26,9 @@ func stores(db *gormstore.DB) storetest.Stores {
 		Webhooks:   gormstore.NewWebhookStore(db),
 		Deliveries: gormstore.NewWebhookStore(db),
 		Backlog:    gormstore.NewMatchStore(db),
+
+		Recent:         gormstore.NewRecentStore(db),
+		FilterArchives: gormstore.NewFilterArchiveStore(db),
 	}
 }
 

@@ -34,6 +34,9 @@ type Stores struct {
 	Webhooks   ports.WebhookStore
 	Deliveries ports.DeliveryQueue
 	Backlog    ports.ScoringBacklog // counts the matches Matches stores
+	// Recent keeps the window of recent posts that Matches adds to.
+	Recent         ports.RecentStore
+	FilterArchives ports.FilterArchiveStore
 }
 
 // Factory opens a migrated, possibly shared, database for the test.
@@ -42,6 +45,10 @@ type Factory func(t *testing.T) Stores
 // Run runs every case against the stores f makes.
 func Run(t *testing.T, f Factory) {
 	s := f(t)
+	// Trims bound every owner's window at once: these cases run alone,
+	// before the parallel ones start.
+	t.Run("RecentTrim", func(t *testing.T) { testRecentTrim(t, s) })
+	t.Run("RecentConcurrent", func(t *testing.T) { testRecentConcurrent(t, s) })
 	cases := []struct {
 		name string
 		run  func(*testing.T, Stores)
@@ -79,6 +86,10 @@ func Run(t *testing.T, f Factory) {
 		{"Webhooks", testWebhookStore},
 		{"WebhookRecovery", testWebhookRecovery},
 		{"ImpossibleIDs", testImpossibleIDs},
+		{"RecentKeep", testRecentKeep},
+		{"RecentSearch", testRecentSearch},
+		{"Backfill", testBackfill},
+		{"FilterArchive", testFilterArchive},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,6 @@
+-- placeholder
+--
+-- Holds this number for a step of another branch not merged yet;
+-- dropped when merging.
+
+SELECT 1;
