@@ -259,50 +259,25 @@ func (w *Window) fill(ctx context.Context, p core.Phrase) error {
 	return nil
 }
 
-// Finds is what a phrase finds among posts it was tried on: how many it
-// matched of how many read, whether the reading stopped at its bound
-// with more left (Count is then a floor), and the first PreviewShown
-// matched, newest first.
-type Finds[T any] struct {
-	Count   int
-	Read    int
-	Partial bool
-	First   []T
-}
-
-func (f *Finds[T]) add(v T) {
+// add counts a find and keeps it among the first shown.
+func add[T any](f *ports.Finds[T], v T) {
 	f.Count++
 	if len(f.First) < PreviewShown {
 		f.First = append(f.First, v)
 	}
 }
 
-// Preview is what a phrase, or a change of its filters, would do.
-type Preview struct {
-	Phrase core.Phrase // as it would be: normalised, with the filters previewed
-	// Window is what it would have matched among its owner's recent
-	// posts; empty when the window is off.
-	Window Finds[core.RecentPost]
-	// Dropped, for an existing phrase, are its matches the filters
-	// previewed would not have made; Archivable counts those of them
-	// not archived, which applying the filters archives.
-	Dropped    Finds[core.Match]
-	Archivable int
-	// Days and Posts are the window's bounds; 0 when it is off.
-	Days, Posts int
-}
-
 // Preview tries a phrase on its owner's window before it is added: the
 // same checks as Phrases.AddWithFilters (KindInvalid), then what it
 // would have matched, as matching would (the matcher and the filters'
 // rules, in core) on each post as kept. Nothing is stored.
-func (w *Window) Preview(ctx context.Context, ownerID, phrase, platform, community string, f core.PhraseFilters) (Preview, error) {
+func (w *Window) Preview(ctx context.Context, ownerID, phrase, platform, community string, f core.PhraseFilters) (ports.Preview, error) {
 	p, err := core.NewPhrase(ownerID, phrase, platform, community)
 	if err != nil {
-		return Preview{}, err
+		return ports.Preview{}, err
 	}
 	if p.Filters, err = core.NewPhraseFilters(f); err != nil {
-		return Preview{}, err
+		return ports.Preview{}, err
 	}
 	return w.preview(ctx, p, false)
 }
@@ -311,32 +286,32 @@ func (w *Window) Preview(ctx context.Context, ownerID, phrase, platform, communi
 // Phrases.Update checks it): what the phrase would have matched in the
 // window with them, and which of its matches they drop. A change that
 // changes nothing previews the filters it has. KindNotFound, KindInvalid.
-func (w *Window) PreviewChange(ctx context.Context, ownerID, phraseID string, ch core.PhraseFiltersChange) (Preview, error) {
+func (w *Window) PreviewChange(ctx context.Context, ownerID, phraseID string, ch core.PhraseFiltersChange) (ports.Preview, error) {
 	p, err := w.d.Phrases.Phrase(ctx, ownerID, phraseID)
 	if err != nil {
-		return Preview{}, err
+		return ports.Preview{}, err
 	}
 	if ch, err = ch.Check(); err != nil {
-		return Preview{}, err
+		return ports.Preview{}, err
 	}
 	p.Filters = p.Filters.With(ch)
 	return w.preview(ctx, p, true)
 }
 
-func (w *Window) preview(ctx context.Context, p core.Phrase, existing bool) (Preview, error) {
-	out := Preview{Phrase: p}
+func (w *Window) preview(ctx context.Context, p core.Phrase, existing bool) (ports.Preview, error) {
+	out := ports.Preview{Phrase: p, Existing: existing}
 	if w.cfg.On() {
 		out.Days, out.Posts = w.cfg.Days, w.cfg.Posts
-		read, err := w.find(ctx, p, func(rp core.RecentPost) bool { out.Window.add(rp); return true })
+		read, err := w.find(ctx, p, func(rp core.RecentPost) bool { add(&out.Window, rp); return true })
 		if err != nil {
-			return Preview{}, err
+			return ports.Preview{}, err
 		}
 		out.Window.Read, out.Window.Partial = read.n, read.more
 	}
 	if existing {
 		var err error
 		if out.Dropped, out.Archivable, err = w.dropped(ctx, p, nil); err != nil {
-			return Preview{}, err
+			return ports.Preview{}, err
 		}
 	}
 	return out, nil
@@ -376,16 +351,16 @@ func (w *Window) find(ctx context.Context, p core.Phrase, each func(core.RecentP
 // phrase added as a part of its own, so the phrase is found as it was
 // and the filters alone decide. The phrase brings no word the post
 // lacked: the post held it.
-func (w *Window) dropped(ctx context.Context, p core.Phrase, ids *[]string) (Finds[core.Match], int, error) {
+func (w *Window) dropped(ctx context.Context, p core.Phrase, ids *[]string) (ports.Finds[core.Match], int, error) {
 	c := Compile([]core.Phrase{p})
-	var out Finds[core.Match]
+	var out ports.Finds[core.Match]
 	archivable := 0
 	more, err := w.d.Archives.PhraseMatches(ctx, p.OwnerID, p.ID, MaxMatchReads, func(m core.Match, archived bool) bool {
 		out.Read++
 		if len(c.Match(m.Post, p.Community, m.Post.Title, m.Post.Text, p.Phrase)) > 0 {
 			return true
 		}
-		out.add(m)
+		add(&out, m)
 		if !archived {
 			archivable++
 			if ids != nil {
@@ -398,27 +373,20 @@ func (w *Window) dropped(ctx context.Context, p core.Phrase, ids *[]string) (Fin
 	return out, archivable, err
 }
 
-// Applied is what applying a phrase's filters did.
-type Applied struct {
-	Set     core.ArchiveSet // the matches archived, as one set; empty ID when none was
-	Read    int             // matches read
-	Partial bool            // matches were left unread (MaxMatchReads): apply again for older ones
-}
-
 // ApplyFilters archives, in one step, the phrase's matches its filters
 // now drop (of the newest MaxMatchReads) that are not archived, as a set
 // UndoApply restores. KindNotFound.
-func (w *Window) ApplyFilters(ctx context.Context, ownerID, phraseID string) (Applied, error) {
+func (w *Window) ApplyFilters(ctx context.Context, ownerID, phraseID string) (ports.Applied, error) {
 	p, err := w.d.Phrases.Phrase(ctx, ownerID, phraseID)
 	if err != nil {
-		return Applied{}, err
+		return ports.Applied{}, err
 	}
 	var ids []string
 	found, _, err := w.dropped(ctx, p, &ids)
 	if err != nil {
-		return Applied{}, err
+		return ports.Applied{}, err
 	}
-	out := Applied{Read: found.Read, Partial: found.Partial}
+	out := ports.Applied{Read: found.Read, Partial: found.Partial}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -432,8 +400,16 @@ func (w *Window) LastApplied(ctx context.Context, ownerID, phraseID string) (cor
 	return w.d.Archives.LatestArchiveSet(ctx, ownerID, phraseID)
 }
 
-// UndoApply unarchives the set's matches that are archived still and
-// returns how many. KindNotFound for a set not the owner's, or undone.
-func (w *Window) UndoApply(ctx context.Context, ownerID, setID string) (int, error) {
+// UndoApply unarchives the matches of the phrase's set setID that are
+// archived still and returns how many. KindNotFound for a set that is
+// not the phrase's last, not the owner's, or undone.
+func (w *Window) UndoApply(ctx context.Context, ownerID, phraseID, setID string) (int, error) {
+	last, err := w.d.Archives.LatestArchiveSet(ctx, ownerID, phraseID)
+	if err != nil {
+		return 0, err
+	}
+	if last.ID != setID {
+		return 0, core.Errorf(core.KindNotFound, "archived set not found")
+	}
 	return w.d.Archives.RestoreArchiveSet(ctx, ownerID, setID)
 }

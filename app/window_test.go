@@ -412,15 +412,15 @@ func TestWindowApplyFilters(t *testing.T) {
 		if again, err := ww.window.ApplyFilters(ctx, o.ID, p.ID); err != nil || again.Set.ID != "" {
 			t.Fatalf("applying again = %+v, %v", again, err)
 		}
-		_, err = ww.window.UndoApply(ctx, "someone-else", applied.Set.ID)
+		_, err = ww.window.UndoApply(ctx, "someone-else", p.ID, applied.Set.ID)
 		wantKind(t, err, core.KindNotFound)
-		if n, err := ww.window.UndoApply(ctx, o.ID, applied.Set.ID); err != nil || n != 1 {
+		if n, err := ww.window.UndoApply(ctx, o.ID, p.ID, applied.Set.ID); err != nil || n != 1 {
 			t.Fatalf("UndoApply = %d, %v", n, err)
 		}
 		if got := archived(); !slices.Equal(got, []string{"c"}) {
 			t.Fatalf("archived after undoing: %v", got)
 		}
-		_, err = ww.window.UndoApply(ctx, o.ID, applied.Set.ID)
+		_, err = ww.window.UndoApply(ctx, o.ID, p.ID, applied.Set.ID)
 		wantKind(t, err, core.KindNotFound)
 	})
 }

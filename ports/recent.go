@@ -95,3 +95,37 @@ type FilterArchiveStore interface {
 	// KindNotFound for a set not the owner's, or restored already.
 	RestoreArchiveSet(ctx context.Context, ownerID, id string) (int, error)
 }
+
+// Finds is what a phrase found among the posts or matches it was tried
+// on: how many it matched of how many were read, whether the reading
+// stopped at its bound with more left (Count is then a floor), and the
+// first few matched, newest first.
+type Finds[T any] struct {
+	Count   int
+	Read    int
+	Partial bool
+	First   []T
+}
+
+// Preview is what a phrase, or a change of its filters, would do.
+type Preview struct {
+	Phrase core.Phrase // as it would be: normalised, with the filters previewed
+	// Days and Posts are the window's bounds; both 0 when it is off.
+	Days, Posts int
+	// Window is what the phrase would have matched among its owner's
+	// recent posts.
+	Window Finds[core.RecentPost]
+	// Existing marks the preview of an existing phrase's filters: Dropped
+	// are its matches they would not have made, and Archivable counts
+	// those of them not archived, which applying the filters archives.
+	Existing   bool
+	Dropped    Finds[core.Match]
+	Archivable int
+}
+
+// Applied is what applying a phrase's filters to its matches did.
+type Applied struct {
+	Set     core.ArchiveSet // the matches archived, as one set; an empty ID when none was
+	Read    int             // matches read
+	Partial bool            // matches were left unread: applying again reaches older ones
+}

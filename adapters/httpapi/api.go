@@ -47,6 +47,7 @@ type Deps struct {
 	Limiter  ports.RateLimiter
 	Webhooks WebhookService // nil: every webhook route answers plan_limit
 	Triage   TriageService  // nil: the triage routes answer not_found
+	Window   WindowService  // nil: the preview and apply-filters routes answer not_found
 }
 
 // route is one row of the API: the OpenAPI test checks every row is
@@ -77,21 +78,29 @@ func New(cfg Config, deps Deps) *API {
 	opts := []httptransport.ServerOption{
 		httptransport.ServerErrorEncoder(a.encodeError),
 	}
-	paths := map[string]bool{}
+	paths, routed := map[string]bool{}, map[string]bool{}
 	for _, r := range a.routes() {
 		e := r.endpoint
 		if r.scope != "" {
 			e = requireScope(r.scope)(e)
 		}
 		a.mux.Handle(r.method+" "+r.path, httptransport.NewServer(e, r.decode, encodeResponse, opts...))
-		paths[r.path] = true
+		paths[r.path], routed[r.method+" "+r.path] = true, true
 	}
 	// A known path with another method, and any unknown path, answer in
-	// the documented error body rather than the mux's plain text.
+	// the documented error body rather than the mux's plain text. The
+	// other methods are named: a pattern without one would clash with a
+	// route of a method on a wider path (POST /keywords/preview beside
+	// GET /keywords/{id}).
 	for p := range paths {
-		a.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
-			a.encodeError(r.Context(), core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", r.Method, p), w)
-		})
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
+			if routed[m+" "+p] {
+				continue
+			}
+			a.mux.HandleFunc(m+" "+p, func(w http.ResponseWriter, r *http.Request) {
+				a.encodeError(r.Context(), core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", r.Method, p), w)
+			})
+		}
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		a.encodeError(r.Context(), core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path), w)
@@ -108,6 +117,13 @@ func (a *API) routes() []route {
 		{"GET", "/api/v1/keywords/{id}", core.ScopeRead, a.getPhrase, decodeID},
 		{"PATCH", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.patchPhrase, decodePatchPhrase},
 		{"DELETE", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.deletePhrase, decodeID},
+		// A preview reads and changes nothing; applying a phrase's
+		// filters archives its matches, the owner's own bookkeeping, as
+		// triage does: a read key may do both.
+		{"POST", "/api/v1/keywords/preview", core.ScopeRead, a.previewPhrase, decodePreviewPhrase},
+		{"POST", "/api/v1/keywords/{id}/preview", core.ScopeRead, a.previewChange, decodePreviewChange},
+		{"POST", "/api/v1/keywords/{id}/apply-filters", core.ScopeRead, a.applyFilters, decodeID},
+		{"POST", "/api/v1/keywords/{id}/apply-filters/{setId}/undo", core.ScopeRead, a.undoApply, decodeUndoApply},
 		{"GET", "/api/v1/matches", core.ScopeRead, a.listMatches, decodeListMatches},
 		{"GET", "/api/v1/matches/{id}", core.ScopeRead, a.getMatch, decodeID},
 		// Triage is the key owner's own bookkeeping and changes nothing
