@@ -74,6 +74,8 @@ type stores struct {
 	notifications ports.NotificationStore
 	sessions      ports.SessionStore
 	triage        ports.TriageStore
+	recent        ports.RecentStore
+	archives      ports.FilterArchiveStore
 }
 
 func newStores(db *gormstore.DB) stores {
@@ -95,6 +97,8 @@ func newStores(db *gormstore.DB) stores {
 		notifications: gormstore.NewNotificationStore(db),
 		sessions:      gormstore.NewSessionStore(db),
 		triage:        gormstore.NewTriageStore(db),
+		recent:        gormstore.NewRecentStore(db),
+		archives:      gormstore.NewFilterArchiveStore(db),
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 func newAPI(cfg Config, log *slog.Logger, s *services) *httpapi.API {
 	return httpapi.New(httpapi.Config{RateLimit: cfg.RateLimit, Logger: log}, httpapi.Deps{
 		Keys: s.Keys, Phrases: s.Phrases, Matches: s.Matches, Limiter: s.limiter, Webhooks: s.Webhooks, Triage: s.Inbox,
+		Window: s.Window,
 	})
 }
 

@@ -191,7 +191,7 @@ func testImpossiblePathIDs(t *testing.T, dbURL string) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": dbURL, "EARSHOT_ADDR": addr,
-		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON": "1", "EARSHOT_SECRET_KEY": strings.Repeat("k", 32)})
+		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON": "1", "EARSHOT_SECRET_KEY": strings.Repeat("k", 32), "EARSHOT_RATE_LIMIT_PER_MINUTE": "1000"})
 	var out strings.Builder
 	a := Serve(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), &out)
 	if err := a.Start(context.Background()); err != nil {
@@ -232,6 +232,9 @@ func testImpossiblePathIDs(t *testing.T, dbURL string) {
 				}
 				if strings.HasSuffix(path, "/replay") {
 					body = `{"from":"2026-01-01T00:00:00Z"}`
+				}
+				if strings.HasSuffix(path, "/preview") {
+					body = `{}`
 				}
 				req, _ := http.NewRequest(strings.ToUpper(method), u, strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+key)
