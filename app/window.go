@@ -99,8 +99,14 @@ func NewWindow(d WindowDeps, cfg WindowConfig) *Window {
 	return &Window{d: d, cfg: cfg, wake: make(chan struct{}, 1)}
 }
 
-// Config returns the window's bounds.
-func (w *Window) Config() WindowConfig { return w.cfg }
+// Bounds returns how many days and how many posts per owner the window
+// keeps; both 0 when it is off.
+func (w *Window) Bounds() (days, posts int) {
+	if !w.cfg.On() {
+		return 0, 0
+	}
+	return w.cfg.Days, w.cfg.Posts
+}
 
 // keep returns what a batch keeps of a post seen on the owner's behalf:
 // nil when the window is off (w may be nil). The words are those of the

@@ -46,7 +46,7 @@ func newDashboard(cfg Config, log *slog.Logger, s *services, site *Site) (*dashb
 		dashboard.Deps{Sessions: s.Sessions, Inbox: s.Inbox, Matches: s.Matches, Phrases: s.Phrases, Keys: s.Keys,
 			Webhooks: s.Webhooks, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
 			Reddit: dashReddit{s.Reddit}, Addresses: s.Addresses, Jars: s.Accounts,
-			AlertSchedules: s.Alerts.Schedules()})
+			AlertSchedules: s.Alerts.Schedules(), Window: s.Window})
 }
 
 // dashReddit gives the dashboard app.RedditHealth in its terms.

@@ -148,6 +148,9 @@ type Deps struct {
 	// Jars takes cookie jars uploaded on the accounts page; nil leaves
 	// the upload forms out.
 	Jars JarService
+	// Window previews phrases and filters and applies filters to
+	// matches; nil leaves the preview buttons and the offer out.
+	Window WindowService
 }
 
 // Config is the dashboard's part of the settings.
