@@ -98,6 +98,7 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 		s.log.WarnContext(ctx, "recording the phrases a helper read failed", "owner", ownerID, "platform", p, "err", err)
 	}
 	batch := make([]ports.PostMatches, 0, len(posts))
+	keep := s.window.keeper()
 	for _, ip := range posts {
 		post, err := ip.Post()
 		if err != nil {
@@ -110,7 +111,7 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 			continue
 		}
 		title, body := ip.SearchTexts()
-		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(post, community, title, body...), Keep: s.window.keep(post, community)})
+		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(post, community, title, body...), Keep: keep(community)})
 	}
 	if len(batch) == 0 {
 		s.metrics.Count(ports.EventPostsSkipped, skipped)

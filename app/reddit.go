@@ -389,6 +389,7 @@ func (r *Reddit) checkpoint(c *community, l ports.RedditListing) *ports.RedditCh
 func (r *Reddit) store(ctx context.Context, posts []ports.RedditPost, byName map[string]*community) error {
 	byOwner := map[string][]ports.PostMatches{}
 	skipped := 0
+	keeper := r.window.keeper()
 	for _, rp := range posts {
 		c := byName[rp.Community]
 		if c == nil {
@@ -407,7 +408,7 @@ func (r *Reddit) store(ctx context.Context, posts []ports.RedditPost, byName map
 			owner := ownerOf(c.phrases, id)
 			owners[owner] = append(owners[owner], id)
 		}
-		keep := r.window.keep(post, c.name)
+		keep := keeper(c.name)
 		if keep != nil {
 			for _, p := range c.phrases {
 				if _, ok := owners[p.OwnerID]; !ok {

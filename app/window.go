@@ -108,17 +108,29 @@ func (w *Window) Bounds() (days, posts int) {
 	return w.cfg.Days, w.cfg.Posts
 }
 
-// keep returns what a batch keeps of a post seen on the owner's behalf:
-// nil when the window is off (w may be nil). The words are those of the
-// post as stored (the text cut at core.MaxPostText), which a preview
-// reads back.
-func (w *Window) keep(p core.Post, community string) *ports.RecentKeep {
+// keeper returns what a batch keeps of each of its posts, seen on the
+// owner's behalf now, by the post's community: nil for every post when
+// the window is off (w may be nil). Ingest writes the posts alone, one
+// statement for the posts of a community seen at one time; their words
+// join the text index at the next sweep (Index).
+func (w *Window) keeper() func(community string) *ports.RecentKeep {
 	if w == nil || !w.cfg.On() {
-		return nil
+		return func(string) *ports.RecentKeep { return nil }
 	}
-	words := match.AppendWords(nil, p.Title)
-	words = match.AppendWords(words, core.Cut(p.Text, core.MaxPostText))
-	return &ports.RecentKeep{Community: community, Words: string(words), SeenAt: w.d.Clock.Now()}
+	now := w.d.Clock.Now()
+	var last *ports.RecentKeep
+	return func(community string) *ports.RecentKeep {
+		if last == nil || last.Community != community {
+			last = &ports.RecentKeep{Community: community, SeenAt: now}
+		}
+		return last
+	}
+}
+
+// wordsOf are the words of a kept post as the text index holds them:
+// its title's and its text's as kept, as the matcher cuts them.
+func wordsOf(p core.Post) string {
+	return string(match.AppendWords(match.AppendWords(nil, p.Title), p.Text))
 }
 
 // Added asks for p, a phrase just added, to be filled from its owner's
@@ -166,17 +178,35 @@ func (w *Window) Sweep(ctx context.Context) error {
 	if err := w.Backfill(ctx); err != nil {
 		return err
 	}
-	for range indexSteps {
-		n, err := w.d.Recent.IndexRecent(ctx, indexBatch)
-		if err != nil {
-			return err
-		}
-		if n < indexBatch {
-			break
-		}
+	if _, err := w.Index(ctx); err != nil {
+		return err
 	}
 	_, err := w.Trim(ctx)
 	return err
+}
+
+// Index adds the posts kept since the last sweep to the text index, a
+// batch at a time, at most indexSteps batches, and returns how many.
+func (w *Window) Index(ctx context.Context) (int, error) {
+	total := 0
+	for range indexSteps {
+		ps, err := w.d.Recent.Unindexed(ctx, indexBatch)
+		if err != nil || len(ps) == 0 {
+			return total, err
+		}
+		words := make([]ports.RecentWords, len(ps))
+		for i, p := range ps {
+			words[i] = ports.RecentWords{Seq: p.Seq, Words: wordsOf(p.Post)}
+		}
+		if err := w.d.Recent.IndexRecent(ctx, words); err != nil {
+			return total, err
+		}
+		total += len(ps)
+		if len(ps) < indexBatch {
+			break
+		}
+	}
+	return total, nil
 }
 
 // Trim deletes what the window holds beyond its bounds, a batch at a

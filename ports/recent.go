@@ -11,10 +11,14 @@ import (
 // recent posts beside the post itself (PostMatches.Keep).
 type RecentKeep struct {
 	Community string // the post's subreddit on reddit; "" elsewhere
-	// Words are the post's title and text as a text index holds them
-	// (match.AppendWords), which RecentPosts searches.
-	Words  string
-	SeenAt time.Time
+	SeenAt    time.Time
+}
+
+// RecentWords are a kept post's words as the text index holds them: its
+// title's and text's, as the matcher cuts them (match.AppendWords).
+type RecentWords struct {
+	Seq   int64
+	Words string
 }
 
 // RecentQuery asks an owner's window for the posts a phrase may match.
@@ -36,22 +40,26 @@ type RecentQuery struct {
 // filled from their owner's window. It is safe for concurrent use.
 type RecentStore interface {
 	// RecentPosts calls each with the posts of q.OwnerID's window on
-	// q.Platform in q.Community that may hold q.Words, newest first, at
-	// most q.Limit of them, until each returns false; each must not call
-	// the store. A post that holds the words one after another is never
-	// left out, but one passed may lack them: the caller checks each with
-	// the matcher. more reports that it stopped at q.Limit with such
-	// posts left.
+	// q.Platform in q.Community that may hold q.Words, at most q.Limit of
+	// them, until each returns false; each must not call the store. The
+	// posts not in the text index yet come first, then the others, each
+	// newest first. A post that holds the words one after another is
+	// never left out; one passed may lack them only when it is not
+	// indexed yet: the caller checks each with the matcher. more reports
+	// that it stopped at q.Limit with such posts left.
 	RecentPosts(ctx context.Context, q RecentQuery, each func(core.RecentPost) bool) (more bool, err error)
-	// IndexRecent adds to the store's text index up to limit kept posts
-	// it does not index yet, oldest first, and returns how many: a store
-	// that indexes a post as it keeps it returns 0. RecentPosts finds
-	// posts not indexed yet too, by reading them.
-	IndexRecent(ctx context.Context, limit int) (int, error)
-	// TrimRecent deletes up to limit kept posts: those seen before
-	// before, and each owner's oldest beyond the newest perOwner (0: no
-	// bound by count). It returns how many it deleted; fewer than limit
-	// means none is left to delete.
+	// Unindexed returns up to limit kept posts not in the text index yet,
+	// oldest first.
+	Unindexed(ctx context.Context, limit int) ([]core.RecentPost, error)
+	// IndexRecent adds the posts' words to the text index, in one
+	// transaction; a post deleted meanwhile is passed over.
+	IndexRecent(ctx context.Context, words []RecentWords) error
+	// TrimRecent deletes up to limit kept posts, oldest kept first: those
+	// seen before before (trimming stops at the first post seen later, so
+	// one kept late with an earlier time waits for those kept before it),
+	// and each owner's oldest beyond the newest perOwner (0: no bound by
+	// count). It returns how many it deleted; fewer than limit means none
+	// is left to delete.
 	TrimRecent(ctx context.Context, before time.Time, perOwner, limit int) (int, error)
 
 	// RequestBackfill records that the phrase is to be filled from its

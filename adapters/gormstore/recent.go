@@ -2,8 +2,10 @@ package gormstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,11 +19,11 @@ import (
 // waiting to be filled from it (recent_backfills), and the sets of
 // matches archived by applying a phrase's filters (filter_archives).
 //
-// On SQLite the text index is recent_words, an FTS4 table over the
-// posts' words, one partition per owner (lid); posts join it a batch at
-// a time after they are kept (IndexRecent), and a search reads the few
-// posts not indexed yet directly. On Postgres each post's search
-// document is made as it is kept, in the same INSERT.
+// Ingest writes a post's row alone. Its words join the text index a
+// batch at a time (Unindexed, IndexRecent): on SQLite recent_words, an
+// FTS4 table with one partition per owner (lid), the posts up to
+// recent_index.last_id in it; on Postgres the row's words document, NULL
+// until then. A search reads the posts not indexed yet directly.
 
 // RecentStore keeps the window of recent posts and the phrases waiting
 // to be filled from it.
@@ -34,95 +36,158 @@ func NewRecentStore(db *DB) *RecentStore { return &RecentStore{db: db} }
 
 // recentColumns are the columns a search reads, of the row r, in the
 // order of recentRow.fields.
-const recentColumns = "r.id, r.owner_id, r.platform, r.community, r.external_id, r.author, r.title, r.body, r.url, " +
-	"r.likes, r.comments, r.posted_at, r.seen_at"
+const recentColumns = "r.id, r.owner_id, r.platform, r.community, r.seen_at, r.post"
 
 type recentRow struct {
-	ID                                               int64
-	OwnerID, Platform, Community, ExternalID, Author string
-	Title                                            *string
-	Body, URL                                        string
-	Likes, Comments, PostedAt, SeenAt                int64
+	ID                           int64
+	OwnerID, Platform, Community string
+	SeenAt                       int64
+	Post                         []byte
 }
 
 func (r *recentRow) fields() []any {
-	return []any{&r.ID, &r.OwnerID, &r.Platform, &r.Community, &r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL,
-		&r.Likes, &r.Comments, &r.PostedAt, &r.SeenAt}
+	return []any{&r.ID, &r.OwnerID, &r.Platform, &r.Community, &r.SeenAt, &r.Post}
 }
 
-func (r *recentRow) post() core.RecentPost {
-	p := core.RecentPost{Seq: r.ID, OwnerID: r.OwnerID, Platform: core.Platform(r.Platform), Community: r.Community,
-		SeenAt: fromMicros(r.SeenAt), Post: core.Post{ExternalID: r.ExternalID, Author: r.Author, Text: r.Body, URL: r.URL,
-			Likes: int(r.Likes), Comments: int(r.Comments), PostedAt: fromMicros(r.PostedAt)}}
-	if r.Title != nil {
-		p.Post.Title = *r.Title
+// recentPostJSON is a kept post's own fields as the post column holds
+// them; keepRecent writes them by hand in this shape.
+type recentPostJSON struct {
+	ID       string `json:"id"`
+	Author   string `json:"author"`
+	Title    string `json:"title"`
+	Text     string `json:"text"`
+	URL      string `json:"url"`
+	Likes    int    `json:"likes"`
+	Comments int    `json:"comments"`
+	Posted   int64  `json:"posted"`
+}
+
+func (r *recentRow) post() (core.RecentPost, error) {
+	var p recentPostJSON
+	if err := json.Unmarshal(r.Post, &p); err != nil {
+		return core.RecentPost{}, err
 	}
-	return p
+	return core.RecentPost{Seq: r.ID, OwnerID: r.OwnerID, Platform: core.Platform(r.Platform), Community: r.Community,
+		SeenAt: fromMicros(r.SeenAt), Post: core.Post{ExternalID: p.ID, Author: p.Author, Title: p.Title, Text: p.Text, URL: p.URL,
+			Likes: p.Likes, Comments: p.Comments, PostedAt: fromMicros(p.Posted)}}, nil
 }
 
-// lid is the owner's partition of the SQLite text index: a hash, since
-// the index wants a number. Two owners that share one still find only
-// their own posts, which the search selects by owner too.
+// lid is the owner's number on SQLite: the key of the owner's index and
+// partition of the text index, a hash of the id, which the index wants
+// as a number and finds faster than the id. Two owners that share one
+// still see only their own posts: every read selects the owner too.
 func lid(ownerID string) int64 {
 	h := fnv.New32a()
 	h.Write([]byte(ownerID))
 	return int64(h.Sum32() & 0x7fffffff)
 }
 
+// ownerIs is the condition on the row alias that selects the owner's
+// posts through the owner's index, and its arguments.
+func (db *DB) ownerIs(alias, ownerID string) (string, []any) {
+	if db.postgres {
+		return alias + ".owner_id = ?", []any{ownerID}
+	}
+	return alias + ".lid = ? AND " + alias + ".owner_id = ?", []any{lid(ownerID), ownerID}
+}
+
 // keepRecent adds the posts of batch that fresh names (by index), and
 // that ask to be kept, to the owner's window, within SaveMatches's
-// transaction.
+// transaction: one statement for the posts of each community and time
+// seen (a batch has one of each, mostly), taking the posts as one JSON
+// array, each element stored as it is. A statement is prepared anew in
+// each transaction, so a short one costs little whatever the batch; and
+// a value the statement had to take apart, field by field, would cost
+// the database as much again as the row.
 func (db *DB) keepRecent(tx *gorm.DB, ownerID string, platform core.Platform, batch []ports.PostMatches, fresh func(i int) bool) error {
-	n := 12 // owner_id to seen_at
-	if !db.postgres {
-		n++ // lid
+	type group struct {
+		community string
+		seenAt    int64
+		list      []byte
 	}
-	one := "(" + strings.Repeat("?, ", n) + db.pick("to_tsvector('simple', ?)", "?") + ")"
-	var rows []string
-	var args []any
-	flush := func() error {
-		if len(rows) == 0 {
-			return nil
-		}
-		err := tx.Exec(`INSERT INTO recent_posts (owner_id, platform, external_id, community, author, title, body, url,
-			likes, comments, posted_at, seen_at, `+db.pick("", "lid, ")+`words) VALUES `+strings.Join(rows, ", "), args...).Error
-		rows, args = rows[:0], args[:0]
-		return err
-	}
+	var groups []*group
 	for i, pm := range batch {
 		if pm.Keep == nil || !fresh(i) {
 			continue
 		}
-		p := pm.Post
-		var title *string
-		if p.Title != "" {
-			title = &p.Title
-		}
-		args = append(args, ownerID, string(platform), p.ExternalID, pm.Keep.Community, p.Author, title, core.Cut(p.Text, core.MaxPostText),
-			p.URL, p.Likes, p.Comments, micros(p.PostedAt), micros(pm.Keep.SeenAt))
-		if !db.postgres {
-			args = append(args, lid(ownerID))
-		}
-		args = append(args, pm.Keep.Words)
-		rows = append(rows, one)
-		if len(rows) == 500 {
-			if err := flush(); err != nil {
-				return err
+		var g *group
+		for _, x := range groups {
+			if x.community == pm.Keep.Community && x.seenAt == micros(pm.Keep.SeenAt) {
+				g = x
 			}
 		}
+		if g == nil {
+			g = &group{community: pm.Keep.Community, seenAt: micros(pm.Keep.SeenAt), list: make([]byte, 1, 4096)}
+			g.list[0] = '['
+			groups = append(groups, g)
+		}
+		if len(g.list) > 1 {
+			g.list = append(g.list, ',')
+		}
+		g.list = appendRecentPost(g.list, pm.Post)
 	}
-	return flush()
+	for _, g := range groups {
+		list := string(append(g.list, ']'))
+		var err error
+		if db.postgres {
+			err = tx.Exec(`INSERT INTO recent_posts (owner_id, platform, community, seen_at, post)
+				SELECT ?, ?, ?, ?, CAST(j AS text) FROM json_array_elements(CAST(? AS json)) AS j`,
+				ownerID, string(platform), g.community, g.seenAt, list).Error
+		} else {
+			err = tx.Exec(`INSERT INTO recent_posts (owner_id, lid, platform, community, seen_at, post)
+				SELECT ?, ?, ?, ?, ?, value FROM json_each(?)`, ownerID, lid(ownerID), string(platform), g.community, g.seenAt, list).Error
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// RecentPosts implements ports.RecentStore. On SQLite the posts past the
-// last one indexed are read first, as they are the newest, then the
-// index's hits in the owner's partition at or before it; the same
-// watermark bounds both, so no post is passed twice or left out while
-// the index grows.
+// appendRecentPost appends p as recentPostJSON, its text cut as a
+// match's is. Written by hand: encoding/json's reflection cost ingest
+// about as much as the insert it feeds.
+func appendRecentPost(b []byte, p core.Post) []byte {
+	b = appendJSONString(append(b, `{"id":`...), p.ExternalID)
+	b = appendJSONString(append(b, `,"author":`...), p.Author)
+	b = appendJSONString(append(b, `,"title":`...), p.Title)
+	b = appendJSONString(append(b, `,"text":`...), core.Cut(p.Text, core.MaxPostText))
+	b = appendJSONString(append(b, `,"url":`...), p.URL)
+	b = strconv.AppendInt(append(b, `,"likes":`...), int64(p.Likes), 10)
+	b = strconv.AppendInt(append(b, `,"comments":`...), int64(p.Comments), 10)
+	b = strconv.AppendInt(append(b, `,"posted":`...), micros(p.PostedAt), 10)
+	return append(b, '}')
+}
+
+// appendJSONString appends s, valid UTF-8 as every stored post's text
+// is (core.CleanPost), as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	return append(append(b, s[start:]...), '"')
+}
+
+// RecentPosts implements ports.RecentStore.
 func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each func(core.RecentPost) bool) (bool, error) {
 	db := s.db.with(ctx)
-	where := "r.owner_id = ? AND r.platform = ? AND r.community = ?"
-	args := []any{q.OwnerID, string(q.Platform), q.Community}
+	where, args := s.db.ownerIs("r", q.OwnerID)
+	where += " AND r.platform = ? AND r.community = ?"
+	args = append(args, string(q.Platform), q.Community)
 	left := q.Limit
 	// walk passes the rows of the query to each, counting them against
 	// the limit; it reports whether the walk should stop, and more.
@@ -141,93 +206,161 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 			if err := rows.Scan(dest...); err != nil {
 				return true, false, err
 			}
+			p, err := r.post()
+			if err != nil {
+				return true, false, err
+			}
 			left--
-			if !each(r.post()) {
+			if !each(p) {
 				return true, false, nil
 			}
 		}
 		return false, false, rows.Err()
 	}
+	all := "SELECT " + recentColumns + " FROM recent_posts r WHERE " + where
+	phrase := strings.Join(q.Words, " ")
+	if s.db.postgres && len(q.Words) > 0 {
+		// Words that make no lexeme would find nothing: read every post.
+		var lexemes int
+		if err := db.Raw("SELECT numnode(phraseto_tsquery('simple', ?))", phrase).Scan(&lexemes).Error; err != nil {
+			return false, translate(err, "recent post")
+		}
+		if lexemes == 0 {
+			q.Words = nil
+		}
+	}
 	var stop, more bool
 	var err error
 	switch {
 	case len(q.Words) == 0:
-		_, more, err = walk("SELECT "+recentColumns+" FROM recent_posts r WHERE "+where+" ORDER BY r.id DESC", args...)
+		_, more, err = walk(all+" ORDER BY r.id DESC", args...)
 	case s.db.postgres:
-		// A phrase whose words make no lexeme would find nothing: read
-		// every post instead.
-		var lexemes int
-		if err := db.Raw("SELECT numnode(phraseto_tsquery('simple', ?))", strings.Join(q.Words, " ")).Scan(&lexemes).Error; err != nil {
-			return false, translate(err, "recent post")
+		stop, more, err = walk(all+" AND r.words IS NULL ORDER BY r.id DESC", args...)
+		if stop || err != nil {
+			break
 		}
-		if lexemes > 0 {
-			where += " AND r.words @@ phraseto_tsquery('simple', ?)"
-			args = append(args, strings.Join(q.Words, " "))
-		}
-		_, more, err = walk("SELECT "+recentColumns+" FROM recent_posts r WHERE "+where+" ORDER BY r.id DESC", args...)
+		_, more, err = walk(all+" AND r.words @@ phraseto_tsquery('simple', ?) ORDER BY r.id DESC", append(args, phrase)...)
 	default:
+		// One mark bounds both walks, so no post is passed twice or left
+		// out while the index grows.
 		var mark int64
 		if err := db.Raw("SELECT last_id FROM recent_index").Scan(&mark).Error; err != nil {
 			return false, translate(err, "recent post")
 		}
-		stop, more, err = walk("SELECT "+recentColumns+" FROM recent_posts r WHERE "+where+" AND r.id > ? ORDER BY r.id DESC",
-			append(args, mark)...)
+		stop, more, err = walk(all+" AND r.id > ? ORDER BY r.id DESC", append(args, mark)...)
 		if stop || err != nil {
 			break
 		}
-		// Each word quoted: a phrase of them, in which no word is an
-		// operator. They hold letters, digits and marks only.
-		match := `"` + strings.Join(q.Words, " ") + `"`
-		// CROSS JOIN keeps the index the outer loop: its hits come
-		// newest first (order=DESC) and the walk stops at the limit.
+		// The words quoted make a phrase in which none is an operator:
+		// they hold letters, digits and marks only. CROSS JOIN keeps the
+		// index the outer loop: its hits come newest first (order=DESC)
+		// and the walk stops at the limit.
 		_, more, err = walk("SELECT "+recentColumns+` FROM recent_words w CROSS JOIN recent_posts r ON r.id = w.docid
 			WHERE recent_words MATCH ? AND w.lid = ? AND w.docid <= ? AND `+where+" ORDER BY w.docid DESC",
-			append([]any{match, lid(q.OwnerID), mark}, args...)...)
+			append([]any{`"` + phrase + `"`, lid(q.OwnerID), mark}, args...)...)
 	}
 	return more, translate(err, "recent post")
 }
 
-// IndexRecent implements ports.RecentStore: on SQLite, the next posts
-// past the last one indexed join the index in one transaction, which
-// moves the mark; Postgres indexes a post as it is kept.
-func (s *RecentStore) IndexRecent(ctx context.Context, limit int) (int, error) {
-	if s.db.postgres {
-		return 0, nil
+// Unindexed implements ports.RecentStore.
+func (s *RecentStore) Unindexed(ctx context.Context, limit int) ([]core.RecentPost, error) {
+	q := "SELECT " + recentColumns + " FROM recent_posts r WHERE " +
+		s.db.pick("r.words IS NULL", "r.id > (SELECT last_id FROM recent_index)") + " ORDER BY r.id LIMIT ?"
+	rows, err := scanAll(s.db.with(ctx).Raw(q, limit), (*recentRow).fields)
+	if err != nil {
+		return nil, translate(err, "recent post")
 	}
-	n := 0
+	out := make([]core.RecentPost, len(rows))
+	for i := range rows {
+		if out[i], err = rows[i].post(); err != nil {
+			return nil, translate(err, "recent post")
+		}
+	}
+	return out, nil
+}
+
+// IndexRecent implements ports.RecentStore. On SQLite the mark moves
+// over the posts indexed up to the first post past it that was not
+// given: a post is in recent_words exactly when it is at or below the
+// mark.
+func (s *RecentStore) IndexRecent(ctx context.Context, words []ports.RecentWords) error {
+	if len(words) == 0 {
+		return nil
+	}
+	given := make(map[int64]string, len(words))
+	var top int64
+	for _, w := range words {
+		given[w.Seq] = w.Words
+		top = max(top, w.Seq)
+	}
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		if s.db.postgres {
+			list, _ := json.Marshal(words)
+			return tx.Exec(`UPDATE recent_posts r SET words = to_tsvector('simple', j->>'Words')
+				FROM json_array_elements(CAST(? AS json)) AS j WHERE r.id = CAST(j->>'Seq' AS BIGINT) AND r.words IS NULL`,
+				string(list)).Error
+		}
 		var mark int64
 		if err := tx.Raw("SELECT last_id FROM recent_index").Scan(&mark).Error; err != nil {
 			return err
 		}
-		ids, err := scanAll(tx.Raw("SELECT id FROM recent_posts WHERE id > ? ORDER BY id LIMIT ?", mark, limit),
+		ids, err := scanAll(tx.Raw("SELECT id FROM recent_posts WHERE id > ? AND id <= ? ORDER BY id", mark, top),
 			func(v *int64) []any { return []any{v} })
-		if err != nil || len(ids) == 0 {
+		if err != nil {
 			return err
 		}
-		last := ids[len(ids)-1]
+		var in []ports.RecentWords
+		next := mark
+		for _, id := range ids {
+			w, ok := given[id]
+			if !ok {
+				break
+			}
+			in, next = append(in, ports.RecentWords{Seq: id, Words: w}), id
+		}
+		if len(in) == 0 {
+			return nil
+		}
+		list, _ := json.Marshal(in)
 		if err := tx.Exec(`INSERT INTO recent_words (docid, words, lid)
-			SELECT id, words, lid FROM recent_posts WHERE id > ? AND id <= ?`, mark, last).Error; err != nil {
+			SELECT r.id, j.value->>'$.Words', r.lid FROM json_each(?) AS j JOIN recent_posts r ON r.id = j.value->>'$.Seq'`,
+			string(list)).Error; err != nil {
 			return err
 		}
-		n = len(ids)
-		return tx.Exec("UPDATE recent_index SET last_id = ?", last).Error
+		return tx.Exec("UPDATE recent_index SET last_id = ?", next).Error
 	})
-	return n, translate(err, "recent post")
+	return translate(err, "recent post")
 }
 
-// TrimRecent implements ports.RecentStore. An owner's posts are kept
-// in id order, so their oldest beyond perOwner lie at or below the id
-// perOwner places from their newest. Each delete is one statement of at
-// most limit rows, so a trim holds SQLite's write lock briefly.
+// TrimRecent implements ports.RecentStore. Posts are kept in id order,
+// so the oldest are the lowest ids: those seen before before are read
+// from the start of the table up to the first that is not, and an
+// owner's oldest beyond perOwner lie at or below the id perOwner places
+// from their newest. Each delete is one statement of at most limit rows,
+// so a trim holds SQLite's write lock briefly.
 func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner, limit int) (int, error) {
 	db := s.db.with(ctx)
-	res := db.Exec("DELETE FROM recent_posts WHERE id IN (SELECT id FROM recent_posts WHERE seen_at < ? ORDER BY seen_at LIMIT ?)",
-		micros(before), limit)
-	if res.Error != nil {
-		return 0, translate(res.Error, "recent post")
+	type head struct{ ID, SeenAt int64 }
+	oldest, err := scanAll(db.Raw("SELECT id, seen_at FROM recent_posts ORDER BY id LIMIT ?", limit),
+		func(h *head) []any { return []any{&h.ID, &h.SeenAt} })
+	if err != nil {
+		return 0, translate(err, "recent post")
 	}
-	n := int(res.RowsAffected)
+	var last int64
+	for _, h := range oldest {
+		if h.SeenAt >= micros(before) {
+			break
+		}
+		last = h.ID
+	}
+	n := 0
+	if last > 0 {
+		res := db.Exec("DELETE FROM recent_posts WHERE id <= ?", last)
+		if res.Error != nil {
+			return 0, translate(res.Error, "recent post")
+		}
+		n = int(res.RowsAffected)
+	}
 	if perOwner <= 0 || n >= limit {
 		return n, nil
 	}
@@ -236,16 +369,17 @@ func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner
 		return n, translate(err, "recent post")
 	}
 	for _, o := range owners {
-		bound, err := scanAll(db.Raw("SELECT id FROM recent_posts WHERE owner_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?", o, perOwner),
-			func(v *int64) []any { return []any{v} })
+		where, args := s.db.ownerIs("r", o)
+		bound, err := scanAll(db.Raw("SELECT r.id FROM recent_posts r WHERE "+where+" ORDER BY r.id DESC LIMIT 1 OFFSET ?",
+			append(args, perOwner)...), func(v *int64) []any { return []any{v} })
 		if err != nil {
 			return n, translate(err, "recent post")
 		}
 		if len(bound) == 0 {
 			continue
 		}
-		res := db.Exec(`DELETE FROM recent_posts WHERE id IN (
-			SELECT id FROM recent_posts WHERE owner_id = ? AND id <= ? ORDER BY id LIMIT ?)`, o, bound[0], limit-n)
+		res := db.Exec("DELETE FROM recent_posts WHERE id IN (SELECT r.id FROM recent_posts r WHERE "+where+
+			" AND r.id <= ? ORDER BY r.id LIMIT ?)", append(args, bound[0], limit-n)...)
 		if res.Error != nil {
 			return n, translate(res.Error, "recent post")
 		}

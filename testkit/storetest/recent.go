@@ -13,10 +13,9 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// keep is what a reader keeps of p: its words as the text index holds
-// them, seen at at.
-func keep(p core.Post, community string, at time.Time) *ports.RecentKeep {
-	return &ports.RecentKeep{Community: community, Words: string(match.AppendWords(match.AppendWords(nil, p.Title), p.Text)), SeenAt: at}
+// keep is what a reader keeps of p, seen at at.
+func keep(_ core.Post, community string, at time.Time) *ports.RecentKeep {
+	return &ports.RecentKeep{Community: community, SeenAt: at}
 }
 
 // seenNow is a time the store keeps to the microsecond.
@@ -38,16 +37,24 @@ func recent(t *testing.T, s Stores, q ports.RecentQuery) (ids []string, more boo
 	return ids, more
 }
 
-// indexAll brings the text index up to date.
+// indexAll brings the text index up to date, as the window's sweep
+// does: each post's words as the matcher cuts them.
 func indexAll(t *testing.T, s Stores) {
 	t.Helper()
 	for {
-		n, err := s.Recent.IndexRecent(ctx, 50)
+		ps, err := s.Recent.Unindexed(ctx, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
+		if len(ps) == 0 {
 			return
+		}
+		words := make([]ports.RecentWords, len(ps))
+		for i, p := range ps {
+			words[i] = ports.RecentWords{Seq: p.Seq, Words: string(match.AppendWords(match.AppendWords(nil, p.Post.Title), p.Post.Text))}
+		}
+		if err := s.Recent.IndexRecent(ctx, words); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
@@ -224,8 +231,8 @@ func testRecentTrim(t *testing.T, s Stores) {
 		}
 	}
 	save(o.ID, "day1", 5, old)
+	save(other.ID, "theirs", 3, old.Add(5*time.Second))
 	save(o.ID, "day3", 5, old.Add(48*time.Hour))
-	save(other.ID, "theirs", 3, old)
 	indexAll(t, s)
 	all := func(owner string, words ...string) []string {
 		ids, _ := recent(t, s, ports.RecentQuery{OwnerID: owner, Platform: core.X, Words: words})
@@ -265,15 +272,33 @@ func testRecentTrim(t *testing.T, s Stores) {
 	if got := all(o.ID, "trim", "me", "day3"); !slices.Equal(got, []string{"day3-4", "day3-3"}) {
 		t.Errorf("the index after keeping 2: %v", got)
 	}
+	// Trims take the oldest kept first: leave none of these for the
+	// cases after this one.
+	if _, err := s.Recent.TrimRecent(ctx, old.Add(72*time.Hour), 0, 1000); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // testRecentConcurrent runs alone too: keeping, indexing, trimming and
 // searching at once lose nothing that should stay and keep the index
-// whole. Each batch brings posts seen long ago, for the trims to take.
+// whole. Posts seen long ago, kept first, are for the trims to take.
 func testRecentConcurrent(t *testing.T, s Stores) {
 	o := newOwner(t, s)
 	at, old := seenNow(), time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	busy := ports.RecentQuery{OwnerID: o.ID, Platform: core.X, Words: []string{"busy", "words"}, Limit: 1000}
+	save := func(prefix string, n int, seen time.Time) error {
+		var batch []ports.PostMatches
+		for i := range n {
+			p := core.Post{ExternalID: fmt.Sprintf("%s-%d", prefix, i), Text: "busy words here", URL: "https://x.com/c"}
+			batch = append(batch, ports.PostMatches{Post: p, Keep: keep(p, "", seen)})
+		}
+		_, err := s.Matches.SaveMatches(ctx, o.ID, core.X, batch)
+		return err
+	}
+	if err := save("old", 100, old); err != nil {
+		t.Fatal(err)
+	}
+	indexAll(t, s)
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
 	for w := range 4 {
@@ -281,22 +306,21 @@ func testRecentConcurrent(t *testing.T, s Stores) {
 		go func() {
 			defer wg.Done()
 			for b := range 5 {
-				var batch []ports.PostMatches
-				for i := range 25 {
-					p := core.Post{ExternalID: fmt.Sprintf("c%d-%d-%d", w, b, i), Text: "busy words here", URL: "https://x.com/c"}
-					seen := at
-					if i >= 20 {
-						seen = old
+				if err := save(fmt.Sprintf("c%d-%d", w, b), 20, at); err != nil {
+					errs <- err
+				}
+				ps, err := s.Recent.Unindexed(ctx, 7)
+				if err == nil {
+					words := make([]ports.RecentWords, len(ps))
+					for i, p := range ps {
+						words[i] = ports.RecentWords{Seq: p.Seq, Words: "busy words here"}
 					}
-					batch = append(batch, ports.PostMatches{Post: p, Keep: keep(p, "", seen)})
+					err = s.Recent.IndexRecent(ctx, words)
 				}
-				if _, err := s.Matches.SaveMatches(ctx, o.ID, core.X, batch); err != nil {
+				if err != nil {
 					errs <- err
 				}
-				if _, err := s.Recent.IndexRecent(ctx, 7); err != nil {
-					errs <- err
-				}
-				if _, err := s.Recent.TrimRecent(ctx, old.Add(time.Hour), 0, 3); err != nil {
+				if _, err := s.Recent.TrimRecent(ctx, old.Add(time.Hour), 0, 7); err != nil {
 					errs <- err
 				}
 				if _, err := s.Recent.RecentPosts(ctx, busy, func(core.RecentPost) bool { return true }); err != nil {
@@ -318,6 +342,9 @@ func testRecentConcurrent(t *testing.T, s Stores) {
 		if n < 64 {
 			break
 		}
+	}
+	if ids, _ := recent(t, s, busy); len(ids) != 400 {
+		t.Errorf("found %d of 400 posts before indexing the rest", len(ids))
 	}
 	indexAll(t, s)
 	if ids, _ := recent(t, s, busy); len(ids) != 400 {

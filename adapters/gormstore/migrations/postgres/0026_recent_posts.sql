@@ -2,12 +2,18 @@
 --
 -- recent_posts is each owner's window of recent posts: every post the
 -- owner's readers saw, matched or not, with its text, kept for a
--- bounded time and number (recent.go trims it: by seen_at for the time,
--- by id, the order posts were kept in, for an owner's number). words is the text search document of the
--- title's and the text's words as the matcher cuts them
--- (match.AppendWords), made as the post is kept; the 'simple'
--- configuration keeps every word as it comes, folded already by the
--- matcher's rule.
+-- bounded time and number and trimmed oldest first, in the order posts
+-- were kept (id). Ingest writes the row and its two small indexes. post
+-- holds the post's own fields (external id, author, title, text, url,
+-- likes, comments, posted time) as one JSON object, as the batch carries
+-- it: the columns are what a read selects by.
+--
+-- words is the text search document of the post's words, as the
+-- matcher cuts them (match.AppendWords), made a batch at a time after
+-- the post is kept (recent.go, IndexRecent), and NULL until then:
+-- recent_posts_unindexed lists the posts waiting, which a search reads
+-- directly. The 'simple' configuration keeps every word as it comes,
+-- folded already by the matcher's rule.
 --
 -- recent_backfills are the phrases waiting to be filled from their
 -- owner's window. matches.backfilled marks a match found there.
@@ -19,25 +25,18 @@
 -- matches_phrase_created lists a phrase's matches newest first.
 
 CREATE TABLE recent_posts (
-	id          BIGSERIAL PRIMARY KEY,
-	owner_id    TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
-	platform    TEXT NOT NULL,
-	external_id TEXT NOT NULL,
-	community   TEXT NOT NULL DEFAULT '',
-	author      TEXT NOT NULL DEFAULT '',
-	title       TEXT,
-	body        TEXT NOT NULL DEFAULT '',
-	url         TEXT NOT NULL DEFAULT '',
-	likes       BIGINT NOT NULL DEFAULT 0,
-	comments    BIGINT NOT NULL DEFAULT 0,
-	posted_at   BIGINT NOT NULL DEFAULT 0,
-	seen_at     BIGINT NOT NULL,
-	words       tsvector NOT NULL
+	id        BIGSERIAL PRIMARY KEY,
+	owner_id  TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+	platform  TEXT NOT NULL,
+	community TEXT NOT NULL DEFAULT '',
+	seen_at   BIGINT NOT NULL,
+	post      TEXT NOT NULL,
+	words     tsvector
 );
 
 CREATE INDEX recent_posts_owner ON recent_posts(owner_id, id);
 
-CREATE INDEX recent_posts_seen ON recent_posts(seen_at);
+CREATE INDEX recent_posts_unindexed ON recent_posts(id) WHERE words IS NULL;
 
 CREATE INDEX recent_posts_words ON recent_posts USING gin (words);
 

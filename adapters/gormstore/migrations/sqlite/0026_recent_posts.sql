@@ -2,23 +2,24 @@
 --
 -- recent_posts is each owner's window of recent posts: every post the
 -- owner's readers saw, matched or not, with its text, kept for a
--- bounded time and number (recent.go trims it: by seen_at for the time,
--- by id, the order posts were kept in, for an owner's number). words holds the title's and the text's
--- words as the matcher cuts them (match.AppendWords); recent_words, a
--- full-text index, reads them from here by rowid ("external content")
--- and keeps no copy. lid puts each owner's posts in a partition of the
--- index of their own (FTS4's languageid), so a search reads one
--- owner's lists only. FTS4 ships in the SQLite driver's default build
--- (its FTS5 needs a build tag). The simple tokenizer splits words at
--- ASCII punctuation and space and folds nothing beyond ASCII: words
--- arrive folded already, by the matcher's rule.
+-- bounded time and number and trimmed oldest first, in the order posts
+-- were kept (id; AUTOINCREMENT never uses an id twice). Ingest writes
+-- the row alone and its one index: lid is a number for the owner, a
+-- smaller key than the owner's id. post holds the post's own fields
+-- (external id, author, title, text, url, likes, comments, posted time)
+-- as one JSON object, as the batch carries it: the columns are what a
+-- read selects by, and a field a column each cost ingest as much again.
 --
--- Posts are indexed after they are kept, a batch at a time
--- (IndexRecent), so ingest pays for the row alone. recent_index.last_id
--- is the last post indexed; AUTOINCREMENT keeps ids from being used
--- twice, so every post past it waits to be indexed. A post leaves the
--- index before its row goes (the trigger: the index reads the row's
--- words to remove them).
+-- recent_words is the full-text index of the posts' words, as the
+-- matcher cuts them (match.AppendWords), one partition per owner
+-- (FTS4's languageid, lid), so a search reads one owner's lists only.
+-- FTS4 ships in the SQLite driver's default build (FTS5 needs a build
+-- tag). The simple tokenizer splits words at ASCII punctuation and
+-- space and folds nothing beyond ASCII: the words arrive folded by the
+-- matcher's rule. Posts join it a batch at a time after they are kept
+-- (recent.go, IndexRecent); recent_index.last_id is the last one
+-- indexed, and the posts past it are read directly by a search. A post
+-- leaves the index before its row goes (the trigger).
 --
 -- recent_backfills are the phrases waiting to be filled from their
 -- owner's window. matches.backfilled marks a match found there.
@@ -30,28 +31,18 @@
 -- matches_phrase_created lists a phrase's matches newest first.
 
 CREATE TABLE recent_posts (
-	id          INTEGER PRIMARY KEY AUTOINCREMENT,
-	owner_id    TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
-	platform    TEXT NOT NULL,
-	external_id TEXT NOT NULL,
-	community   TEXT NOT NULL DEFAULT '',
-	author      TEXT NOT NULL DEFAULT '',
-	title       TEXT,
-	body        TEXT NOT NULL DEFAULT '',
-	url         TEXT NOT NULL DEFAULT '',
-	likes       BIGINT NOT NULL DEFAULT 0,
-	comments    BIGINT NOT NULL DEFAULT 0,
-	posted_at   BIGINT NOT NULL DEFAULT 0,
-	seen_at     BIGINT NOT NULL,
-	lid         INTEGER NOT NULL,
-	words       TEXT NOT NULL DEFAULT ''
+	id        INTEGER PRIMARY KEY AUTOINCREMENT,
+	owner_id  TEXT NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+	lid       INTEGER NOT NULL,
+	platform  TEXT NOT NULL,
+	community TEXT NOT NULL DEFAULT '',
+	seen_at   BIGINT NOT NULL,
+	post      TEXT NOT NULL
 );
 
-CREATE INDEX recent_posts_owner ON recent_posts(owner_id);
+CREATE INDEX recent_posts_owner ON recent_posts(lid);
 
-CREATE INDEX recent_posts_seen ON recent_posts(seen_at);
-
-CREATE VIRTUAL TABLE recent_words USING fts4(content="recent_posts", words, languageid="lid", order=DESC, tokenize=simple);
+CREATE VIRTUAL TABLE recent_words USING fts4(words, languageid="lid", order=DESC, tokenize=simple);
 
 CREATE TABLE recent_index (
 	id      INTEGER PRIMARY KEY CHECK (id = 1),
