@@ -65,8 +65,8 @@ type WindowDeps struct {
 	Publisher ports.Publisher
 	// Limiter counts each owner's backfills; nil counts none.
 	Limiter ports.RateLimiter
-	// Leases let one replica at a time trim the window, and fill a
-	// phrase; nil: this process does both whenever it sweeps.
+	// Leases let one replica at a time index and trim the window, and
+	// fill a phrase; nil: this process does all whenever it sweeps.
 	Leases  ports.LeaseStore
 	Holder  string
 	Clock   ports.Clock
@@ -185,9 +185,21 @@ func (w *Window) Sweep(ctx context.Context) error {
 	return err
 }
 
+// upkeep reports whether this process indexes and trims the window now:
+// of several replicas, the one holding the lease does.
+func (w *Window) upkeep(ctx context.Context) (bool, error) {
+	if w.d.Leases == nil {
+		return true, nil
+	}
+	return w.d.Leases.Acquire(ctx, "window:upkeep", w.d.Holder, w.cfg.Sweep)
+}
+
 // Index adds the posts kept since the last sweep to the text index, a
 // batch at a time, at most indexSteps batches, and returns how many.
 func (w *Window) Index(ctx context.Context) (int, error) {
+	if ok, err := w.upkeep(ctx); err != nil || !ok {
+		return 0, err
+	}
 	total := 0
 	for range indexSteps {
 		ps, err := w.d.Recent.Unindexed(ctx, indexBatch)
@@ -210,14 +222,10 @@ func (w *Window) Index(ctx context.Context) (int, error) {
 }
 
 // Trim deletes what the window holds beyond its bounds, a batch at a
-// time, and returns how many posts it deleted. Of several replicas one
-// trims at a time.
+// time, and returns how many posts it deleted.
 func (w *Window) Trim(ctx context.Context) (int, error) {
-	if w.d.Leases != nil {
-		ok, err := w.d.Leases.Acquire(ctx, "window:trim", w.d.Holder, w.cfg.Sweep)
-		if err != nil || !ok {
-			return 0, err
-		}
+	if ok, err := w.upkeep(ctx); err != nil || !ok {
+		return 0, err
 	}
 	before := w.d.Clock.Now().Add(-time.Duration(w.cfg.Days) * 24 * time.Hour)
 	total := 0
@@ -248,27 +256,33 @@ func (w *Window) Backfill(ctx context.Context) error {
 			}
 			continue
 		}
-		if w.d.Leases != nil {
-			ok, err := w.d.Leases.Acquire(ctx, "backfill:"+p.ID, w.d.Holder, time.Minute)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
+		if err := w.fillOnce(ctx, p); err != nil {
+			return err
 		}
-		if w.d.Limiter != nil {
-			q, err := w.d.Limiter.Take(ctx, "backfill:"+p.OwnerID, w.cfg.BackfillsPerMinute)
-			if err != nil {
-				return err
-			}
-			if !q.Allowed {
-				continue
-			}
+	}
+	return nil
+}
+
+// fillOnce fills p unless another replica is filling it or its owner's
+// backfills are over their rate. A fill that fails is logged and left
+// for the next sweep.
+func (w *Window) fillOnce(ctx context.Context, p core.Phrase) error {
+	if w.d.Leases != nil {
+		lease := "backfill:" + p.ID
+		ok, err := w.d.Leases.Acquire(ctx, lease, w.d.Holder, time.Minute)
+		if err != nil || !ok {
+			return err
 		}
-		if err := w.fill(ctx, p); err != nil {
-			w.d.Log.WarnContext(ctx, "filling a phrase from the window failed; the next sweep tries again", "phrase", p.ID, "err", err)
+		defer func() { _ = w.d.Leases.Release(context.WithoutCancel(ctx), lease, w.d.Holder) }()
+	}
+	if w.d.Limiter != nil {
+		q, err := w.d.Limiter.Take(ctx, "backfill:"+p.OwnerID, w.cfg.BackfillsPerMinute)
+		if err != nil || !q.Allowed {
+			return err
 		}
+	}
+	if err := w.fill(ctx, p); err != nil {
+		w.d.Log.WarnContext(ctx, "filling a phrase from the window failed; the next sweep tries again", "phrase", p.ID, "err", err)
 	}
 	return nil
 }

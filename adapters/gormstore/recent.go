@@ -189,6 +189,9 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 	where += " AND r.platform = ? AND r.community = ?"
 	args = append(args, string(q.Platform), q.Community)
 	left := q.Limit
+	// passed are the posts the first walk passed, when a second walk may
+	// meet them again: on Postgres a post indexed between the two walks.
+	var passed map[int64]bool
 	// walk passes the rows of the query to each, counting them against
 	// the limit; it reports whether the walk should stop, and more.
 	walk := func(query string, args ...any) (stop, more bool, err error) {
@@ -205,6 +208,12 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 			}
 			if err := rows.Scan(dest...); err != nil {
 				return true, false, err
+			}
+			if passed != nil {
+				if passed[r.ID] {
+					continue
+				}
+				passed[r.ID] = true
 			}
 			p, err := r.post()
 			if err != nil {
@@ -235,6 +244,7 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 	case len(q.Words) == 0:
 		_, more, err = walk(all+" ORDER BY r.id DESC", args...)
 	case s.db.postgres:
+		passed = map[int64]bool{}
 		stop, more, err = walk(all+" AND r.words IS NULL ORDER BY r.id DESC", args...)
 		if stop || err != nil {
 			break
