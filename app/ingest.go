@@ -36,6 +36,7 @@ type Ingest struct {
 	log      *slog.Logger
 	metrics  ports.Metrics
 	backlog  *Backlog
+	window   *Window
 }
 
 // IngestDeps are the ports the ingest service uses.
@@ -48,6 +49,7 @@ type IngestDeps struct {
 	Metrics   ports.Metrics // counts posts and matches; nil counts nothing
 	Clock     ports.Clock   // stamps the phrases a helper read; nil is the system clock
 	Backlog   *Backlog      // refuses batches while scoring is behind; nil refuses none
+	Window    *Window       // keeps every post in the owner's window of recent posts; nil keeps none
 }
 
 // NewIngest returns the ingest service; limits bound the accounts that
@@ -57,11 +59,12 @@ func NewIngest(d IngestDeps, limits core.Limits) *Ingest {
 		d.Clock = ports.SystemClock{}
 	}
 	return &Ingest{clock: d.Clock, matches: d.Matches, accounts: d.Accounts, matchers: d.Matchers, bus: d.Publisher, limits: limits,
-		log: orDefaultLog(d.Log), metrics: orNoMetrics(d.Metrics), backlog: d.Backlog}
+		log: orDefaultLog(d.Log), metrics: orNoMetrics(d.Metrics), backlog: d.Backlog, window: d.Window}
 }
 
 // Ingest validates each post, stores the valid new ones with their matches
-// in one transaction, then announces the new matches. A post is searched
+// in one transaction (and, with a window, keeps each in the owner's window
+// of recent posts in it), then announces the new matches. A post is searched
 // in its title and body parts; a reddit post, which must name its
 // community, only for the phrases of that community. Invalid rows and
 // posts already stored are skipped and counted. A batch over 100 posts is
@@ -95,6 +98,7 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 		s.log.WarnContext(ctx, "recording the phrases a helper read failed", "owner", ownerID, "platform", p, "err", err)
 	}
 	batch := make([]ports.PostMatches, 0, len(posts))
+	keep := s.window.keeper()
 	for _, ip := range posts {
 		post, err := ip.Post()
 		if err != nil {
@@ -107,7 +111,7 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 			continue
 		}
 		title, body := ip.SearchTexts()
-		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(post, community, title, body...)})
+		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(post, community, title, body...), Keep: keep(community)})
 	}
 	if len(batch) == 0 {
 		s.metrics.Count(ports.EventPostsSkipped, skipped)

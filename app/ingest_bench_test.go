@@ -21,9 +21,12 @@ import (
 )
 
 // BenchmarkIngest measures POST /ingest over HTTP in batches of 100 posts
-// (key check, validation, matching, one transaction per batch) beside a
+// (key check, validation, matching, one transaction per batch, each post
+// kept in the owner's window of recent posts as serve keeps it) beside a
 // raw batched insert of the same rows with the same driver, in the same
-// run, and reports posts per second for each and their ratio.
+// run, and reports posts per second for each and their ratio; and beside
+// a raw insert of the rows without the window's (ratio-unkept), the
+// baseline before posts were kept.
 //
 //	EARSHOT_TEST_POSTGRES_URL=postgres://... go test -run '^$' -bench Ingest -benchtime 1x ./app
 func BenchmarkIngest(b *testing.B) {
@@ -42,7 +45,9 @@ func benchIngest(b *testing.B, url string) {
 	phraseStore := gormstore.NewPhraseStore(db)
 	phrases := NewPhrases(phraseStore, limits, ports.SystemClock{})
 	matchStore := gormstore.NewMatchStore(db)
-	ingest := NewIngest(IngestDeps{Matches: matchStore, Accounts: gormstore.NewAccountStore(db), Matchers: NewMatchers(phraseStore), Log: quiet}, limits)
+	window := NewWindow(WindowDeps{Recent: gormstore.NewRecentStore(db)}, WindowConfig{Days: DefaultRecentDays, Posts: DefaultRecentPosts})
+	ingest := NewIngest(IngestDeps{Matches: matchStore, Accounts: gormstore.NewAccountStore(db), Matchers: NewMatchers(phraseStore), Log: quiet,
+		Window: window}, limits)
 	helper := httpapi.NewHelper(httpapi.HelperConfig{Logger: quiet}, keys, ingest, nil)
 	srv := httptest.NewServer(helper)
 	defer srv.Close()
@@ -95,9 +100,10 @@ func benchIngest(b *testing.B, url string) {
 	apiRate := float64(benchBatches*100) / time.Since(start).Seconds()
 
 	// The same rows, inserted as plainly as the driver allows: one
-	// transaction and two multi-row INSERTs per batch.
-	raw, _ := owner("raw@example.com")
-	p, _ := phraseStore.Phrases(ctx, raw, ports.PhraseFilter{})
+	// transaction and a multi-row INSERT per table per batch. With kept,
+	// the posts go into the window of recent posts too, as the API keeps
+	// them (migration 26: the post's fields as one JSON value); without,
+	// the rows the API wrote before the window.
 	sqlDB := db.SQL()
 	ph := func(i int) string {
 		if db.Postgres() {
@@ -105,54 +111,85 @@ func benchIngest(b *testing.B, url string) {
 		}
 		return "?"
 	}
-	// The rows are made before the clock starts, as the API's bodies are:
-	// making them is not inserting them.
-	rawBatches := make([][]map[string]any, benchBatches)
-	for n := range rawBatches {
-		rawBatches[n] = batch(raw, n)
-	}
-	start = time.Now()
-	var us int64 = time.Now().UnixMicro()
-	for n := 0; n < benchBatches; n++ {
-		tx, err := sqlDB.BeginTx(ctx, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var postSQL, matchSQL strings.Builder
-		var postArgs, matchArgs []any
-		postSQL.WriteString("INSERT INTO posts (owner_id, platform, external_id, created_at) VALUES ")
-		matchSQL.WriteString("INSERT INTO matches (id, owner_id, phrase_id, phrase, platform, created_us, external_id, author, body, url, likes, comments) VALUES ")
-		for i, post := range rawBatches[n] {
-			if i > 0 {
-				postSQL.WriteString(",")
+	rawRun := func(email string, kept bool) float64 {
+		raw, _ := owner(email)
+		p, _ := phraseStore.Phrases(ctx, raw, ports.PhraseFilter{})
+		// The rows are made before the clock starts, as the API's bodies
+		// are: making them is not inserting them.
+		rawBatches := make([][]map[string]any, benchBatches)
+		keptPosts := make([][]string, benchBatches)
+		for n := range rawBatches {
+			rawBatches[n] = batch(raw, n)
+			for _, post := range rawBatches[n] {
+				doc, _ := json.Marshal(map[string]any{"id": post["externalId"], "author": "author", "title": "",
+					"text": post["body"].([]string)[0], "url": post["url"], "likes": post["likes"], "comments": 1, "posted": 0})
+				keptPosts[n] = append(keptPosts[n], string(doc))
 			}
-			k := len(postArgs)
-			fmt.Fprintf(&postSQL, "(%s,%s,%s,%s)", ph(k+1), ph(k+2), ph(k+3), ph(k+4))
-			postArgs = append(postArgs, raw, "x", post["externalId"], us)
-			if i%10 == 0 {
-				if len(matchArgs) > 0 {
-					matchSQL.WriteString(",")
+		}
+		start := time.Now()
+		var us int64 = time.Now().UnixMicro()
+		for n := 0; n < benchBatches; n++ {
+			tx, err := sqlDB.BeginTx(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var postSQL, keptSQL, matchSQL strings.Builder
+			var postArgs, keptArgs, matchArgs []any
+			postSQL.WriteString("INSERT INTO posts (owner_id, platform, external_id, created_at) VALUES ")
+			if db.Postgres() {
+				keptSQL.WriteString("INSERT INTO recent_posts (owner_id, platform, community, seen_at, post) VALUES ")
+			} else {
+				keptSQL.WriteString("INSERT INTO recent_posts (owner_id, lid, platform, community, seen_at, post) VALUES ")
+			}
+			matchSQL.WriteString("INSERT INTO matches (id, owner_id, phrase_id, phrase, platform, created_us, external_id, author, body, url, likes, comments) VALUES ")
+			for i, post := range rawBatches[n] {
+				if i > 0 {
+					postSQL.WriteString(",")
+					keptSQL.WriteString(",")
 				}
-				k := len(matchArgs)
-				fmt.Fprintf(&matchSQL, "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)", ph(k+1), ph(k+2), ph(k+3), ph(k+4), ph(k+5), ph(k+6),
-					ph(k+7), ph(k+8), ph(k+9), ph(k+10), ph(k+11), ph(k+12))
-				us++
-				row := []any{fmt.Sprintf("raw-%d-%d", n, i), raw, p[0].ID, "acme crm", "x", us,
-					post["externalId"], "author", post["body"].([]string)[0], post["url"], post["likes"], 1}
-				matchArgs = append(matchArgs, row...)
+				k := len(postArgs)
+				fmt.Fprintf(&postSQL, "(%s,%s,%s,%s)", ph(k+1), ph(k+2), ph(k+3), ph(k+4))
+				postArgs = append(postArgs, raw, "x", post["externalId"], us)
+				k = len(keptArgs)
+				if db.Postgres() {
+					fmt.Fprintf(&keptSQL, "(%s,%s,%s,%s,%s)", ph(k+1), ph(k+2), ph(k+3), ph(k+4), ph(k+5))
+					keptArgs = append(keptArgs, raw, "x", "", us, keptPosts[n][i])
+				} else {
+					keptSQL.WriteString("(?,?,?,?,?,?)")
+					keptArgs = append(keptArgs, raw, 1, "x", "", us, keptPosts[n][i])
+				}
+				if i%10 == 0 {
+					if len(matchArgs) > 0 {
+						matchSQL.WriteString(",")
+					}
+					k := len(matchArgs)
+					fmt.Fprintf(&matchSQL, "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)", ph(k+1), ph(k+2), ph(k+3), ph(k+4), ph(k+5), ph(k+6),
+						ph(k+7), ph(k+8), ph(k+9), ph(k+10), ph(k+11), ph(k+12))
+					us++
+					row := []any{fmt.Sprintf("%s-%d-%d", email, n, i), raw, p[0].ID, "acme crm", "x", us,
+						post["externalId"], "author", post["body"].([]string)[0], post["url"], post["likes"], 1}
+					matchArgs = append(matchArgs, row...)
+				}
+			}
+			if _, err := tx.ExecContext(ctx, postSQL.String(), postArgs...); err != nil {
+				b.Fatal(err)
+			}
+			if kept {
+				if _, err := tx.ExecContext(ctx, keptSQL.String(), keptArgs...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := tx.ExecContext(ctx, matchSQL.String(), matchArgs...); err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, postSQL.String(), postArgs...); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := tx.ExecContext(ctx, matchSQL.String(), matchArgs...); err != nil {
-			b.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			b.Fatal(err)
-		}
+		return float64(benchBatches*100) / time.Since(start).Seconds()
 	}
-	rawRate := float64(benchBatches*100) / time.Since(start).Seconds()
+	rawRate := rawRun("raw@example.com", true)
+	unkeptRate := rawRun("unkept@example.com", false)
 
 	got, _ := phraseStore.Phrases(ctx, viaHTTP, ports.PhraseFilter{})
 	if got[0].Matches != benchBatches*10 {
@@ -161,4 +198,6 @@ func benchIngest(b *testing.B, url string) {
 	b.ReportMetric(apiRate, "api-posts/s")
 	b.ReportMetric(rawRate, "raw-posts/s")
 	b.ReportMetric(apiRate/rawRate, "ratio")
+	b.ReportMetric(unkeptRate, "raw-unkept-posts/s")
+	b.ReportMetric(apiRate/unkeptRate, "ratio-unkept")
 }

@@ -18,19 +18,27 @@ type Phrases struct {
 	limits core.Limits
 	clock  ports.Clock
 	// changed is told about every phrase set that changed, so compiled
-	// matchers are rebuilt.
+	// matchers are rebuilt; added about every phrase added.
 	changed func(ownerID string)
+	added   func(ctx context.Context, p core.Phrase)
 }
 
 // NewPhrases returns the phrase service.
 func NewPhrases(store ports.PhraseStore, limits core.Limits, clock ports.Clock) *Phrases {
-	return &Phrases{store: store, limits: limits, clock: clock, changed: func(string) {}}
+	return &Phrases{store: store, limits: limits, clock: clock, changed: func(string) {}, added: func(context.Context, core.Phrase) {}}
 }
 
 // OnChange registers f to be called after an owner's phrases change.
 func (s *Phrases) OnChange(f func(ownerID string)) {
 	prev := s.changed
 	s.changed = func(id string) { prev(id); f(id) }
+}
+
+// OnAdd registers f to be called after a phrase is added (not when a
+// request is replayed).
+func (s *Phrases) OnAdd(f func(ctx context.Context, p core.Phrase)) {
+	prev := s.added
+	s.added = func(ctx context.Context, p core.Phrase) { prev(ctx, p); f(ctx, p) }
 }
 
 // Add validates and creates a phrase. With an idempotency key seen in the
@@ -63,6 +71,7 @@ func (s *Phrases) AddWithFilters(ctx context.Context, ownerID, phrase, platform,
 	}
 	if !replayed {
 		s.changed(ownerID)
+		s.added(ctx, p)
 	}
 	return p, replayed, nil
 }

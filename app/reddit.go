@@ -42,6 +42,7 @@ type Reddit struct {
 	metrics     ports.Metrics
 	sources     ports.SourceMetrics
 	overlap     time.Duration
+	window      *Window
 
 	maxGroup int // communities a read takes at most; 0: ports.MaxRedditGroup
 }
@@ -65,6 +66,9 @@ type RedditDeps struct {
 	// Overlap is how far each read reaches back before the checkpoint;
 	// 0 means DefaultRedditOverlap, a negative value none.
 	Overlap time.Duration
+	// Window keeps every post read in the window of recent posts of each
+	// owner watching its community; nil keeps none.
+	Window *Window
 }
 
 // NewReddit returns the reddit poller.
@@ -77,7 +81,7 @@ func NewReddit(d RedditDeps) *Reddit {
 	}
 	return &Reddit{phrases: d.Phrases, matches: d.Matches, source: d.Source, checkpoints: d.Checkpoints, leases: d.Leases,
 		pub: d.Publisher, clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), holder: d.Holder,
-		metrics: orNoMetrics(d.Metrics), sources: d.Sources, overlap: max(d.Overlap, 0)}
+		metrics: orNoMetrics(d.Metrics), sources: d.Sources, overlap: max(d.Overlap, 0), window: d.Window}
 }
 
 // RedditCycle tells what one cycle did.
@@ -380,10 +384,12 @@ func (r *Reddit) checkpoint(c *community, l ports.RedditListing) *ports.RedditCh
 }
 
 // store matches the posts against the phrases of their own community and
-// saves the matches, one batch per owner.
+// saves the matches, one batch per owner. With a window, every post is
+// kept for each owner watching its community, matched or not.
 func (r *Reddit) store(ctx context.Context, posts []ports.RedditPost, byName map[string]*community) error {
 	byOwner := map[string][]ports.PostMatches{}
 	skipped := 0
+	keeper := r.window.keeper()
 	for _, rp := range posts {
 		c := byName[rp.Community]
 		if c == nil {
@@ -402,8 +408,16 @@ func (r *Reddit) store(ctx context.Context, posts []ports.RedditPost, byName map
 			owner := ownerOf(c.phrases, id)
 			owners[owner] = append(owners[owner], id)
 		}
+		keep := keeper(c.name)
+		if keep != nil {
+			for _, p := range c.phrases {
+				if _, ok := owners[p.OwnerID]; !ok {
+					owners[p.OwnerID] = nil
+				}
+			}
+		}
 		for owner, pids := range owners {
-			byOwner[owner] = append(byOwner[owner], ports.PostMatches{Post: post, PhraseIDs: pids})
+			byOwner[owner] = append(byOwner[owner], ports.PostMatches{Post: post, PhraseIDs: pids, Keep: keep})
 		}
 	}
 	if skipped > 0 {

@@ -66,6 +66,9 @@ type Match struct {
 	CreatedAt time.Time // microsecond precision, strictly increasing per owner
 	Score     *Score    // nil until scored
 	Post      Post
+	// Backfilled marks a match found in the owner's window of recent
+	// posts when its phrase was added, rather than as the post was read.
+	Backfilled bool
 }
 
 // Cut returns s cut to at most n characters.

@@ -155,6 +155,9 @@ type AccountStore interface {
 type PostMatches struct {
 	Post      core.Post
 	PhraseIDs []string
+	// Keep, when set, keeps a post new to the owner in their window of
+	// recent posts (RecentStore), in the batch's transaction.
+	Keep *RecentKeep
 }
 
 // SaveResult tells what a batch did.

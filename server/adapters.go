@@ -76,6 +76,8 @@ type stores struct {
 	sessions      ports.SessionStore
 	triage        ports.TriageStore
 	trends        ports.TrendStore // the daily counts the match store keeps
+	recent        ports.RecentStore
+	archives      ports.FilterArchiveStore
 }
 
 func newStores(db *gormstore.DB) stores {
@@ -99,6 +101,8 @@ func newStores(db *gormstore.DB) stores {
 		sessions:      gormstore.NewSessionStore(db),
 		triage:        gormstore.NewTriageStore(db),
 		trends:        gormstore.NewTrendStore(db),
+		recent:        gormstore.NewRecentStore(db),
+		archives:      gormstore.NewFilterArchiveStore(db),
 	}
 }
 

@@ -101,8 +101,8 @@ func TestServeLifecycleOrder(t *testing.T) {
 		db    func(t *testing.T) string
 		loops int // on Postgres the rate windows and the delivery queue are swept too
 	}{
-		{"sqlite", func(*testing.T) string { return "sqlite://:memory:" }, 9},
-		{"postgres", func(t *testing.T) string { return pgtest.URL(t) }, 11},
+		{"sqlite", func(*testing.T) string { return "sqlite://:memory:" }, 10},
+		{"postgres", func(t *testing.T) string { return pgtest.URL(t) }, 12},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": c.db(t), "EARSHOT_ADDR": "127.0.0.1:0",

@@ -34,6 +34,9 @@ type Config struct {
 	HelperRateLimit int
 	IngestBacklog   int
 
+	RecentDays  int
+	RecentPosts int
+
 	ScoringInterval time.Duration
 
 	RedditInterval     time.Duration
@@ -155,6 +158,8 @@ var settings = []setting{
 	{"EARSHOT_RATE_LIMIT_PER_MINUTE", "60", "requests per key per minute on /api/v1", intSetting(1, 1000000, func(c *Config, n int) { c.RateLimit = n })},
 	{"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE", "60000", "requests per ingest key per minute on the helper endpoints", intSetting(1, 1000000, func(c *Config, n int) { c.HelperRateLimit = n })},
 	{"EARSHOT_INGEST_BACKLOG", "20000", "unscored matches at which POST /ingest answers 503 with Retry-After until scoring catches up (0: never)", intSetting(0, 100000000, func(c *Config, n int) { c.IngestBacklog = n })},
+	{"EARSHOT_RECENT_DAYS", "7", "days every post read is kept for previews and for filling new phrases (0: keep none)", intSetting(0, 365, func(c *Config, n int) { c.RecentDays = n })},
+	{"EARSHOT_RECENT_POSTS", "1000000", "most recent posts kept per owner (0: keep none)", intSetting(0, 100000000, func(c *Config, n int) { c.RecentPosts = n })},
 	{"EARSHOT_SCORING_INTERVAL", "10m", "backstop sweep for unscored matches", durationSetting(func(c *Config, d time.Duration) { c.ScoringInterval = d })},
 	{"EARSHOT_REDDIT_INTERVAL", "10m", "reddit polling period", durationSetting(func(c *Config, d time.Duration) { c.RedditInterval = d })},
 	{"EARSHOT_REDDIT_KEYLESS_PER_MINUTE", "10", "requests a minute to reddit without credentials, JSON and feeds together (reddit's answers lower it further)", intSetting(1, 100, func(c *Config, n int) { c.RedditKeylessPerMinute = n })},

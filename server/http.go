@@ -25,7 +25,7 @@ import (
 func newAPI(cfg Config, log *slog.Logger, s *services) *httpapi.API {
 	return httpapi.New(httpapi.Config{RateLimit: cfg.RateLimit, Logger: log}, httpapi.Deps{
 		Keys: s.Keys, Phrases: s.Phrases, Matches: s.Matches, Limiter: s.limiter, Webhooks: s.Webhooks, Channels: s.Channels, Triage: s.Inbox,
-		Trends: s.Trends,
+		Trends: s.Trends, Window: s.Window,
 	})
 }
 
@@ -46,7 +46,7 @@ func newDashboard(cfg Config, log *slog.Logger, s *services, site *Site) (*dashb
 		dashboard.Deps{Sessions: s.Sessions, Inbox: s.Inbox, Matches: s.Matches, Phrases: s.Phrases, Keys: s.Keys,
 			Webhooks: s.Webhooks, Channels: s.Channels, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
 			Reddit: dashReddit{s.Reddit}, Addresses: s.Addresses, Jars: s.Accounts, Exports: s.Inbox,
-			AlertSchedules: s.Alerts.Schedules(), Trends: s.Trends})
+			AlertSchedules: s.Alerts.Schedules(), Trends: s.Trends, Window: s.Window})
 }
 
 // dashReddit gives the dashboard app.RedditHealth in its terms.

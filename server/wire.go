@@ -92,6 +92,7 @@ type services struct {
 	Alerts        *app.Alerts
 	Addresses     *app.AddressChanges
 	Trends        *app.Trends
+	Window        *app.Window
 
 	limiter ports.RateLimiter
 	bus     *bus.Bus
@@ -143,22 +144,32 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 		return nil, err
 	}
 	lc.Append(fx.StopHook(s.bus.Close))
+	holder := newHolder()
+	// Every post read is kept in its owner's window, which fills a
+	// phrase as it is added.
+	s.Window = app.NewWindow(app.WindowDeps{Recent: st.recent, Archives: st.archives, Phrases: st.phrases, Publisher: s.bus,
+		Limiter: limiter, Leases: st.leases, Holder: holder, Clock: clock, Log: log, Metrics: reg}, windowConfig(cfg))
+	s.Phrases.OnAdd(s.Window.Added)
 	s.Backlog = app.NewBacklog(st.backlog, cfg.IngestBacklog, log)
 	s.Ingest = app.NewIngest(app.IngestDeps{Matches: st.matches, Accounts: st.accounts, Matchers: app.NewMatchers(st.listening),
-		Publisher: s.bus, Log: log, Metrics: reg, Backlog: s.Backlog}, cfg.Limits)
+		Publisher: s.bus, Log: log, Metrics: reg, Backlog: s.Backlog, Window: s.Window}, cfg.Limits)
 	source, err := newRedditSource(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	holder := newHolder()
 	s.Poller = app.NewReddit(app.RedditDeps{Phrases: st.listening, Matches: st.matches, Source: source, Checkpoints: st.reddit,
 		Leases: st.leases, Publisher: s.bus, Clock: clock, Log: log, Metrics: reg, Sources: reg, Holder: holder,
-		Overlap: cfg.RedditOverlap})
+		Overlap: cfg.RedditOverlap, Window: s.Window})
 	s.Alerts = app.NewAlerts(app.AlertDeps{Store: st.alerts, Leases: st.leases, Mailer: mailer, Clock: clock, Log: log,
 		Metrics: reg, Holder: holder}, app.AlertConfig{MinScore: cfg.AlertMinScore, SiteURL: siteURL})
 	s.Addresses = app.NewAddressChanges(app.AddressChangeDeps{Owners: st.owners, Mailer: mailer, Limiter: limiter, Clock: clock,
 		Log: log, SiteURL: siteURL})
 	return s, nil
+}
+
+// windowConfig is the window of recent posts the settings bound.
+func windowConfig(cfg Config) app.WindowConfig {
+	return app.WindowConfig{Days: cfg.RecentDays, Posts: cfg.RecentPosts}
 }
 
 // scoringConfig scores as many matches at once as the scorer gains from:
@@ -213,6 +224,7 @@ func runLoops(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services) {
 	background(lc, s.Deliveries.Run)
 	background(lc, func(ctx context.Context) { s.Digests.Run(ctx, app.DefaultDigestSweep) })
 	background(lc, s.Backlog.Run)
+	background(lc, s.Window.Run)
 	background(lc, func(ctx context.Context) { s.Notifications.Run(ctx, notificationSweep) })
 	if l, ok := s.limiter.(*gormstore.RateLimiter); ok {
 		every(lc, log, time.Minute, "sweeping rate windows", l.SweepRateWindows)
@@ -324,9 +336,13 @@ func OpenConsole(ctx context.Context, cfg Config) (*Console, error) {
 		return nil, err
 	}
 	// The console only prints links; it sends no mail.
-	con := newConsole(db, newStores(db), cfg, sealer,
+	st := newStores(db)
+	con := newConsole(db, st, cfg, sealer,
 		app.SessionDeps{Mailer: smtpmail.NewLogMailer(slog.Default()), Limiter: ratelimit.NewMemory(nil)},
 		func() string { return cfg.SiteURL })
+	// A phrase added here is filled from the window by the server's next
+	// sweep: the request waits in the database.
+	con.Phrases.OnAdd(app.NewWindow(app.WindowDeps{Recent: st.recent, Log: slog.Default()}, windowConfig(cfg)).Added)
 	return &con, nil
 }
 

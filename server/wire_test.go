@@ -233,6 +233,9 @@ func testImpossiblePathIDs(t *testing.T, dbURL string) {
 				if strings.HasSuffix(path, "/replay") {
 					body = `{"from":"2026-01-01T00:00:00Z"}`
 				}
+				if strings.HasSuffix(path, "/preview") {
+					body = `{}`
+				}
 				req, _ := http.NewRequest(strings.ToUpper(method), u, strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+key)
 				resp, err := http.DefaultClient.Do(req)

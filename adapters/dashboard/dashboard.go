@@ -156,6 +156,9 @@ type Deps struct {
 	Exports ExportService
 	// Trends draws the trends page; nil leaves the page out.
 	Trends TrendService
+	// Window previews phrases and filters and applies filters to
+	// matches; nil leaves the preview buttons and the offer out.
+	Window WindowService
 }
 
 // Config is the dashboard's part of the settings.

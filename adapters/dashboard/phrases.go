@@ -37,6 +37,9 @@ type phrasesView struct {
 	// rather than folding them away, when one is set or refused.
 	FilterFields filterFieldsView
 	FiltersOpen  bool
+	// CanPreview offers the preview button; Preview is what it showed.
+	CanPreview bool
+	Preview    *previewView
 }
 
 // filterFieldsView is what the filter fields of a phrase form show.
@@ -73,8 +76,11 @@ func (v filterFieldsView) Minimums() []filterInput {
 // phraseFiltersView is the page that changes a phrase's filters.
 type phraseFiltersView struct {
 	layout
-	Phrase phraseView
-	Fields filterFieldsView
+	Phrase     phraseView
+	Fields     filterFieldsView
+	CanPreview bool
+	Preview    *previewView
+	Apply      *applyView // nil without a window
 }
 
 type deleteView struct {
@@ -106,14 +112,15 @@ func awaitsHelper(p core.Phrase) bool {
 
 // renderPhrases shows the phrase list and the add form, with f and errs
 // when a submission failed.
-func (d *Dashboard) renderPhrases(w http.ResponseWriter, r *http.Request, status int, f phraseForm, errs map[string]string, notice string) {
+func (d *Dashboard) renderPhrases(w http.ResponseWriter, r *http.Request, status int, f phraseForm, errs map[string]string, notice string,
+	preview *previewView) {
 	ps, err := d.deps.Phrases.List(r.Context(), session(r).OwnerID, ports.PhraseFilter{})
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	v := phrasesView{layout: layout{Title: "Phrases", Nav: "phrases", SignedIn: true, Notice: notice}, Form: f, Errors: errs,
-		FilterFields: filterFieldsView{Form: f.Filters, Errors: errs}}
+		FilterFields: filterFieldsView{Form: f.Filters, Errors: errs}, CanPreview: d.deps.Window != nil, Preview: preview}
 	v.FiltersOpen = f.Filters.open()
 	for _, name := range filterFields {
 		v.FiltersOpen = v.FiltersOpen || errs[name] != ""
@@ -136,7 +143,7 @@ func (d *Dashboard) renderPhrases(w http.ResponseWriter, r *http.Request, status
 }
 
 func (d *Dashboard) showPhrases(w http.ResponseWriter, r *http.Request) {
-	d.renderPhrases(w, r, http.StatusOK, phraseForm{}, nil, doneNotice(r, "phrases"))
+	d.renderPhrases(w, r, http.StatusOK, phraseForm{}, nil, doneNotice(r, "phrases"), nil)
 }
 
 // addPhrase goes through the same service, validation and plan limits
@@ -148,6 +155,10 @@ func (d *Dashboard) addPhrase(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := parsePhrase(form)
+	if form.Get("action") == "preview" && d.deps.Window != nil {
+		d.previewPhrase(w, r, f)
+		return
+	}
 	filters, err := f.Filters.filters()
 	if err == nil {
 		_, _, err = d.deps.Phrases.AddWithFilters(r.Context(), session(r).OwnerID, f.Phrase, f.Platform, f.Community, filters, "")
@@ -157,10 +168,16 @@ func (d *Dashboard) addPhrase(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, r, err)
 			return
 		}
-		d.renderPhrases(w, r, statusOf(err), f, map[string]string{f.field(err): core.Message(err)}, "")
+		d.renderPhrases(w, r, statusOf(err), f, map[string]string{f.field(err): core.Message(err)}, "", nil)
 		return
 	}
-	http.Redirect(w, r, "/app/phrases?done=added", http.StatusSeeOther)
+	done := "added"
+	if d.deps.Window != nil {
+		if days, _ := d.deps.Window.Bounds(); days > 0 {
+			done = "filling" // the window fills it in the background
+		}
+	}
+	http.Redirect(w, r, "/app/phrases?done="+done, http.StatusSeeOther)
 }
 
 func (d *Dashboard) pausePhrase(w http.ResponseWriter, r *http.Request) {
@@ -186,14 +203,24 @@ func (d *Dashboard) showFilters(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.renderFilters(w, r, http.StatusOK, p, filtersFormOf(p.Filters), nil)
+	d.renderFilters(w, r, http.StatusOK, p, filtersFormOf(p.Filters), nil, nil)
 }
 
-func (d *Dashboard) renderFilters(w http.ResponseWriter, r *http.Request, status int, p core.Phrase, f filtersForm, errs map[string]string) {
-	v := phraseFiltersView{layout: layout{Title: "Filters of " + strconv.Quote(p.Phrase), Nav: "phrases", SignedIn: true},
-		Phrase: d.phraseView(p), Fields: filterFieldsView{Form: f, Errors: errs}}
+// renderFilters shows the filters form with f, errs when a submission
+// failed, and preview when one was asked for; below it, the offer to
+// archive the matches the saved filters drop.
+func (d *Dashboard) renderFilters(w http.ResponseWriter, r *http.Request, status int, p core.Phrase, f filtersForm, errs map[string]string,
+	preview *previewView) {
+	v := phraseFiltersView{layout: layout{Title: "Filters of " + strconv.Quote(p.Phrase), Nav: "phrases", SignedIn: true,
+		Notice: doneNotice(r, "filters")}, Phrase: d.phraseView(p), Fields: filterFieldsView{Form: f, Errors: errs},
+		CanPreview: d.deps.Window != nil, Preview: preview}
 	if len(errs) > 0 {
 		v.Problem = "The filters were not saved: see below."
+	}
+	var err error
+	if v.Apply, err = d.applyOffer(r.Context(), session(r).OwnerID, p); err != nil {
+		d.fail(w, r, err)
+		return
 	}
 	d.render(w, r, status, "filters", &v)
 }
@@ -209,6 +236,10 @@ func (d *Dashboard) saveFilters(w http.ResponseWriter, r *http.Request) {
 	}
 	owner, id := session(r).OwnerID, r.PathValue("id")
 	f := parseFilters(form)
+	if form.Get("action") == "preview" && d.deps.Window != nil {
+		d.previewFilters(w, r, f)
+		return
+	}
 	filters, err := f.filters()
 	if err == nil {
 		_, err = d.deps.Phrases.Update(r.Context(), owner, id, nil, core.ChangeAll(filters))
@@ -224,10 +255,15 @@ func (d *Dashboard) saveFilters(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, r, gerr)
 			return
 		}
-		d.renderFilters(w, r, statusOf(err), p, f, map[string]string{name: core.Message(err)})
+		d.renderFilters(w, r, statusOf(err), p, f, map[string]string{name: core.Message(err)}, nil)
 		return
 	}
-	http.Redirect(w, r, "/app/phrases?done=filtered", http.StatusSeeOther)
+	// The filters page offers, at once, to archive what they now skip.
+	next := "/app/phrases?done=filtered"
+	if d.deps.Window != nil {
+		next = "/app/phrases/" + id + "/filters?done=saved"
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // filterSummary says briefly what f skips, a line each, for the phrase

@@ -70,6 +70,10 @@ var notices = map[string]string{
 	"keys/revoked":        "Key revoked: requests with it are refused from now on.",
 	"notifications/read":  "Marked read.",
 	"phrases/added":       "Phrase added.",
+	"phrases/filling":     "Phrase added. The posts of the last days it matches are being added to your inbox, marked “found in recent posts”.",
+	"filters/saved":       "Filters saved: they apply from the next post read.",
+	"filters/applied":     "The matches these filters skip are archived. Undo below.",
+	"filters/restored":    "The archived matches are back in the inbox.",
 	"phrases/deleted":     "Phrase deleted, with its matches.",
 	"phrases/paused":      "Phrase paused.",
 	"phrases/resumed":     "Phrase listening again.",
@@ -201,6 +205,9 @@ type matchView struct {
 	Read      bool
 	Starred   bool
 	Archived  bool
+	// Backfilled marks a match found in the recent posts when its phrase
+	// was added.
+	Backfilled bool
 }
 
 // matchView is the view of a match shown when, as ago words it, read
@@ -213,7 +220,7 @@ func (d *Dashboard) matchView(it ports.InboxItem, when, community string, search
 		Text: m.Post.Text, TitleHTML: highlight(m.Post.Title, m.Phrase, search), TextHTML: highlight(m.Post.Text, m.Phrase, search),
 		URL: safeURL(m.Post.URL), When: when, WhenISO: m.CreatedAt.Format(time.RFC3339),
 		Created: strconv.FormatFloat(core.Millis(m.CreatedAt), 'f', -1, 64),
-		Read:    it.Triage.Read, Starred: it.Triage.Starred, Archived: it.Triage.Archived,
+		Read:    it.Triage.Read, Starred: it.Triage.Starred, Archived: it.Triage.Archived, Backfilled: m.Backfilled,
 	}
 	if !m.Post.PostedAt.IsZero() {
 		v.Posted, v.PostedISO = ago(d.cfg.Now(), m.Post.PostedAt), m.Post.PostedAt.UTC().Format(time.RFC3339)

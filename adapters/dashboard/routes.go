@@ -38,6 +38,8 @@ func (d *Dashboard) routeList() []route {
 		{"POST /app/phrases/{id}/resume", false, d.resumePhrase},
 		{"GET /app/phrases/{id}/filters", false, d.showFilters},
 		{"POST /app/phrases/{id}/filters", false, d.saveFilters},
+		{"POST /app/phrases/{id}/apply", false, d.applyFilters},
+		{"POST /app/phrases/{id}/apply/{set}/undo", false, d.undoApply},
 		{"GET /app/phrases/{id}/delete", false, d.confirmDeletePhrase},
 		{"POST /app/phrases/{id}/delete", false, d.deletePhrase},
 		{"GET /app/trends", false, d.showTrends},

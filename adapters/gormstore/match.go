@@ -23,28 +23,29 @@ type matchRow struct {
 	Score                               *int
 	Likes, Comments                     int64
 	CreatedUs, ScoredAt, PostedAt       int64 // µs
+	Backfilled                          int   // 1 when found in the recent posts (recent.go)
 }
 
 func (matchRow) TableName() string { return "matches" }
 
 // matchColumns are the columns of matchRow in the order of fields.
 const matchColumns = "id, owner_id, phrase_id, phrase, platform, created_us, score, intent, reason, scored_at, " +
-	"external_id, author, title, body, url, likes, comments, posted_at"
+	"external_id, author, title, body, url, likes, comments, posted_at, backfilled"
 
 func (r *matchRow) fields() []any {
 	return []any{&r.ID, &r.OwnerID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason, &r.ScoredAt,
-		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt}
+		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt, &r.Backfilled}
 }
 
 // pageColumns are matchColumns less owner_id and scored_at: the SQLite
 // driver pays cgo calls per column of each row, so a page, the API's
 // hottest read, reads no spare column.
 const pageColumns = "id, phrase_id, phrase, platform, created_us, score, intent, reason, " +
-	"external_id, author, title, body, url, likes, comments, posted_at"
+	"external_id, author, title, body, url, likes, comments, posted_at, backfilled"
 
 func (r *matchRow) pageFields() []any {
 	return []any{&r.ID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,
-		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt}
+		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt, &r.Backfilled}
 }
 
 func (r matchRow) match() core.Match {
@@ -55,6 +56,7 @@ func (r matchRow) match() core.Match {
 			ExternalID: r.ExternalID, Author: r.Author, Title: deref(r.Title), Text: r.Body, URL: r.URL,
 			Likes: int(r.Likes), Comments: int(r.Comments), PostedAt: fromMicros(r.PostedAt),
 		},
+		Backfilled: r.Backfilled != 0,
 	}
 	if r.Score != nil {
 		m.Score = &core.Score{Value: *r.Score, Intent: core.Intent(deref(r.Intent)), Reason: deref(r.Reason)}
@@ -109,6 +111,17 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		for _, id := range fresh {
 			isFresh[id] = true
 		}
+		kept := make(map[string]bool, len(fresh)) // the first copy of each new post is kept
+		if err := s.db.keepRecent(tx, ownerID, platform, batch, func(i int) bool {
+			id := batch[i].Post.ExternalID
+			if !isFresh[id] || kept[id] {
+				return false
+			}
+			kept[id] = true
+			return true
+		}); err != nil {
+			return err
+		}
 		var rows []matchRow
 		counts := map[string]int64{}
 		var phrases map[string]phraseRow // the owner's on platform, by id
@@ -132,38 +145,21 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 				if !ok {
 					continue // deleted meanwhile, another owner's or another platform's
 				}
-				p := pm.Post
-				r := matchRow{ID: newID(), OwnerID: ownerID, PhraseID: pid, Phrase: ph.Phrase, Platform: ph.Platform,
-					ExternalID: p.ExternalID, Author: p.Author, Body: core.Cut(p.Text, core.MaxPostText), URL: p.URL,
-					Likes: int64(p.Likes), Comments: int64(p.Comments), PostedAt: micros(p.PostedAt)}
-				if p.Title != "" {
-					r.Title = &p.Title
-				}
-				rows, counts[pid] = append(rows, r), counts[pid]+1
+				rows, counts[pid] = append(rows, newMatchRow(ownerID, ph, pm.Post)), counts[pid]+1
 			}
 		}
 		if len(rows) == 0 {
 			return nil
 		}
-		n := int64(len(rows))
-		last, err := column[int64](tx.Raw(`UPDATE owners SET last_match_us = CASE WHEN last_match_us + ? > ? THEN last_match_us + ? ELSE ? END
-			WHERE id = ? RETURNING last_match_us`, n, now+n-1, n, now+n-1, ownerID))
-		if err != nil || len(last) == 0 {
-			return cmp.Or(err, gorm.ErrRecordNotFound)
+		first, err := stamp(tx, ownerID, int64(len(rows)), now)
+		if err != nil {
+			return err
 		}
 		for i := range rows {
-			rows[i].CreatedUs = last[0] - n + 1 + int64(i)
+			rows[i].CreatedUs = first + int64(i)
 		}
-		// Up to 1,000 rows a statement, well under SQLite's limit on bound values.
-		for chunk := range slices.Chunk(rows, 1000) {
-			args := make([]any, 0, 18*len(chunk))
-			for i := range chunk {
-				args = append(args, chunk[i].fields()...)
-			}
-			values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
-			if err := tx.Exec("INSERT INTO matches ("+matchColumns+") VALUES "+values, args...).Error; err != nil {
-				return err
-			}
+		if err := insertMatches(tx, rows); err != nil {
+			return err
 		}
 		for pid, n := range counts {
 			if err := tx.Model(&phraseRow{}).Where("id = ?", pid).Update("matches", gorm.Expr("matches + ?", n)).Error; err != nil {
@@ -177,6 +173,47 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		return ports.SaveResult{}, translate(err, "match")
 	}
 	return res, nil
+}
+
+// newMatchRow is the match of post p for phrase ph, without its
+// created_us (stamp).
+func newMatchRow(ownerID string, ph phraseRow, p core.Post) matchRow {
+	r := matchRow{ID: newID(), OwnerID: ownerID, PhraseID: ph.ID, Phrase: ph.Phrase, Platform: ph.Platform,
+		ExternalID: p.ExternalID, Author: p.Author, Body: core.Cut(p.Text, core.MaxPostText), URL: p.URL,
+		Likes: int64(p.Likes), Comments: int64(p.Comments), PostedAt: micros(p.PostedAt)}
+	if p.Title != "" {
+		r.Title = &p.Title
+	}
+	return r
+}
+
+// stamp hands out n created_us values to the owner's new matches and
+// returns the first: past the owner's last one and no earlier than now.
+// The UPDATE locks the owner's row until the transaction commits.
+func stamp(tx *gorm.DB, ownerID string, n, now int64) (int64, error) {
+	last, err := column[int64](tx.Raw(`UPDATE owners SET last_match_us = CASE WHEN last_match_us + ? > ? THEN last_match_us + ? ELSE ? END
+		WHERE id = ? RETURNING last_match_us`, n, now+n-1, n, now+n-1, ownerID))
+	if err != nil || len(last) == 0 {
+		return 0, cmp.Or(err, gorm.ErrRecordNotFound)
+	}
+	return last[0] - n + 1, nil
+}
+
+// insertMatches stores rows up to 1,000 a statement, well under SQLite's
+// limit on bound values.
+func insertMatches(tx *gorm.DB, rows []matchRow) error {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", strings.Count(matchColumns, ",")+1), ", ") + ")"
+	for chunk := range slices.Chunk(rows, 1000) {
+		var args []any
+		for i := range chunk {
+			args = append(args, chunk[i].fields()...)
+		}
+		values := strings.TrimSuffix(strings.Repeat(one+", ", len(chunk)), ", ")
+		if err := tx.Exec("INSERT INTO matches ("+matchColumns+") VALUES "+values, args...).Error; err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *MatchStore) Match(ctx context.Context, ownerID, id string) (core.Match, error) {

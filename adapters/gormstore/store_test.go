@@ -37,6 +37,9 @@ func stores(db *gormstore.DB) storetest.Stores {
 			return stores(fresh), func() error { return gormstore.RefillTrends(fresh) }
 		},
 		Channels: gormstore.NewChannelStore(db),
+
+		Recent:         gormstore.NewRecentStore(db),
+		FilterArchives: gormstore.NewFilterArchiveStore(db),
 	}
 }
 

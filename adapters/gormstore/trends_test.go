@@ -120,13 +120,10 @@ func TestDayCountsFilledOnUpgrade(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { db.Close() })
-			version := -1
-			for _, s := range steps[db.postgres] {
-				if s.name == dayCountsStep {
-					version = s.version
-				}
-			}
-			if err := db.migrate(ctx, version-1); err != nil {
+			// At the latest schema the matches are made by today's code;
+			// scored in place below, as the build before stored scores,
+			// they are in no count until the step's fill runs again.
+			if err := db.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
 			o, p, ms := trendFixture(t, db, 6)
@@ -145,7 +142,7 @@ func TestDayCountsFilledOnUpgrade(t *testing.T) {
 			score(ms[3], 42, "question", us(today-core.TrendKeepDays+1))
 			score(ms[4], 42, "question", us(today-core.TrendKeepDays-5)) // too old to count
 			// ms[5] is unscored.
-			if err := db.Migrate(ctx); err != nil {
+			if err := RefillTrends(db); err != nil {
 				t.Fatal(err)
 			}
 			got, err := NewTrendStore(db).DayCounts(ctx, o.ID, p.ID, today-2*core.TrendKeepDays, today)

@@ -5,7 +5,6 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/go-kit/kit/endpoint"
 	httptransport "github.com/go-kit/kit/transport/http"
@@ -54,6 +53,7 @@ type Deps struct {
 	Channels ChannelService // nil: every channel route answers plan_limit
 	Triage   TriageService  // nil: the triage routes answer not_found
 	Trends   TrendService   // nil: GET /api/v1/trends answers not_found
+	Window   WindowService  // nil: the preview and apply-filters routes answer not_found
 }
 
 // route is one row of the API: the OpenAPI test checks every row is
@@ -94,51 +94,24 @@ func New(cfg Config, deps Deps) *API {
 		paths[r.path], routed[r.method+" "+r.path] = true, true
 	}
 	// A known path with another method, and any unknown path, answer in
-	// the documented error body rather than the mux's plain text. A path
-	// that a wildcard path also matches (/matches/export beside
-	// /matches/{id}) takes its other methods one by one: for every method
-	// at once the mux would find neither pattern the more specific.
+	// the documented error body rather than the mux's plain text. The
+	// other methods are named: a pattern without one would clash with a
+	// route of a method on a wider path (POST /keywords/preview beside
+	// GET /keywords/{id}).
 	for p := range paths {
-		notAllowed := func(w http.ResponseWriter, r *http.Request) {
-			a.encodeError(r.Context(), core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", r.Method, p), w)
-		}
-		if !shadowed(p, paths) {
-			a.mux.HandleFunc(p, notAllowed)
-			continue
-		}
-		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
-			if !routed[m+" "+p] {
-				a.mux.HandleFunc(m+" "+p, notAllowed)
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
+			if routed[m+" "+p] {
+				continue
 			}
+			a.mux.HandleFunc(m+" "+p, func(w http.ResponseWriter, r *http.Request) {
+				a.encodeError(r.Context(), core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", r.Method, p), w)
+			})
 		}
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		a.encodeError(r.Context(), core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path), w)
 	})
 	return a
-}
-
-// shadowed tells whether another of paths, with a wildcard, matches
-// path too.
-func shadowed(path string, paths map[string]bool) bool {
-	segs := strings.Split(path, "/")
-	for other := range paths {
-		o := strings.Split(other, "/")
-		if other == path || len(o) != len(segs) {
-			continue
-		}
-		same := true
-		for i := range o {
-			if o[i] != segs[i] && !strings.HasPrefix(o[i], "{") {
-				same = false
-				break
-			}
-		}
-		if same {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *API) routes() []route {
@@ -150,6 +123,13 @@ func (a *API) routes() []route {
 		{"GET", "/api/v1/keywords/{id}", core.ScopeRead, a.getPhrase, decodeID},
 		{"PATCH", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.patchPhrase, decodePatchPhrase},
 		{"DELETE", "/api/v1/keywords/{id}", core.ScopeWritePhrases, a.deletePhrase, decodeID},
+		// A preview reads and changes nothing; applying a phrase's
+		// filters archives its matches, the owner's own bookkeeping, as
+		// triage does: a read key may do both.
+		{"POST", "/api/v1/keywords/preview", core.ScopeRead, a.previewPhrase, decodePreviewPhrase},
+		{"POST", "/api/v1/keywords/{id}/preview", core.ScopeRead, a.previewChange, decodePreviewChange},
+		{"POST", "/api/v1/keywords/{id}/apply-filters", core.ScopeRead, a.applyFilters, decodeID},
+		{"POST", "/api/v1/keywords/{id}/apply-filters/{setId}/undo", core.ScopeRead, a.undoApply, decodeUndoApply},
 		{"GET", "/api/v1/matches", core.ScopeRead, a.listMatches, decodeListMatches},
 		{"GET", "/api/v1/matches/export", core.ScopeRead, a.exportMatches, decodeExport},
 		{"GET", "/api/v1/matches/{id}", core.ScopeRead, a.getMatch, decodeID},

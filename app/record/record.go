@@ -24,6 +24,10 @@ type Match struct {
 	Intent    *string `json:"intent"`
 	Reason    *string `json:"reason"`
 	Post      Post    `json:"post"`
+	// Backfilled, beyond the spec's fields and only when true, marks a
+	// match found in the owner's window of recent posts when its phrase
+	// was added.
+	Backfilled bool `json:"backfilled,omitempty"`
 }
 
 // Post is the post object of a match record. A post without a title has
@@ -41,7 +45,7 @@ type Post struct {
 // NewMatch returns the record of m.
 func NewMatch(m core.Match) Match {
 	out := Match{
-		ID: m.ID, CreatedAt: core.Millis(m.CreatedAt), Phrase: m.Phrase, Platform: string(m.Platform),
+		ID: m.ID, CreatedAt: core.Millis(m.CreatedAt), Phrase: m.Phrase, Platform: string(m.Platform), Backfilled: m.Backfilled,
 		Post: Post{
 			Author: m.Post.Author, Text: m.Post.Text, URL: m.Post.URL,
 			Likes: m.Post.Likes, Comments: m.Post.Comments,

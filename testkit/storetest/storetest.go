@@ -41,7 +41,10 @@ type Stores struct {
 	// their counts and fills them again as that step does. Nil leaves
 	// the case out.
 	RefillTrends func(t *testing.T) (Stores, func() error)
-	Channels   ports.ChannelStore   // nil: the channel cases are skipped
+	Channels     ports.ChannelStore // nil: the channel cases are skipped
+	// Recent keeps the window of recent posts that Matches adds to.
+	Recent         ports.RecentStore
+	FilterArchives ports.FilterArchiveStore
 }
 
 // Factory opens a migrated, possibly shared, database for the test.
@@ -50,6 +53,10 @@ type Factory func(t *testing.T) Stores
 // Run runs every case against the stores f makes.
 func Run(t *testing.T, f Factory) {
 	s := f(t)
+	// Trims bound every owner's window at once: these cases run alone,
+	// before the parallel ones start.
+	t.Run("RecentTrim", func(t *testing.T) { testRecentTrim(t, s) })
+	t.Run("RecentConcurrent", func(t *testing.T) { testRecentConcurrent(t, s) })
 	cases := []struct {
 		name string
 		run  func(*testing.T, Stores)
@@ -94,6 +101,10 @@ func Run(t *testing.T, f Factory) {
 		{"TrendCounts", testTrendCounts},
 		{"TrendCountedOnce", testTrendCountedOnce},
 		{"TrendFill", testTrendFill},
+		{"RecentKeep", testRecentKeep},
+		{"RecentSearch", testRecentSearch},
+		{"Backfill", testBackfill},
+		{"FilterArchive", testFilterArchive},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,134 @@
+package gormstore
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// FilterArchiveStore archives the matches a phrase's filters drop as one
+// set, and restores it: filter_archives holds each phrase's last set,
+// filter_archive_matches its members (migration 26). The flags
+// themselves are match_triage's, as the inbox sets them.
+type FilterArchiveStore struct{ db *DB }
+
+var _ ports.FilterArchiveStore = (*FilterArchiveStore)(nil)
+
+// NewFilterArchiveStore returns the filter archive store of db.
+func NewFilterArchiveStore(db *DB) *FilterArchiveStore { return &FilterArchiveStore{db: db} }
+
+type archiveSetRow struct {
+	ID        string `gorm:"primaryKey"`
+	OwnerID   string
+	PhraseID  string
+	Matches   int64
+	CreatedAt int64 `gorm:"autoCreateTime:false"`
+}
+
+func (archiveSetRow) TableName() string { return "filter_archives" }
+
+func (r archiveSetRow) set() core.ArchiveSet {
+	return core.ArchiveSet{ID: r.ID, OwnerID: r.OwnerID, PhraseID: r.PhraseID, Matches: int(r.Matches), CreatedAt: fromMicros(r.CreatedAt)}
+}
+
+// PhraseMatches implements ports.FilterArchiveStore: a walk of
+// matches_phrase_created.
+func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseID string, limit int, each func(core.Match, bool) bool) (bool, error) {
+	q := s.db.with(ctx).Table(inboxJoin).Select(inboxColumns).Where("m.phrase_id = ? AND m.owner_id = ?", phraseID, ownerID).
+		Order("m.created_us DESC").Limit(limit + 1)
+	rows, err := q.Rows()
+	if err != nil {
+		return false, translate(err, "match")
+	}
+	defer rows.Close()
+	var r inboxRow
+	for n := 0; rows.Next(); n++ {
+		if n == limit {
+			return true, nil
+		}
+		r = inboxRow{}
+		if err := q.ScanRows(rows, &r); err != nil {
+			return false, translate(err, "match")
+		}
+		if !each(r.Match.match(), r.Archived != 0) {
+			return false, nil
+		}
+	}
+	return false, translate(rows.Err(), "match")
+}
+
+// ArchiveSet implements ports.FilterArchiveStore. The members are
+// chosen in SQL among ids, so a match of another owner or phrase, or one
+// archived already, never joins the set.
+func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID string, ids []string, at time.Time) (core.ArchiveSet, error) {
+	row := archiveSetRow{ID: newID(), OwnerID: ownerID, PhraseID: phraseID, CreatedAt: micros(at)}
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", phraseID, ownerID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n == 0 {
+			return gorm.ErrRecordNotFound
+		}
+		if err := tx.Where("phrase_id = ?", phraseID).Delete(&archiveSetRow{}).Error; err != nil {
+			return err
+		}
+		if err := tx.Create(&row).Error; err != nil {
+			return err
+		}
+		for chunk := range chunks(ids, 500) {
+			res := tx.Exec(`INSERT INTO filter_archive_matches (archive_id, match_id)
+				SELECT ?, m.id FROM matches m LEFT JOIN match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id
+				WHERE m.owner_id = ? AND m.phrase_id = ? AND m.id IN ? AND COALESCE(t.archived, 0) = 0
+				ON CONFLICT DO NOTHING`, row.ID, ownerID, phraseID, chunk)
+			if res.Error != nil {
+				return res.Error
+			}
+			row.Matches += res.RowsAffected
+		}
+		now := micros(at)
+		if err := tx.Exec(`INSERT INTO match_triage (owner_id, match_id, created_us, is_read, starred, archived, updated_at)
+			SELECT m.owner_id, m.id, m.created_us, 0, 0, 1, ? FROM filter_archive_matches a JOIN matches m ON m.id = a.match_id
+			WHERE a.archive_id = ?
+			ON CONFLICT (owner_id, match_id) DO UPDATE SET archived = 1, updated_at = excluded.updated_at`, now, row.ID).Error; err != nil {
+			return err
+		}
+		return tx.Model(&row).Update("matches", row.Matches).Error
+	})
+	if err != nil {
+		return core.ArchiveSet{}, translate(err, "phrase")
+	}
+	return row.set(), nil
+}
+
+// LatestArchiveSet implements ports.FilterArchiveStore.
+func (s *FilterArchiveStore) LatestArchiveSet(ctx context.Context, ownerID, phraseID string) (core.ArchiveSet, error) {
+	return one(s.db.with(ctx).Order("created_at DESC"), "archived set", archiveSetRow.set, "phrase_id = ? AND owner_id = ?", phraseID, ownerID)
+}
+
+// RestoreArchiveSet implements ports.FilterArchiveStore.
+func (s *FilterArchiveStore) RestoreArchiveSet(ctx context.Context, ownerID, id string) (int, error) {
+	n := 0
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		var row archiveSetRow
+		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+			return err
+		}
+		res := tx.Exec(`UPDATE match_triage SET archived = 0, updated_at = ?
+			WHERE owner_id = ? AND archived = 1 AND match_id IN (SELECT match_id FROM filter_archive_matches WHERE archive_id = ?)`,
+			tx.NowFunc().UnixMicro(), ownerID, id)
+		if res.Error != nil {
+			return res.Error
+		}
+		n = int(res.RowsAffected)
+		return tx.Delete(&row).Error
+	})
+	if err != nil {
+		return 0, translate(err, "archived set")
+	}
+	return n, nil
+}

@@ -1,0 +1,495 @@
+package gormstore
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// The window of recent posts (recent_posts, migration 26), the phrases
+// waiting to be filled from it (recent_backfills), and the sets of
+// matches archived by applying a phrase's filters (filter_archives).
+//
+// Ingest writes a post's row alone. Its words join the text index a
+// batch at a time (Unindexed, IndexRecent): on SQLite recent_words, an
+// FTS4 table with one partition per owner (lid), the posts up to
+// recent_index.last_id in it; on Postgres the row's words document, NULL
+// until then. A search reads the posts not indexed yet directly.
+
+// RecentStore keeps the window of recent posts and the phrases waiting
+// to be filled from it.
+type RecentStore struct{ db *DB }
+
+var _ ports.RecentStore = (*RecentStore)(nil)
+
+// NewRecentStore returns the recent-post store of db.
+func NewRecentStore(db *DB) *RecentStore { return &RecentStore{db: db} }
+
+// recentColumns are the columns a search reads, of the row r, in the
+// order of recentRow.fields.
+const recentColumns = "r.id, r.owner_id, r.platform, r.community, r.seen_at, r.post"
+
+type recentRow struct {
+	ID                           int64
+	OwnerID, Platform, Community string
+	SeenAt                       int64
+	Post                         []byte
+}
+
+func (r *recentRow) fields() []any {
+	return []any{&r.ID, &r.OwnerID, &r.Platform, &r.Community, &r.SeenAt, &r.Post}
+}
+
+// recentPostJSON is a kept post's own fields as the post column holds
+// them; keepRecent writes them by hand in this shape.
+type recentPostJSON struct {
+	ID       string `json:"id"`
+	Author   string `json:"author"`
+	Title    string `json:"title"`
+	Text     string `json:"text"`
+	URL      string `json:"url"`
+	Likes    int    `json:"likes"`
+	Comments int    `json:"comments"`
+	Posted   int64  `json:"posted"`
+}
+
+func (r *recentRow) post() (core.RecentPost, error) {
+	var p recentPostJSON
+	if err := json.Unmarshal(r.Post, &p); err != nil {
+		return core.RecentPost{}, err
+	}
+	return core.RecentPost{Seq: r.ID, OwnerID: r.OwnerID, Platform: core.Platform(r.Platform), Community: r.Community,
+		SeenAt: fromMicros(r.SeenAt), Post: core.Post{ExternalID: p.ID, Author: p.Author, Title: p.Title, Text: p.Text, URL: p.URL,
+			Likes: p.Likes, Comments: p.Comments, PostedAt: fromMicros(p.Posted)}}, nil
+}
+
+// lid is the owner's number on SQLite: the key of the owner's index and
+// partition of the text index, a hash of the id, which the index wants
+// as a number and finds faster than the id. Two owners that share one
+// still see only their own posts: every read selects the owner too.
+func lid(ownerID string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(ownerID))
+	return int64(h.Sum32() & 0x7fffffff)
+}
+
+// ownerIs is the condition on the row alias that selects the owner's
+// posts through the owner's index, and its arguments.
+func (db *DB) ownerIs(alias, ownerID string) (string, []any) {
+	if db.postgres {
+		return alias + ".owner_id = ?", []any{ownerID}
+	}
+	return alias + ".lid = ? AND " + alias + ".owner_id = ?", []any{lid(ownerID), ownerID}
+}
+
+// keepRecent adds the posts of batch that fresh names (by index), and
+// that ask to be kept, to the owner's window, within SaveMatches's
+// transaction: one statement for the posts of each community and time
+// seen (a batch has one of each, mostly), taking the posts as one JSON
+// array, each element stored as it is. A statement is prepared anew in
+// each transaction, so a short one costs little whatever the batch; and
+// a value the statement had to take apart, field by field, would cost
+// the database as much again as the row.
+func (db *DB) keepRecent(tx *gorm.DB, ownerID string, platform core.Platform, batch []ports.PostMatches, fresh func(i int) bool) error {
+	type group struct {
+		community string
+		seenAt    int64
+		list      []byte
+	}
+	var groups []*group
+	for i, pm := range batch {
+		if pm.Keep == nil || !fresh(i) {
+			continue
+		}
+		var g *group
+		for _, x := range groups {
+			if x.community == pm.Keep.Community && x.seenAt == micros(pm.Keep.SeenAt) {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &group{community: pm.Keep.Community, seenAt: micros(pm.Keep.SeenAt), list: make([]byte, 1, 4096)}
+			g.list[0] = '['
+			groups = append(groups, g)
+		}
+		if len(g.list) > 1 {
+			g.list = append(g.list, ',')
+		}
+		g.list = appendRecentPost(g.list, pm.Post)
+	}
+	for _, g := range groups {
+		list := string(append(g.list, ']'))
+		var err error
+		if db.postgres {
+			err = tx.Exec(`INSERT INTO recent_posts (owner_id, platform, community, seen_at, post)
+				SELECT ?, ?, ?, ?, CAST(j AS text) FROM json_array_elements(CAST(? AS json)) AS j`,
+				ownerID, string(platform), g.community, g.seenAt, list).Error
+		} else {
+			err = tx.Exec(`INSERT INTO recent_posts (owner_id, lid, platform, community, seen_at, post)
+				SELECT ?, ?, ?, ?, ?, value FROM json_each(?)`, ownerID, lid(ownerID), string(platform), g.community, g.seenAt, list).Error
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendRecentPost appends p as recentPostJSON, its text cut as a
+// match's is. Written by hand: encoding/json's reflection cost ingest
+// about as much as the insert it feeds.
+func appendRecentPost(b []byte, p core.Post) []byte {
+	b = appendJSONString(append(b, `{"id":`...), p.ExternalID)
+	b = appendJSONString(append(b, `,"author":`...), p.Author)
+	b = appendJSONString(append(b, `,"title":`...), p.Title)
+	b = appendJSONString(append(b, `,"text":`...), core.Cut(p.Text, core.MaxPostText))
+	b = appendJSONString(append(b, `,"url":`...), p.URL)
+	b = strconv.AppendInt(append(b, `,"likes":`...), int64(p.Likes), 10)
+	b = strconv.AppendInt(append(b, `,"comments":`...), int64(p.Comments), 10)
+	b = strconv.AppendInt(append(b, `,"posted":`...), micros(p.PostedAt), 10)
+	return append(b, '}')
+}
+
+// appendJSONString appends s, valid UTF-8 as every stored post's text
+// is (core.CleanPost), as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	return append(append(b, s[start:]...), '"')
+}
+
+// RecentPosts implements ports.RecentStore.
+func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each func(core.RecentPost) bool) (bool, error) {
+	db := s.db.with(ctx)
+	where, args := s.db.ownerIs("r", q.OwnerID)
+	where += " AND r.platform = ? AND r.community = ?"
+	args = append(args, string(q.Platform), q.Community)
+	left := q.Limit
+	// passed are the posts the first walk passed, when a second walk may
+	// meet them again: on Postgres a post indexed between the two walks.
+	var passed map[int64]bool
+	// walk passes the rows of the query to each, counting them against
+	// the limit; it reports whether the walk should stop, and more.
+	walk := func(query string, args ...any) (stop, more bool, err error) {
+		rows, err := db.Raw(query+" LIMIT ?", append(args, left+1)...).Rows()
+		if err != nil {
+			return true, false, err
+		}
+		defer rows.Close()
+		var r recentRow
+		dest := r.fields()
+		for rows.Next() {
+			if left == 0 {
+				return true, true, nil
+			}
+			if err := rows.Scan(dest...); err != nil {
+				return true, false, err
+			}
+			if passed != nil {
+				if passed[r.ID] {
+					continue
+				}
+				passed[r.ID] = true
+			}
+			p, err := r.post()
+			if err != nil {
+				return true, false, err
+			}
+			left--
+			if !each(p) {
+				return true, false, nil
+			}
+		}
+		return false, false, rows.Err()
+	}
+	all := "SELECT " + recentColumns + " FROM recent_posts r WHERE " + where
+	phrase := strings.Join(q.Words, " ")
+	if s.db.postgres && len(q.Words) > 0 {
+		// Words that make no lexeme would find nothing: read every post.
+		var lexemes int
+		if err := db.Raw("SELECT numnode(phraseto_tsquery('simple', ?))", phrase).Scan(&lexemes).Error; err != nil {
+			return false, translate(err, "recent post")
+		}
+		if lexemes == 0 {
+			q.Words = nil
+		}
+	}
+	var stop, more bool
+	var err error
+	switch {
+	case len(q.Words) == 0:
+		_, more, err = walk(all+" ORDER BY r.id DESC", args...)
+	case s.db.postgres:
+		passed = map[int64]bool{}
+		stop, more, err = walk(all+" AND r.words IS NULL ORDER BY r.id DESC", args...)
+		if stop || err != nil {
+			break
+		}
+		_, more, err = walk(all+" AND r.words @@ phraseto_tsquery('simple', ?) ORDER BY r.id DESC", append(args, phrase)...)
+	default:
+		// One mark bounds both walks, so no post is passed twice or left
+		// out while the index grows.
+		var mark int64
+		if err := db.Raw("SELECT last_id FROM recent_index").Scan(&mark).Error; err != nil {
+			return false, translate(err, "recent post")
+		}
+		stop, more, err = walk(all+" AND r.id > ? ORDER BY r.id DESC", append(args, mark)...)
+		if stop || err != nil {
+			break
+		}
+		// The words quoted make a phrase in which none is an operator:
+		// they hold letters, digits and marks only. CROSS JOIN keeps the
+		// index the outer loop: its hits come newest first (order=DESC)
+		// and the walk stops at the limit.
+		_, more, err = walk("SELECT "+recentColumns+` FROM recent_words w CROSS JOIN recent_posts r ON r.id = w.docid
+			WHERE recent_words MATCH ? AND w.lid = ? AND w.docid <= ? AND `+where+" ORDER BY w.docid DESC",
+			append([]any{`"` + phrase + `"`, lid(q.OwnerID), mark}, args...)...)
+	}
+	return more, translate(err, "recent post")
+}
+
+// Unindexed implements ports.RecentStore.
+func (s *RecentStore) Unindexed(ctx context.Context, limit int) ([]core.RecentPost, error) {
+	q := "SELECT " + recentColumns + " FROM recent_posts r WHERE " +
+		s.db.pick("r.words IS NULL", "r.id > (SELECT last_id FROM recent_index)") + " ORDER BY r.id LIMIT ?"
+	rows, err := scanAll(s.db.with(ctx).Raw(q, limit), (*recentRow).fields)
+	if err != nil {
+		return nil, translate(err, "recent post")
+	}
+	out := make([]core.RecentPost, len(rows))
+	for i := range rows {
+		if out[i], err = rows[i].post(); err != nil {
+			return nil, translate(err, "recent post")
+		}
+	}
+	return out, nil
+}
+
+// IndexRecent implements ports.RecentStore. On SQLite the mark moves
+// over the posts indexed up to the first post past it that was not
+// given: a post is in recent_words exactly when it is at or below the
+// mark.
+func (s *RecentStore) IndexRecent(ctx context.Context, words []ports.RecentWords) error {
+	if len(words) == 0 {
+		return nil
+	}
+	given := make(map[int64]string, len(words))
+	var top int64
+	for _, w := range words {
+		given[w.Seq] = w.Words
+		top = max(top, w.Seq)
+	}
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		if s.db.postgres {
+			list, _ := json.Marshal(words)
+			return tx.Exec(`UPDATE recent_posts r SET words = to_tsvector('simple', j->>'Words')
+				FROM json_array_elements(CAST(? AS json)) AS j WHERE r.id = CAST(j->>'Seq' AS BIGINT) AND r.words IS NULL`,
+				string(list)).Error
+		}
+		var mark int64
+		if err := tx.Raw("SELECT last_id FROM recent_index").Scan(&mark).Error; err != nil {
+			return err
+		}
+		ids, err := scanAll(tx.Raw("SELECT id FROM recent_posts WHERE id > ? AND id <= ? ORDER BY id", mark, top),
+			func(v *int64) []any { return []any{v} })
+		if err != nil {
+			return err
+		}
+		var in []ports.RecentWords
+		next := mark
+		for _, id := range ids {
+			w, ok := given[id]
+			if !ok {
+				break
+			}
+			in, next = append(in, ports.RecentWords{Seq: id, Words: w}), id
+		}
+		if len(in) == 0 {
+			return nil
+		}
+		list, _ := json.Marshal(in)
+		if err := tx.Exec(`INSERT INTO recent_words (docid, words, lid)
+			SELECT r.id, j.value->>'$.Words', r.lid FROM json_each(?) AS j JOIN recent_posts r ON r.id = j.value->>'$.Seq'`,
+			string(list)).Error; err != nil {
+			return err
+		}
+		return tx.Exec("UPDATE recent_index SET last_id = ?", next).Error
+	})
+	return translate(err, "recent post")
+}
+
+// TrimRecent implements ports.RecentStore. Posts are kept in id order,
+// so the oldest are the lowest ids: those seen before before are read
+// from the start of the table up to the first that is not, and an
+// owner's oldest beyond perOwner lie at or below the id perOwner places
+// from their newest. Each delete is one statement of at most limit rows,
+// so a trim holds SQLite's write lock briefly.
+func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner, limit int) (int, error) {
+	db := s.db.with(ctx)
+	type head struct{ ID, SeenAt int64 }
+	oldest, err := scanAll(db.Raw("SELECT id, seen_at FROM recent_posts ORDER BY id LIMIT ?", limit),
+		func(h *head) []any { return []any{&h.ID, &h.SeenAt} })
+	if err != nil {
+		return 0, translate(err, "recent post")
+	}
+	var last int64
+	for _, h := range oldest {
+		if h.SeenAt >= micros(before) {
+			break
+		}
+		last = h.ID
+	}
+	n := 0
+	if last > 0 {
+		res := db.Exec("DELETE FROM recent_posts WHERE id <= ?", last)
+		if res.Error != nil {
+			return 0, translate(res.Error, "recent post")
+		}
+		n = int(res.RowsAffected)
+	}
+	if perOwner <= 0 || n >= limit {
+		return n, nil
+	}
+	owners, err := scanAll(db.Raw("SELECT id FROM owners ORDER BY id"), func(v *string) []any { return []any{v} })
+	if err != nil {
+		return n, translate(err, "recent post")
+	}
+	for _, o := range owners {
+		where, args := s.db.ownerIs("r", o)
+		bound, err := scanAll(db.Raw("SELECT r.id FROM recent_posts r WHERE "+where+" ORDER BY r.id DESC LIMIT 1 OFFSET ?",
+			append(args, perOwner)...), func(v *int64) []any { return []any{v} })
+		if err != nil {
+			return n, translate(err, "recent post")
+		}
+		if len(bound) == 0 {
+			continue
+		}
+		res := db.Exec("DELETE FROM recent_posts WHERE id IN (SELECT r.id FROM recent_posts r WHERE "+where+
+			" AND r.id <= ? ORDER BY r.id LIMIT ?)", append(args, bound[0], limit-n)...)
+		if res.Error != nil {
+			return n, translate(res.Error, "recent post")
+		}
+		if n += int(res.RowsAffected); n >= limit {
+			break
+		}
+	}
+	return n, nil
+}
+
+// RequestBackfill implements ports.RecentStore.
+func (s *RecentStore) RequestBackfill(ctx context.Context, phraseID string, at time.Time) error {
+	err := s.db.with(ctx).Exec("INSERT INTO recent_backfills (phrase_id, requested_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+		phraseID, micros(at)).Error
+	if foreignKey(err) {
+		return core.Errorf(core.KindNotFound, "phrase not found")
+	}
+	return translate(err, "phrase")
+}
+
+// Backfills implements ports.RecentStore.
+func (s *RecentStore) Backfills(ctx context.Context, limit int) ([]core.Phrase, error) {
+	return list(s.db.with(ctx).Table("phrases").Select("phrases.*").
+		Joins("JOIN recent_backfills b ON b.phrase_id = phrases.id").Order("b.requested_at, phrases.id").Limit(limit),
+		"phrase", phraseRow.phrase)
+}
+
+// SaveBackfill implements ports.RecentStore, as SaveMatches stores a
+// batch: the owner's stamp orders the new matches after every other.
+func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []core.RecentPost) ([]core.Match, error) {
+	var out []core.Match
+	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", p.ID, p.OwnerID).Count(&n).Error; err != nil || n == 0 {
+			return err
+		}
+		ids := make([]string, 0, len(posts))
+		for _, rp := range posts {
+			ids = append(ids, rp.Post.ExternalID)
+		}
+		had := map[string]bool{}
+		for chunk := range chunks(ids, 500) {
+			known, err := scanAll(tx.Raw("SELECT external_id FROM matches WHERE owner_id = ? AND phrase_id = ? AND platform = ? AND external_id IN ?",
+				p.OwnerID, p.ID, string(p.Platform), chunk), func(v *string) []any { return []any{v} })
+			if err != nil {
+				return err
+			}
+			for _, id := range known {
+				had[id] = true
+			}
+		}
+		ph := phraseRow{ID: p.ID, Phrase: p.Phrase, Platform: string(p.Platform)}
+		var rows []matchRow
+		for i := len(posts) - 1; i >= 0; i-- {
+			rp := posts[i]
+			if had[rp.Post.ExternalID] || rp.OwnerID != p.OwnerID || rp.Platform != p.Platform {
+				continue
+			}
+			had[rp.Post.ExternalID] = true
+			r := newMatchRow(p.OwnerID, ph, rp.Post)
+			r.Backfilled = 1
+			rows = append(rows, r)
+		}
+		if len(rows) > 0 {
+			next, err := stamp(tx, p.OwnerID, int64(len(rows)), tx.NowFunc().UnixMicro())
+			if err != nil {
+				return err
+			}
+			for i := range rows {
+				rows[i].CreatedUs = next + int64(i)
+			}
+			if err := insertMatches(tx, rows); err != nil {
+				return err
+			}
+			if err := tx.Exec("UPDATE phrases SET matches = matches + ? WHERE id = ?", len(rows), p.ID).Error; err != nil {
+				return err
+			}
+			out = convert(rows, matchRow.match)
+		}
+		return tx.Exec("DELETE FROM recent_backfills WHERE phrase_id = ?", p.ID).Error
+	})
+	if err != nil {
+		return nil, translate(err, "match")
+	}
+	return out, nil
+}
+
+// EndBackfill implements ports.RecentStore.
+func (s *RecentStore) EndBackfill(ctx context.Context, phraseID string) error {
+	return translate(s.db.with(ctx).Exec("DELETE FROM recent_backfills WHERE phrase_id = ?", phraseID).Error, "phrase")
+}
+
+// chunks yields xs in runs of at most n.
+func chunks[T any](xs []T, n int) func(yield func([]T) bool) {
+	return func(yield func([]T) bool) {
+		for len(xs) > 0 {
+			k := min(n, len(xs))
+			if !yield(xs[:k]) {
+				return
+			}
+			xs = xs[k:]
+		}
+	}
+}
