@@ -113,6 +113,13 @@ func TestDashboardScreenshots(t *testing.T) {
 			b.submitAndWait(`form.add button[type="submit"]`)
 		}},
 		{"phrase-delete", open("/app/phrases/" + phraseID + "/delete")},
+		{"phrase-filters", open("/app/phrases/" + phraseID + "/filters")},
+		{"phrase-preview", func() {
+			b.open(s.URL + "/app/phrases")
+			b.click("details.phrase-filters summary", `document.querySelector("details.phrase-filters").open`)
+			b.do(setValue("#p-platform", "x"), setValue("#p-phrase", "acme crm"), setValue("#pf-exclude", "support"))
+			b.submitAndWait(`form.add button[value="preview"]`)
+		}},
 		{"trends", open("/app/trends")},
 		{"trends-90-days", open("/app/trends?days=90")},
 		{"plan", open("/app/plan")},
