@@ -546,3 +546,41 @@ func TestFastReceiverGetsMoreSlots(t *testing.T) {
 		})
 	}
 }
+
+// When the pool is the bound, each destination with work gets an equal
+// share of it: three fast receivers, each allowed the whole pool, have at
+// most two of four sends at a time, so none waits behind the others'
+// backlogs (a webhook beside two chat channels taking the same matches).
+func TestPoolSharedFairlyBetweenDestinations(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t) // outside the bubble, as in TestSlowReceiverDoesNotDelayOthers
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		const workers, n = 4, 30
+		rcvs := receivers{}
+		for _, name := range []string{"a", "b", "c"} {
+			rcvs["http://127.0.0.1/"+name] = newInFlight(20 * time.Millisecond)
+		}
+		h := newHooksVia(t, w, DeliveryConfig{Timeout: senderTimeout, Workers: workers, FastPerWebhook: workers}, rcvs, nil)
+		var owners []string
+		for _, name := range []string{"a", "b", "c"} {
+			o := w.owner(t, name+"@example.com")
+			url := "http://127.0.0.1/" + name
+			zero := 0
+			if _, _, err := h.Create(ctx, o.ID, url, &zero, nil); err != nil {
+				t.Fatal(err)
+			}
+			owners = append(owners, o.ID)
+		}
+		for _, id := range owners {
+			h.score(t, id, n, 80)
+		}
+		h.start()
+		for url, r := range rcvs {
+			r.until(t, time.Minute, func(got, _ int) bool { return got == n })
+			if _, most := r.counts(); most > 2 {
+				t.Errorf("%s had %d sends at once of a pool of %d shared by 3 destinations, want at most 2", url, most, workers)
+			}
+		}
+	})
+}
