@@ -15,7 +15,7 @@ import (
 const (
 	DefaultWebhookWorkers        = 32
 	DefaultWebhookPerWebhook     = 2
-	DefaultWebhookFastPerWebhook = 8
+	DefaultWebhookFastPerWebhook = 16
 	DefaultWebhookPoll           = time.Second
 )
 
@@ -33,7 +33,10 @@ type DeliveryConfig struct {
 	// PerWebhook slots and never the whole pool. A webhook whose last
 	// answer was a 2xx within fastAnswer may have FastPerWebhook: one
 	// receiver taking 1,000 messages a second needs more than 2 at once,
-	// and a receiver that slows down drops back at its next answer.
+	// and a receiver that slows down drops back at its next answer. Sends
+	// take longer when the process also sends to chat channels and the
+	// machine is busy: the default leaves room for that, and a slow
+	// receiver still holds PerWebhook.
 	Workers        int
 	PerWebhook     int
 	FastPerWebhook int
@@ -246,7 +249,7 @@ type worker struct {
 	again     bool             // and another was asked for meanwhile
 	lastClaim time.Time        // when the last claim started
 	backlog   bool             // the last claim left due deliveries behind
-	empty     bool             // the last claim found nothing, with webhooks left out
+	lastWide  time.Time        // when the last claim that left webhooks out started
 	gap       <-chan time.Time // fires when a claim held back by claimGap may start; nil when none is
 	releasing sync.WaitGroup   // hand-backs of deliveries of webhooks that answered 410
 }
@@ -387,6 +390,9 @@ func (w *worker) fill(ctx context.Context) {
 			delete(w.gone, id)
 		}
 	}
+	if len(skip) > 0 {
+		w.lastWide = w.lastClaim
+	}
 	w.claiming, w.again = true, false
 	// A claim reads its candidates before it keeps PerWebhook of each
 	// (on Postgres locking every one), so asking for the whole pool when
@@ -432,19 +438,24 @@ func (w *worker) took(ctx context.Context, c claimed) {
 	for _, id := range c.skip {
 		w.more[id] = true
 	}
-	capped := false
 	for id, n := range got {
 		if n >= w.depth || !exhausted {
 			w.more[id] = true
-			capped = capped || n >= w.depth
 		}
 	}
 	// Known work waiting is claimed without the gap, which is there for
-	// wake-ups that may find nothing.
-	w.backlog = !exhausted || capped
-	w.empty = len(c.due) == 0 && len(c.skip) > 0
-	if w.again || w.backlog {
+	// wake-ups that may find nothing. A webhook the per-webhook bound cut
+	// off now holds a full claim and is left out of the next one: it
+	// claims through finished once it runs low. Claiming again at once
+	// for it would read past its backlog, and every other's, to find
+	// nothing, one claim after each, and the more so the longer the
+	// backlog.
+	w.backlog = !exhausted
+	switch {
+	case w.backlog:
 		w.fill(ctx)
+	case w.again:
+		w.woken(ctx)
 	}
 }
 
@@ -496,22 +507,29 @@ func (w *worker) release(back []ports.DueDelivery) {
 	})
 }
 
-// startHeld starts held deliveries while slots are free, one webhook's
-// oldest first.
+// startHeld starts held deliveries while slots are free, each one's
+// oldest first, the least busy destination next: when the pool is the
+// bound, every destination with work gets an equal share of it, and a
+// webhook is not left behind the backlogs of channels taking the same
+// matches.
 func (w *worker) startHeld() {
-	for id, q := range w.held {
-		for len(q) > 0 && w.running < w.s.cfg.Workers && w.busy[id] < w.slots(id) {
-			w.start(q[0])
-			q = q[1:]
-			w.waiting--
+	for w.running < w.s.cfg.Workers {
+		next := ""
+		for id, q := range w.held {
+			if len(q) > 0 && w.busy[id] < w.slots(id) && (next == "" || w.busy[id] < w.busy[next]) {
+				next = id
+			}
 		}
-		if len(q) == 0 {
-			delete(w.held, id)
-		} else {
-			w.held[id] = q
-		}
-		if w.running >= w.s.cfg.Workers {
+		if next == "" {
 			return
+		}
+		q := w.held[next]
+		w.start(q[0])
+		w.waiting--
+		if len(q) == 1 {
+			delete(w.held, next)
+		} else {
+			w.held[next] = q[1:]
 		}
 	}
 }
@@ -570,20 +588,38 @@ func (w *worker) finished(e sent) bool {
 	return w.full || w.low(len(w.held[id])) && w.more[id]
 }
 
-// woken claims for a wake-up. After a claim that left webhooks out and
-// found nothing, wake-ups are answered at most every idleGap: while a webhook with a backlog is
-// left out of claims because it holds enough, a claim must read past
-// its backlog to find nothing, and on Postgres a wake-up per score made
-// that the busiest statement. A webhook running low claims through
-// finished, without this wait.
+// woken claims for a wake-up. While a claim would leave webhooks out,
+// wake-ups start one at most every idleGap: a webhook with a backlog is
+// left out of claims because it holds enough, and a claim must read
+// past its backlog to find the rows of others, or nothing. On Postgres a
+// wake-up per score made that the busiest statement, and on SQLite it
+// grew with the backlog until it held sending back. A webhook running
+// low claims through finished, without this wait.
 func (w *worker) woken(ctx context.Context) {
-	if wait := idleGap - time.Since(w.lastClaim); w.empty && wait > 0 {
+	if wait := idleGap - time.Since(w.lastWide); wait > 0 && w.leavesOut() {
 		if w.gap == nil {
 			w.gap = time.After(wait)
 		}
 		return
 	}
 	w.fill(ctx)
+}
+
+// leavesOut reports whether a claim now would leave a webhook out: one
+// holding more than half a claim, or one that answered 410 within
+// goneHold.
+func (w *worker) leavesOut() bool {
+	for _, q := range w.held {
+		if !w.low(len(q)) {
+			return true
+		}
+	}
+	for _, until := range w.gone {
+		if time.Now().Before(until) {
+			return true
+		}
+	}
+	return false
 }
 
 // low reports whether a webhook holding n deliveries is due a claim:

@@ -546,3 +546,72 @@ func TestFastReceiverGetsMoreSlots(t *testing.T) {
 		})
 	}
 }
+
+// When the pool is the bound, each destination with work gets an equal
+// share of it: three fast receivers, each allowed the whole pool, never
+// have more than two of four sends at a time while the other two still
+// have deliveries held, so none waits behind the others' backlogs (a
+// webhook beside two chat channels taking the same matches).
+func TestPoolSharedFairlyBetweenDestinations(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t) // outside the bubble, as in TestSlowReceiverDoesNotDelayOthers
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		// n a destination, so that the first claim (Workers*claimAhead
+		// rows at most) holds every delivery of the three.
+		const workers, n = 4, 20
+		rcv := &sharedPool{n: n, now: map[string]int{}, got: map[string]int{}, changed: newSignal()}
+		h := newHooksVia(t, w, DeliveryConfig{Timeout: senderTimeout, Workers: workers, FastPerWebhook: workers}, rcv, nil)
+		for _, name := range []string{"a", "b", "c"} {
+			o := w.owner(t, name+"@example.com")
+			zero := 0
+			if _, _, err := h.Create(ctx, o.ID, "http://127.0.0.1/"+name, &zero, nil); err != nil {
+				t.Fatal(err)
+			}
+			rcv.urls = append(rcv.urls, "http://127.0.0.1/"+name)
+			h.score(t, o.ID, n, 80)
+		}
+		h.start()
+		waitUntil(t, time.Minute, rcv.changed, func() bool { return rcv.done() == 3*n }, func() string { return fmt.Sprintf("%d of %d answered", rcv.done(), 3*n) })
+		rcv.mu.Lock()
+		defer rcv.mu.Unlock()
+		if len(rcv.over) > 0 {
+			t.Fatalf("a destination took more than its share while the others had work: %v", rcv.over)
+		}
+	})
+}
+
+// sharedPool is three receivers answering 2xx after 20 ms, which note
+// every send that makes one of them have more than 2 under way while
+// each other has messages yet to receive.
+type sharedPool struct {
+	n        int
+	urls     []string
+	changed  signal
+	mu       sync.Mutex
+	now, got map[string]int
+	over     []string
+}
+
+func (p *sharedPool) Send(_ context.Context, m ports.WebhookMessage) ports.WebhookResult {
+	const delay = 20 * time.Millisecond
+	p.mu.Lock()
+	p.now[m.URL]++
+	if p.now[m.URL] > 2 && !slices.ContainsFunc(p.urls, func(u string) bool { return u != m.URL && p.got[u]+p.now[u] >= p.n }) {
+		p.over = append(p.over, fmt.Sprintf("%s with %d at once", m.URL, p.now[m.URL]))
+	}
+	p.mu.Unlock()
+	<-time.After(delay) // the receiver's answer time, on the bubble's clock
+	p.mu.Lock()
+	p.now[m.URL]--
+	p.got[m.URL]++
+	p.mu.Unlock()
+	p.changed.notify()
+	return ports.WebhookResult{Status: http.StatusNoContent, Duration: delay}
+}
+
+func (p *sharedPool) done() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.got[p.urls[0]] + p.got[p.urls[1]] + p.got[p.urls[2]]
+}

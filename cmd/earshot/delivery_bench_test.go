@@ -49,25 +49,51 @@ const (
 	deliveryClients = 64
 )
 
+// deliveryCase is what runs beside the webhook in one case of
+// BenchmarkDeliveries.
+type deliveryCase struct {
+	suffix string
+	// channels: a Slack and an ntfy channel at once and a Discord and a
+	// Telegram channel on digests, which take none during the run.
+	channels bool
+	// hookMin and chatMin are the webhook's and the at-once channels'
+	// min_score.
+	hookMin, chatMin int
+	// mixed makes every other post a complaint that scores under 80 (72)
+	// among the requests for alternatives (82): the webhook takes every
+	// post, channels at min_score 80 only the strong half.
+	mixed bool
+}
+
+// deliveryStrong and deliveryWeak are the posts' texts: the rules score
+// the first 82 (a request for alternatives), the second 72 (a complaint).
+const (
+	deliveryStrong = "We have used acme for two years and the pricing keeps going up. Any alternatives?"
+	deliveryWeak   = "acme keeps crashing, so frustrating"
+)
+
+// strong reports whether post n of the case carries deliveryStrong.
+func (c deliveryCase) strong(n int) bool { return !c.mixed || n%2 == 0 }
+
 func BenchmarkDeliveries(b *testing.B) {
-	for _, channels := range []bool{false, true} {
-		suffix := ""
-		if channels {
-			// Channels beside the webhook: a Slack and an ntfy channel at
-			// once, which take every match as the webhook does, and a
-			// Discord and a Telegram channel on digests, which take none
-			// during the run.
-			suffix = "-channels"
-		}
-		b.Run("sqlite-memory"+suffix, func(b *testing.B) {
-			benchDeliveries(b, "sqlite://"+filepath.Join(b.TempDir(), "earshot.db"), channels, "EARSHOT_BUS_URL=memory://")
+	for _, c := range []deliveryCase{
+		{},
+		// Every post to the webhook and to both at-once channels: three
+		// messages a post.
+		{suffix: "-channels", channels: true},
+		// Closer to use: the webhook at 70 takes every post, the at-once
+		// channels at 80 the strong half: two messages a post.
+		{suffix: "-channels80", channels: true, hookMin: 70, chatMin: 80, mixed: true},
+	} {
+		b.Run("sqlite-memory"+c.suffix, func(b *testing.B) {
+			benchDeliveries(b, "sqlite://"+filepath.Join(b.TempDir(), "earshot.db"), c, "EARSHOT_BUS_URL=memory://")
 		})
-		b.Run("postgres-rabbitmq"+suffix, func(b *testing.B) {
+		b.Run("postgres-rabbitmq"+c.suffix, func(b *testing.B) {
 			amqp := os.Getenv("EARSHOT_TEST_AMQP_URL")
 			if amqp == "" {
 				b.Skip("EARSHOT_TEST_AMQP_URL is unset: Postgres and RabbitMQ case skipped")
 			}
-			benchDeliveries(b, pgtest.URL(b), channels, "EARSHOT_BUS_URL="+amqp, fmt.Sprintf("EARSHOT_BUS_PREFIX=bench%d", time.Now().UnixNano()))
+			benchDeliveries(b, pgtest.URL(b), c, "EARSHOT_BUS_URL="+amqp, fmt.Sprintf("EARSHOT_BUS_PREFIX=bench%d", time.Now().UnixNano()))
 		})
 	}
 }
@@ -86,7 +112,7 @@ func deliverySetting[T int | time.Duration](b *testing.B, name string, def T, pa
 	return x
 }
 
-func benchDeliveries(b *testing.B, dbURL string, channels bool, env ...string) {
+func benchDeliveries(b *testing.B, dbURL string, c deliveryCase, env ...string) {
 	rate := deliverySetting(b, "EARSHOT_BENCH_RATE", 1000, strconv.Atoi)
 	duration := deliverySetting(b, "EARSHOT_BENCH_DURATION", 60*time.Second, time.ParseDuration)
 	drain := deliverySetting(b, "EARSHOT_BENCH_DRAIN", 30*time.Second, time.ParseDuration)
@@ -94,7 +120,7 @@ func benchDeliveries(b *testing.B, dbURL string, channels bool, env ...string) {
 	env = append(env, "EARSHOT_DATABASE_URL="+dbURL, "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true",
 		"EARSHOT_PLAN_WEBHOOKS_PER_PERSON=10", "EARSHOT_RATE_LIMIT_PER_MINUTE=1000000", "EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE=1000000")
 	var chat *benchChat
-	if channels {
+	if c.channels {
 		chat = newBenchChat(b)
 		env = append(env, "EARSHOT_TELEGRAM_API="+chat.srv.URL)
 	}
@@ -115,17 +141,17 @@ func benchDeliveries(b *testing.B, dbURL string, channels bool, env ...string) {
 	}))
 	defer front.Close()
 	s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "x"}).want(b, 201, "")
-	created := dataOf(b, s.call("POST", "/api/v1/webhooks", s.APIKey, map[string]any{"url": front.URL + "/hook", "min_score": 0}).want(b, 201, ""))
+	created := dataOf(b, s.call("POST", "/api/v1/webhooks", s.APIKey, map[string]any{"url": front.URL + "/hook", "min_score": c.hookMin}).want(b, 201, ""))
 	receiver := webhooktest.NewReceiver(b, created["secret"].(string))
 	rcv.Store(receiver)
-	if channels {
-		for _, c := range []map[string]any{
-			{"kind": "slack", "url": chat.srv.URL + "/services/T0123ABCD/B0456EFGH/abcdefghijklmnopqrstwxyz", "min_score": 0},
-			{"kind": "ntfy", "url": chat.srv.URL + "/earshot-bench-topic", "min_score": 0},
+	if c.channels {
+		for _, ch := range []map[string]any{
+			{"kind": "slack", "url": chat.srv.URL + "/services/T0123ABCD/B0456EFGH/abcdefghijklmnopqrstwxyz", "min_score": c.chatMin},
+			{"kind": "ntfy", "url": chat.srv.URL + "/earshot-bench-topic", "min_score": c.chatMin},
 			{"kind": "discord", "url": chat.srv.URL + "/api/webhooks/112233445566778899/AbCdEf_gh-IjKlMnOpQrStUvWxYz0123456789", "min_score": 0, "frequency": "hourly"},
 			{"kind": "telegram", "token": "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "chat_id": "-1001234567890", "min_score": 0, "frequency": "daily", "hour": 3},
 		} {
-			s.call("POST", "/api/v1/channels", s.APIKey, c).want(b, 201, "")
+			s.call("POST", "/api/v1/channels", s.APIKey, ch).want(b, 201, "")
 		}
 	}
 
@@ -158,7 +184,11 @@ func benchDeliveries(b *testing.B, dbURL string, channels bool, env ...string) {
 					sb.WriteByte(',')
 				}
 				n := i*deliveryBatch + j
-				fmt.Fprintf(&sb, `{"externalId":"%d","authorName":"ada","body":["We have used acme for two years and the pricing keeps going up. Any alternatives?"],"url":"https://x.com/ada/status/%d"}`, n, n)
+				text := deliveryStrong
+				if !c.strong(n) {
+					text = deliveryWeak
+				}
+				fmt.Fprintf(&sb, `{"externalId":"%d","authorName":"ada","body":[%q],"url":"https://x.com/ada/status/%d"}`, n, text, n)
 			}
 			sb.WriteString(`]}`)
 			req, _ := http.NewRequest("POST", s.URL+"/ingest", strings.NewReader(sb.String()))
@@ -181,13 +211,16 @@ func benchDeliveries(b *testing.B, dbURL string, channels bool, env ...string) {
 	wg.Wait()
 	ingested := time.Since(begin)
 
-	want := 0
-	for _, at := range answered {
-		if !at.IsZero() {
-			want += deliveryBatch
+	want, wantChat := 0, 0
+	for i, at := range answered {
+		for j := 0; j < deliveryBatch && !at.IsZero(); j++ {
+			want++
+			if c.strong(i*deliveryBatch + j) {
+				wantChat += 2 // the Slack and the ntfy channel
+			}
 		}
 	}
-	for deadline := time.Now().Add(drain); (len(receiver.Messages()) < want || chat != nil && chat.count() < 2*want) && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(drain); (len(receiver.Messages()) < want || chat != nil && chat.count() < wantChat) && time.Now().Before(deadline); {
 		// Benchmark pacing: receipt times come from the messages, not from when this looks.
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -271,7 +304,7 @@ func benchDeliveries(b *testing.B, dbURL string, channels bool, env ...string) {
 		b.Errorf("%d messages failed the receiver's checks", n)
 	}
 	if chat != nil {
-		chat.report(b, answered, requests)
+		chat.report(b, answered, requests, c.strong)
 	}
 }
 
@@ -361,16 +394,25 @@ func (c *benchChat) count() int {
 // report gives the channels' figures as the webhook's: deliveries a
 // second while they arrive, the time from the ingest answer to the
 // receipt, and messages lost and doubled, over both channels at once.
-func (c *benchChat) report(b *testing.B, answered []time.Time, requests int) {
+// A post that is not strong is under the channels' min_score: a message
+// about it is an error, and none is missed.
+func (c *benchChat) report(b *testing.B, answered []time.Time, requests int, strong func(n int) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var lat []float64
 	var first, last time.Time
-	lost := 0
+	lost, unwanted := 0, 0
 	for _, service := range []string{"slack", "ntfy"} {
 		for i, at := range answered {
 			for j := 0; j < deliveryBatch && !at.IsZero(); j++ {
-				got, ok := c.received[service][i*deliveryBatch+j]
+				n := i*deliveryBatch + j
+				got, ok := c.received[service][n]
+				if !strong(n) {
+					if ok {
+						unwanted++
+					}
+					continue
+				}
 				if !ok {
 					lost++
 					continue
@@ -395,5 +437,8 @@ func (c *benchChat) report(b *testing.B, answered []time.Time, requests int) {
 	b.ReportMetric(float64(c.doubled), "channel-doubled")
 	if c.foreign > 0 {
 		b.Errorf("%d channel messages about no post of the run (of %d requests)", c.foreign, requests)
+	}
+	if unwanted > 0 {
+		b.Errorf("%d channel messages about posts under the channels' min_score", unwanted)
 	}
 }
