@@ -460,27 +460,6 @@ func (d *Dashboard) setDestination(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done=destination", http.StatusSeeOther)
 }
 
-// switchChannel switches a channel on (forgetting its failures) or off.
-func (d *Dashboard) switchChannel(w http.ResponseWriter, r *http.Request) {
-	form, err := readForm(r)
-	var on bool
-	if err == nil {
-		on, err = parseActive(form)
-	}
-	if err == nil {
-		_, err = d.update(r, ports.ChannelChange{Active: &on})
-	}
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	done := "off"
-	if on {
-		done = "on"
-	}
-	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
-}
-
 // channelPage is the channels' family of pages; without a channel
 // service its actions answer not found.
 func (d *Dashboard) channelPage() rowPage {
@@ -493,6 +472,10 @@ func (d *Dashboard) channelPage() rowPage {
 		},
 		show: func(w http.ResponseWriter, r *http.Request, status int, v rowShown) {
 			d.renderChannel(w, r, status, channelPageView{layout: v.layout, rowLog: v.rowLog, Errors: v.Errors})
+		},
+		activate: func(r *http.Request, on bool) error {
+			_, err := d.update(r, ports.ChannelChange{Active: &on})
+			return err
 		}}
 }
 

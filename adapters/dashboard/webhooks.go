@@ -132,6 +132,8 @@ type rowPage struct {
 	path string // "/app/webhooks/" or "/app/channels/"
 	svc  func() (rowService, error)
 	show func(w http.ResponseWriter, r *http.Request, status int, v rowShown)
+	// activate switches the row the path names on or off.
+	activate func(r *http.Request, on bool) error
 }
 
 func (d *Dashboard) webhookPage() rowPage {
@@ -139,7 +141,33 @@ func (d *Dashboard) webhookPage() rowPage {
 		svc: func() (rowService, error) { return d.deps.Webhooks, nil },
 		show: func(w http.ResponseWriter, r *http.Request, status int, v rowShown) {
 			d.renderWebhook(w, r, status, webhookPageView{layout: v.layout, rowLog: v.rowLog, Errors: v.Errors})
+		},
+		activate: func(r *http.Request, on bool) error {
+			_, err := d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"), ports.WebhookChange{Active: &on})
+			return err
 		}}
+}
+
+// switchRow switches a webhook or a channel on (forgetting its failures)
+// or off.
+func (p rowPage) switchRow(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	var on bool
+	if err == nil {
+		on, err = parseActive(form)
+	}
+	if err == nil {
+		err = p.activate(r, on)
+	}
+	if err != nil {
+		p.d.fail(w, r, err)
+		return
+	}
+	done := "off"
+	if on {
+		done = "on"
+	}
+	http.Redirect(w, r, p.path+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
 }
 
 // test sends a test message now and shows what the receiver answered.
@@ -429,27 +457,6 @@ func (d *Dashboard) editWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done=saved", http.StatusSeeOther)
-}
-
-// switchWebhook switches a webhook on (forgetting its failures) or off.
-func (d *Dashboard) switchWebhook(w http.ResponseWriter, r *http.Request) {
-	form, err := readForm(r)
-	var on bool
-	if err == nil {
-		on, err = parseActive(form)
-	}
-	if err == nil {
-		_, err = d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"), ports.WebhookChange{Active: &on})
-	}
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	done := "off"
-	if on {
-		done = "on"
-	}
-	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
 }
 
 // hook returns the owner's webhook id for the pages that act on one.
