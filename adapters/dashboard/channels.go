@@ -389,17 +389,16 @@ func (d *Dashboard) editChannel(w http.ResponseWriter, r *http.Request) {
 		}
 		_, err = d.update(r, ports.ChannelChange{MinScore: min, Platforms: platforms, Frequency: &f.Frequency, Hour: &hour, Zone: &f.Zone})
 	}
-	if err != nil {
-		if field := channelField(err); field != "" {
-			v := channelPageView{Form: f, Platforms: platformOptions(f.Platforms), Errors: map[string]string{field: core.Message(err)}}
-			v.Problem = "The settings were not saved: see below."
-			d.renderChannel(w, r, statusOf(err), v)
-			return
+	d.channelPage().settle(w, r, err, "saved", func() bool {
+		field := channelField(err)
+		if field == "" {
+			return false
 		}
-		d.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done=saved", http.StatusSeeOther)
+		v := channelPageView{Form: f, Platforms: platformOptions(f.Platforms), Errors: map[string]string{field: core.Message(err)}}
+		v.Problem = "The settings were not saved: see below."
+		d.renderChannel(w, r, statusOf(err), v)
+		return true
+	})
 }
 
 // update asks the service for a change of the channel the path names.
@@ -438,26 +437,24 @@ func (d *Dashboard) setDestination(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		_, err = d.update(r, ch)
 	}
-	if err != nil {
-		if core.IsKind(err, core.KindInvalid) {
-			field := channelField(err)
-			if field == "" {
-				field = "url"
-			}
-			kind := f.Kind
-			if c, gerr := d.deps.Channels.Get(r.Context(), session(r).OwnerID, r.PathValue("id")); gerr == nil {
-				kind = string(c.Kind)
-			}
-			f.Token = ""
-			v := channelPageView{Dest: channelFormOf(core.ChannelKind(kind), f, map[string]string{field: core.Message(err)})}
-			v.Problem = "The destination was not changed: see below."
-			d.renderChannel(w, r, statusOf(err), v)
-			return
+	d.channelPage().settle(w, r, err, "destination", func() bool {
+		if !core.IsKind(err, core.KindInvalid) {
+			return false
 		}
-		d.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done=destination", http.StatusSeeOther)
+		field := channelField(err)
+		if field == "" {
+			field = "url"
+		}
+		kind := f.Kind
+		if c, gerr := d.deps.Channels.Get(r.Context(), session(r).OwnerID, r.PathValue("id")); gerr == nil {
+			kind = string(c.Kind)
+		}
+		f.Token = ""
+		v := channelPageView{Dest: channelFormOf(core.ChannelKind(kind), f, map[string]string{field: core.Message(err)})}
+		v.Problem = "The destination was not changed: see below."
+		d.renderChannel(w, r, statusOf(err), v)
+		return true
+	})
 }
 
 // channelPage is the channels' family of pages; without a channel

@@ -159,15 +159,11 @@ func (p rowPage) switchRow(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = p.activate(r, on)
 	}
-	if err != nil {
-		p.d.fail(w, r, err)
-		return
-	}
 	done := "off"
 	if on {
 		done = "on"
 	}
-	http.Redirect(w, r, p.path+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
+	p.settle(w, r, err, done, nil)
 }
 
 // test sends a test message now and shows what the receiver answered.
@@ -191,17 +187,27 @@ func (p rowPage) redeliver(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		_, err = svc.Retry(r.Context(), session(r).OwnerID, r.PathValue("id"), r.PathValue("did"))
 	}
-	if err != nil {
-		if core.IsKind(err, core.KindConflict) || core.IsKind(err, core.KindInvalidRequest) {
-			v := rowShown{}
-			v.Problem = core.Message(err)
-			p.show(w, r, statusOf(err), v)
-			return
+	p.settle(w, r, err, "redeliver", func() bool {
+		if !core.IsKind(err, core.KindConflict) && !core.IsKind(err, core.KindInvalidRequest) {
+			return false
 		}
+		v := rowShown{}
+		v.Problem = core.Message(err)
+		p.show(w, r, statusOf(err), v)
+		return true
+	})
+}
+
+// settle ends an action of the page the path names: on success back to
+// the page, saying what was done; a refusal the page shows itself when
+// refused shows it (and says so); any other error on its own page.
+func (p rowPage) settle(w http.ResponseWriter, r *http.Request, err error, done string, refused func() bool) {
+	switch {
+	case err == nil:
+		http.Redirect(w, r, p.path+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
+	case refused == nil || !refused():
 		p.d.fail(w, r, err)
-		return
 	}
-	http.Redirect(w, r, p.path+r.PathValue("id")+"?done=redeliver", http.StatusSeeOther)
 }
 
 // replay queues the failed deliveries of a range again and says how
@@ -446,17 +452,16 @@ func (d *Dashboard) editWebhook(w http.ResponseWriter, r *http.Request) {
 		_, err = d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"),
 			ports.WebhookChange{MinScore: min, Platforms: f.platforms()})
 	}
-	if err != nil {
-		if field := f.field(err, false); field != "" && statusOf(err) != http.StatusNotFound {
-			v := webhookPageView{Form: f, Platforms: platformOptions(f.platforms()), Errors: map[string]string{field: core.Message(err)}}
-			v.Problem = "The settings were not saved: see below."
-			d.renderWebhook(w, r, statusOf(err), v)
-			return
+	d.webhookPage().settle(w, r, err, "saved", func() bool {
+		field := f.field(err, false)
+		if field == "" || statusOf(err) == http.StatusNotFound {
+			return false
 		}
-		d.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done=saved", http.StatusSeeOther)
+		v := webhookPageView{Form: f, Platforms: platformOptions(f.platforms()), Errors: map[string]string{field: core.Message(err)}}
+		v.Problem = "The settings were not saved: see below."
+		d.renderWebhook(w, r, statusOf(err), v)
+		return true
+	})
 }
 
 // hook returns the owner's webhook id for the pages that act on one.
