@@ -71,19 +71,13 @@ func (s *Channels) Create(ctx context.Context, ownerID string, in ports.NewChann
 	if err != nil {
 		return core.Webhook{}, err
 	}
+	ps, err := checkFilters(in.MinScore, in.Platforms)
+	if err != nil {
+		return core.Webhook{}, err
+	}
 	w := core.Webhook{OwnerID: ownerID, Kind: kind, URL: target.Redacted(), MinScore: core.DefaultWebhookMinScore,
 		Platforms: slices.Clone(core.Platforms), Active: true}
-	if in.MinScore != nil {
-		if err := core.CheckWebhookMinScore(*in.MinScore); err != nil {
-			return core.Webhook{}, err
-		}
-		w.MinScore = *in.MinScore
-	}
-	if in.Platforms != nil {
-		if w.Platforms, err = parsePlatforms(in.Platforms); err != nil {
-			return core.Webhook{}, err
-		}
-	}
+	w = changed(w, nil, in.MinScore, ps)
 	if w.Schedule, err = channelSchedule(in.Frequency, in.Hour, in.Zone); err != nil {
 		return core.Webhook{}, err
 	}
@@ -138,17 +132,9 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 	if emptyChange(ch) {
 		return core.Webhook{}, core.Errorf(core.KindInvalid, "send at least one of active, min_score, platforms, frequency, hour, zone, url, token, chat_id")
 	}
-	if ch.MinScore != nil {
-		if err := core.CheckWebhookMinScore(*ch.MinScore); err != nil {
-			return core.Webhook{}, err
-		}
-	}
-	var platforms []core.Platform
-	if ch.Platforms != nil {
-		var err error
-		if platforms, err = parsePlatforms(ch.Platforms); err != nil {
-			return core.Webhook{}, err
-		}
+	platforms, err := checkFilters(ch.MinScore, ch.Platforms)
+	if err != nil {
+		return core.Webhook{}, err
 	}
 	now := s.w.deps.Clock.Now()
 	w, err := s.store.UpdateChannel(ctx, ownerID, id, func(w core.Webhook, sealed []byte) (core.Webhook, []byte, error) {
@@ -197,19 +183,7 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 			}
 			w.URL = t.Redacted()
 		}
-		if ch.Active != nil {
-			if *ch.Active {
-				w = w.Enable()
-			} else {
-				w.Active, w.DisabledReason = false, ""
-			}
-		}
-		if ch.MinScore != nil {
-			w.MinScore = *ch.MinScore
-		}
-		if platforms != nil {
-			w.Platforms = platforms
-		}
+		w = changed(w, ch.Active, ch.MinScore, platforms)
 		if w.Schedule.Digest() && (w.Schedule != was.Schedule || w.Active && !was.Active) {
 			w.LastDigestAt = now
 		}

@@ -88,18 +88,12 @@ func (s *Webhooks) Create(ctx context.Context, ownerID, url string, minScore *in
 	if err != nil {
 		return core.Webhook{}, "", err
 	}
+	ps, err := checkFilters(minScore, platforms)
+	if err != nil {
+		return core.Webhook{}, "", err
+	}
 	w := core.Webhook{OwnerID: ownerID, URL: u, MinScore: core.DefaultWebhookMinScore, Platforms: slices.Clone(core.Platforms), Active: true}
-	if minScore != nil {
-		if err := core.CheckWebhookMinScore(*minScore); err != nil {
-			return core.Webhook{}, "", err
-		}
-		w.MinScore = *minScore
-	}
-	if platforms != nil {
-		if w.Platforms, err = parsePlatforms(platforms); err != nil {
-			return core.Webhook{}, "", err
-		}
-	}
+	w = changed(w, nil, minScore, ps)
 	secret, err := core.NewWebhookSecret()
 	if err != nil {
 		return core.Webhook{}, "", err
@@ -109,6 +103,40 @@ func (s *Webhooks) Create(ctx context.Context, ownerID, url string, minScore *in
 		return core.Webhook{}, "", err
 	}
 	return w, secret, nil
+}
+
+// checkFilters checks the filters a webhook or a channel is given, on
+// create or change, and returns the platforms parsed: nil when not given.
+func checkFilters(minScore *int, platforms []string) ([]core.Platform, error) {
+	if minScore != nil {
+		if err := core.CheckWebhookMinScore(*minScore); err != nil {
+			return nil, err
+		}
+	}
+	if platforms == nil {
+		return nil, nil
+	}
+	return parsePlatforms(platforms)
+}
+
+// changed is w with what a webhook's and a channel's change share:
+// switched on (forgetting its failures) or off, and its filters, each
+// when given.
+func changed(w core.Webhook, active *bool, minScore *int, platforms []core.Platform) core.Webhook {
+	if active != nil {
+		if *active {
+			w = w.Enable()
+		} else {
+			w.Active, w.DisabledReason = false, ""
+		}
+	}
+	if minScore != nil {
+		w.MinScore = *minScore
+	}
+	if platforms != nil {
+		w.Platforms = platforms
+	}
+	return w
 }
 
 // parsePlatforms checks a non-empty list of platforms and returns it
@@ -196,36 +224,15 @@ func (s *Webhooks) Update(ctx context.Context, ownerID, id string, ch ports.Webh
 	if ch.Active == nil && ch.MinScore == nil && ch.Platforms == nil {
 		return core.Webhook{}, core.Errorf(core.KindInvalid, "send at least one of active, min_score, platforms")
 	}
-	if ch.MinScore != nil {
-		if err := core.CheckWebhookMinScore(*ch.MinScore); err != nil {
-			return core.Webhook{}, err
-		}
-	}
-	var platforms []core.Platform
-	if ch.Platforms != nil {
-		var err error
-		if platforms, err = parsePlatforms(ch.Platforms); err != nil {
-			return core.Webhook{}, err
-		}
+	platforms, err := checkFilters(ch.MinScore, ch.Platforms)
+	if err != nil {
+		return core.Webhook{}, err
 	}
 	w, err := s.deps.Store.UpdateWebhook(ctx, ownerID, id, func(w core.Webhook) (core.Webhook, error) {
 		if err := ofKind(w, false); err != nil {
 			return w, err
 		}
-		if ch.Active != nil {
-			if *ch.Active {
-				w = w.Enable()
-			} else {
-				w.Active, w.DisabledReason = false, ""
-			}
-		}
-		if ch.MinScore != nil {
-			w.MinScore = *ch.MinScore
-		}
-		if platforms != nil {
-			w.Platforms = platforms
-		}
-		return w, nil
+		return changed(w, ch.Active, ch.MinScore, platforms), nil
 	})
 	if err == nil && w.Active {
 		s.deps.Wake()

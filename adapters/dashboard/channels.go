@@ -300,6 +300,7 @@ func (d *Dashboard) createChannel(w http.ResponseWriter, r *http.Request) {
 // channelPageView is one channel's page.
 type channelPageView struct {
 	layout
+	rowLog
 	Ch          destinationView
 	Kind        string // slack, discord, telegram, ntfy
 	Dest        channelFormView
@@ -307,10 +308,6 @@ type channelPageView struct {
 	Errors      map[string]string
 	Platforms   []platformOption
 	Frequencies []frequencyOption
-	Deliveries  []deliveryView
-	Test        *testView
-	Replay      replayForm
-	ReplayMax   int
 	Digest      bool   // it sends digests
 	LastDigest  string // when its last period ended
 	// Settings is the settings form as the partials take it.
@@ -341,14 +338,11 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, status
 		Created: ago(now, ch.CreatedAt)}
 	v.Kind = string(ch.Kind)
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = ch.Kind.Label()+" channel "+ch.URL, "webhooks", true
-	v.ReplayMax = core.MaxReplay
 	v.Digest = ch.Schedule.Digest()
 	if v.Digest {
 		v.LastDigest = ago(now, ch.LastDigestAt)
 	}
-	if v.Replay.From == "" && v.Replay.To == "" {
-		v.Replay.From = now.UTC().Add(-24 * time.Hour).Format(replayLayouts[0])
-	}
+	v.fill("/app/channels/"+id, ch, ds, now)
 	if v.Platforms == nil {
 		v.Platforms = platformOptions(platformNames(ch.Platforms))
 		v.Form.MinScore = strconv.Itoa(ch.MinScore)
@@ -365,22 +359,6 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, status
 		v.Dest = channelFormOf(ch.Kind, channelForm{}, nil)
 	}
 	v.Settings = channelFormView{Kind: "set", Form: v.Form, Errors: v.Errors, Platforms: v.Platforms, Frequencies: v.Frequencies}
-	for j, dl := range ds {
-		if j == core.DeliveryLogSize {
-			break
-		}
-		dv := deliveryView{ID: dl.ID, Event: dl.Event, Trigger: string(dl.Trigger), Status: string(dl.Status), Tries: dl.Tries,
-			Answer: "none", Reason: dl.Error, Created: ago(now, dl.CreatedAt), Last: ago(now, dl.LastAttemptAt),
-			CreatedAt: dl.CreatedAt.UTC().Format(time.RFC3339),
-			CanRedo:   ch.Active && dl.Trigger != core.TriggerPing && dl.Status.Final()}
-		if dl.ResponseStatus != 0 {
-			dv.Answer = strconv.Itoa(dl.ResponseStatus)
-		}
-		if dl.Status == core.DeliveryQueued && !dl.NextAttemptAt.IsZero() {
-			dv.Next = dl.NextAttemptAt.UTC().Format("15:04:05 UTC")
-		}
-		v.Deliveries = append(v.Deliveries, dv)
-	}
 	d.render(w, r, status, "channel", &v)
 }
 
@@ -411,17 +389,16 @@ func (d *Dashboard) editChannel(w http.ResponseWriter, r *http.Request) {
 		}
 		_, err = d.update(r, ports.ChannelChange{MinScore: min, Platforms: platforms, Frequency: &f.Frequency, Hour: &hour, Zone: &f.Zone})
 	}
-	if err != nil {
-		if field := channelField(err); field != "" {
-			v := channelPageView{Form: f, Platforms: platformOptions(f.Platforms), Errors: map[string]string{field: core.Message(err)}}
-			v.Problem = "The settings were not saved: see below."
-			d.renderChannel(w, r, statusOf(err), v)
-			return
+	d.channelPage().settle(w, r, err, "saved", func() bool {
+		field := channelField(err)
+		if field == "" {
+			return false
 		}
-		d.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done=saved", http.StatusSeeOther)
+		v := channelPageView{Form: f, Platforms: platformOptions(f.Platforms), Errors: map[string]string{field: core.Message(err)}}
+		v.Problem = "The settings were not saved: see below."
+		d.renderChannel(w, r, statusOf(err), v)
+		return true
+	})
 }
 
 // update asks the service for a change of the channel the path names.
@@ -460,117 +437,43 @@ func (d *Dashboard) setDestination(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		_, err = d.update(r, ch)
 	}
-	if err != nil {
-		if core.IsKind(err, core.KindInvalid) {
-			field := channelField(err)
-			if field == "" {
-				field = "url"
+	d.channelPage().settle(w, r, err, "destination", func() bool {
+		if !core.IsKind(err, core.KindInvalid) {
+			return false
+		}
+		field := channelField(err)
+		if field == "" {
+			field = "url"
+		}
+		kind := f.Kind
+		if c, gerr := d.deps.Channels.Get(r.Context(), session(r).OwnerID, r.PathValue("id")); gerr == nil {
+			kind = string(c.Kind)
+		}
+		f.Token = ""
+		v := channelPageView{Dest: channelFormOf(core.ChannelKind(kind), f, map[string]string{field: core.Message(err)})}
+		v.Problem = "The destination was not changed: see below."
+		d.renderChannel(w, r, statusOf(err), v)
+		return true
+	})
+}
+
+// channelPage is the channels' family of pages; without a channel
+// service its actions answer not found.
+func (d *Dashboard) channelPage() rowPage {
+	return rowPage{d: d, path: "/app/channels/",
+		svc: func() (rowService, error) {
+			if d.deps.Channels == nil {
+				return nil, core.Errorf(core.KindNotFound, "channels are not offered here")
 			}
-			kind := f.Kind
-			if c, gerr := d.deps.Channels.Get(r.Context(), session(r).OwnerID, r.PathValue("id")); gerr == nil {
-				kind = string(c.Kind)
-			}
-			f.Token = ""
-			v := channelPageView{Dest: channelFormOf(core.ChannelKind(kind), f, map[string]string{field: core.Message(err)})}
-			v.Problem = "The destination was not changed: see below."
-			d.renderChannel(w, r, statusOf(err), v)
-			return
-		}
-		d.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done=destination", http.StatusSeeOther)
-}
-
-// switchChannel switches a channel on (forgetting its failures) or off.
-func (d *Dashboard) switchChannel(w http.ResponseWriter, r *http.Request) {
-	form, err := readForm(r)
-	var on bool
-	if err == nil {
-		on, err = parseActive(form)
-	}
-	if err == nil {
-		_, err = d.update(r, ports.ChannelChange{Active: &on})
-	}
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	done := "off"
-	if on {
-		done = "on"
-	}
-	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
-}
-
-// testChannel sends the channel's test message now and shows what the
-// service answered.
-func (d *Dashboard) testChannel(w http.ResponseWriter, r *http.Request) {
-	if d.deps.Channels == nil {
-		d.fail(w, r, core.Errorf(core.KindNotFound, "channels are not offered here"))
-		return
-	}
-	res, err := d.deps.Channels.Test(r.Context(), session(r).OwnerID, r.PathValue("id"))
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	t := &testView{OK: res.Delivered(), Status: res.Status, Error: res.Error, Took: res.Duration.Round(time.Millisecond).String()}
-	d.renderChannel(w, r, http.StatusOK, channelPageView{Test: t})
-}
-
-// redeliverChannel queues a delivered or failed message to be sent again.
-func (d *Dashboard) redeliverChannel(w http.ResponseWriter, r *http.Request) {
-	if d.deps.Channels == nil {
-		d.fail(w, r, core.Errorf(core.KindNotFound, "channels are not offered here"))
-		return
-	}
-	if _, err := d.deps.Channels.Retry(r.Context(), session(r).OwnerID, r.PathValue("id"), r.PathValue("did")); err != nil {
-		if core.IsKind(err, core.KindConflict) || core.IsKind(err, core.KindInvalidRequest) {
-			v := channelPageView{}
-			v.Problem = core.Message(err)
-			d.renderChannel(w, r, statusOf(err), v)
-			return
-		}
-		d.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/app/channels/"+r.PathValue("id")+"?done=redeliver", http.StatusSeeOther)
-}
-
-// replayChannel queues the channel's failed messages of a range again.
-func (d *Dashboard) replayChannel(w http.ResponseWriter, r *http.Request) {
-	if d.deps.Channels == nil {
-		d.fail(w, r, core.Errorf(core.KindNotFound, "channels are not offered here"))
-		return
-	}
-	form, err := readForm(r)
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	f := parseReplay(form)
-	from, to, err := f.times()
-	var res ports.ReplayResult
-	if err == nil {
-		res, err = d.deps.Channels.Replay(r.Context(), session(r).OwnerID, r.PathValue("id"), from, to)
-	}
-	if err != nil {
-		switch {
-		case f.field(err) != "":
-			v := channelPageView{Replay: f, Errors: map[string]string{f.field(err): core.Message(err)}}
-			v.Problem = "Nothing was replayed: see below."
-			d.renderChannel(w, r, statusOf(err), v)
-		case core.IsKind(err, core.KindConflict):
-			v := channelPageView{Replay: f}
-			v.Problem = core.Message(err)
-			d.renderChannel(w, r, statusOf(err), v)
-		default:
-			d.fail(w, r, err)
-		}
-		return
-	}
-	d.renderChannel(w, r, http.StatusOK, channelPageView{layout: layout{Notice: replayNotice(res)}, Replay: f})
+			return d.deps.Channels, nil
+		},
+		show: func(w http.ResponseWriter, r *http.Request, status int, v rowShown) {
+			d.renderChannel(w, r, status, channelPageView{layout: v.layout, rowLog: v.rowLog, Errors: v.Errors})
+		},
+		activate: func(r *http.Request, on bool) error {
+			_, err := d.update(r, ports.ChannelChange{Active: &on})
+			return err
+		}}
 }
 
 // replayNotice says what a replay queued.

@@ -25,22 +25,30 @@ func highlight(text, phrase string, search core.Search) template.HTML {
 	for _, words := range search.Shown() {
 		spans = append(spans, termSpans(text, words)...)
 	}
-	if len(spans) == 0 {
-		return template.HTML(template.HTMLEscapeString(text))
-	}
 	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
-	var b strings.Builder
-	at := 0
+	var merged [][2]int
 	for i := 0; i < len(spans); {
 		start, end := spans[i][0], spans[i][1]
 		for i++; i < len(spans) && spans[i][0] <= end; i++ {
 			end = max(end, spans[i][1])
 		}
-		b.WriteString(template.HTMLEscapeString(text[at:start]))
+		merged = append(merged, [2]int{start, end})
+	}
+	return marked(text, merged)
+}
+
+// marked returns text as HTML with each of spans, in order and apart, in
+// <mark>: each piece of the text is escaped on its own and only <mark>
+// and </mark> are added between the pieces.
+func marked(text string, spans [][2]int) template.HTML {
+	var b strings.Builder
+	at := 0
+	for _, s := range spans {
+		b.WriteString(template.HTMLEscapeString(text[at:s[0]]))
 		b.WriteString("<mark>")
-		b.WriteString(template.HTMLEscapeString(text[start:end]))
+		b.WriteString(template.HTMLEscapeString(text[s[0]:s[1]]))
 		b.WriteString("</mark>")
-		at = end
+		at = s[1]
 	}
 	b.WriteString(template.HTMLEscapeString(text[at:]))
 	return template.HTML(b.String())

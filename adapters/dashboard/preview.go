@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -185,79 +183,17 @@ func (d *Dashboard) undoApply(w http.ResponseWriter, r *http.Request) {
 }
 
 // markPhrase returns text as HTML with every place the phrase occurs in
-// <mark>, found by the matcher's rules: letters compare under
-// core.FoldRune, a run of white space stands for a space, and a phrase's
-// outer word character must not touch another. Each piece of the text is
-// escaped on its own and only <mark> and </mark> go between the pieces,
-// so a stranger's markup stays text.
+// <mark>, found by the matcher's rules (phraseSpans); of places that
+// overlap, the first is marked. Each piece of the text is escaped on its
+// own and only <mark> and </mark> go between the pieces, so a stranger's
+// markup stays text.
 func markPhrase(text, phrase string) template.HTML {
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	var want []rune // folded, each run of white space one ' '
-	for _, f := range strings.Fields(phrase) {
-		if len(want) > 0 {
-			want = append(want, ' ')
-		}
-		for _, r := range f {
-			want = append(want, core.FoldRune(r))
+	var kept [][2]int
+	for _, s := range phraseSpans(text, phrase) {
+		if len(kept) == 0 || s[0] >= kept[len(kept)-1][1] {
+			kept = append(kept, s)
 		}
 	}
-	var b strings.Builder
-	at := 0
-	if len(want) > 0 {
-		first, last := isWordRune(want[0]), isWordRune(want[len(want)-1])
-		prev := rune(' ')
-		for i, r := range text {
-			if i < at {
-				prev = r
-				continue
-			}
-			if !(first && isWordRune(prev)) {
-				if end, ok := phraseEnd(text, i, want); ok {
-					next, _ := utf8.DecodeRuneInString(text[end:])
-					if !(last && end < len(text) && isWordRune(next)) {
-						b.WriteString(template.HTMLEscapeString(text[at:i]))
-						b.WriteString("<mark>")
-						b.WriteString(template.HTMLEscapeString(text[i:end]))
-						b.WriteString("</mark>")
-						at = end
-					}
-				}
-			}
-			prev = r
-		}
-	}
-	b.WriteString(template.HTMLEscapeString(text[at:]))
-	return template.HTML(b.String())
-}
-
-// isWordRune reports whether r is a word character to the matcher:
-// a letter, a digit, '_' or a combining mark.
-func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.In(r, unicode.Mn, unicode.Mc)
-}
-
-// phraseEnd reports whether the folded phrase want starts at byte i of
-// text, and where it ends there.
-func phraseEnd(text string, i int, want []rune) (int, bool) {
-	for _, w := range want {
-		if i >= len(text) {
-			return 0, false
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if w == ' ' {
-			if !unicode.IsSpace(r) {
-				return 0, false
-			}
-			for i < len(text) && unicode.IsSpace(r) {
-				i += size
-				r, size = utf8.DecodeRuneInString(text[i:])
-			}
-			continue
-		}
-		if core.FoldRune(r) != w {
-			return 0, false
-		}
-		i += size
-	}
-	return i, true
+	return marked(text, kept)
 }

@@ -15,6 +15,7 @@ type route struct {
 
 // routeList is the one list of the dashboard's routes.
 func (d *Dashboard) routeList() []route {
+	webhooks, channels := d.webhookPage(), d.channelPage()
 	return []route{
 		{"GET /{$}", true, d.rootRedirect},
 		{"GET /app/static/{file}", true, d.static},
@@ -56,20 +57,20 @@ func (d *Dashboard) routeList() []route {
 		{"POST /app/webhooks", false, d.createWebhook},
 		{"GET /app/webhooks/{id}", false, d.showWebhook},
 		{"POST /app/webhooks/{id}", false, d.editWebhook},
-		{"POST /app/webhooks/{id}/active", false, d.switchWebhook},
-		{"POST /app/webhooks/{id}/test", false, d.testWebhook},
-		{"POST /app/webhooks/{id}/deliveries/{did}/redeliver", false, d.redeliver},
+		{"POST /app/webhooks/{id}/active", false, webhooks.switchRow},
+		{"POST /app/webhooks/{id}/test", false, webhooks.test},
+		{"POST /app/webhooks/{id}/deliveries/{did}/redeliver", false, webhooks.redeliver},
 		{"GET /app/webhooks/{id}/rotate", false, d.confirmRotate},
 		{"POST /app/webhooks/{id}/rotate", false, d.rotateSecret},
-		{"POST /app/webhooks/{id}/replay", false, d.replay},
+		{"POST /app/webhooks/{id}/replay", false, webhooks.replay},
 		{"POST /app/channels", false, d.createChannel},
 		{"GET /app/channels/{id}", false, d.showChannel},
 		{"POST /app/channels/{id}", false, d.editChannel},
 		{"POST /app/channels/{id}/destination", false, d.setDestination},
-		{"POST /app/channels/{id}/active", false, d.switchChannel},
-		{"POST /app/channels/{id}/test", false, d.testChannel},
-		{"POST /app/channels/{id}/deliveries/{did}/redeliver", false, d.redeliverChannel},
-		{"POST /app/channels/{id}/replay", false, d.replayChannel},
+		{"POST /app/channels/{id}/active", false, channels.switchRow},
+		{"POST /app/channels/{id}/test", false, channels.test},
+		{"POST /app/channels/{id}/deliveries/{did}/redeliver", false, channels.redeliver},
+		{"POST /app/channels/{id}/replay", false, channels.replay},
 		{"GET /app/accounts", false, d.showAccounts},
 		{"GET /app/accounts/{id}/challenge", false, d.showChallenge},
 		{"POST /app/accounts/{id}/resolve", false, d.resolveAccount},

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -64,15 +65,186 @@ type deliveryView struct {
 
 type webhookPageView struct {
 	layout
-	Hook       webhookView
-	Form       webhookForm
-	Platforms  []platformOption
-	Errors     map[string]string
+	rowLog
+	Hook      webhookView
+	Form      webhookForm
+	Platforms []platformOption
+	Errors    map[string]string
+	NewSecret string // the secret a rotation just made, shown once
+}
+
+// rowLog is what a webhook's page and a channel's page share: a channel
+// is a webhook row of another kind, with the same test, replay and
+// delivery log (the templates' "replayform" and "deliverylog").
+type rowLog struct {
+	Base       string // the page's path, which its forms post below
 	Deliveries []deliveryView
 	Test       *testView
-	NewSecret  string // the secret a rotation just made, shown once
 	Replay     replayForm
 	ReplayMax  int // core.MaxReplay
+}
+
+// fill sets the shared parts of the page of row h, whose newest
+// deliveries are ds, shown at now.
+func (l *rowLog) fill(base string, h core.Webhook, ds []core.Delivery, now time.Time) {
+	l.Base, l.ReplayMax = base, core.MaxReplay
+	if l.Replay.From == "" && l.Replay.To == "" {
+		// The last day, to the minute: what an outage overnight left.
+		l.Replay.From = now.UTC().Add(-24 * time.Hour).Format(replayLayouts[0])
+	}
+	for j, dl := range ds {
+		if j == core.DeliveryLogSize {
+			break
+		}
+		dv := deliveryView{ID: dl.ID, Event: dl.Event, Trigger: string(dl.Trigger), Status: string(dl.Status), Tries: dl.Tries,
+			Answer: "none", Reason: dl.Error, Created: ago(now, dl.CreatedAt), Last: ago(now, dl.LastAttemptAt),
+			CreatedAt: dl.CreatedAt.UTC().Format(time.RFC3339),
+			CanRedo:   h.Active && dl.Trigger != core.TriggerPing && dl.Status.Final()}
+		if dl.ResponseStatus != 0 {
+			dv.Answer = strconv.Itoa(dl.ResponseStatus)
+		}
+		if dl.Status == core.DeliveryQueued && !dl.NextAttemptAt.IsZero() {
+			dv.Next = dl.NextAttemptAt.UTC().Format("15:04:05 UTC")
+		}
+		l.Deliveries = append(l.Deliveries, dv)
+	}
+}
+
+// rowService is what the shared actions of a webhook's or a channel's
+// page ask of its service.
+type rowService interface {
+	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
+	Retry(ctx context.Context, ownerID, rowID, deliveryID string) (core.Delivery, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+}
+
+// rowShown is what a shared action leaves for its page to show.
+type rowShown struct {
+	layout
+	rowLog
+	Errors map[string]string
+}
+
+// rowPage is one family of pages, webhooks' or channels', for the
+// actions both have: the test, the redelivery and the replay.
+type rowPage struct {
+	d    *Dashboard
+	path string // "/app/webhooks/" or "/app/channels/"
+	svc  func() (rowService, error)
+	show func(w http.ResponseWriter, r *http.Request, status int, v rowShown)
+	// activate switches the row the path names on or off.
+	activate func(r *http.Request, on bool) error
+}
+
+func (d *Dashboard) webhookPage() rowPage {
+	return rowPage{d: d, path: "/app/webhooks/",
+		svc: func() (rowService, error) { return d.deps.Webhooks, nil },
+		show: func(w http.ResponseWriter, r *http.Request, status int, v rowShown) {
+			d.renderWebhook(w, r, status, webhookPageView{layout: v.layout, rowLog: v.rowLog, Errors: v.Errors})
+		},
+		activate: func(r *http.Request, on bool) error {
+			_, err := d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"), ports.WebhookChange{Active: &on})
+			return err
+		}}
+}
+
+// switchRow switches a webhook or a channel on (forgetting its failures)
+// or off.
+func (p rowPage) switchRow(w http.ResponseWriter, r *http.Request) {
+	form, err := readForm(r)
+	var on bool
+	if err == nil {
+		on, err = parseActive(form)
+	}
+	if err == nil {
+		err = p.activate(r, on)
+	}
+	done := "off"
+	if on {
+		done = "on"
+	}
+	p.settle(w, r, err, done, nil)
+}
+
+// test sends a test message now and shows what the receiver answered.
+func (p rowPage) test(w http.ResponseWriter, r *http.Request) {
+	svc, err := p.svc()
+	var res ports.WebhookResult
+	if err == nil {
+		res, err = svc.Test(r.Context(), session(r).OwnerID, r.PathValue("id"))
+	}
+	if err != nil {
+		p.d.fail(w, r, err)
+		return
+	}
+	t := &testView{OK: res.Delivered(), Status: res.Status, Error: res.Error, Took: res.Duration.Round(time.Millisecond).String()}
+	p.show(w, r, http.StatusOK, rowShown{rowLog: rowLog{Test: t}})
+}
+
+// redeliver queues a delivered or failed message to be sent again.
+func (p rowPage) redeliver(w http.ResponseWriter, r *http.Request) {
+	svc, err := p.svc()
+	if err == nil {
+		_, err = svc.Retry(r.Context(), session(r).OwnerID, r.PathValue("id"), r.PathValue("did"))
+	}
+	p.settle(w, r, err, "redeliver", func() bool {
+		if !core.IsKind(err, core.KindConflict) && !core.IsKind(err, core.KindInvalidRequest) {
+			return false
+		}
+		v := rowShown{}
+		v.Problem = core.Message(err)
+		p.show(w, r, statusOf(err), v)
+		return true
+	})
+}
+
+// settle ends an action of the page the path names: on success back to
+// the page, saying what was done; a refusal the page shows itself when
+// refused shows it (and says so); any other error on its own page.
+func (p rowPage) settle(w http.ResponseWriter, r *http.Request, err error, done string, refused func() bool) {
+	switch {
+	case err == nil:
+		http.Redirect(w, r, p.path+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
+	case refused == nil || !refused():
+		p.d.fail(w, r, err)
+	}
+}
+
+// replay queues the failed deliveries of a range again and says how
+// many; a range that is not one is named beside its field.
+func (p rowPage) replay(w http.ResponseWriter, r *http.Request) {
+	svc, err := p.svc()
+	if err != nil {
+		p.d.fail(w, r, err)
+		return
+	}
+	form, err := readForm(r)
+	if err != nil {
+		p.d.fail(w, r, err)
+		return
+	}
+	f := parseReplay(form)
+	from, to, err := f.times()
+	var res ports.ReplayResult
+	if err == nil {
+		res, err = svc.Replay(r.Context(), session(r).OwnerID, r.PathValue("id"), from, to)
+	}
+	if err != nil {
+		switch {
+		case f.field(err) != "":
+			v := rowShown{rowLog: rowLog{Replay: f}, Errors: map[string]string{f.field(err): core.Message(err)}}
+			v.Problem = "Nothing was replayed: see below."
+			p.show(w, r, statusOf(err), v)
+		case core.IsKind(err, core.KindConflict):
+			v := rowShown{rowLog: rowLog{Replay: f}}
+			v.Problem = core.Message(err)
+			p.show(w, r, statusOf(err), v)
+		default:
+			p.d.fail(w, r, err)
+		}
+		return
+	}
+	p.show(w, r, http.StatusOK, rowShown{layout: layout{Notice: replayNotice(res)}, rowLog: rowLog{Replay: f}})
 }
 
 // rotateView is the confirmation of a secret rotation.
@@ -244,31 +416,10 @@ func (d *Dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status
 	}
 	v.Hook = d.webhookView(hooks[i])
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Webhook "+v.Hook.URL, "webhooks", true
-	v.ReplayMax = core.MaxReplay
-	if v.Replay.From == "" && v.Replay.To == "" {
-		// The last day, to the minute: what an outage overnight left.
-		v.Replay.From = d.cfg.Now().UTC().Add(-24 * time.Hour).Format(replayLayouts[0])
-	}
+	v.fill("/app/webhooks/"+id, hooks[i], ds, d.cfg.Now())
 	if v.Platforms == nil {
 		v.Platforms = platformOptions(platformNames(hooks[i].Platforms))
 		v.Form.MinScore = strconv.Itoa(hooks[i].MinScore)
-	}
-	now := d.cfg.Now()
-	for j, dl := range ds {
-		if j == core.DeliveryLogSize {
-			break
-		}
-		dv := deliveryView{ID: dl.ID, Event: dl.Event, Trigger: string(dl.Trigger), Status: string(dl.Status), Tries: dl.Tries,
-			Answer: "none", Reason: dl.Error, Created: ago(now, dl.CreatedAt), Last: ago(now, dl.LastAttemptAt),
-			CreatedAt: dl.CreatedAt.UTC().Format(time.RFC3339),
-			CanRedo:   hooks[i].Active && dl.Trigger != core.TriggerPing && dl.Status.Final()}
-		if dl.ResponseStatus != 0 {
-			dv.Answer = strconv.Itoa(dl.ResponseStatus)
-		}
-		if dl.Status == core.DeliveryQueued && !dl.NextAttemptAt.IsZero() {
-			dv.Next = dl.NextAttemptAt.UTC().Format("15:04:05 UTC")
-		}
-		v.Deliveries = append(v.Deliveries, dv)
 	}
 	d.render(w, r, status, "webhook", &v)
 }
@@ -301,65 +452,16 @@ func (d *Dashboard) editWebhook(w http.ResponseWriter, r *http.Request) {
 		_, err = d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"),
 			ports.WebhookChange{MinScore: min, Platforms: f.platforms()})
 	}
-	if err != nil {
-		if field := f.field(err, false); field != "" && statusOf(err) != http.StatusNotFound {
-			v := webhookPageView{Form: f, Platforms: platformOptions(f.platforms()), Errors: map[string]string{field: core.Message(err)}}
-			v.Problem = "The settings were not saved: see below."
-			d.renderWebhook(w, r, statusOf(err), v)
-			return
+	d.webhookPage().settle(w, r, err, "saved", func() bool {
+		field := f.field(err, false)
+		if field == "" || statusOf(err) == http.StatusNotFound {
+			return false
 		}
-		d.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done=saved", http.StatusSeeOther)
-}
-
-// switchWebhook switches a webhook on (forgetting its failures) or off.
-func (d *Dashboard) switchWebhook(w http.ResponseWriter, r *http.Request) {
-	form, err := readForm(r)
-	var on bool
-	if err == nil {
-		on, err = parseActive(form)
-	}
-	if err == nil {
-		_, err = d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"), ports.WebhookChange{Active: &on})
-	}
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	done := "off"
-	if on {
-		done = "on"
-	}
-	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done="+done, http.StatusSeeOther)
-}
-
-// testWebhook sends a ping now and shows what the receiver answered.
-func (d *Dashboard) testWebhook(w http.ResponseWriter, r *http.Request) {
-	res, err := d.deps.Webhooks.Test(r.Context(), session(r).OwnerID, r.PathValue("id"))
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	t := &testView{OK: res.Error == "" && res.Status >= 200 && res.Status < 300, Status: res.Status, Error: res.Error,
-		Took: res.Duration.Round(time.Millisecond).String()}
-	d.renderWebhook(w, r, http.StatusOK, webhookPageView{Test: t})
-}
-
-// redeliver queues a delivered or failed message to be sent again.
-func (d *Dashboard) redeliver(w http.ResponseWriter, r *http.Request) {
-	if _, err := d.deps.Webhooks.Retry(r.Context(), session(r).OwnerID, r.PathValue("id"), r.PathValue("did")); err != nil {
-		if core.IsKind(err, core.KindConflict) || core.IsKind(err, core.KindInvalidRequest) {
-			v := webhookPageView{}
-			v.Problem = core.Message(err)
-			d.renderWebhook(w, r, statusOf(err), v)
-			return
-		}
-		d.fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/app/webhooks/"+r.PathValue("id")+"?done=redeliver", http.StatusSeeOther)
+		v := webhookPageView{Form: f, Platforms: platformOptions(f.platforms()), Errors: map[string]string{field: core.Message(err)}}
+		v.Problem = "The settings were not saved: see below."
+		d.renderWebhook(w, r, statusOf(err), v)
+		return true
+	})
 }
 
 // hook returns the owner's webhook id for the pages that act on one.
@@ -424,48 +526,4 @@ func (d *Dashboard) rotateSecret(w http.ResponseWriter, r *http.Request) {
 		notice += " The old one no longer signs."
 	}
 	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: notice}, NewSecret: secret})
-}
-
-// replay queues the webhook's failed deliveries of a range again and
-// says how many; a range that is not one is named beside its field.
-func (d *Dashboard) replay(w http.ResponseWriter, r *http.Request) {
-	form, err := readForm(r)
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	f := parseReplay(form)
-	from, to, err := f.times()
-	var res ports.ReplayResult
-	if err == nil {
-		res, err = d.deps.Webhooks.Replay(r.Context(), session(r).OwnerID, r.PathValue("id"), from, to)
-	}
-	if err != nil {
-		switch {
-		case f.field(err) != "":
-			v := webhookPageView{Replay: f, Errors: map[string]string{f.field(err): core.Message(err)}}
-			v.Problem = "Nothing was replayed: see below."
-			d.renderWebhook(w, r, statusOf(err), v)
-		case core.IsKind(err, core.KindConflict):
-			v := webhookPageView{Replay: f}
-			v.Problem = core.Message(err)
-			d.renderWebhook(w, r, statusOf(err), v)
-		default:
-			d.fail(w, r, err)
-		}
-		return
-	}
-	var notice string
-	switch n := len(res.Queued); {
-	case n == 0:
-		notice = "No failed deliveries in that range to replay."
-	case n == 1:
-		notice = "1 failed delivery queued to be sent again, as a new delivery."
-	default:
-		notice = strconv.Itoa(n) + " failed deliveries queued to be sent again, each as a new delivery."
-	}
-	if res.More {
-		notice += " More remain in that range: replay it again for the next " + strconv.Itoa(core.MaxReplay) + "."
-	}
-	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: notice}, Replay: f})
 }

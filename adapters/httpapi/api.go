@@ -115,6 +115,7 @@ func New(cfg Config, deps Deps) *API {
 }
 
 func (a *API) routes() []route {
+	webhookRows, channelRows := rows(a.webhookRows), rows(a.channelRows)
 	return []route{
 		{"GET", "/api/v1/openapi.json", "", a.openAPI, noRequest},
 		{"GET", "/api/v1/me", core.ScopeRead, a.me, noRequest},
@@ -142,12 +143,12 @@ func (a *API) routes() []route {
 		{"POST", "/api/v1/webhooks", core.ScopeWebhooks, a.addWebhook, decodeAddWebhook},
 		{"GET", "/api/v1/webhooks", core.ScopeWebhooks, a.listWebhooks, noRequest},
 		{"PATCH", "/api/v1/webhooks/{id}", core.ScopeWebhooks, a.patchWebhook, decodePatchWebhook},
-		{"DELETE", "/api/v1/webhooks/{id}", core.ScopeWebhooks, a.deleteWebhook, decodeID},
-		{"POST", "/api/v1/webhooks/{id}/test", core.ScopeWebhooks, a.testWebhook, decodeID},
-		{"GET", "/api/v1/webhooks/{id}/deliveries", core.ScopeWebhooks, a.listDeliveries, decodeID},
-		{"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry", core.ScopeWebhooks, a.retryDelivery, decodeRetry},
+		{"DELETE", "/api/v1/webhooks/{id}", core.ScopeWebhooks, webhookRows.delete, decodeID},
+		{"POST", "/api/v1/webhooks/{id}/test", core.ScopeWebhooks, webhookRows.test, decodeID},
+		{"GET", "/api/v1/webhooks/{id}/deliveries", core.ScopeWebhooks, webhookRows.deliveries, decodeID},
+		{"POST", "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry", core.ScopeWebhooks, webhookRows.retry, decodeRetry},
 		{"POST", "/api/v1/webhooks/{id}/rotate-secret", core.ScopeWebhooks, a.rotateSecret, decodeRotate},
-		{"POST", "/api/v1/webhooks/{id}/replay", core.ScopeWebhooks, a.replay, decodeReplay},
+		{"POST", "/api/v1/webhooks/{id}/replay", core.ScopeWebhooks, webhookRows.replay, decodeReplay},
 		// Channels, an extension: webhook rows of another kind, with
 		// routes of their own so that the spec's /webhooks show webhooks
 		// only.
@@ -155,11 +156,11 @@ func (a *API) routes() []route {
 		{"POST", "/api/v1/channels", core.ScopeWebhooks, a.addChannel, decodeAddChannel},
 		{"GET", "/api/v1/channels/{id}", core.ScopeWebhooks, a.getChannel, decodeID},
 		{"PATCH", "/api/v1/channels/{id}", core.ScopeWebhooks, a.patchChannel, decodePatchChannel},
-		{"DELETE", "/api/v1/channels/{id}", core.ScopeWebhooks, a.deleteChannel, decodeID},
-		{"POST", "/api/v1/channels/{id}/test", core.ScopeWebhooks, a.testChannel, decodeID},
-		{"GET", "/api/v1/channels/{id}/deliveries", core.ScopeWebhooks, a.listChannelDeliveries, decodeID},
-		{"POST", "/api/v1/channels/{id}/deliveries/{deliveryId}/retry", core.ScopeWebhooks, a.retryChannelDelivery, decodeRetry},
-		{"POST", "/api/v1/channels/{id}/replay", core.ScopeWebhooks, a.replayChannel, decodeReplay},
+		{"DELETE", "/api/v1/channels/{id}", core.ScopeWebhooks, channelRows.delete, decodeID},
+		{"POST", "/api/v1/channels/{id}/test", core.ScopeWebhooks, channelRows.test, decodeID},
+		{"GET", "/api/v1/channels/{id}/deliveries", core.ScopeWebhooks, channelRows.deliveries, decodeID},
+		{"POST", "/api/v1/channels/{id}/deliveries/{deliveryId}/retry", core.ScopeWebhooks, channelRows.retry, decodeRetry},
+		{"POST", "/api/v1/channels/{id}/replay", core.ScopeWebhooks, channelRows.replay, decodeReplay},
 	}
 }
 

@@ -36,6 +36,105 @@ func (a *API) webhooks() (WebhookService, error) {
 	return a.deps.Webhooks, nil
 }
 
+// rowService is what webhooks and channels answer alike: a channel is a
+// webhook row of another kind, with the same delivery log, tries and
+// replays, so one set of handlers serves both route families.
+type rowService interface {
+	Delete(ctx context.Context, ownerID, id string) error
+	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
+	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
+	Retry(ctx context.Context, ownerID, rowID, deliveryID string) (core.Delivery, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+}
+
+// rows returns the service of one route family, or its plan refusal.
+type rows func() (rowService, error)
+
+func (a *API) webhookRows() (rowService, error) { return a.webhooks() }
+
+func (a *API) channelRows() (rowService, error) { return a.channels() }
+
+func (get rows) delete(ctx context.Context, req any) (any, error) {
+	svc, err := get()
+	if err != nil {
+		return nil, err
+	}
+	id := req.(idRequest).id
+	if err := svc.Delete(ctx, keyFrom(ctx).OwnerID, id); err != nil {
+		return nil, err
+	}
+	return ok(struct {
+		ID      string `json:"id"`
+		Deleted bool   `json:"deleted"`
+	}{id, true}), nil
+}
+
+func (get rows) test(ctx context.Context, req any) (any, error) {
+	svc, err := get()
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Test(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id)
+	if err != nil {
+		return nil, err
+	}
+	return ok(pingRecord(res)), nil
+}
+
+func (get rows) deliveries(ctx context.Context, req any) (any, error) {
+	svc, err := get()
+	if err != nil {
+		return nil, err
+	}
+	ds, err := svc.Deliveries(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]deliveryJSON, len(ds))
+	for i, d := range ds {
+		out[i] = deliveryRecord(d)
+	}
+	return ok(out), nil
+}
+
+func (get rows) retry(ctx context.Context, req any) (any, error) {
+	svc, err := get()
+	if err != nil {
+		return nil, err
+	}
+	r := req.(retryRequest)
+	d, err := svc.Retry(ctx, keyFrom(ctx).OwnerID, r.webhookID, r.deliveryID)
+	if err != nil {
+		return nil, err
+	}
+	resp := ok(deliveryRecord(d))
+	resp.status = http.StatusAccepted
+	return resp, nil
+}
+
+func (get rows) replay(ctx context.Context, req any) (any, error) {
+	svc, err := get()
+	if err != nil {
+		return nil, err
+	}
+	r := req.(replayRequest)
+	from, err := instant("from", r.From)
+	if err != nil {
+		return nil, err
+	}
+	to, err := instant("to", r.To)
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Replay(ctx, keyFrom(ctx).OwnerID, r.id, from, to)
+	if err != nil {
+		return nil, err
+	}
+	resp := ok(replayRecord(res))
+	resp.status = http.StatusAccepted
+	return resp, nil
+}
+
 type addWebhookRequest struct {
 	URL       *string   `json:"url"`
 	MinScore  *int      `json:"min_score"`
@@ -217,33 +316,6 @@ func (a *API) patchWebhook(ctx context.Context, req any) (any, error) {
 	return ok(webhookRecord(w)), nil
 }
 
-func (a *API) deleteWebhook(ctx context.Context, req any) (any, error) {
-	svc, err := a.webhooks()
-	if err != nil {
-		return nil, err
-	}
-	id := req.(idRequest).id
-	if err := svc.Delete(ctx, keyFrom(ctx).OwnerID, id); err != nil {
-		return nil, err
-	}
-	return ok(struct {
-		ID      string `json:"id"`
-		Deleted bool   `json:"deleted"`
-	}{id, true}), nil
-}
-
-func (a *API) testWebhook(ctx context.Context, req any) (any, error) {
-	svc, err := a.webhooks()
-	if err != nil {
-		return nil, err
-	}
-	res, err := svc.Test(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id)
-	if err != nil {
-		return nil, err
-	}
-	return ok(pingRecord(res)), nil
-}
-
 // pingJSON is what a test message's receiver answered.
 type pingJSON struct {
 	Delivered      bool    `json:"delivered"`
@@ -254,37 +326,6 @@ type pingJSON struct {
 
 func pingRecord(res ports.WebhookResult) pingJSON {
 	return pingJSON{res.Delivered(), nonZero(res.Status), nullable(res.Error), float64(res.Duration.Microseconds()) / 1000}
-}
-
-func (a *API) listDeliveries(ctx context.Context, req any) (any, error) {
-	svc, err := a.webhooks()
-	if err != nil {
-		return nil, err
-	}
-	ds, err := svc.Deliveries(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]deliveryJSON, len(ds))
-	for i, d := range ds {
-		out[i] = deliveryRecord(d)
-	}
-	return ok(out), nil
-}
-
-func (a *API) retryDelivery(ctx context.Context, req any) (any, error) {
-	svc, err := a.webhooks()
-	if err != nil {
-		return nil, err
-	}
-	r := req.(retryRequest)
-	d, err := svc.Retry(ctx, keyFrom(ctx).OwnerID, r.webhookID, r.deliveryID)
-	if err != nil {
-		return nil, err
-	}
-	resp := ok(deliveryRecord(d))
-	resp.status = http.StatusAccepted
-	return resp, nil
 }
 
 type webhookJSON struct {
@@ -386,29 +427,6 @@ type replayJSON struct {
 	Queued     int            `json:"queued"`
 	More       bool           `json:"more"`
 	Deliveries []deliveryJSON `json:"deliveries"`
-}
-
-func (a *API) replay(ctx context.Context, req any) (any, error) {
-	svc, err := a.webhooks()
-	if err != nil {
-		return nil, err
-	}
-	r := req.(replayRequest)
-	from, err := instant("from", r.From)
-	if err != nil {
-		return nil, err
-	}
-	to, err := instant("to", r.To)
-	if err != nil {
-		return nil, err
-	}
-	res, err := svc.Replay(ctx, keyFrom(ctx).OwnerID, r.id, from, to)
-	if err != nil {
-		return nil, err
-	}
-	resp := ok(replayRecord(res))
-	resp.status = http.StatusAccepted
-	return resp, nil
 }
 
 func replayRecord(res ports.ReplayResult) replayJSON {
