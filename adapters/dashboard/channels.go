@@ -130,6 +130,37 @@ func parseChannel(form url.Values) channelForm {
 	}
 }
 
+// channelInput is a channel's add form or settings form as read: the
+// fields as typed, to be shown back, and the minimum score, the hour and
+// the platforms as the service takes them.
+type channelInput struct {
+	form      channelForm
+	minScore  *int // nil when the field is empty
+	hour      int
+	platforms []string // none ticked is an empty list, never "unchanged"
+}
+
+// readChannel reads the fields the add forms and the settings form
+// share. scoreRequired is the settings form's: it always sends a score,
+// so an empty one is refused, where an add form leaves it to the
+// service's default. A score or an hour that is no number is
+// KindInvalid naming its field; in.form is filled either way.
+func readChannel(form url.Values, scoreRequired bool) (channelInput, error) {
+	in := channelInput{form: parseChannel(form), platforms: form["platform"]}
+	if in.platforms == nil {
+		in.platforms = []string{}
+	}
+	var err error
+	in.minScore, err = parseMinScore(in.form.MinScore)
+	if err == nil && scoreRequired && in.minScore == nil {
+		err = core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
+	}
+	if err == nil {
+		in.hour, err = in.form.hour()
+	}
+	return in, err
+}
+
 // hour reads the digest's hour: 0 when empty, KindInvalid unless a
 // whole number. Its range is the service's to check.
 func (f channelForm) hour() (int, error) {
@@ -260,20 +291,12 @@ func (d *Dashboard) createChannel(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	f := parseChannel(form)
-	min, err := parseMinScore(f.MinScore)
-	var hour int
-	if err == nil {
-		hour, err = f.hour()
-	}
+	in, err := readChannel(form, false)
+	f := in.form
 	var ch core.Webhook
 	if err == nil {
-		platforms := f.Platforms
-		if platforms == nil {
-			platforms = []string{}
-		}
 		ch, err = d.deps.Channels.Create(r.Context(), session(r).OwnerID, ports.NewChannel{Kind: f.Kind, URL: f.URL, Token: f.Token,
-			ChatID: f.ChatID, MinScore: min, Platforms: platforms, Frequency: f.Frequency, Hour: hour, Zone: f.Zone})
+			ChatID: f.ChatID, MinScore: in.minScore, Platforms: in.platforms, Frequency: f.Frequency, Hour: in.hour, Zone: f.Zone})
 	}
 	if err != nil {
 		if statusOf(err) == http.StatusInternalServerError {
@@ -373,21 +396,10 @@ func (d *Dashboard) editChannel(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	f := parseChannel(form)
-	min, err := parseMinScore(f.MinScore)
-	if err == nil && min == nil {
-		err = core.Errorf(core.KindInvalid, "min_score must be a whole number from 0 to 100")
-	}
-	var hour int
+	in, err := readChannel(form, true)
+	f := in.form
 	if err == nil {
-		hour, err = f.hour()
-	}
-	if err == nil {
-		platforms := f.Platforms
-		if platforms == nil {
-			platforms = []string{}
-		}
-		_, err = d.update(r, ports.ChannelChange{MinScore: min, Platforms: platforms, Frequency: &f.Frequency, Hour: &hour, Zone: &f.Zone})
+		_, err = d.update(r, ports.ChannelChange{MinScore: in.minScore, Platforms: in.platforms, Frequency: &f.Frequency, Hour: &in.hour, Zone: &f.Zone})
 	}
 	d.channelPage().settle(w, r, err, "saved", func() bool {
 		field := channelField(err)
