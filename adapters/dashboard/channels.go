@@ -23,6 +23,10 @@ type ChannelService interface {
 	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
 	Retry(ctx context.Context, ownerID, channelID, deliveryID string) (core.Delivery, error)
 	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	// Delete removes the channel with its queued deliveries and its
+	// delivery log. KindNotFound (another owner's, or a webhook's),
+	// KindPlanLimit.
+	Delete(ctx context.Context, ownerID, id string) error
 }
 
 // destinationView is a webhook or a channel as the list shows it.
@@ -485,6 +489,12 @@ func (d *Dashboard) channelPage() rowPage {
 		activate: func(r *http.Request, on bool) error {
 			_, err := d.update(r, ports.ChannelChange{Active: &on})
 			return err
+		},
+		row: func(r *http.Request) (core.Webhook, error) {
+			if d.deps.Channels == nil {
+				return core.Webhook{}, core.Errorf(core.KindNotFound, "channels are not offered here")
+			}
+			return d.deps.Channels.Get(r.Context(), session(r).OwnerID, r.PathValue("id"))
 		}}
 }
 

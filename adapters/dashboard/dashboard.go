@@ -68,6 +68,10 @@ type WebhookService interface {
 	Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error)
 	RotateSecret(ctx context.Context, ownerID, id string, overlap *time.Duration) (core.Webhook, string, error)
 	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	// Delete removes the webhook with its queued deliveries and its
+	// delivery log. KindNotFound (another owner's, or a channel's),
+	// KindPlanLimit.
+	Delete(ctx context.Context, ownerID, id string) error
 }
 
 // AccountService shows the health of the owner's accounts and clears a

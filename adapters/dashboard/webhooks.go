@@ -116,6 +116,7 @@ type rowService interface {
 	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
 	Retry(ctx context.Context, ownerID, rowID, deliveryID string) (core.Delivery, error)
 	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	Delete(ctx context.Context, ownerID, id string) error
 }
 
 // rowShown is what a shared action leaves for its page to show.
@@ -126,7 +127,8 @@ type rowShown struct {
 }
 
 // rowPage is one family of pages, webhooks' or channels', for the
-// actions both have: the test, the redelivery and the replay.
+// actions both have: the switch, the test, the redelivery, the replay
+// and the deletion.
 type rowPage struct {
 	d    *Dashboard
 	path string // "/app/webhooks/" or "/app/channels/"
@@ -134,6 +136,9 @@ type rowPage struct {
 	show func(w http.ResponseWriter, r *http.Request, status int, v rowShown)
 	// activate switches the row the path names on or off.
 	activate func(r *http.Request, on bool) error
+	// row reads the owner's row the path names, of the family's kind;
+	// KindNotFound otherwise.
+	row func(r *http.Request) (core.Webhook, error)
 }
 
 func (d *Dashboard) webhookPage() rowPage {
@@ -145,7 +150,8 @@ func (d *Dashboard) webhookPage() rowPage {
 		activate: func(r *http.Request, on bool) error {
 			_, err := d.deps.Webhooks.Update(r.Context(), session(r).OwnerID, r.PathValue("id"), ports.WebhookChange{Active: &on})
 			return err
-		}}
+		},
+		row: d.hook}
 }
 
 // switchRow switches a webhook or a channel on (forgetting its failures)
@@ -357,8 +363,14 @@ func (d *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, statu
 	d.render(w, r, status, "webhooks", &v)
 }
 
+// showWebhooks shows the list; after a deletion it names what was
+// deleted.
 func (d *Dashboard) showWebhooks(w http.ResponseWriter, r *http.Request) {
-	d.renderWebhooks(w, r, http.StatusOK, webhooksView{})
+	var v webhooksView
+	if deleted := d.takeDeleted(w, r); deleted != "" {
+		v.Notice = "Deleted the " + deleted + ", with its queued deliveries and delivery log."
+	}
+	d.renderWebhooks(w, r, http.StatusOK, v)
 }
 
 // createWebhook shows the signing secret in its answer, once; a refusal
