@@ -44,7 +44,6 @@ const (
 // getAs and postAs send for "a" and "b".
 type rowWorld struct {
 	d        *Dashboard
-	db       *gormstore.DB
 	hooks    *app.Webhooks
 	channels *app.Channels
 	a, b     string // the owners' ids
@@ -73,22 +72,14 @@ func newRowWorld(t *testing.T) *rowWorld {
 		Sender: webhooksender.New(webhooksender.Config{Timeout: 2 * time.Second})},
 		app.WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 5}})
 	chans := app.NewChannels(app.ChannelDeps{Webhooks: hooks, Store: gormstore.NewChannelStore(db)})
-	w := &rowWorld{db: db, hooks: hooks, channels: chans, a: a.ID, b: b.ID}
-	w.d = w.dashboard(t, ownerSessions{owners: map[string]string{"a" + strings.Repeat("t", 42): a.ID, "b" + strings.Repeat("t", 42): b.ID}})
-	return w
-}
-
-// dashboard is the dashboard over the world's services, signing in
-// through sessions.
-func (w *rowWorld) dashboard(t *testing.T, sessions SessionService) *Dashboard {
-	t.Helper()
-	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: 100},
-		Deps{Sessions: sessions, Inbox: fakeInbox{}, Matches: fakeMatches{}, Phrases: fakePhrases{}, Webhooks: w.hooks, Channels: w.channels,
+	d, err := New(Config{Logger: quiet, RateLimit: 100},
+		Deps{Sessions: ownerSessions{owners: map[string]string{"a" + strings.Repeat("t", 42): a.ID, "b" + strings.Repeat("t", 42): b.ID}},
+			Inbox: fakeInbox{}, Matches: fakeMatches{}, Phrases: fakePhrases{}, Webhooks: hooks, Channels: chans,
 			Limiter: ratelimit.NewMemory(time.Now)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d
+	return &rowWorld{d: d, hooks: hooks, channels: chans, a: a.ID, b: b.ID}
 }
 
 // add gives owner a webhook at rowHookURL and a Slack channel at

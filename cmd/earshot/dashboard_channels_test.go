@@ -2,7 +2,8 @@ package main
 
 // Channels in a real browser against the real binary: a channel of each
 // kind added from its form, tested, and its health seen in the one list
-// of webhooks and channels, against fakes of the four services.
+// of webhooks and channels, and one deleted from its page, against fakes
+// of the four services.
 
 import (
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // Made-up secrets in each service's shape.
@@ -200,6 +203,70 @@ func TestDashboardChannels(t *testing.T) {
 	}
 	if got := b.text("table.deliveries tbody tr"); !strings.Contains(got, "match.created") || !strings.Contains(got, "failed") || !strings.Contains(got, "no_service") {
 		t.Fatalf("the Slack channel's newest delivery: %q", got)
+	}
+}
+
+// Add an ntfy channel from its form beside a webhook, open its page from
+// the list, delete it through the confirmation page, which names it
+// redacted and never shows its topic, and see the list say so once and
+// list the webhook alone.
+func TestDashboardDeleteChannel(t *testing.T) {
+	t.Parallel()
+	b := newTab(t)
+	chat := newChatServices(t)
+	s := start(t, "EARSHOT_RATE_LIMIT_PER_MINUTE=10000", "EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=5")
+	hookID := dataOf(t, s.call("POST", "/api/v1/webhooks", s.APIKey, map[string]any{"url": chat.srv.URL + "/hook"}).want(t, 201, ""))["id"].(string)
+	b.signIn(s.loginLink(s.OwnerID))
+
+	b.open(s.URL + "/app/webhooks")
+	b.do(js(`document.querySelector("#add-ntfy").open = true`), setValue("#ntfy-url", chat.srv.URL+"/"+browserNtfyTopic))
+	b.submitAndWait(`#add-ntfy button[type="submit"]`)
+	if got := b.text(".notice"); !strings.Contains(got, "ntfy channel added") {
+		t.Fatalf("adding the channel: %q\n%s", got, b.text("main"))
+	}
+	const kinds = `Array.from(document.querySelectorAll("#destinations tbody tr")).map(function(tr){return tr.dataset.kind}).join(",")`
+	if got := eval[string](b, kinds); got != "Webhook,ntfy" {
+		t.Fatalf("the list before: %q", got)
+	}
+
+	// The ntfy topic's last four characters, after the fake's host.
+	redacted := strings.TrimPrefix(chat.srv.URL, "http://") + "/…3k2m"
+	b.open(s.URL + "/app/webhooks")
+	b.submitAndWait(`#destinations tr[data-kind="ntfy"] th a`)
+	if got := b.text("#delete"); got != "Delete…" {
+		t.Fatalf("the channel's page offers no Delete…, %q:\n%s", got, b.text("main"))
+	}
+	b.submitAndWait("#delete")
+	if got := b.text("h1"); got != "Delete this ntfy channel?" {
+		t.Fatalf("the confirmation's heading: %q\n%s", got, b.text("main"))
+	}
+	if text := b.text("main"); !strings.Contains(text, redacted) || !strings.Contains(text, "queued deliveries") {
+		t.Fatalf("the confirmation says:\n%s", text)
+	}
+	if eval[bool](b, `document.documentElement.outerHTML.includes(`+jsString(browserNtfyTopic)+`)`) {
+		t.Fatal("the confirmation shows the secret topic")
+	}
+	b.submitAndWait("#delete-confirm")
+
+	if got := eval[string](b, `location.pathname`); got != "/app/webhooks" {
+		t.Fatalf("after the deletion the browser is at %s", got)
+	}
+	if got := b.text(".notice"); !strings.Contains(got, "Deleted the ntfy channel "+redacted) {
+		t.Fatalf("the list's notice: %q", got)
+	}
+	if got := eval[string](b, kinds); got != "Webhook" {
+		t.Fatalf("the list after: %q", got)
+	}
+	if chans := listOf(t, s.call("GET", "/api/v1/channels", s.APIKey, nil).want(t, 200, "")); len(chans) != 0 {
+		t.Fatalf("the channels left: %v", chans)
+	}
+	if hooks := listOf(t, s.call("GET", "/api/v1/webhooks", s.APIKey, nil).want(t, 200, "")); len(hooks) != 1 || hooks[0].(map[string]any)["id"] != hookID {
+		t.Fatalf("the webhooks left: %v", hooks)
+	}
+	// The notice is said once: a reload no longer names the deletion.
+	b.do(chromedp.Reload(), chromedp.WaitReady(chromedp.CSS("main")))
+	if eval[bool](b, `!!document.querySelector(".notice")`) {
+		t.Fatalf("a reload names the deletion again: %q", b.text(".notice"))
 	}
 }
 

@@ -166,6 +166,7 @@ func TestDashboardScreenshots(t *testing.T) {
 			b.submitAndWait(`#test`)
 		}},
 		{"webhook-off", popen("/app/webhooks/" + bad["id"].(string))},
+		{"webhook-delete", popen("/app/webhooks/" + bad["id"].(string) + "/delete")},
 		{"notifications-webhook-off", popen("/app/notifications")},
 	}
 	widths := []struct {
