@@ -208,6 +208,10 @@ const notificationSweep = time.Minute
 // (gormstore.DB.VacuumQueues).
 const queueVacuum = 5 * time.Second
 
+// matchVacuum is how often the counts of matches are read to tell
+// whether it wants a vacuum (gormstore.DB.VacuumMatches).
+const matchVacuum = 10 * time.Second
+
 // runLoops runs every background loop for the life of the app, each
 // waited for on stop so that none is still at work when the bus and the
 // database close. Scoring listens for new matches first, and the app
@@ -215,8 +219,8 @@ const queueVacuum = 5 * time.Second
 // under way finish; the session loop sends the sign-in links asked for,
 // the backlog watcher counts the matches waiting for a score, and the
 // sweeps keep the tables as small as what is in use. On Postgres
-// the rate windows are swept, and the delivery queue's indexes vacuumed
-// free of dead entries.
+// the rate windows are swept, the delivery queue's indexes vacuumed
+// free of dead entries, and matches vacuumed as autovacuum would.
 func runLoops(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services) {
 	backgroundAfter(lc, func(ctx context.Context) error { return s.Scoring.Listen(ctx, s.bus) }, s.Scoring.Run)
 	background(lc, func(ctx context.Context) { s.Poller.Run(ctx, cfg.RedditInterval) })
@@ -236,6 +240,10 @@ func runLoops(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services) {
 	})
 	if s.db.Postgres() {
 		every(lc, log, queueVacuum, "vacuuming the delivery queue", s.db.VacuumQueues)
+		every(lc, log, matchVacuum, "vacuuming matches", func(ctx context.Context) error {
+			_, err := s.db.VacuumMatches(ctx)
+			return err
+		})
 	}
 }
 

@@ -173,6 +173,32 @@ func (db *DB) VacuumQueues(ctx context.Context) error {
 	return db.plain.WithContext(ctx).Exec("VACUUM (ANALYZE, SKIP_LOCKED) webhook_deliveries").Error
 }
 
+// VacuumMatches vacuums and analyzes matches on Postgres when the
+// table's own counts say autovacuum would, by the database's settings:
+// dead row versions past autovacuum_vacuum_threshold and _scale_factor
+// of the live rows, or rows inserted since the last vacuum past the
+// _insert_ ones. Every match is leased and scored after it is stored,
+// and each update leaves a version behind that the API's pages meet at
+// every depth, as they meet rows no vacuum has marked all-visible; a
+// database running with autovacuum off, or one whose autovacuum comes
+// late, left the reads of a deep store paying for them. Where
+// autovacuum keeps up the counts stay under the bounds and this does
+// nothing; SKIP_LOCKED passes over a table another vacuum holds. It
+// reports whether it vacuumed.
+func (db *DB) VacuumMatches(ctx context.Context) (bool, error) {
+	if !db.postgres {
+		return false, nil
+	}
+	var due bool
+	if err := db.plain.WithContext(ctx).Raw(`SELECT COALESCE(bool_or(
+		n_dead_tup > current_setting('autovacuum_vacuum_threshold')::float8 + current_setting('autovacuum_vacuum_scale_factor')::float8 * n_live_tup
+		OR n_ins_since_vacuum > current_setting('autovacuum_vacuum_insert_threshold')::float8 + current_setting('autovacuum_vacuum_insert_scale_factor')::float8 * n_live_tup), false)
+		FROM pg_stat_user_tables WHERE relid = 'matches'::regclass`).Scan(&due).Error; err != nil || !due {
+		return false, err
+	}
+	return true, db.plain.WithContext(ctx).Exec("VACUUM (ANALYZE, SKIP_LOCKED) matches").Error
+}
+
 // Gauges are the depths of the work queues, for the metrics.
 type Gauges struct {
 	Unscored     int64     // matches stored and not scored yet
