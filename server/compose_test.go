@@ -99,10 +99,10 @@ func TestServeLifecycleOrder(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		db    func(t *testing.T) string
-		loops int // on Postgres the rate windows and the delivery queue are swept too
+		loops int // on Postgres the rate windows are swept, the delivery queue and matches vacuumed too
 	}{
 		{"sqlite", func(*testing.T) string { return "sqlite://:memory:" }, 10},
-		{"postgres", func(t *testing.T) string { return pgtest.URL(t) }, 12},
+		{"postgres", func(t *testing.T) string { return pgtest.URL(t) }, 13},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": c.db(t), "EARSHOT_ADDR": "127.0.0.1:0",
