@@ -18,7 +18,7 @@ import (
 // numbers and marks: no text of the client's is read as syntax.
 //
 // On Postgres a search is one more condition on the listing, on the
-// expression matches_search indexes (searchDoc). On SQLite the index drives the walk instead: the
+// stored search_doc. On SQLite the index drives the walk instead: the
 // listing walks the search's hits newest first, by docid (the match's
 // rowid; match_search keeps its lists in descending docid order), and
 // stops at the page's end. Walking the owner's index and asking the
@@ -30,14 +30,6 @@ import (
 // order, one writer at a time, and a new rowid is past every other
 // (TestRowidsFollowCreated). The cursors bound the walk through the
 // owner's index of created_us.
-
-// searchDoc is the text search document of the matches row named alias
-// on Postgres, written as matches_search indexes it (migration 27), so
-// that the planner can use the index.
-func searchDoc(alias string) string {
-	return "to_tsvector('simple', translate(coalesce(" + alias + ".title, '') || ' ' || " + alias + ".body || ' ' || " +
-		alias + ".author, '.-/@:<>&', '        '))"
-}
 
 // searchWalk is how a listing of the matches row named alias finds a
 // search's matches: tables to read before the listing's own, conditions
@@ -68,7 +60,7 @@ func (db *DB) searchWalk(alias, ownerID string, s core.Search, before, after tim
 			}
 			w.args = append(w.args, strings.Join(t.Words, " "))
 		}
-		w.where = []string{searchDoc(alias) + " @@ (" + strings.Join(parts, " && ") + ")"}
+		w.where = []string{alias + ".search_doc @@ (" + strings.Join(parts, " && ") + ")"}
 	case !byDoc:
 		w.where = []string{alias + ".rowid IN (SELECT docid FROM match_search WHERE match_search MATCH ?)"}
 		w.args = []any{ftsQuery(s)}

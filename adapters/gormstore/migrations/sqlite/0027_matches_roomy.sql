@@ -1,0 +1,5 @@
+-- matches roomy
+--
+-- Postgres only: SQLite updates a row in place.
+
+SELECT 1;
