@@ -291,6 +291,13 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	if err := s.db.with(ctx).Raw(claim, args).Scan(&claimed).Error; err != nil || len(claimed) == 0 {
 		return nil, translate(err, "delivery")
 	}
+	return s.dueOf(ctx, claimed)
+}
+
+// dueOf reads what sending the claimed rows takes: their webhooks, and
+// the matches of those without a payload, in two reads; earliest due
+// first.
+func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]ports.DueDelivery, error) {
 	var hookIDs, matchIDs []string
 	for _, r := range claimed {
 		if !slices.Contains(hookIDs, r.WebhookID) {
@@ -328,6 +335,36 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 		out = append(out, due)
 	}
 	return out, nil
+}
+
+// ClaimBurst implements ports.DeliveryQueue. The channel's queued rows
+// are an index range (webhook_deliveries_status); those due are at most
+// a second's worth, since a channel's deliveries fall due on its slots.
+func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit int, lease time.Duration) ([]ports.DueDelivery, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	now := s.db.gorm.NowFunc()
+	args := map[string]any{"now": micros(now), "until": micros(now.Add(lease)), "limit": limit, "hook": webhookID, "event": core.EventMatchCreated}
+	// As in ClaimDeliveries, the candidates are picked once, in a CTE,
+	// and leased through their ctids (rowids): Postgres may run an IN
+	// (subquery) with a LIMIT more than once, and each run skips what
+	// the one before locked.
+	tid := s.db.pick("ctid", "rowid")
+	var claimed []deliveryRow
+	err := s.db.with(ctx).Raw(`WITH cand AS (
+		SELECT d.`+tid+` AS tid FROM webhook_deliveries d
+		WHERE d.webhook_id = @hook AND d.status = 'queued' AND d.event = @event AND d.next_attempt_at <= @now AND d.lease_until < @now
+			AND (d.payload IS NULL OR length(d.payload) = 0)
+			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
+		ORDER BY d.next_attempt_at, d.id LIMIT @limit`+s.db.pick(" FOR UPDATE OF d SKIP LOCKED", "")+`)
+	UPDATE webhook_deliveries SET lease_until = @until
+	WHERE `+s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM cand))", "rowid IN (SELECT tid FROM cand)")+`
+		AND status = 'queued' AND lease_until < @now RETURNING *`, args).Scan(&claimed).Error
+	if err != nil || len(claimed) == 0 {
+		return nil, translate(err, "delivery")
+	}
+	return s.dueOf(ctx, claimed)
 }
 
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
