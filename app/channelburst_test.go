@@ -118,6 +118,12 @@ func (r *burstRig) add(t *testing.T, ownerID string, k core.ChannelKind) core.We
 // the rig is titled "post n scored V".
 func (r *burstRig) score(t *testing.T, ownerID string, values ...int) []core.Match {
 	t.Helper()
+	return r.scoreWith(t, ownerID, core.QueueMatchCreated, values...)
+}
+
+// scoreWith is score with the deliveries queued by plan.
+func (r *burstRig) scoreWith(t *testing.T, ownerID string, plan ports.DeliveryPlan, values ...int) []core.Match {
+	t.Helper()
 	ctx := context.Background()
 	p, err := core.NewPhrase(ownerID, "burst "+randomHexT(t), "x", "")
 	if err != nil {
@@ -141,7 +147,7 @@ func (r *burstRig) score(t *testing.T, ownerID string, values ...int) []core.Mat
 	for i, m := range res.Matches {
 		up = append(up, ports.ScoreUpdate{Match: m, Score: core.Score{Value: values[i], Intent: core.IntentBuying, Reason: "wants one"}})
 	}
-	got, err := r.w.matches.SetScores(ctx, up, core.QueueMatchCreated)
+	got, err := r.w.matches.SetScores(ctx, up, plan)
 	if err != nil || len(got) != len(values) {
 		t.Fatalf("SetScores: %d of %d, %v", len(got), len(values), err)
 	}
@@ -281,6 +287,47 @@ func TestChannelSingleMatchWithinASecond(t *testing.T) {
 		moveTo(start.Add(2 * time.Second))
 		if ds := r.queued(t, o.ID, ch.ID); len(ds) != 1 || ds[0].Status != core.DeliveryDelivered || ds[0].MatchID != m.ID || ds[0].Tries != 1 {
 			t.Fatalf("log %+v", ds)
+		}
+	})
+}
+
+// A channel takes one message a second: a match that falls due in a
+// second whose message has gone (its transaction began in the second
+// before and committed after the burst was claimed) waits for the next
+// second's message.
+func TestChannelOneMessageASecond(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fake := newFakeServices(t)
+	synctest.Test(t, func(t *testing.T) {
+		r := newBurstRig(t, w, fake, receivers{}, core.RetrySchedule{})
+		o := w.owner(t, "late@example.com")
+		r.add(t, o.ID, core.ChannelDiscord)
+		start := time.Now()
+		moveTo(start.Add(400 * time.Millisecond))
+		r.score(t, o.ID, 70, 71, 72)
+		moveTo(start.Add(time.Second))
+		if n := len(fake.requests(core.ChannelDiscord)); n != 1 {
+			t.Fatalf("%d messages at the end of the first second, want 1", n)
+		}
+		moveTo(start.Add(1200 * time.Millisecond))
+		late := func(m core.Match, hooks []core.Webhook, at time.Time) []core.Delivery {
+			ds := core.QueueMatchCreated(m, hooks, at)
+			for i := range ds {
+				ds[i].NextAttemptAt = start.Add(time.Second) // as if queued at 0.99 s
+			}
+			return ds
+		}
+		r.scoreWith(t, o.ID, late, 73)
+		moveTo(start.Add(1999 * time.Millisecond))
+		if n := len(fake.requests(core.ChannelDiscord)); n != 1 {
+			t.Fatalf("%d messages within the second after the first, want still 1", n)
+		}
+		r.score(t, o.ID, 74)
+		moveTo(start.Add(2 * time.Second))
+		got := fake.requests(core.ChannelDiscord)
+		if len(got) != 2 || !strings.Contains(string(got[1].Body), "2 new matches") {
+			t.Fatalf("%d messages; want the second with the late match and the next: %s", len(got), got[len(got)-1].Body)
 		}
 	})
 }

@@ -183,6 +183,7 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 		more:    map[string]bool{},
 		fast:    map[string]bool{},
 		gone:    map[string]time.Time{},
+		quiet:   map[string]time.Time{},
 		done:    make(chan sent, s.cfg.Workers),
 		claims:  make(chan claimed, 1),
 		records: make(chan []ports.Attempt, maxRecordBatch),
@@ -215,6 +216,7 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 			w.rearm()
 		case <-w.alarm.C:
 			w.alarmAt = time.Time{}
+			w.startHeld() // a channel's quiet time may have ended
 			w.fill(ctx)
 			w.rearm()
 		case <-tick.C:
@@ -273,6 +275,7 @@ type worker struct {
 	more    map[string]bool                // webhooks that may have due deliveries the last claim did not take
 	fast    map[string]bool                // per webhook with sends under way or held: its last answer was fast
 	gone    map[string]time.Time           // per webhook that answered 410: until when claims leave it out
+	quiet   map[string]time.Time           // per chat channel: no message before this slot, one a second
 	done    chan sent                      // each send that ended
 	claims  chan claimed                   // the outcome of the claim under way
 	records chan []ports.Attempt           // attempts made, for the recorder: those of one message together
@@ -604,10 +607,16 @@ func (w *worker) release(back []ports.DueDelivery) {
 // webhook is not left behind the backlogs of channels taking the same
 // matches. A chat channel's held matches start together, as one burst.
 func (w *worker) startHeld() {
+	now := w.s.deps.Clock.Now()
+	for id, until := range w.quiet {
+		if !now.Before(until) {
+			delete(w.quiet, id)
+		}
+	}
 	for w.running < w.s.cfg.Workers {
 		next := ""
 		for id, q := range w.held {
-			if len(q) > 0 && w.busy[id] < w.slots(q[0].Webhook) && (next == "" || w.busy[id] < w.busy[next]) {
+			if len(q) > 0 && w.busy[id] < w.slots(q[0].Webhook) && w.quiet[id].IsZero() && (next == "" || w.busy[id] < w.busy[next]) {
 				next = id
 			}
 		}
@@ -618,6 +627,17 @@ func (w *worker) startHeld() {
 		group, rest := q[:1], q[1:]
 		if burstable(q[0]) {
 			group, rest = splitBurst(q)
+		}
+		if q[0].Webhook.Kind.IsChannel() {
+			// Its next message waits for the next slot: one a second,
+			// even when matches of this one come in late (their
+			// transaction began in the second before and committed
+			// after its burst was claimed).
+			w.quiet[next] = core.ChannelSlot(now)
+			if w.quiet[next].After(w.slot) {
+				w.slot = w.quiet[next]
+				w.rearm()
+			}
 		}
 		w.start(group)
 		w.waiting -= len(group)

@@ -320,17 +320,25 @@ func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]port
 	slices.SortFunc(claimed, func(a, b deliveryRow) int {
 		return cmp.Or(cmp.Compare(a.NextAttemptAt, b.NextAttemptAt), strings.Compare(a.ID, b.ID))
 	})
+	// By id: a channel's burst claims a thousand rows of one webhook.
+	byHook := make(map[string]ports.DueDelivery, len(hooks))
+	for _, h := range hooks {
+		byHook[h.ID] = ports.DueDelivery{Webhook: h.webhook(), SealedSecret: h.Secret, PreviousSealedSecret: h.PreviousSecret}
+	}
+	byMatch := make(map[string]*matchRow, len(matches))
+	for i := range matches {
+		byMatch[matches[i].ID] = &matches[i]
+	}
 	out := make([]ports.DueDelivery, 0, len(claimed))
 	for _, r := range claimed {
-		i := slices.IndexFunc(hooks, func(h webhookRow) bool { return h.ID == r.WebhookID })
-		if i < 0 {
+		due, ok := byHook[r.WebhookID]
+		if !ok {
 			continue // deleted since the claim: its deliveries went with it
 		}
-		due := ports.DueDelivery{Delivery: r.delivery(), Webhook: hooks[i].webhook(), SealedSecret: hooks[i].Secret,
-			PreviousSealedSecret: hooks[i].PreviousSecret, LeaseUntil: fromMicros(r.LeaseUntil)}
-		if j := slices.IndexFunc(matches, func(m matchRow) bool { return m.ID == r.MatchID }); j >= 0 && len(r.Payload) == 0 && matches[j].OwnerID == r.OwnerID {
-			m := matches[j].match()
-			due.Match = &m
+		due.Delivery, due.LeaseUntil = r.delivery(), fromMicros(r.LeaseUntil)
+		if m, ok := byMatch[r.MatchID]; ok && len(r.Payload) == 0 && m.OwnerID == r.OwnerID {
+			match := m.match()
+			due.Match = &match
 		}
 		out = append(out, due)
 	}
