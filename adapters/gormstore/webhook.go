@@ -56,6 +56,17 @@ type deliveryRow struct {
 
 func (deliveryRow) TableName() string { return "webhook_deliveries" }
 
+// deliveryColumns are the columns of deliveryRow in the order of fields:
+// what a claim returns, scanned by hand, since a channel's burst claims
+// a thousand rows at once.
+const deliveryColumns = "id, webhook_id, owner_id, match_id, event, last_error, trigger_kind, status, tries, response_status, payload, " +
+	"created_at, last_attempt_at, next_attempt_at, lease_until"
+
+func (r *deliveryRow) fields() []any {
+	return []any{&r.ID, &r.WebhookID, &r.OwnerID, &r.MatchID, &r.Event, &r.LastError, &r.TriggerKind, &r.Status, &r.Tries, &r.ResponseStatus,
+		&r.Payload, &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.LeaseUntil}
+}
+
 func (r deliveryRow) delivery() core.Delivery {
 	return core.Delivery{
 		ID: r.ID, WebhookID: r.WebhookID, OwnerID: r.OwnerID, MatchID: r.MatchID, Event: r.Event,
@@ -286,9 +297,9 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	ranked AS (SELECT tid, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)
 	UPDATE webhook_deliveries SET lease_until = @until
 	WHERE ` + s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM ranked WHERE n <= @per))", "rowid IN (SELECT tid FROM ranked WHERE n <= @per)") + `
-		AND status = 'queued' AND lease_until < @now RETURNING *`
-	var claimed []deliveryRow
-	if err := s.db.with(ctx).Raw(claim, args).Scan(&claimed).Error; err != nil || len(claimed) == 0 {
+		AND status = 'queued' AND lease_until < @now RETURNING ` + deliveryColumns
+	claimed, err := scanAll(s.db.with(ctx).Raw(claim, args), (*deliveryRow).fields)
+	if err != nil || len(claimed) == 0 {
 		return nil, translate(err, "delivery")
 	}
 	return s.dueOf(ctx, claimed)
@@ -311,7 +322,7 @@ func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]port
 	var matches []matchRow
 	err := s.db.with(ctx).Where("id IN ?", hookIDs).Find(&hooks).Error
 	if err == nil && len(matchIDs) > 0 {
-		err = s.db.with(ctx).Where("id IN ?", matchIDs).Find(&matches).Error
+		matches, err = scanAll(s.db.with(ctx).Model(&matchRow{}).Select(matchColumns).Where("id IN ?", matchIDs), (*matchRow).fields)
 	}
 	if err != nil {
 		return nil, translate(err, "delivery")
@@ -359,8 +370,7 @@ func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit i
 	// (subquery) with a LIMIT more than once, and each run skips what
 	// the one before locked.
 	tid := s.db.pick("ctid", "rowid")
-	var claimed []deliveryRow
-	err := s.db.with(ctx).Raw(`WITH cand AS (
+	claimed, err := scanAll(s.db.with(ctx).Raw(`WITH cand AS (
 		SELECT d.`+tid+` AS tid FROM webhook_deliveries d
 		WHERE d.webhook_id = @hook AND d.status = 'queued' AND d.event = @event AND d.next_attempt_at <= @now AND d.lease_until < @now
 			AND (d.payload IS NULL OR length(d.payload) = 0)
@@ -368,7 +378,7 @@ func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit i
 		ORDER BY d.next_attempt_at, d.id LIMIT @limit`+s.db.pick(" FOR UPDATE OF d SKIP LOCKED", "")+`)
 	UPDATE webhook_deliveries SET lease_until = @until
 	WHERE `+s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM cand))", "rowid IN (SELECT tid FROM cand)")+`
-		AND status = 'queued' AND lease_until < @now RETURNING *`, args).Scan(&claimed).Error
+		AND status = 'queued' AND lease_until < @now RETURNING `+deliveryColumns, args), (*deliveryRow).fields)
 	if err != nil || len(claimed) == 0 {
 		return nil, translate(err, "delivery")
 	}
