@@ -27,9 +27,28 @@ type burstRig struct {
 	store  *gormstore.WebhookStore
 	queue  *attemptTally
 	worker *DeliveryWorker
+	counts *counter
 	w      world
 	fake   *fakeServices
 	n      int // posts made so far, for their titles
+}
+
+// counter is the worker's metrics, counted by event.
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *counter) Count(event string, n int) {
+	c.mu.Lock()
+	c.n[event] += n
+	c.mu.Unlock()
+}
+
+func (c *counter) of(event string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[event]
 }
 
 // attemptTally is the worker's queue, keeping the recorded attempts of
@@ -86,13 +105,14 @@ func newBurstRig(t *testing.T, w world, fake *fakeServices, hook ports.WebhookSe
 	sender := webhooksender.New(webhooksender.Config{Timeout: 2 * time.Second, AllowPrivate: true, TelegramAPI: fake.srv.URL})
 	store := gormstore.NewWebhookStore(w.db)
 	q := &attemptTally{DeliveryQueue: store}
-	worker := NewDeliveryWorker(DeliveryDeps{Queue: q, Sender: hook, Channels: sender, Sealer: sealer, Log: quiet,
+	counts := &counter{n: map[string]int{}}
+	worker := NewDeliveryWorker(DeliveryDeps{Queue: q, Sender: hook, Channels: sender, Sealer: sealer, Log: quiet, Metrics: counts,
 		SiteURL: func() string { return "https://earshot.test" }},
 		DeliveryConfig{Schedule: schedule, Timeout: 2 * time.Second, Poll: time.Hour})
 	hooks := NewWebhooks(WebhookDeps{Store: store, Sender: viaBoth{hook, sender}, Sealer: sealer, Log: quiet, Wake: worker.Poke},
 		WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 10}, AllowPrivate: true})
 	r := &burstRig{Channels: NewChannels(ChannelDeps{Webhooks: hooks, Store: gormstore.NewChannelStore(w.db), Sender: sender}),
-		hooks: hooks, store: store, queue: q, worker: worker, w: w, fake: fake}
+		hooks: hooks, store: store, queue: q, worker: worker, counts: counts, w: w, fake: fake}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); worker.Run(ctx) }()
@@ -255,6 +275,10 @@ func TestChannelBurstIsOneMessage(t *testing.T) {
 				t.Fatalf("left in the log: %+v", d)
 			}
 		}
+		// The metrics count deliveries, as they did one message each.
+		if n := r.counts.of(ports.EventDeliveriesOK); n != 300 {
+			t.Fatalf("%d deliveries counted delivered, want 300", n)
+		}
 	})
 }
 
@@ -411,6 +435,9 @@ func TestChannelBurstRetriesAsOne(t *testing.T) {
 			if len(c) != 40 {
 				t.Fatalf("write %d recorded %d attempts, want the 40", i, len(c))
 			}
+		}
+		if ok, failed := r.counts.of(ports.EventDeliveriesOK), r.counts.of(ports.EventDeliveriesFail); ok != 40 || failed != 80 {
+			t.Fatalf("counted %d delivered and %d failed tries, want 40 and 80", ok, failed)
 		}
 	})
 }

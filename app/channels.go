@@ -246,7 +246,7 @@ func (s *Channels) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 	}
 	d := core.Delivery{ID: s.w.deps.Store.NewDeliveryID(), WebhookID: w.ID, OwnerID: w.OwnerID, Event: core.EventPing,
 		Trigger: core.TriggerPing, Status: core.DeliveryQueued, Payload: body, CreatedAt: now}
-	res, err := s.msg.sendChannel(ctx, w, sealed.Current, d)
+	res, err := s.msg.sendChannel(ctx, w, sealed.Current, d, 1)
 	if err != nil {
 		return ports.WebhookResult{}, core.Wrap(core.KindInternal, err, "the channel's destination cannot be opened")
 	}

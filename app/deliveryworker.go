@@ -805,7 +805,7 @@ func (s *DeliveryWorker) attempt(ctx context.Context, due ports.DueDelivery) (a 
 	var res ports.WebhookResult
 	var err error
 	if due.Webhook.Kind.IsChannel() {
-		res, err = s.msg.sendChannel(ctx, due.Webhook, due.SealedSecret, d)
+		res, err = s.msg.sendChannel(ctx, due.Webhook, due.SealedSecret, d, 1)
 		if err != nil {
 			s.deps.Log.ErrorContext(ctx, "a channel's destination does not open; its messages fail until it is set again", "channel", due.Webhook.ID, "err", err)
 			s.deps.Metrics.Count(ports.EventDeliveriesFail, 1)
@@ -877,10 +877,10 @@ func (s *DeliveryWorker) burst(ctx context.Context, group []ports.DueDelivery) [
 	// each try writes the message again from the matches it then carries.
 	d := kept[0].Delivery
 	d.Payload = body
-	res, err := s.msg.sendChannel(ctx, ch.Webhook, ch.SealedSecret, d)
+	res, err := s.msg.sendChannel(ctx, ch.Webhook, ch.SealedSecret, d, len(kept))
 	if err != nil {
 		s.deps.Log.ErrorContext(ctx, "a channel's destination does not open; its messages fail until it is set again", "channel", ch.Webhook.ID, "err", err)
-		s.deps.Metrics.Count(ports.EventDeliveriesFail, 1)
+		s.deps.Metrics.Count(ports.EventDeliveriesFail, len(kept))
 	}
 	at, jitter := s.deps.Clock.Now(), mrand.Float64()
 	out := make([]ports.Attempt, len(kept))
