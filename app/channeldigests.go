@@ -98,10 +98,7 @@ func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook) (bool, er
 	}
 	var d *core.Delivery
 	if total > 0 {
-		dg := core.ChannelDigest{Frequency: ch.Schedule.Frequency, At: now, Total: total}
-		if site := strings.TrimSuffix(s.site(), "/"); site != "" {
-			dg.MoreURL = site + "/app/"
-		}
+		dg := core.ChannelDigest{Frequency: ch.Schedule.Frequency, At: now, Total: total, MoreURL: dashboardLink(s.site)}
 		for _, m := range ms {
 			dg.Matches = append(dg.Matches, core.ChannelMatchOf(m))
 		}
@@ -113,6 +110,16 @@ func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook) (bool, er
 	}
 	ok, err := s.store.AddDigest(ctx, ch, now, d, core.DeliveryLogSize)
 	return ok && d != nil, err
+}
+
+// dashboardLink is where a digest, or a channel's burst, sends the owner
+// for the matches it counts but does not list: the dashboard under the
+// site's address; empty when the address is not known.
+func dashboardLink(site func() string) string {
+	if s := strings.TrimSuffix(site(), "/"); s != "" {
+		return s + "/app/"
+	}
+	return ""
 }
 
 // Run sweeps every interval until ctx ends.

@@ -246,7 +246,7 @@ func (s *Channels) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 	}
 	d := core.Delivery{ID: s.w.deps.Store.NewDeliveryID(), WebhookID: w.ID, OwnerID: w.OwnerID, Event: core.EventPing,
 		Trigger: core.TriggerPing, Status: core.DeliveryQueued, Payload: body, CreatedAt: now}
-	res, err := s.msg.sendChannel(ctx, w, sealed.Current, d)
+	res, err := s.msg.sendChannel(ctx, w, sealed.Current, d, 1)
 	if err != nil {
 		return ports.WebhookResult{}, core.Wrap(core.KindInternal, err, "the channel's destination cannot be opened")
 	}
@@ -258,13 +258,16 @@ func (s *Channels) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 }
 
 // Retry sends a delivered or failed message of the channel again, as
-// Webhooks.Retry does a webhook's (a digest too: its body is kept).
+// Webhooks.Retry does a webhook's (a digest too: its body is kept). A
+// match's message falls due at the channel's next slot and is written
+// again from the match, with whatever else of the channel is due then.
 func (s *Channels) Retry(ctx context.Context, ownerID, channelID, deliveryID string) (core.Delivery, error) {
 	return s.w.retry(ctx, ownerID, channelID, deliveryID, true)
 }
 
 // Replay queues again the channel's failed match messages of a range, as
-// Webhooks.Replay does a webhook's. A digest gathers no single match and
+// Webhooks.Replay does a webhook's, due at the channel's next slot: they
+// go out together, as one message. A digest gathers no single match and
 // is not replayed; Retry sends a failed one again.
 func (s *Channels) Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error) {
 	return s.w.replay(ctx, ownerID, id, from, to, true)

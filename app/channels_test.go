@@ -41,6 +41,7 @@ type serviceRequest struct {
 type serviceAnswer struct {
 	status int
 	body   string
+	header map[string]string // beside Content-Type, such as Retry-After
 }
 
 // fakeServices is Slack, Discord, the Telegram Bot API and ntfy on one
@@ -68,11 +69,11 @@ type fakeServices struct {
 
 func newFakeServices(t *testing.T) *fakeServices {
 	f := &fakeServices{got: map[core.ChannelKind][]serviceRequest{}, answers: map[core.ChannelKind]serviceAnswer{
-		core.ChannelSlack:   {200, "ok"},
-		core.ChannelDiscord: {200, `{"id":"1300000000000000000","type":0,"content":"","channel_id":"1200000000000000000","webhook_id":"` + fakeDiscordID + `"}`},
-		core.ChannelTelegram: {200, `{"ok":true,"result":{"message_id":42,"from":{"id":123456789,"is_bot":true,"first_name":"earshot"},` +
+		core.ChannelSlack:   {status: 200, body: "ok"},
+		core.ChannelDiscord: {status: 200, body: `{"id":"1300000000000000000","type":0,"content":"","channel_id":"1200000000000000000","webhook_id":"` + fakeDiscordID + `"}`},
+		core.ChannelTelegram: {status: 200, body: `{"ok":true,"result":{"message_id":42,"from":{"id":123456789,"is_bot":true,"first_name":"earshot"},` +
 			`"chat":{"id":-1001234567890,"title":"Leads","type":"supergroup"},"date":1768035600,"text":"earshot"}}`},
-		core.ChannelNtfy: {200, `{"id":"sPs71M8A2T","time":1768035600,"expires":1768078800,"event":"message","topic":"` + fakeNtfyTopic + `","message":"earshot"}`},
+		core.ChannelNtfy: {status: 200, body: `{"id":"sPs71M8A2T","time":1768035600,"expires":1768078800,"event":"message","topic":"` + fakeNtfyTopic + `","message":"earshot"}`},
 	}, arrived: newSignal()}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -96,6 +97,9 @@ func newFakeServices(t *testing.T) *fakeServices {
 		} else {
 			w.Header().Set("Content-Type", "application/json")
 		}
+		for k, v := range a.header {
+			w.Header().Set(k, v)
+		}
 		w.WriteHeader(a.status)
 		_, _ = io.WriteString(w, a.body)
 		f.arrived.notify()
@@ -105,8 +109,13 @@ func newFakeServices(t *testing.T) *fakeServices {
 }
 
 func (f *fakeServices) answer(k core.ChannelKind, status int, body string) {
+	f.answerWith(k, status, body, nil)
+}
+
+// answerWith sets what the service of kind k answers, with headers.
+func (f *fakeServices) answerWith(k core.ChannelKind, status int, body string, header map[string]string) {
 	f.mu.Lock()
-	f.answers[k] = serviceAnswer{status, body}
+	f.answers[k] = serviceAnswer{status, body, header}
 	f.mu.Unlock()
 }
 

@@ -61,6 +61,10 @@ type DeliveryDeps struct {
 	// the worker's attempts stored (the owner's notification hangs off
 	// it); nil does nothing.
 	SwitchedOff func(context.Context, core.Webhook)
+	// SiteURL gives the public address a channel's burst links to for
+	// the matches it does not list, read at each burst, as the digests'
+	// (ChannelDigestDeps.SiteURL). Nil links nowhere.
+	SiteURL func() string
 }
 
 // DeliveryWorker sends queued webhook deliveries. The deliveries
@@ -76,6 +80,15 @@ type DeliveryDeps struct {
 // back, still queued, what it holds for that webhook rather than send it
 // into the 410. A 429 or 503 whose Retry-After asks for a later try than
 // the schedule's gets it, at most a day later (core.Delivery.WithRetryAfter).
+//
+// A chat channel (Slack, Discord, Telegram, ntfy) takes about one message
+// a second, so its deliveries fall due on whole seconds (core.ChannelSlot)
+// and go out in bursts: the worker sends one message to a channel at a
+// time, and when it sends a match it claims the rest of the channel's due
+// matches with it (DeliveryQueue.ClaimBurst) and sends them all as one
+// message (core.RenderChannelBurst). The message's outcome is every one's,
+// recorded in one write: delivered together, or tried again together.
+// Each match keeps its own delivery, for the log, replays and counts.
 type DeliveryWorker struct {
 	deps  DeliveryDeps
 	cfg   DeliveryConfig
@@ -83,6 +96,10 @@ type DeliveryWorker struct {
 	rules ports.AttemptRules
 	lease time.Duration
 	wake  chan struct{}
+	site  func() string
+
+	soonMu sync.Mutex
+	soon   time.Time // the earliest retry the recorder asked to be woken for; zero when none
 }
 
 // NewDeliveryWorker returns the delivery worker; Run starts it.
@@ -112,7 +129,11 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 	deps.Clock = orSystemClock(deps.Clock)
 	deps.Log = orDefaultLog(deps.Log)
 	deps.Metrics = orNoMetrics(deps.Metrics)
+	if deps.SiteURL == nil {
+		deps.SiteURL = func() string { return "" }
+	}
 	return &DeliveryWorker{
+		site:  deps.SiteURL,
 		deps:  deps,
 		cfg:   cfg,
 		msg:   messenger{sender: deps.Sender, channels: channelSender(deps.Channels, deps.Sender), sealer: deps.Sealer, metrics: deps.Metrics},
@@ -162,10 +183,14 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 		more:    map[string]bool{},
 		fast:    map[string]bool{},
 		gone:    map[string]time.Time{},
+		quiet:   map[string]time.Time{},
 		done:    make(chan sent, s.cfg.Workers),
 		claims:  make(chan claimed, 1),
-		records: make(chan ports.Attempt, maxRecordBatch),
+		records: make(chan []ports.Attempt, maxRecordBatch),
+		alarm:   time.NewTimer(time.Hour),
 	}
+	w.alarm.Stop()
+	defer w.alarm.Stop()
 	recorded := make(chan struct{})
 	go func() { defer close(recorded); s.recorder(w.records) }()
 	defer func() { close(w.records); <-recorded }()
@@ -185,6 +210,15 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 			return
 		case <-s.wake:
 			w.woken(ctx)
+			// Whatever the wake-up was for may have queued a channel's
+			// delivery, due at the end of this second.
+			w.slot = core.ChannelSlot(s.deps.Clock.Now())
+			w.rearm()
+		case <-w.alarm.C:
+			w.alarmAt = time.Time{}
+			w.startHeld() // a channel's quiet time may have ended
+			w.fill(ctx)
+			w.rearm()
 		case <-tick.C:
 			w.fill(ctx)
 		case <-w.gap:
@@ -241,9 +275,15 @@ type worker struct {
 	more    map[string]bool                // webhooks that may have due deliveries the last claim did not take
 	fast    map[string]bool                // per webhook with sends under way or held: its last answer was fast
 	gone    map[string]time.Time           // per webhook that answered 410: until when claims leave it out
+	quiet   map[string]time.Time           // per chat channel: no message before this slot, one a second
 	done    chan sent                      // each send that ended
 	claims  chan claimed                   // the outcome of the claim under way
-	records chan ports.Attempt             // attempts made, for the recorder
+	records chan []ports.Attempt           // attempts made, for the recorder: those of one message together
+
+	alarm   *time.Timer // wakes the worker when deliveries it knows of fall due
+	alarmAt time.Time   // when alarm fires; zero when it is not set
+	slot    time.Time   // the slot of the latest wake-up: a channel's delivery may fall due then
+	retry   time.Time   // the earliest retry the recorder asked to be woken for
 
 	claiming  bool             // a claim is under way
 	again     bool             // and another was asked for meanwhile
@@ -282,29 +322,38 @@ type claimed struct {
 	skip []string
 }
 
-// maxRecordBatch bounds the attempts stored in one transaction.
+// maxRecordBatch is how many attempts the recorder gathers for one
+// transaction at most; the attempts of one message are never split, so
+// a burst's may make it more.
 const maxRecordBatch = 64
+
+// maxBurst bounds the deliveries one channel message carries: more than
+// a second brings a channel at the rates the service is built for. A
+// longer backlog goes out maxBurst a message, one message at a time.
+const maxBurst = 1000
 
 // recorder stores attempts as they come, those waiting together in one
 // transaction: sends end together often, and on SQLite a commit costs
 // more than the writes in it. A send's slot is free as soon as its
-// attempt is handed over, so a slow write never holds up sending; the
-// channel's bound holds sending back when writes fall behind. It returns
-// once in is closed and everything in it is stored.
-func (s *DeliveryWorker) recorder(in <-chan ports.Attempt) {
+// attempts are handed over, so a slow write never holds up sending; the
+// channel's bound holds sending back when writes fall behind. The
+// attempts of one message (a channel's burst) are stored in one
+// transaction, so they share their outcome in the database too. It
+// returns once in is closed and everything in it is stored.
+func (s *DeliveryWorker) recorder(in <-chan []ports.Attempt) {
 	gather := time.NewTimer(recordGather)
 	defer gather.Stop()
-	for a := range in {
-		batch := []ports.Attempt{a}
+	for first := range in {
+		batch := append([]ports.Attempt(nil), first...)
 		gather.Reset(recordGather)
 	collect:
 		for len(batch) < maxRecordBatch {
 			select {
-			case a, ok := <-in:
+			case more, ok := <-in:
 				if !ok {
 					break collect
 				}
-				batch = append(batch, a)
+				batch = append(batch, more...)
 			case <-gather.C:
 				break collect
 			}
@@ -340,10 +389,8 @@ func (s *DeliveryWorker) recorded(a ports.Attempt, r ports.AttemptResult) {
 	if !r.Recorded {
 		return
 	}
-	if d := a.Delivery; d.Status == core.DeliveryQueued {
-		if wait := d.NextAttemptAt.Sub(s.deps.Clock.Now()); wait < s.cfg.Poll {
-			time.AfterFunc(max(wait, 0), s.Poke)
-		}
+	if d := a.Delivery; d.Status == core.DeliveryQueued && d.NextAttemptAt.Sub(s.deps.Clock.Now()) < s.cfg.Poll {
+		s.wakeAt(d.NextAttemptAt)
 	}
 	if !r.SwitchedOff {
 		return
@@ -354,6 +401,53 @@ func (s *DeliveryWorker) recorded(a ports.Attempt, r ports.AttemptResult) {
 		defer cancel()
 		s.deps.SwitchedOff(ctx, r.Webhook)
 	}
+}
+
+// wakeAt asks the worker to look for due deliveries at t. The worker
+// keeps one timer for the earliest time asked (rearm), however many
+// deliveries ask for it.
+func (s *DeliveryWorker) wakeAt(t time.Time) {
+	s.soonMu.Lock()
+	if s.soon.IsZero() || t.Before(s.soon) {
+		s.soon = t
+	}
+	s.soonMu.Unlock()
+	s.Poke()
+}
+
+// takeSoon returns the earliest time wakeAt was asked for since the last
+// call, zero when none.
+func (s *DeliveryWorker) takeSoon() time.Time {
+	s.soonMu.Lock()
+	defer s.soonMu.Unlock()
+	t := s.soon
+	s.soon = time.Time{}
+	return t
+}
+
+// rearm sets the worker's one timer for the earliest time ahead at which
+// it knows deliveries fall due: the slot of the latest wake-up, or a
+// retry the recorder asked for. A wake-up that comes sooner looks then
+// anyway.
+func (w *worker) rearm() {
+	now := w.s.deps.Clock.Now()
+	if t := w.s.takeSoon(); !t.IsZero() && (w.retry.IsZero() || t.Before(w.retry)) {
+		w.retry = t
+	}
+	var next time.Time
+	for _, t := range []*time.Time{&w.slot, &w.retry} {
+		switch {
+		case !t.After(now):
+			*t = time.Time{} // passed: a claim since has looked
+		case next.IsZero() || t.Before(next):
+			next = *t
+		}
+	}
+	if next.IsZero() || next.Equal(w.alarmAt) {
+		return
+	}
+	w.alarm.Reset(next.Sub(now))
+	w.alarmAt = next
 }
 
 // fill starts a claim of due deliveries, or notes that another should
@@ -511,12 +605,18 @@ func (w *worker) release(back []ports.DueDelivery) {
 // oldest first, the least busy destination next: when the pool is the
 // bound, every destination with work gets an equal share of it, and a
 // webhook is not left behind the backlogs of channels taking the same
-// matches.
+// matches. A chat channel's held matches start together, as one burst.
 func (w *worker) startHeld() {
+	now := w.s.deps.Clock.Now()
+	for id, until := range w.quiet {
+		if !now.Before(until) {
+			delete(w.quiet, id)
+		}
+	}
 	for w.running < w.s.cfg.Workers {
 		next := ""
 		for id, q := range w.held {
-			if len(q) > 0 && w.busy[id] < w.slots(id) && (next == "" || w.busy[id] < w.busy[next]) {
+			if len(q) > 0 && w.busy[id] < w.slots(q[0].Webhook) && w.quiet[id].IsZero() && (next == "" || w.busy[id] < w.busy[next]) {
 				next = id
 			}
 		}
@@ -524,18 +624,55 @@ func (w *worker) startHeld() {
 			return
 		}
 		q := w.held[next]
-		w.start(q[0])
-		w.waiting--
-		if len(q) == 1 {
+		group, rest := q[:1], q[1:]
+		if burstable(q[0]) {
+			group, rest = splitBurst(q)
+		}
+		if q[0].Webhook.Kind.IsChannel() {
+			// Its next message waits for the next slot: one a second,
+			// even when matches of this one come in late (their
+			// transaction began in the second before and committed
+			// after its burst was claimed).
+			w.quiet[next] = core.ChannelSlot(now)
+			if w.quiet[next].After(w.slot) {
+				w.slot = w.quiet[next]
+				w.rearm()
+			}
+		}
+		w.start(group)
+		w.waiting -= len(group)
+		if len(rest) == 0 {
 			delete(w.held, next)
 		} else {
-			w.held[next] = q[1:]
+			w.held[next] = rest
 		}
 	}
 }
 
-func (w *worker) start(d ports.DueDelivery) {
-	id := d.Delivery.WebhookID
+// burstable reports whether d goes out in its channel's burst: a chat
+// channel's match message not written yet. A digest, and a message
+// stored before bursts were sent, go out alone as they are.
+func burstable(d ports.DueDelivery) bool {
+	return d.Webhook.Kind.IsChannel() && d.Delivery.Event == core.EventMatchCreated && len(d.Delivery.Payload) == 0
+}
+
+// splitBurst takes the burstable deliveries of q, at most maxBurst, and
+// returns them and the rest, each in the order of q.
+func splitBurst(q []ports.DueDelivery) (group, rest []ports.DueDelivery) {
+	for _, d := range q {
+		if len(group) < maxBurst && burstable(d) {
+			group = append(group, d)
+		} else {
+			rest = append(rest, d)
+		}
+	}
+	return group, rest
+}
+
+// start sends one message of the deliveries in group: one delivery, or
+// a chat channel's burst.
+func (w *worker) start(group []ports.DueDelivery) {
+	id := group[0].Delivery.WebhookID
 	w.running++
 	w.busy[id]++
 	go func() {
@@ -543,18 +680,30 @@ func (w *worker) start(d ports.DueDelivery) {
 		// stopping waits for it rather than leave a message sent but not
 		// recorded.
 		began := time.Now()
-		a, ok := w.s.attempt(context.Background(), d)
-		if ok {
-			w.records <- a
+		var as []ports.Attempt
+		if burstable(group[0]) {
+			as = w.s.burst(context.Background(), group)
+		} else if a, ok := w.s.attempt(context.Background(), group[0]); ok {
+			as = []ports.Attempt{a}
 		}
-		w.done <- sent{webhook: id, known: ok, fast: ok && a.Delivery.Status == core.DeliveryDelivered && time.Since(began) < fastAnswer,
-			gone: ok && a.Delivery.Gone()}
+		e := sent{webhook: id, known: len(as) > 0}
+		if e.known {
+			w.records <- as
+			d := as[0].Delivery
+			e.fast, e.gone = d.Status == core.DeliveryDelivered && time.Since(began) < fastAnswer, d.Gone()
+		}
+		w.done <- e
 	}()
 }
 
-// slots is how many sends webhook id may have under way.
-func (w *worker) slots(id string) int {
-	if w.fast[id] {
+// slots is how many sends to h may be under way: one to a chat channel,
+// which takes about one message a second; to a webhook PerWebhook, or
+// FastPerWebhook while its answers come fast.
+func (w *worker) slots(h core.Webhook) int {
+	switch {
+	case h.Kind.IsChannel():
+		return 1
+	case w.fast[h.ID]:
 		return w.s.cfg.FastPerWebhook
 	}
 	return w.s.cfg.PerWebhook
@@ -656,7 +805,7 @@ func (s *DeliveryWorker) attempt(ctx context.Context, due ports.DueDelivery) (a 
 	var res ports.WebhookResult
 	var err error
 	if due.Webhook.Kind.IsChannel() {
-		res, err = s.msg.sendChannel(ctx, due.Webhook, due.SealedSecret, d)
+		res, err = s.msg.sendChannel(ctx, due.Webhook, due.SealedSecret, d, 1)
 		if err != nil {
 			s.deps.Log.ErrorContext(ctx, "a channel's destination does not open; its messages fail until it is set again", "channel", due.Webhook.ID, "err", err)
 			s.deps.Metrics.Count(ports.EventDeliveriesFail, 1)
@@ -668,7 +817,75 @@ func (s *DeliveryWorker) attempt(ctx context.Context, due ports.DueDelivery) (a 
 			s.deps.Metrics.Count(ports.EventDeliveriesFail, 1)
 		}
 	}
-	now := s.deps.Clock.Now()
-	next := d.Attempted(s.cfg.Schedule, res.Status, res.Error, now, mrand.Float64()).WithRetryAfter(res.RetryAfter, now)
-	return ports.Attempt{Due: due, Delivery: next}, true
+	return ports.Attempt{Due: due, Delivery: s.outcome(d, due.Webhook, res, s.deps.Clock.Now(), mrand.Float64())}, true
+}
+
+// outcome is d, a delivery of w, after a try made at at that got res:
+// delivered, failed, or queued for the schedule's next try (jitter as
+// core.NextDeliveryStep takes it), or a later one a Retry-After asked
+// for, on the slot of a chat channel (core.Webhook.DueAt).
+func (s *DeliveryWorker) outcome(d core.Delivery, w core.Webhook, res ports.WebhookResult, at time.Time, jitter float64) core.Delivery {
+	d = d.Attempted(s.cfg.Schedule, res.Status, res.Error, at, jitter).WithRetryAfter(res.RetryAfter, at)
+	if d.Status == core.DeliveryQueued {
+		d.NextAttemptAt = w.DueAt(d.NextAttemptAt)
+	}
+	return d
+}
+
+// burst sends a chat channel's held matches, with the rest of its due
+// ones claimed now, as one message, and returns an attempt for each: the
+// same outcome for all, the same next try for those queued again. A
+// delivery whose match was deleted is dropped. Nothing is returned when
+// nothing was sent; what is claimed is then left to its lease.
+func (s *DeliveryWorker) burst(ctx context.Context, group []ports.DueDelivery) []ports.Attempt {
+	ch := group[len(group)-1]
+	if n := maxBurst - len(group); n > 0 {
+		more, err := s.deps.Queue.ClaimBurst(ctx, ch.Webhook.ID, n, s.lease)
+		if err != nil {
+			s.deps.Log.WarnContext(ctx, "claiming the rest of a channel's matches failed; those held go now, the rest with its next message",
+				"channel", ch.Webhook.ID, "err", err)
+		}
+		if len(more) > 0 {
+			ch = more[len(more)-1] // the channel as it stands now
+			group = append(group, more...)
+		}
+	}
+	kept := make([]ports.DueDelivery, 0, len(group))
+	ms := make([]core.ChannelMatch, 0, len(group))
+	for _, due := range group {
+		if due.Match == nil {
+			// The match went with its phrase before anything was sent:
+			// there is nothing left to announce.
+			if err := s.deps.Queue.DropDelivery(ctx, due); err != nil {
+				s.deps.Log.WarnContext(ctx, "dropping a delivery of a deleted match failed", "delivery", due.Delivery.ID, "err", err)
+			}
+			continue
+		}
+		kept = append(kept, due)
+		ms = append(ms, core.ChannelMatchOf(*due.Match))
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	body, err := core.RenderChannelBurst(ch.Webhook.Kind, ms, s.deps.Clock.Now(), dashboardLink(s.site))
+	if err != nil {
+		// Left to their leases: a later claim tries again.
+		s.deps.Log.WarnContext(ctx, "preparing a channel message failed", "channel", ch.Webhook.ID, "matches", len(kept), "err", err)
+		return nil
+	}
+	// The body goes out under the first delivery's id and is not kept:
+	// each try writes the message again from the matches it then carries.
+	d := kept[0].Delivery
+	d.Payload = body
+	res, err := s.msg.sendChannel(ctx, ch.Webhook, ch.SealedSecret, d, len(kept))
+	if err != nil {
+		s.deps.Log.ErrorContext(ctx, "a channel's destination does not open; its messages fail until it is set again", "channel", ch.Webhook.ID, "err", err)
+		s.deps.Metrics.Count(ports.EventDeliveriesFail, len(kept))
+	}
+	at, jitter := s.deps.Clock.Now(), mrand.Float64()
+	out := make([]ports.Attempt, len(kept))
+	for i, due := range kept {
+		out[i] = ports.Attempt{Due: due, Delivery: s.outcome(due.Delivery, ch.Webhook, res, at, jitter)}
+	}
+	return out
 }

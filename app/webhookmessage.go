@@ -124,10 +124,11 @@ func channelRender(w core.Webhook, m core.Match) ([]byte, error) {
 }
 
 // sendChannel opens channel w's sealed target and sends d's payload to
-// it once, counting the outcome as send does. The error says the target
-// did not open (or no sender of channel messages is set): nothing was
-// sent or counted then.
-func (m messenger) sendChannel(ctx context.Context, w core.Webhook, sealed []byte, d core.Delivery) (ports.WebhookResult, error) {
+// it once, counting the outcome as send does, for each of the n
+// deliveries the message carries (a burst carries several). The error
+// says the target did not open (or no sender of channel messages is
+// set): nothing was sent or counted then.
+func (m messenger) sendChannel(ctx context.Context, w core.Webhook, sealed []byte, d core.Delivery, n int) (ports.WebhookResult, error) {
 	if m.channels == nil {
 		return ports.WebhookResult{Error: errTargetUnreadable}, errors.New("no sender of channel messages")
 	}
@@ -141,9 +142,9 @@ func (m messenger) sendChannel(ctx context.Context, w core.Webhook, sealed []byt
 	}
 	res := m.channels.SendChannel(ctx, ports.ChannelMessage{Target: target, DeliveryID: d.ID, Body: d.Payload})
 	if res.Delivered() {
-		m.metrics.Count(ports.EventDeliveriesOK, 1)
+		m.metrics.Count(ports.EventDeliveriesOK, n)
 	} else {
-		m.metrics.Count(ports.EventDeliveriesFail, 1)
+		m.metrics.Count(ports.EventDeliveriesFail, n)
 	}
 	return res, nil
 }

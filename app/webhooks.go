@@ -312,7 +312,9 @@ func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 
 // Retry sends a delivered or failed message again, with the same
 // delivery id and body: it is queued with trigger manual and a fresh set
-// of tries. KindNotFound; KindConflict while the delivery is still queued
+// of tries. (A chat channel's match message is written again from its
+// match, and goes out at the channel's next slot with the others due
+// then: Channels.Retry.) KindNotFound; KindConflict while the delivery is still queued
 // or the webhook is switched off; KindInvalidRequest for a test ping;
 // KindPlanLimit.
 func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error) {
@@ -344,7 +346,7 @@ func (s *Webhooks) retry(ctx context.Context, ownerID, webhookID, deliveryID str
 			return d, core.Errorf(core.KindConflict, "the delivery is queued already")
 		}
 		d.Trigger, d.Status, d.Tries = core.TriggerManual, core.DeliveryQueued, 0
-		d.ResponseStatus, d.Error, d.NextAttemptAt = 0, "", now
+		d.ResponseStatus, d.Error, d.NextAttemptAt = 0, "", w.DueAt(now)
 		return d, nil
 	})
 	if err != nil {

@@ -49,8 +49,10 @@ const ChannelDigestShown = 10
 
 // ChannelDigest is a period's matches for one channel.
 type ChannelDigest struct {
-	Frequency AlertFrequency // AlertHourly or AlertDaily: what the heading calls it
-	At        time.Time      // when the digest was made
+	// Frequency is what the heading calls it: AlertHourly or AlertDaily,
+	// or AlertAtOnce for a second's matches (RenderChannelBurst).
+	Frequency AlertFrequency
+	At        time.Time // when the digest was made
 	// Total is how many matches the period had; fewer than len(Matches)
 	// counts as len(Matches). The caller may hand in only the strongest
 	// ChannelDigestShown with the count of all.
@@ -143,6 +145,25 @@ func RenderChannelDigest(k ChannelKind, d ChannelDigest) ([]byte, error) {
 	}
 }
 
+// RenderChannelBurst writes one message for the matches a channel at
+// once got within one second (ChannelSlot): a single match as its own
+// message (RenderChannelMatch), several as a digest of them
+// (RenderChannelDigest) headed by their number, the strongest
+// ChannelDigestShown listed and the rest counted, with a link to moreURL
+// (optional) for them. at is when the message is made. KindInvalid for a
+// kind that is not a channel, or no match.
+func RenderChannelBurst(k ChannelKind, ms []ChannelMatch, at time.Time, moreURL string) ([]byte, error) {
+	switch {
+	case !k.IsChannel():
+		return nil, Errorf(KindInvalid, "kind must be one of slack, discord, telegram, ntfy")
+	case len(ms) == 0:
+		return nil, Errorf(KindInvalid, "a burst needs a match")
+	case len(ms) == 1:
+		return RenderChannelMatch(k, ms[0])
+	}
+	return RenderChannelDigest(k, ChannelDigest{Frequency: AlertAtOnce, At: at, Total: len(ms), Matches: ms, MoreURL: moreURL})
+}
+
 // RenderChannelTest writes the test message an owner sends to check a
 // channel.
 func RenderChannelTest(k ChannelKind, at time.Time) ([]byte, error) {
@@ -233,10 +254,15 @@ type digestView struct {
 	more    string
 }
 
+// digestHeading names a digest by its frequency; the matches of one
+// second at once (RenderChannelBurst) are no digest, and their heading
+// is the count alone: "earshot: 12 new matches".
 func digestHeading(f AlertFrequency) string {
 	switch f {
 	case AlertHourly, AlertDaily:
 		return "earshot " + string(f) + " digest"
+	case AlertAtOnce:
+		return "earshot"
 	}
 	return "earshot digest"
 }

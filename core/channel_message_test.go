@@ -745,3 +745,37 @@ func BenchmarkRenderChannel(b *testing.B) {
 		})
 	}
 }
+
+// A burst of one match is the match's own message; of several, a digest
+// of them titled by their number, strongest first, the rest counted with
+// the link, escaped as every message is.
+func TestRenderChannelBurst(t *testing.T) {
+	at := time.Date(2026, 1, 10, 9, 30, 1, 0, time.UTC)
+	for _, k := range ChannelKinds {
+		one := hostile()
+		b, err := RenderChannelBurst(k, []ChannelMatch{one}, at, "https://earshot.example.com/app/")
+		if err != nil || string(b) != string(render(t, k, one)) {
+			t.Fatalf("%s: a burst of one is %s, %v; want the match's message", k, b, err)
+		}
+		d := digestOf(13)
+		b, err = RenderChannelBurst(k, d.Matches, at, "https://earshot.example.com/app/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAny(t, k, b)
+		scores, more := digestScores(t, k, b)
+		if len(scores) != ChannelDigestShown || scores[0] != "98" || !strings.HasPrefix(more, "and 3 more") {
+			t.Fatalf("%s: scores %v, %q: %s", k, scores, more, b)
+		}
+		if s := string(b); !strings.Contains(s, "13 new matches") || strings.Contains(s, "digest") ||
+			!strings.Contains(s, "https://earshot.example.com/app/") {
+			t.Fatalf("%s: %s", k, b)
+		}
+	}
+	if _, err := RenderChannelBurst(ChannelWebhook, []ChannelMatch{hostile()}, at, ""); !IsKind(err, KindInvalid) {
+		t.Fatalf("a webhook's burst: %v", err)
+	}
+	if _, err := RenderChannelBurst(ChannelSlack, nil, at, ""); !IsKind(err, KindInvalid) {
+		t.Fatalf("an empty burst: %v", err)
+	}
+}

@@ -30,7 +30,8 @@ func (d Delivery) Replayable() bool {
 
 // ReplayFailed is the rule of a replay: for each of w's replayable
 // deliveries in failed, a new delivery of the same event and match,
-// trigger replay, queued and due at time at with a fresh set of tries.
+// trigger replay, queued at time at (due then, or at a chat channel's
+// next slot: Webhook.DueAt) with a fresh set of tries.
 // The new deliveries carry no ID and no payload: the store names them,
 // and the first try renders the match as it then stands, under the new
 // id. The failed ones stay in the log as they are. KindConflict when w is
@@ -47,7 +48,7 @@ func ReplayFailed(w Webhook, failed []Delivery, at time.Time) ([]Delivery, error
 		}
 		out = append(out, Delivery{
 			WebhookID: w.ID, OwnerID: d.OwnerID, MatchID: d.MatchID, Event: d.Event, Trigger: TriggerReplay,
-			Status: DeliveryQueued, CreatedAt: at, NextAttemptAt: at,
+			Status: DeliveryQueued, CreatedAt: at, NextAttemptAt: w.DueAt(at),
 		})
 	}
 	return out, nil

@@ -27,6 +27,16 @@ type DeliveryQueue interface {
 	// process or another, never return the same delivery while its lease
 	// runs.
 	ClaimDeliveries(ctx context.Context, c DeliveryClaim) ([]DueDelivery, error)
+	// ClaimBurst leases, for a chat channel (webhookID) whose deliveries
+	// the caller holds, the rest of that channel's match.created
+	// deliveries that are due by the store's clock, whose lease ran out
+	// and that have no payload (their message is written from the match
+	// at each try), earliest due first, at most limit: the caller sends
+	// them with those it holds as one message. Each comes with its match
+	// read as ClaimDeliveries reads it, nil when the match was deleted.
+	// None when the channel is switched off or gone. Concurrent claims
+	// of either kind never return the same delivery while its lease runs.
+	ClaimBurst(ctx context.Context, webhookID string, limit int, lease time.Duration) ([]DueDelivery, error)
 	// FinishAttempts records attempts on claimed deliveries, in order,
 	// in one transaction: each delivery as the caller left it (the
 	// caller decides the retry, the failure and the next time), with the

@@ -128,7 +128,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	s.AccountHealth = app.NewAccountHealth(app.AccountHealthDeps{Accounts: st.accounts, Store: st.accountHealth, Clock: clock,
 		Notified: s.Notifications.Poke}, cfg.Limits)
 	s.Deliveries = app.NewDeliveryWorker(app.DeliveryDeps{Queue: st.deliveries, Sender: sender, Channels: sender, Sealer: sealer, Clock: clock,
-		Log: log, Metrics: reg, SwitchedOff: s.Notifications.SwitchedOff},
+		Log: log, Metrics: reg, SwitchedOff: s.Notifications.SwitchedOff, SiteURL: siteURL},
 		app.DeliveryConfig{Schedule: cfg.WebhookRetrySchedule, Timeout: cfg.WebhookTimeout})
 	s.Webhooks = app.NewWebhooks(app.WebhookDeps{Store: st.webhooks, Sender: sender, Sealer: sealer, Clock: clock, Log: log,
 		Metrics: reg, Owners: st.owners, Wake: s.Deliveries.Poke},

@@ -56,6 +56,17 @@ type deliveryRow struct {
 
 func (deliveryRow) TableName() string { return "webhook_deliveries" }
 
+// deliveryColumns are the columns of deliveryRow in the order of fields:
+// what a claim returns, scanned by hand, since a channel's burst claims
+// a thousand rows at once.
+const deliveryColumns = "id, webhook_id, owner_id, match_id, event, last_error, trigger_kind, status, tries, response_status, payload, " +
+	"created_at, last_attempt_at, next_attempt_at, lease_until"
+
+func (r *deliveryRow) fields() []any {
+	return []any{&r.ID, &r.WebhookID, &r.OwnerID, &r.MatchID, &r.Event, &r.LastError, &r.TriggerKind, &r.Status, &r.Tries, &r.ResponseStatus,
+		&r.Payload, &r.CreatedAt, &r.LastAttemptAt, &r.NextAttemptAt, &r.LeaseUntil}
+}
+
 func (r deliveryRow) delivery() core.Delivery {
 	return core.Delivery{
 		ID: r.ID, WebhookID: r.WebhookID, OwnerID: r.OwnerID, MatchID: r.MatchID, Event: r.Event,
@@ -286,11 +297,18 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	ranked AS (SELECT tid, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)
 	UPDATE webhook_deliveries SET lease_until = @until
 	WHERE ` + s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM ranked WHERE n <= @per))", "rowid IN (SELECT tid FROM ranked WHERE n <= @per)") + `
-		AND status = 'queued' AND lease_until < @now RETURNING *`
-	var claimed []deliveryRow
-	if err := s.db.with(ctx).Raw(claim, args).Scan(&claimed).Error; err != nil || len(claimed) == 0 {
+		AND status = 'queued' AND lease_until < @now RETURNING ` + deliveryColumns
+	claimed, err := scanAll(s.db.with(ctx).Raw(claim, args), (*deliveryRow).fields)
+	if err != nil || len(claimed) == 0 {
 		return nil, translate(err, "delivery")
 	}
+	return s.dueOf(ctx, claimed)
+}
+
+// dueOf reads what sending the claimed rows takes: their webhooks, and
+// the matches of those without a payload, in two reads; earliest due
+// first.
+func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]ports.DueDelivery, error) {
 	var hookIDs, matchIDs []string
 	for _, r := range claimed {
 		if !slices.Contains(hookIDs, r.WebhookID) {
@@ -304,7 +322,7 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	var matches []matchRow
 	err := s.db.with(ctx).Where("id IN ?", hookIDs).Find(&hooks).Error
 	if err == nil && len(matchIDs) > 0 {
-		err = s.db.with(ctx).Where("id IN ?", matchIDs).Find(&matches).Error
+		matches, err = scanAll(s.db.with(ctx).Model(&matchRow{}).Select(matchColumns).Where("id IN ?", matchIDs), (*matchRow).fields)
 	}
 	if err != nil {
 		return nil, translate(err, "delivery")
@@ -313,21 +331,58 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	slices.SortFunc(claimed, func(a, b deliveryRow) int {
 		return cmp.Or(cmp.Compare(a.NextAttemptAt, b.NextAttemptAt), strings.Compare(a.ID, b.ID))
 	})
+	// By id: a channel's burst claims a thousand rows of one webhook.
+	byHook := make(map[string]ports.DueDelivery, len(hooks))
+	for _, h := range hooks {
+		byHook[h.ID] = ports.DueDelivery{Webhook: h.webhook(), SealedSecret: h.Secret, PreviousSealedSecret: h.PreviousSecret}
+	}
+	byMatch := make(map[string]*matchRow, len(matches))
+	for i := range matches {
+		byMatch[matches[i].ID] = &matches[i]
+	}
 	out := make([]ports.DueDelivery, 0, len(claimed))
 	for _, r := range claimed {
-		i := slices.IndexFunc(hooks, func(h webhookRow) bool { return h.ID == r.WebhookID })
-		if i < 0 {
+		due, ok := byHook[r.WebhookID]
+		if !ok {
 			continue // deleted since the claim: its deliveries went with it
 		}
-		due := ports.DueDelivery{Delivery: r.delivery(), Webhook: hooks[i].webhook(), SealedSecret: hooks[i].Secret,
-			PreviousSealedSecret: hooks[i].PreviousSecret, LeaseUntil: fromMicros(r.LeaseUntil)}
-		if j := slices.IndexFunc(matches, func(m matchRow) bool { return m.ID == r.MatchID }); j >= 0 && len(r.Payload) == 0 && matches[j].OwnerID == r.OwnerID {
-			m := matches[j].match()
-			due.Match = &m
+		due.Delivery, due.LeaseUntil = r.delivery(), fromMicros(r.LeaseUntil)
+		if m, ok := byMatch[r.MatchID]; ok && len(r.Payload) == 0 && m.OwnerID == r.OwnerID {
+			match := m.match()
+			due.Match = &match
 		}
 		out = append(out, due)
 	}
 	return out, nil
+}
+
+// ClaimBurst implements ports.DeliveryQueue. The channel's queued rows
+// are an index range (webhook_deliveries_status); those due are at most
+// a second's worth, since a channel's deliveries fall due on its slots.
+func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit int, lease time.Duration) ([]ports.DueDelivery, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	now := s.db.gorm.NowFunc()
+	args := map[string]any{"now": micros(now), "until": micros(now.Add(lease)), "limit": limit, "hook": webhookID, "event": core.EventMatchCreated}
+	// As in ClaimDeliveries, the candidates are picked once, in a CTE,
+	// and leased through their ctids (rowids): Postgres may run an IN
+	// (subquery) with a LIMIT more than once, and each run skips what
+	// the one before locked.
+	tid := s.db.pick("ctid", "rowid")
+	claimed, err := scanAll(s.db.with(ctx).Raw(`WITH cand AS (
+		SELECT d.`+tid+` AS tid FROM webhook_deliveries d
+		WHERE d.webhook_id = @hook AND d.status = 'queued' AND d.event = @event AND d.next_attempt_at <= @now AND d.lease_until < @now
+			AND (d.payload IS NULL OR length(d.payload) = 0)
+			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
+		ORDER BY d.next_attempt_at, d.id LIMIT @limit`+s.db.pick(" FOR UPDATE OF d SKIP LOCKED", "")+`)
+	UPDATE webhook_deliveries SET lease_until = @until
+	WHERE `+s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM cand))", "rowid IN (SELECT tid FROM cand)")+`
+		AND status = 'queued' AND lease_until < @now RETURNING `+deliveryColumns, args), (*deliveryRow).fields)
+	if err != nil || len(claimed) == 0 {
+		return nil, translate(err, "delivery")
+	}
+	return s.dueOf(ctx, claimed)
 }
 
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,9 @@ func testChannelStore(t *testing.T, s Stores) {
 	if s.Channels == nil {
 		t.Skip("no channel store")
 	}
+	// Before the others, which start once this function returns: they
+	// claim every due delivery, and would take this one's.
+	t.Run("ClaimBurst", func(t *testing.T) { testClaimBurst(t, s) })
 	for _, c := range []struct {
 		name string
 		run  func(*testing.T, Stores)
@@ -159,20 +163,28 @@ func testChannelSharedLimit(t *testing.T, s Stores) {
 	}
 }
 
-// A score queues a delivery for a channel at once, as for a webhook, and
-// none for a channel on a digest; a claim hands the channel's kind and
-// sealed target to the sender.
+// A score queues a delivery for a channel at once, due as the plan says
+// (at the channel's next slot), and none for a channel on a digest; a
+// claim hands the channel's kind and sealed target to the sender.
 func testChannelQueuedOnScore(t *testing.T, s Stores) {
 	o := newOwner(t, s)
 	now := newChannel(t, s, o.ID, core.ChannelTelegram, "telegram chat -100 (bot 123456…)", 70, atOnce)
 	digest := newChannel(t, s, o.ID, core.ChannelSlack, "hooks.slack.com/…", 0, core.AlertSchedule{Frequency: core.AlertHourly})
 	m := scoredMatches(t, s, o.ID, core.X, 1, 80)[0]
 	ds := deliveries(t, s, o.ID, now.ID)
-	if len(ds) != 1 || ds[0].MatchID != m.ID || ds[0].Event != core.EventMatchCreated || ds[0].Status != core.DeliveryQueued || ds[0].Payload != nil {
+	if len(ds) != 1 || ds[0].MatchID != m.ID || ds[0].Event != core.EventMatchCreated || ds[0].Status != core.DeliveryQueued || ds[0].Payload != nil ||
+		!ds[0].NextAttemptAt.Equal(core.ChannelSlot(ds[0].CreatedAt)) {
 		t.Fatalf("the channel at once has %+v", ds)
 	}
 	if ds := deliveries(t, s, o.ID, digest.ID); len(ds) != 0 {
 		t.Fatalf("the digest channel has %+v queued", ds)
+	}
+	// Due now, rather than wait for the slot.
+	if _, err := s.Webhooks.UpdateDelivery(ctx, o.ID, now.ID, ds[0].ID, func(d core.Delivery) (core.Delivery, error) {
+		d.NextAttemptAt = d.CreatedAt
+		return d, nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	var mine []ports.DueDelivery
 	for _, d := range claimAll(t, s, o.ID, ports.DeliveryClaim{Limit: 50, Lease: time.Hour}) {
@@ -292,5 +304,155 @@ func testAddDigest(t *testing.T, s Stores) {
 	}
 	if ok, err := s.Channels.AddDigest(ctx, got, later.Add(time.Hour), d, core.DeliveryLogSize); err != nil || ok {
 		t.Fatalf("AddDigest of a deleted channel = %v, %v", ok, err)
+	}
+}
+
+// scoredDue is scoredMatches with every delivery queued due at the
+// store's time plus offset, whatever the webhook's kind.
+func scoredDue(t *testing.T, s Stores, ownerID string, n int, offset time.Duration) []core.Match {
+	t.Helper()
+	p := newPhrase(t, s, ownerID, "burst "+unique(), "x", "")
+	var batch []ports.PostMatches
+	for range n {
+		batch = append(batch, ports.PostMatches{Post: post(unique()), PhraseIDs: []string{p.ID}})
+	}
+	res, err := s.Matches.SaveMatches(ctx, ownerID, core.X, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var up []ports.ScoreUpdate
+	for _, m := range res.Matches {
+		up = append(up, ports.ScoreUpdate{Match: m, Score: core.Score{Value: 80, Intent: core.IntentBuying, Reason: "wants one"}})
+	}
+	plan := func(m core.Match, hooks []core.Webhook, at time.Time) []core.Delivery {
+		ds := core.QueueMatchCreated(m, hooks, at)
+		for i := range ds {
+			ds[i].NextAttemptAt = at.Add(offset)
+		}
+		return ds
+	}
+	got, err := s.Matches.SetScores(ctx, up, plan)
+	if err != nil || len(got) != n {
+		t.Fatalf("SetScores: %d of %d, %v", len(got), n, err)
+	}
+	return got
+}
+
+// ClaimBurst takes the rest of one channel's due match messages without
+// a body, earliest due first, up to its limit, each with its match and
+// the channel's sealed target: never one another claim holds, one of
+// another channel, one not due yet or one with a body (a digest, or a
+// message written before), and nothing of a channel switched off.
+// Concurrent calls share a channel's deliveries, each taken once.
+func testClaimBurst(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	ch := newChannel(t, s, o.ID, core.ChannelSlack, "hooks.slack.com/…", 0, atOnce)
+	other := newChannel(t, s, o.ID, core.ChannelNtfy, "ntfy.sh/…abcd", 0, atOnce)
+	off := newChannel(t, s, o.ID, core.ChannelDiscord, "discord.com/…", 0, atOnce)
+	before := time.Now()
+	due := scoredDue(t, s, o.ID, 6, -time.Millisecond)
+	later := scoredDue(t, s, o.ID, 1, time.Hour)
+	if _, err := s.Webhooks.UpdateWebhook(ctx, o.ID, off.ID, func(w core.Webhook) (core.Webhook, error) { w.Active = false; return w, nil }); err != nil {
+		t.Fatal(err)
+	}
+	mine := func(due []ports.DueDelivery, id string) []ports.DueDelivery {
+		var out []ports.DueDelivery
+		for _, d := range due {
+			if d.Delivery.WebhookID == id {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+
+	// One of the channel's, claimed as the worker claims, and tried: it
+	// is queued again, due, with the body it was sent with.
+	held := mine(claimOnce(t, s, o.ID, ports.DeliveryClaim{Limit: 100, PerWebhook: 1, Lease: time.Hour}), ch.ID)
+	if len(held) != 1 {
+		t.Fatalf("claimed %d of the channel's deliveries, want 1", len(held))
+	}
+	d := held[0].Delivery
+	d.Payload = []byte(`{"text":"sent before"}`)
+	d = d.Attempted(core.RetrySchedule{time.Minute}, 500, "http 500", time.Now().UTC(), 0)
+	d.NextAttemptAt = time.Now().UTC().Add(-time.Second)
+	if _, recorded, err := finish(t, s, held[0], d); err != nil || !recorded {
+		t.Fatalf("recording the held one: %v, %v", recorded, err)
+	}
+
+	first, err := s.Deliveries.ClaimBurst(ctx, ch.ID, 3, time.Hour)
+	if err != nil || len(first) != 3 {
+		t.Fatalf("ClaimBurst(3) = %d, %v", len(first), err)
+	}
+	for i, b := range first {
+		x := b.Delivery
+		if x.WebhookID != ch.ID || x.ID == d.ID || x.Event != core.EventMatchCreated || x.Status != core.DeliveryQueued || len(x.Payload) != 0 ||
+			b.Webhook.ID != ch.ID || b.Webhook.Kind != core.ChannelSlack || string(b.SealedSecret) != "sealed:"+ch.ID ||
+			b.Match == nil || b.Match.ID != x.MatchID || b.Match.Score == nil || !slices.ContainsFunc(due, func(m core.Match) bool { return m.ID == x.MatchID }) ||
+			b.LeaseUntil.Before(before.Add(50*time.Minute)) {
+			t.Fatalf("burst %d: %+v", i, b)
+		}
+		if i > 0 && (x.NextAttemptAt.Before(first[i-1].Delivery.NextAttemptAt) ||
+			x.NextAttemptAt.Equal(first[i-1].Delivery.NextAttemptAt) && x.ID < first[i-1].Delivery.ID) {
+			t.Fatalf("burst not earliest due first: %+v after %+v", x, first[i-1].Delivery)
+		}
+	}
+	rest, err := s.Deliveries.ClaimBurst(ctx, ch.ID, 100, time.Hour)
+	if err != nil || len(rest) != 2 {
+		t.Fatalf("ClaimBurst(100) = %d, %v; want the 2 left of 6 (one has a body, three are held)", len(rest), err)
+	}
+	for _, b := range rest {
+		if slices.ContainsFunc(first, func(f ports.DueDelivery) bool { return f.Delivery.ID == b.Delivery.ID }) ||
+			b.Delivery.MatchID == later[0].ID || b.Delivery.ID == d.ID {
+			t.Fatalf("taken again or not due: %+v", b.Delivery)
+		}
+	}
+	if again, err := s.Deliveries.ClaimBurst(ctx, ch.ID, 100, time.Hour); err != nil || len(again) != 0 {
+		t.Fatalf("a third ClaimBurst took %d, %v", len(again), err)
+	}
+	if got, err := s.Deliveries.ClaimBurst(ctx, off.ID, 100, time.Hour); err != nil || len(got) != 0 {
+		t.Fatalf("ClaimBurst of a channel switched off took %d, %v", len(got), err)
+	}
+	if got, err := s.Deliveries.ClaimBurst(ctx, "no-such-channel", 100, time.Hour); err != nil || len(got) != 0 {
+		t.Fatalf("ClaimBurst of no channel took %d, %v", len(got), err)
+	}
+
+	// A lease from ClaimBurst identifies the claim as any other's.
+	x := first[0].Delivery.Attempted(nil, 200, "", time.Now().UTC(), 0)
+	if _, recorded, err := finish(t, s, first[0], x); err != nil || !recorded {
+		t.Fatalf("recording a burst's delivery: %v, %v", recorded, err)
+	}
+
+	// Concurrent calls take each of the other channel's five free
+	// deliveries once.
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				got, err := s.Deliveries.ClaimBurst(ctx, other.ID, 2, time.Hour)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(got) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, b := range got {
+					seen[b.Delivery.ID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 5 {
+		t.Fatalf("concurrent bursts took %d of the other channel's 5 free deliveries", len(seen))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("delivery %s taken %d times", id, n)
+		}
 	}
 }
