@@ -48,6 +48,7 @@ var (
 // DB is an open database. Stores of every role share one.
 type DB struct {
 	gorm     *gorm.DB // every statement of the stores, prepared once per connection
+	writer   *gorm.DB
 	plain    *gorm.DB // the same pool unprepared: a migration's file is several statements
 	postgres bool
 	keys     keyCache // Postgres only (key.go)
@@ -110,7 +111,7 @@ func Open(rawURL string) (*DB, error) {
 	}
 	prepared := g.Session(&gorm.Session{PrepareStmt: true, NewDB: true})
 	prepared.Statement.ConnPool = preparedPool{prepared.Statement.ConnPool.(*gorm.PreparedStmtDB)}
-	return &DB{gorm: prepared, plain: g, postgres: pg, keys: keyCache{keys: map[string]cachedKey{}}}, nil
+	return &DB{gorm: prepared, writer: prepared, plain: g, postgres: pg, keys: keyCache{keys: map[string]cachedKey{}}}, nil
 }
 
 // preparedPool prepares statements outside transactions only: inside one,
@@ -151,6 +152,14 @@ func (db *DB) with(ctx context.Context) *gorm.DB {
 		ctx = context.WithoutCancel(ctx)
 	}
 	return db.gorm.WithContext(ctx)
+}
+
+// write returns the handle for a write under ctx.
+func (db *DB) write(ctx context.Context) *gorm.DB {
+	if !db.postgres {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return db.writer.WithContext(ctx)
 }
 
 // pick returns this database's text of a statement written in both.
