@@ -82,7 +82,7 @@ func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core
 		return row.account(), nil
 	}
 	var row accountRow
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) (err error) {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) (err error) {
 		if _, err := lockOwner(tx, ownerID); err != nil {
 			return err
 		}
@@ -107,7 +107,7 @@ func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core
 }
 
 func (s *AccountStore) SetSession(ctx context.Context, ownerID, accountID string, sealed []byte) error {
-	return translate(affected(s.db.with(ctx).Model(&accountRow{}).Where("id = ? AND owner_id = ?", accountID, ownerID).Update("session", sealed)), "account")
+	return translate(affected(s.db.write(ctx).Model(&accountRow{}).Where("id = ? AND owner_id = ?", accountID, ownerID).Update("session", sealed)), "account")
 }
 
 func (s *AccountStore) Session(ctx context.Context, ownerID string, p core.Platform) (core.Account, []byte, error) {
@@ -134,7 +134,7 @@ func (s *AccountStore) AccountHealth(ctx context.Context, ownerID string) ([]por
 func (s *AccountStore) UpdateHealth(ctx context.Context, ownerID, accountID string,
 	change func(ports.AccountHealth) (health.Record, *core.Notification, error)) (ports.AccountHealth, error) {
 	var out ports.AccountHealth
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		var row accountRow
 		if err := tx.Select(accountColumns).Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", accountID, ownerID).Error; err != nil {
 			return err

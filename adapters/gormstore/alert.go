@@ -34,7 +34,7 @@ func (s *AlertStore) MarkEmailed(ctx context.Context, ownerID string, ids []stri
 	if len(ids) == 0 {
 		return nil
 	}
-	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Model(&matchRow{}).Where("owner_id = ? AND id IN ?", ownerID, ids).
 			Update("emailed_at", micros(at)).Error; err != nil {
 			return err
@@ -61,6 +61,6 @@ func (s *AlertStore) SetAlertSchedule(ctx context.Context, ownerID string, sched
 	if sched.Frequency == core.AlertAtOnce {
 		freq = ""
 	}
-	return translate(affected(s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", ownerID).
+	return translate(affected(s.db.write(ctx).Model(&ownerRow{}).Where("id = ?", ownerID).
 		Updates(map[string]any{"alert_frequency": freq, "alert_hour": sched.Hour, "alert_zone": sched.Zone})), "owner")
 }

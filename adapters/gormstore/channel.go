@@ -55,7 +55,7 @@ func (s *ChannelStore) CreateChannel(ctx context.Context, w *core.Webhook, allow
 	if !w.Kind.IsChannel() {
 		return core.Errorf(core.KindInvalid, "kind must be one of slack, discord, telegram, ntfy")
 	}
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		// The owner's lock orders creates of webhooks and channels alike,
 		// so allow sees every one made before.
 		if _, err := lockOwner(tx, w.OwnerID); err != nil {
@@ -91,7 +91,7 @@ func (s *ChannelStore) CreateChannel(ctx context.Context, w *core.Webhook, allow
 // UpdateChannel implements ports.ChannelStore.
 func (s *ChannelStore) UpdateChannel(ctx context.Context, ownerID, id string, change func(core.Webhook, []byte) (core.Webhook, []byte, error)) (core.Webhook, error) {
 	var row webhookRow
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ? AND "+notWebhook, id, ownerID).Error; err != nil {
 			return err
 		}
@@ -145,7 +145,7 @@ func (s *ChannelStore) DigestMatches(ctx context.Context, ch core.Webhook, from,
 // AddDigest implements ports.ChannelStore.
 func (s *ChannelStore) AddDigest(ctx context.Context, ch core.Webhook, at time.Time, d *core.Delivery, keep int) (bool, error) {
 	done := false
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		var row webhookRow
 		err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ? AND "+notWebhook, ch.ID, ch.OwnerID).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {

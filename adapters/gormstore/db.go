@@ -47,9 +47,10 @@ var (
 
 // DB is an open database. Stores of every role share one.
 type DB struct {
-	gorm     *gorm.DB // every statement of the stores, prepared once per connection
-	writer   *gorm.DB
-	plain    *gorm.DB // the same pool unprepared: a migration's file is several statements
+	gorm     *gorm.DB  // the stores' reads, every statement prepared once per connection
+	writer   *gorm.DB  // their writes, prepared alike: gorm itself but on a SQLite file (Open)
+	plain    *gorm.DB  // the writer's pool unprepared: a migration's file is several statements
+	pools    []*sql.DB // the read pool, then the write pool where it is another
 	postgres bool
 	keys     keyCache // Postgres only (key.go)
 }
@@ -99,7 +100,7 @@ func Open(rawURL string) (*DB, error) {
 	case memory: // one connection, never closed: each new one would be a new, empty database
 		pool.SetMaxOpenConns(1)
 		pool.SetMaxIdleConns(1)
-	case !pg: // one writer, a few readers beside it in WAL mode
+	case !pg: // readers beside the writer in WAL mode
 		pool.SetMaxOpenConns(4)
 		pool.SetMaxIdleConns(4)
 	default:
@@ -109,9 +110,32 @@ func Open(rawURL string) (*DB, error) {
 	if !memory {
 		pool.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	prepared := g.Session(&gorm.Session{PrepareStmt: true, NewDB: true})
-	prepared.Statement.ConnPool = preparedPool{prepared.Statement.ConnPool.(*gorm.PreparedStmtDB)}
-	return &DB{gorm: prepared, writer: prepared, plain: g, postgres: pg, keys: keyCache{keys: map[string]cachedKey{}}}, nil
+	db := &DB{gorm: prepared(g), plain: g, pools: []*sql.DB{pool}, postgres: pg, keys: keyCache{keys: map[string]cachedKey{}}}
+	db.writer = db.gorm
+	if !pg && !memory {
+		// SQLite lets one connection write at a time. Writers on a pool
+		// of their own with one connection wait their turn in Go's
+		// queue, in order, rather than in SQLite's busy handler, which
+		// sleeps and polls and lets a writer starve behind later ones.
+		w, err := openGorm(dial, true)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+		wpool, _ := w.DB()
+		wpool.SetMaxOpenConns(1)
+		wpool.SetMaxIdleConns(1)
+		wpool.SetConnMaxIdleTime(5 * time.Minute)
+		db.writer, db.plain, db.pools = prepared(w), w, append(db.pools, wpool)
+	}
+	return db, nil
+}
+
+// prepared returns g preparing each statement once per connection.
+func prepared(g *gorm.DB) *gorm.DB {
+	p := g.Session(&gorm.Session{PrepareStmt: true, NewDB: true})
+	p.Statement.ConnPool = preparedPool{p.Statement.ConnPool.(*gorm.PreparedStmtDB)}
+	return p
 }
 
 // preparedPool prepares statements outside transactions only: inside one,
@@ -144,7 +168,7 @@ func openGorm(dial gorm.Dialector, sqliteFile bool) (*gorm.DB, error) {
 	}
 }
 
-// with returns the handle for a call under ctx. SQLite drops the
+// with returns the handle for a read under ctx. SQLite drops the
 // cancellation, which its driver watches from a goroutine per row step at
 // more than most of our queries cost (docs/adr/0012-store-tricks-by-figure.md).
 func (db *DB) with(ctx context.Context) *gorm.DB {
@@ -154,7 +178,9 @@ func (db *DB) with(ctx context.Context) *gorm.DB {
 	return db.gorm.WithContext(ctx)
 }
 
-// write returns the handle for a write under ctx.
+// write returns the handle for a statement or transaction that writes,
+// under ctx as with's. A read inside a write transaction uses its tx;
+// one outside waits for no writer on the read handle.
 func (db *DB) write(ctx context.Context) *gorm.DB {
 	if !db.postgres {
 		ctx = context.WithoutCancel(ctx)
@@ -225,16 +251,24 @@ func (db *DB) Gauges(ctx context.Context) (Gauges, error) {
 	return Gauges{Unscored: g.Unscored, Queued: g.Queued, OldestQueued: fromMicros(g.Oldest)}, nil
 }
 
+// Ping pings the read pool: a SQLite file's write pool would answer
+// only after the writers queued for its one connection.
 func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }
 
-func (db *DB) Close() error { return db.SQL().Close() }
-
-// SQL returns the pool, for tools and benchmarks that compare the store
-// with plain SQL on the same driver.
-func (db *DB) SQL() *sql.DB {
-	pool, _ := db.plain.DB() // a *gorm.DB from gorm.Open always has one
-	return pool
+// Close closes the pools.
+func (db *DB) Close() error {
+	var errs []error
+	for _, p := range db.pools {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
 }
+
+// SQL returns the read pool, for tools and benchmarks that compare the
+// store with plain SQL on the same driver. On a SQLite file the stores
+// write through a second pool of one connection; its figures are not
+// these.
+func (db *DB) SQL() *sql.DB { return db.pools[0] }
 
 // lockForUpdate: FOR UPDATE on Postgres; gorm leaves it out on SQLite,
 // whose IMMEDIATE transactions hold the write lock from their start.

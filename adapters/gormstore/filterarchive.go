@@ -66,7 +66,7 @@ func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseI
 // archived already, never joins the set.
 func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID string, ids []string, at time.Time) (core.ArchiveSet, error) {
 	row := archiveSetRow{ID: newID(), OwnerID: ownerID, PhraseID: phraseID, CreatedAt: micros(at)}
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
 		if err := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", phraseID, ownerID).Count(&n).Error; err != nil {
 			return err
@@ -113,7 +113,7 @@ func (s *FilterArchiveStore) LatestArchiveSet(ctx context.Context, ownerID, phra
 // RestoreArchiveSet implements ports.FilterArchiveStore.
 func (s *FilterArchiveStore) RestoreArchiveSet(ctx context.Context, ownerID, id string) (int, error) {
 	n := 0
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		var row archiveSetRow
 		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
 			return err

@@ -40,7 +40,7 @@ type KeyStore struct{ db *DB }
 func NewKeyStore(db *DB) *KeyStore { return &KeyStore{db: db} }
 
 func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
-	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, k.OwnerID); err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error
 // RevokeKey implements ports.KeyStore. This process forgets the key at
 // once, the others within keyTrust.
 func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
-	err := s.db.with(ctx).Model(&keyRow{}).Where("id = ? AND owner_id = ? AND revoked_at = 0", id, ownerID).Update("revoked_at", micros(at)).Error
+	err := s.db.write(ctx).Model(&keyRow{}).Where("id = ? AND owner_id = ? AND revoked_at = 0", id, ownerID).Update("revoked_at", micros(at)).Error
 	s.db.keys.forget(id)
 	if err == nil {
 		_, err = s.Key(ctx, ownerID, id)
@@ -136,7 +136,7 @@ func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Ti
 // forgets its copy; another's may be up to keyTrust behind.
 func (s *KeyStore) MarkKeyUsed(ctx context.Context, id string, at time.Time) error {
 	us := micros(at)
-	err := s.db.with(ctx).Model(&keyRow{}).Where("id = ? AND last_used_at < ?", id, us).Update("last_used_at", us).Error
+	err := s.db.write(ctx).Model(&keyRow{}).Where("id = ? AND last_used_at < ?", id, us).Update("last_used_at", us).Error
 	s.db.keys.forget(id)
 	return translate(err, "key")
 }

@@ -23,12 +23,12 @@ func NewLeaseStore(db *DB) *LeaseStore { return &LeaseStore{db: db} }
 // lease or the holder's own.
 func (s *LeaseStore) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	now := s.db.gorm.NowFunc()
-	res := s.db.with(ctx).Exec(`INSERT INTO leases (name, holder, until) VALUES (?, ?, ?)
+	res := s.db.write(ctx).Exec(`INSERT INTO leases (name, holder, until) VALUES (?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
 		WHERE leases.until < ? OR leases.holder = excluded.holder`, name, holder, micros(now.Add(ttl)), micros(now))
 	return res.RowsAffected == 1, translate(res.Error, "lease")
 }
 
 func (s *LeaseStore) Release(ctx context.Context, name, holder string) error {
-	return translate(s.db.with(ctx).Where("name = ? AND holder = ?", name, holder).Delete(&leaseRow{}).Error, "lease")
+	return translate(s.db.write(ctx).Where("name = ? AND holder = ?", name, holder).Delete(&leaseRow{}).Error, "lease")
 }

@@ -86,7 +86,7 @@ func NewMatchStore(db *DB) *MatchStore { return &MatchStore{db: db} }
 // them out, and its lock holds the owner's next batch until this commits.
 func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform core.Platform, batch []ports.PostMatches) (ports.SaveResult, error) {
 	var res ports.SaveResult
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		now := tx.NowFunc().UnixMicro()
 		if len(batch) == 0 {
 			_, err := lockOwner(tx, ownerID)

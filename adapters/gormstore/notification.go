@@ -53,7 +53,7 @@ type NotificationStore struct{ db *DB }
 func NewNotificationStore(db *DB) *NotificationStore { return &NotificationStore{db: db} }
 
 func (s *NotificationStore) AddNotification(ctx context.Context, n *core.Notification) error {
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, n.OwnerID); err != nil {
 			return err
 		}
@@ -81,13 +81,13 @@ func (s *NotificationStore) UnreadNotifications(ctx context.Context, ownerID str
 func (s *NotificationStore) MarkRead(ctx context.Context, ownerID, id string, at time.Time) error {
 	err := s.db.with(ctx).Select("id").Take(&notificationRow{}, "id = ? AND owner_id = ?", id, ownerID).Error
 	if err == nil {
-		err = s.db.with(ctx).Model(&notificationRow{}).Where("id = ? AND read_at = 0", id).Update("read_at", micros(at)).Error
+		err = s.db.write(ctx).Model(&notificationRow{}).Where("id = ? AND read_at = 0", id).Update("read_at", micros(at)).Error
 	}
 	return translate(err, "notification")
 }
 
 func (s *NotificationStore) MarkAllRead(ctx context.Context, ownerID string, at time.Time) (int, error) {
-	res := s.db.with(ctx).Model(&notificationRow{}).Where("owner_id = ? AND read_at = 0", ownerID).Update("read_at", micros(at))
+	res := s.db.write(ctx).Model(&notificationRow{}).Where("owner_id = ? AND read_at = 0", ownerID).Update("read_at", micros(at))
 	return int(res.RowsAffected), translate(res.Error, "notification")
 }
 
@@ -95,12 +95,12 @@ func (s *NotificationStore) MarkAllRead(ctx context.Context, ownerID string, at 
 // replicas claim disjoint rows; SQLite's one writer makes it exclusive.
 func (s *NotificationStore) ClaimEmails(ctx context.Context, limit int, lease time.Duration) ([]core.Notification, error) {
 	now := s.db.gorm.NowFunc()
-	return list(s.db.with(ctx).Raw(`UPDATE notifications SET lease_until = ? WHERE id IN (
+	return list(s.db.write(ctx).Raw(`UPDATE notifications SET lease_until = ? WHERE id IN (
 		SELECT id FROM notifications WHERE email AND emailed_at = 0 AND lease_until < ? ORDER BY created_at, id LIMIT ?`+s.db.pick(" FOR UPDATE SKIP LOCKED", "")+`)
 		RETURNING *`, micros(now.Add(lease)), micros(now), limit), "notification", notificationRow.notification)
 }
 
 func (s *NotificationStore) MarkEmailed(ctx context.Context, id string, at time.Time) error {
-	return translate(s.db.with(ctx).Model(&notificationRow{}).Where("id = ?", id).
+	return translate(s.db.write(ctx).Model(&notificationRow{}).Where("id = ?", id).
 		Updates(map[string]any{"emailed_at": micros(at), "lease_until": 0}).Error, "notification")
 }

@@ -51,7 +51,7 @@ func NewOwnerStore(db *DB) *OwnerStore { return &OwnerStore{db: db} }
 
 func (s *OwnerStore) CreateOwner(ctx context.Context, o *core.Owner) error {
 	o.ID, o.CreatedAt = newID(), s.db.gorm.NowFunc().Truncate(time.Microsecond)
-	return translate(s.db.with(ctx).Create(&ownerRow{ID: o.ID, Email: o.Email, Name: o.Name, CreatedAt: micros(o.CreatedAt)}).Error, "owner")
+	return translate(s.db.write(ctx).Create(&ownerRow{ID: o.ID, Email: o.Email, Name: o.Name, CreatedAt: micros(o.CreatedAt)}).Error, "owner")
 }
 
 func (s *OwnerStore) Owner(ctx context.Context, id string) (core.Owner, error) {
@@ -69,7 +69,7 @@ func (s *OwnerStore) Owners(ctx context.Context) ([]core.Owner, error) {
 }
 
 func (s *OwnerStore) UpdateOwner(ctx context.Context, o core.Owner) error {
-	err := affected(s.db.with(ctx).Model(&ownerRow{}).Where("id = ?", o.ID).Updates(map[string]any{"email": o.Email, "name": o.Name}))
+	err := affected(s.db.write(ctx).Model(&ownerRow{}).Where("id = ?", o.ID).Updates(map[string]any{"email": o.Email, "name": o.Name}))
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return core.Errorf(core.KindNotFound, "owner not found")
 	}
@@ -85,7 +85,7 @@ type emailChangeRow struct {
 func (emailChangeRow) TableName() string { return "email_changes" }
 
 func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) error {
-	return translateOwnerRef(addLink(s.db.with(ctx), &emailChangeRow{Hash: c.Hash, OwnerID: c.OwnerID, Email: c.Email,
+	return translateOwnerRef(addLink(s.db.write(ctx), &emailChangeRow{Hash: c.Hash, OwnerID: c.OwnerID, Email: c.Email,
 		CreatedAt: micros(c.CreatedAt), ExpiresAt: micros(c.ExpiresAt)}, c.OwnerID, c.CreatedAt), "email change")
 }
 
@@ -94,7 +94,7 @@ func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) 
 func (s *OwnerStore) UseEmailChange(ctx context.Context, hash string, now time.Time) (core.Owner, string, error) {
 	var row ownerRow
 	var old string
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		c, err := useLink[emailChangeRow](tx, hash, now, "this link was used already, has expired, or is unknown")
 		if err != nil {
 			return err

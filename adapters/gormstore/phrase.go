@@ -52,7 +52,7 @@ func NewPhraseStore(db *DB) *PhraseStore { return &PhraseStore{db: db} }
 // concurrent creates of one owner, so the idempotency record, the
 // duplicate check and the limit all see the create before.
 func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits core.Limits, idem ports.Idempotency) (replayed bool, err error) {
-	err = s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, p.OwnerID); err != nil {
 			return err
 		}
@@ -116,7 +116,7 @@ func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.Phras
 
 func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, st core.PhraseStatus) (core.Phrase, error) {
 	var row phraseRow
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ? AND owner_id = ?", id, ownerID).Update("status", string(st))
 		if err := affected(res); err != nil {
 			return err
@@ -127,7 +127,7 @@ func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, s
 }
 
 func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) error {
-	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		// Foreign keys cascade too; deleting the matches first keeps the
 		// rule true on databases where they are switched off.
 		for _, rows := range []any{&matchRow{}, &idempotencyRow{}} {
@@ -200,7 +200,7 @@ func (s *PhraseStore) MarkChecked(ctx context.Context, ids []string, src core.So
 	if len(ids) == 0 {
 		return nil
 	}
-	err := s.db.with(ctx).Model(&phraseRow{}).Where("id IN ?", ids).
+	err := s.db.write(ctx).Model(&phraseRow{}).Where("id IN ?", ids).
 		Updates(map[string]any{"last_checked_at": micros(at), "last_source": string(src)}).Error
 	return translate(err, "phrase")
 }

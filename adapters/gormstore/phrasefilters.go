@@ -49,7 +49,7 @@ func decodeFilters(s string) core.PhraseFilters {
 // UpdatePhrase implements ports.PhraseStore.
 func (s *PhraseStore) UpdatePhrase(ctx context.Context, ownerID, id string, ch ports.PhraseChange) (core.Phrase, error) {
 	var p core.Phrase
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		// The row is locked from its read to its write, so a change of
 		// other fields made at the same time is not lost.
 		var row phraseRow

@@ -114,7 +114,7 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 		// never both take the last request.
 		expired := micros(now.Add(-rateWindow))
 		var w rateWindowRow
-		err := l.db.with(ctx).Raw(`INSERT INTO rate_windows (key, started, count, lim) VALUES (?, ?, ?, ?)
+		err := l.db.write(ctx).Raw(`INSERT INTO rate_windows (key, started, count, lim) VALUES (?, ?, ?, ?)
 			ON CONFLICT (key) DO UPDATE SET
 				started = CASE WHEN rate_windows.started <= ? THEN excluded.started ELSE rate_windows.started END,
 				count   = CASE WHEN rate_windows.started <= ? THEN excluded.count ELSE rate_windows.count + excluded.count END,
@@ -184,5 +184,5 @@ func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Qu
 // SweepRateWindows deletes ended windows, so keys seen once go.
 func (l *RateLimiter) SweepRateWindows(ctx context.Context) error {
 	cut := micros(l.db.gorm.NowFunc().Add(-2 * rateWindow))
-	return translate(l.db.with(ctx).Where("started < ?", cut).Delete(&rateWindowRow{}).Error, "rate window")
+	return translate(l.db.write(ctx).Where("started < ?", cut).Delete(&rateWindowRow{}).Error, "rate window")
 }

@@ -302,7 +302,7 @@ func (s *RecentStore) IndexRecent(ctx context.Context, words []ports.RecentWords
 		given[w.Seq] = w.Words
 		top = max(top, w.Seq)
 	}
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if s.db.postgres {
 			list, _ := json.Marshal(words)
 			return tx.Exec(`UPDATE recent_posts r SET words = to_tsvector('simple', j->>'Words')
@@ -348,7 +348,7 @@ func (s *RecentStore) IndexRecent(ctx context.Context, words []ports.RecentWords
 // from their newest. Each delete is one statement of at most limit rows,
 // so a trim holds SQLite's write lock briefly.
 func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner, limit int) (int, error) {
-	db := s.db.with(ctx)
+	db, w := s.db.with(ctx), s.db.write(ctx)
 	type head struct{ ID, SeenAt int64 }
 	oldest, err := scanAll(db.Raw("SELECT id, seen_at FROM recent_posts ORDER BY id LIMIT ?", limit),
 		func(h *head) []any { return []any{&h.ID, &h.SeenAt} })
@@ -364,7 +364,7 @@ func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner
 	}
 	n := 0
 	if last > 0 {
-		res := db.Exec("DELETE FROM recent_posts WHERE id <= ?", last)
+		res := w.Exec("DELETE FROM recent_posts WHERE id <= ?", last)
 		if res.Error != nil {
 			return 0, translate(res.Error, "recent post")
 		}
@@ -387,7 +387,7 @@ func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner
 		if len(bound) == 0 {
 			continue
 		}
-		res := db.Exec("DELETE FROM recent_posts WHERE id IN (SELECT r.id FROM recent_posts r WHERE "+where+
+		res := w.Exec("DELETE FROM recent_posts WHERE id IN (SELECT r.id FROM recent_posts r WHERE "+where+
 			" AND r.id <= ? ORDER BY r.id LIMIT ?)", append(args, bound[0], limit-n)...)
 		if res.Error != nil {
 			return n, translate(res.Error, "recent post")
@@ -401,7 +401,7 @@ func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner
 
 // RequestBackfill implements ports.RecentStore.
 func (s *RecentStore) RequestBackfill(ctx context.Context, phraseID string, at time.Time) error {
-	err := s.db.with(ctx).Exec("INSERT INTO recent_backfills (phrase_id, requested_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+	err := s.db.write(ctx).Exec("INSERT INTO recent_backfills (phrase_id, requested_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
 		phraseID, micros(at)).Error
 	if foreignKey(err) {
 		return core.Errorf(core.KindNotFound, "phrase not found")
@@ -420,7 +420,7 @@ func (s *RecentStore) Backfills(ctx context.Context, limit int) ([]core.Phrase, 
 // batch: the owner's stamp orders the new matches after every other.
 func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []core.RecentPost) ([]core.Match, error) {
 	var out []core.Match
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
 		if err := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", p.ID, p.OwnerID).Count(&n).Error; err != nil || n == 0 {
 			return err
@@ -478,7 +478,7 @@ func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []c
 
 // EndBackfill implements ports.RecentStore.
 func (s *RecentStore) EndBackfill(ctx context.Context, phraseID string) error {
-	return translate(s.db.with(ctx).Exec("DELETE FROM recent_backfills WHERE phrase_id = ?", phraseID).Error, "phrase")
+	return translate(s.db.write(ctx).Exec("DELETE FROM recent_backfills WHERE phrase_id = ?", phraseID).Error, "phrase")
 }
 
 // chunks yields xs in runs of at most n.

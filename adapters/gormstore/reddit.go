@@ -61,7 +61,7 @@ func (s *RedditStore) SaveRedditCheckpoints(ctx context.Context, cps []ports.Red
 	if len(rows) == 0 {
 		return nil
 	}
-	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		return tx.Clauses(keepLaterUntil).CreateInBatches(&rows, 100).Error
 	}), "reddit checkpoint")
 }

@@ -53,7 +53,7 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		return nil, nil
 	}
 	var out []core.Match
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		now := tx.NowFunc()
 		first, err := setScores(tx, updates, now.UnixMicro())
 		if err != nil {

@@ -65,17 +65,17 @@ func (s *SessionStore) OwnerByEmail(ctx context.Context, email string) (core.Own
 
 func (s *SessionStore) CreateLoginLink(ctx context.Context, l core.LoginLink) error {
 	row := &loginLinkRow{Hash: l.Hash, OwnerID: l.OwnerID, CreatedAt: micros(l.CreatedAt), ExpiresAt: micros(l.ExpiresAt)}
-	return translateOwnerRef(addLink(s.db.with(ctx), row, l.OwnerID, l.CreatedAt), "login link")
+	return translateOwnerRef(addLink(s.db.write(ctx), row, l.OwnerID, l.CreatedAt), "login link")
 }
 
 func (s *SessionStore) UseLoginLink(ctx context.Context, hash string, now time.Time) (string, error) {
-	row, err := useLink[loginLinkRow](s.db.with(ctx), hash, now, "this sign-in link was used already, has expired, or is unknown")
+	row, err := useLink[loginLinkRow](s.db.write(ctx), hash, now, "this sign-in link was used already, has expired, or is unknown")
 	return row.OwnerID, translate(err, "login link")
 }
 
 func (s *SessionStore) CreateSession(ctx context.Context, ss *core.Session) error {
 	ss.ID = newID()
-	err := s.db.with(ctx).Create(&sessionRow{ID: ss.ID, Hash: ss.Hash, OwnerID: ss.OwnerID,
+	err := s.db.write(ctx).Create(&sessionRow{ID: ss.ID, Hash: ss.Hash, OwnerID: ss.OwnerID,
 		CreatedAt: micros(ss.CreatedAt), LastSeenAt: micros(ss.LastSeenAt)}).Error
 	return translateOwnerRef(err, "session")
 }
@@ -85,25 +85,25 @@ func (s *SessionStore) Session(ctx context.Context, hash string) (core.Session, 
 }
 
 func (s *SessionStore) TouchSession(ctx context.Context, id string, at time.Time) error {
-	err := s.db.with(ctx).Model(&sessionRow{}).Where("id = ? AND last_seen_at < ?", id, micros(at)).Update("last_seen_at", micros(at)).Error
+	err := s.db.write(ctx).Model(&sessionRow{}).Where("id = ? AND last_seen_at < ?", id, micros(at)).Update("last_seen_at", micros(at)).Error
 	return translate(err, "session")
 }
 
 func (s *SessionStore) DeleteSession(ctx context.Context, hash string) error {
-	return translate(s.db.with(ctx).Where("hash = ?", hash).Delete(&sessionRow{}).Error, "session")
+	return translate(s.db.write(ctx).Where("hash = ?", hash).Delete(&sessionRow{}).Error, "session")
 }
 
 func (s *SessionStore) DeleteSessions(ctx context.Context, ownerID string) (int, error) {
-	res := s.db.with(ctx).Where("owner_id = ?", ownerID).Delete(&sessionRow{})
+	res := s.db.write(ctx).Where("owner_id = ?", ownerID).Delete(&sessionRow{})
 	return int(res.RowsAffected), translate(res.Error, "session")
 }
 
 // DeleteIdleSessions implements ports.SessionStore; expired sign-in links go too.
 func (s *SessionStore) DeleteIdleSessions(ctx context.Context, before time.Time) (int, error) {
-	res := s.db.with(ctx).Where("last_seen_at < ?", micros(before)).Delete(&sessionRow{})
+	res := s.db.write(ctx).Where("last_seen_at < ?", micros(before)).Delete(&sessionRow{})
 	if res.Error != nil {
 		return 0, translate(res.Error, "session")
 	}
-	err := s.db.with(ctx).Where("expires_at < ?", micros(before)).Delete(&loginLinkRow{}).Error
+	err := s.db.write(ctx).Where("expires_at < ?", micros(before)).Delete(&loginLinkRow{}).Error
 	return int(res.RowsAffected), translate(err, "login link")
 }

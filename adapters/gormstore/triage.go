@@ -56,7 +56,7 @@ func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []strin
 		return int(n), translate(err, "match")
 	}
 	r, st, ar := flag(c.Read), flag(c.Starred), flag(c.Archived)
-	res := s.db.with(ctx).Exec(`INSERT INTO match_triage (owner_id, match_id, created_us, is_read, starred, archived, updated_at)
+	res := s.db.write(ctx).Exec(`INSERT INTO match_triage (owner_id, match_id, created_us, is_read, starred, archived, updated_at)
 		SELECT owner_id, id, created_us, COALESCE(CAST(? AS INTEGER), 0), COALESCE(CAST(? AS INTEGER), 0), COALESCE(CAST(? AS INTEGER), 0), ?
 		FROM matches WHERE owner_id = ? AND id IN ?
 		ON CONFLICT (owner_id, match_id) DO UPDATE SET

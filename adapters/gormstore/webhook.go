@@ -95,7 +95,7 @@ func NewWebhookStore(db *DB) *WebhookStore { return &WebhookStore{db: db} }
 // concurrent creates of one owner, so allow sees the create before; a
 // second of one URL breaks webhooks_owner_url.
 func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow func(core.Usage) error, seal func(id string) ([]byte, error)) error {
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, w.OwnerID); err != nil {
 			return translate(err, "owner")
 		}
@@ -136,7 +136,7 @@ func webhooks(db *gorm.DB, ownerID string) ([]core.Webhook, error) {
 }
 
 func (s *WebhookStore) UpdateWebhook(ctx context.Context, ownerID, id string, change func(core.Webhook) (core.Webhook, error)) (core.Webhook, error) {
-	row, err := locked(s.db.with(ctx), func(tx *gorm.DB, row *webhookRow) error {
+	row, err := locked(s.db.write(ctx), func(tx *gorm.DB, row *webhookRow) error {
 		w, err := change(row.webhook())
 		if err != nil {
 			return err
@@ -149,7 +149,7 @@ func (s *WebhookStore) UpdateWebhook(ctx context.Context, ownerID, id string, ch
 // DeleteWebhook implements ports.WebhookStore. Its deliveries go with it
 // (the foreign key cascades).
 func (s *WebhookStore) DeleteWebhook(ctx context.Context, ownerID, id string) error {
-	return translate(affected(s.db.with(ctx).Where("id = ? AND owner_id = ?", id, ownerID).Delete(&webhookRow{})), "webhook")
+	return translate(affected(s.db.write(ctx).Where("id = ? AND owner_id = ?", id, ownerID).Delete(&webhookRow{})), "webhook")
 }
 
 func (s *WebhookStore) WebhookSecrets(ctx context.Context, ownerID, id string) (core.Webhook, ports.SealedSecrets, error) {
@@ -161,7 +161,7 @@ func (s *WebhookStore) WebhookSecrets(ctx context.Context, ownerID, id string) (
 // RotateSecret implements ports.WebhookStore. The replaced secret moves
 // as sealed: its associated data is the webhook's id, which stays.
 func (s *WebhookStore) RotateSecret(ctx context.Context, ownerID, id string, until time.Time, seal func(id string) ([]byte, error)) (core.Webhook, error) {
-	row, err := locked(s.db.with(ctx), func(tx *gorm.DB, row *webhookRow) error {
+	row, err := locked(s.db.write(ctx), func(tx *gorm.DB, row *webhookRow) error {
 		sealed, err := seal(row.ID)
 		if err != nil {
 			return err
@@ -176,7 +176,7 @@ func (s *WebhookStore) RotateSecret(ctx context.Context, ownerID, id string, unt
 }
 
 func (s *WebhookStore) ForgetPreviousSecrets(ctx context.Context, before time.Time) (int, error) {
-	res := s.db.with(ctx).Model(&webhookRow{}).Where("previous_secret_until > 0 AND previous_secret_until <= ?", micros(before)).
+	res := s.db.write(ctx).Model(&webhookRow{}).Where("previous_secret_until > 0 AND previous_secret_until <= ?", micros(before)).
 		Updates(map[string]any{"previous_secret": nil, "previous_secret_until": 0})
 	return int(res.RowsAffected), translate(res.Error, "webhook")
 }
@@ -184,7 +184,7 @@ func (s *WebhookStore) ForgetPreviousSecrets(ctx context.Context, before time.Ti
 func (s *WebhookStore) NewDeliveryID() string { return newID() }
 
 func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery, keep int) error {
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Select("id").Take(&webhookRow{}, "id = ? AND owner_id = ?", d.WebhookID, d.OwnerID).Error; err != nil {
 			return err
 		}
@@ -218,7 +218,7 @@ func (s *WebhookStore) Deliveries(ctx context.Context, ownerID, webhookID string
 }
 
 func (s *WebhookStore) UpdateDelivery(ctx context.Context, ownerID, webhookID, id string, change func(core.Delivery) (core.Delivery, error)) (core.Delivery, error) {
-	row, err := locked(s.db.with(ctx), func(tx *gorm.DB, row *deliveryRow) error {
+	row, err := locked(s.db.write(ctx), func(tx *gorm.DB, row *deliveryRow) error {
 		d, err := change(row.delivery())
 		if err != nil {
 			return err
@@ -247,7 +247,7 @@ const replayCandidates = `SELECT d.* FROM webhook_deliveries d
 // orders concurrent replays: the second passes over the first's matches.
 func (s *WebhookStore) ReplayDeliveries(ctx context.Context, ownerID, webhookID string, q ports.ReplayQuery, plan ports.ReplayPlan) (ports.ReplayResult, error) {
 	var out ports.ReplayResult
-	_, err := locked(s.db.with(ctx), func(tx *gorm.DB, hook *webhookRow) error {
+	_, err := locked(s.db.write(ctx), func(tx *gorm.DB, hook *webhookRow) error {
 		var rows []deliveryRow
 		if q.Limit > 0 {
 			args := map[string]any{"webhook": webhookID, "event": core.EventMatchCreated, "from": micros(q.From), "to": micros(q.To), "limit": q.Limit + 1}
@@ -298,7 +298,7 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 	UPDATE webhook_deliveries SET lease_until = @until
 	WHERE ` + s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM ranked WHERE n <= @per))", "rowid IN (SELECT tid FROM ranked WHERE n <= @per)") + `
 		AND status = 'queued' AND lease_until < @now RETURNING ` + deliveryColumns
-	claimed, err := scanAll(s.db.with(ctx).Raw(claim, args), (*deliveryRow).fields)
+	claimed, err := scanAll(s.db.write(ctx).Raw(claim, args), (*deliveryRow).fields)
 	if err != nil || len(claimed) == 0 {
 		return nil, translate(err, "delivery")
 	}
@@ -370,7 +370,7 @@ func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit i
 	// (subquery) with a LIMIT more than once, and each run skips what
 	// the one before locked.
 	tid := s.db.pick("ctid", "rowid")
-	claimed, err := scanAll(s.db.with(ctx).Raw(`WITH cand AS (
+	claimed, err := scanAll(s.db.write(ctx).Raw(`WITH cand AS (
 		SELECT d.`+tid+` AS tid FROM webhook_deliveries d
 		WHERE d.webhook_id = @hook AND d.status = 'queued' AND d.event = @event AND d.next_attempt_at <= @now AND d.lease_until < @now
 			AND (d.payload IS NULL OR length(d.payload) = 0)
@@ -475,7 +475,7 @@ func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDel
 	if len(due) == 0 {
 		return nil
 	}
-	return translate(s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, d := range due {
 			if err := tx.Model(&deliveryRow{}).Where("id = ? AND lease_until = ?", d.Delivery.ID, micros(d.LeaseUntil)).
 				Update("lease_until", 0).Error; err != nil {
@@ -487,6 +487,6 @@ func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDel
 }
 
 func (s *WebhookStore) DropDelivery(ctx context.Context, due ports.DueDelivery) error {
-	return translate(s.db.with(ctx).Where("id = ? AND lease_until = ?", due.Delivery.ID, micros(due.LeaseUntil)).
+	return translate(s.db.write(ctx).Where("id = ? AND lease_until = ?", due.Delivery.ID, micros(due.LeaseUntil)).
 		Delete(&deliveryRow{}).Error, "delivery")
 }

@@ -264,9 +264,15 @@ func TestWritesQueueForTheWriter(t *testing.T) {
 			_, err := matches.SetScores(ctx, []ports.ScoreUpdate{{Match: m, Score: core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"}}}, nil)
 			return err
 		}},
-		{"SetTriage", func() error { yes := true; _, err := triage.SetTriage(ctx, o.ID, []string{m.ID}, core.TriageChange{Read: &yes}); return err }},
+		{"SetTriage", func() error {
+			yes := true
+			_, err := triage.SetTriage(ctx, o.ID, []string{m.ID}, core.TriageChange{Read: &yes})
+			return err
+		}},
 		{"MarkEmailed alerts", func() error { return alerts.MarkEmailed(ctx, o.ID, []string{m.ID}, now) }},
-		{"SetAlertSchedule", func() error { return alerts.SetAlertSchedule(ctx, o.ID, core.AlertSchedule{Frequency: core.AlertHourly}) }},
+		{"SetAlertSchedule", func() error {
+			return alerts.SetAlertSchedule(ctx, o.ID, core.AlertSchedule{Frequency: core.AlertHourly})
+		}},
 		{"EnsureAccount", func() (err error) {
 			account, err = accounts.EnsureAccount(ctx, o.ID, core.X, core.Limits{AccountsPerPlatform: 1})
 			return err
