@@ -19,8 +19,14 @@ import (
 // scan, which marks the entries of scored (dead) rows and passes over
 // them after; the bitmap scan the planner prefers would visit them on
 // every claim until a vacuum (docs/adr/0006-delivery-queue-on-postgres.md).
+// As in WebhookStore.ClaimBurst, the candidates are picked once, in a
+// CTE, and leased through their ctids (rowids): Postgres may run an IN
+// (subquery) with a LIMIT more than once, each run skipping what the
+// one before locked, and so lease more than limit.
 func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error) {
 	now := s.db.gorm.NowFunc()
+	args := map[string]any{"now": micros(now), "until": micros(now.Add(lease)), "limit": limit}
+	tid := s.db.pick("ctid", "rowid")
 	var rows []matchRow
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) (err error) {
 		if s.db.postgres {
@@ -28,10 +34,12 @@ func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Du
 				return err
 			}
 		}
-		rows, err = scanAll(tx.Raw(`UPDATE matches SET lease_until = ? WHERE id IN (
-			SELECT id FROM matches WHERE score IS NULL AND lease_until < ? ORDER BY created_us LIMIT ?`+
-			s.db.pick(" FOR UPDATE SKIP LOCKED", "")+") RETURNING "+matchColumns,
-			micros(now.Add(lease)), micros(now), limit), (*matchRow).fields)
+		rows, err = scanAll(tx.Raw(`WITH cand AS (
+			SELECT `+tid+` AS tid FROM matches WHERE score IS NULL AND lease_until < @now ORDER BY created_us LIMIT @limit`+
+			s.db.pick(" FOR UPDATE SKIP LOCKED", "")+`)
+		UPDATE matches SET lease_until = @until
+		WHERE `+s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM cand))", "rowid IN (SELECT tid FROM cand)")+`
+			AND score IS NULL AND lease_until < @now RETURNING `+matchColumns, args), (*matchRow).fields)
 		return err
 	})
 	return convert(rows, matchRow.match), translate(err, "match")

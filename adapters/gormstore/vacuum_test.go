@@ -23,13 +23,16 @@ func TestVacuumMatches(t *testing.T) {
 	t.Run("postgres", func(t *testing.T) {
 		db := open(t, pgtest.URL(t))
 		sql := db.SQL()
-		// Migration 27 leaves room on each page for the scorer's lease.
-		var opts string
-		if err := sql.QueryRow(`SELECT COALESCE(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = 'matches'::regclass`).Scan(&opts); err != nil {
-			t.Fatal(err)
-		}
-		if opts != "fillfactor=70" {
-			t.Fatalf("matches has options %q, want fillfactor=70", opts)
+		// Migrations 27 and 28 leave room on each page for the scorer's
+		// lease and for a delivery claim's.
+		for _, table := range []string{"matches", "webhook_deliveries"} {
+			var opts string
+			if err := sql.QueryRow(`SELECT COALESCE(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = $1::regclass`, table).Scan(&opts); err != nil {
+				t.Fatal(err)
+			}
+			if opts != "fillfactor=70" {
+				t.Fatalf("%s has options %q, want fillfactor=70", table, opts)
+			}
 		}
 		for _, q := range []string{
 			`INSERT INTO owners (id, email, created_at) VALUES ('o1', 'a@example.com', 0)`,

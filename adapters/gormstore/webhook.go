@@ -388,10 +388,21 @@ func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit i
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
 	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
-		recorded, err := s.recordAttempts(tx, attempts)
+		recorded, err := dropBeyondLog(tx, attempts, rules.KeepLog)
 		if err != nil {
 			return err
 		}
+		var rest []ports.Attempt
+		for _, a := range attempts {
+			if !recorded[a.Delivery.ID] {
+				rest = append(rest, a)
+			}
+		}
+		updated, err := s.recordAttempts(tx, rest)
+		if err != nil {
+			return err
+		}
+		maps.Copy(recorded, updated)
 		var ids []string // the webhooks with a delivery finished
 		for _, a := range attempts {
 			if d := a.Delivery; recorded[d.ID] && d.Status.Final() && !slices.Contains(ids, d.WebhookID) {
@@ -434,6 +445,74 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 	})
 	if err != nil {
 		return nil, translate(err, "webhook")
+	}
+	return out, nil
+}
+
+// dropBeyondLog deletes the rows of attempts that end final which the
+// log's trim at the end of FinishAttempts would delete anyway: of each
+// webhook's final attempts in the batch, those past its newest keep in
+// the log's order (created_at, id, newest first). Updated first, each
+// would get an entry in every index of webhook_deliveries (the status
+// is indexed, so the update is never heap-only) to be deleted with it.
+// A row goes on the conditions recordAttempts updates on, so the ids
+// returned are recorded; and only while it is not among the webhook's
+// newest keep rows as they stand, so where a newer one of the batch is
+// gone (its new holder dropped it) the row is left to the update and
+// the trim, as before. keep <= 0 keeps every row.
+func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int) (map[string]bool, error) {
+	out := map[string]bool{}
+	if keep <= 0 {
+		return out, nil
+	}
+	final := map[string][]core.Delivery{} // by webhook, each delivery once
+	seen := map[string]bool{}
+	for _, a := range attempts {
+		if d := a.Delivery; d.Status.Final() && !seen[d.ID] {
+			seen[d.ID] = true
+			final[d.WebhookID] = append(final[d.WebhookID], d)
+		}
+	}
+	beyond := map[string]bool{}
+	for _, ds := range final {
+		if len(ds) <= keep {
+			continue
+		}
+		slices.SortFunc(ds, func(a, b core.Delivery) int {
+			return cmp.Or(cmp.Compare(micros(b.CreatedAt), micros(a.CreatedAt)), strings.Compare(b.ID, a.ID))
+		})
+		for _, d := range ds[keep:] {
+			beyond[d.ID] = true
+		}
+	}
+	// One statement per webhook and claim: a claim leases its rows
+	// until one time, and a burst comes of one claim or a few.
+	type claim struct {
+		hook  string
+		lease int64
+	}
+	var claims []claim
+	ids := map[claim][]string{}
+	for _, a := range attempts {
+		if d := a.Delivery; beyond[d.ID] {
+			c := claim{d.WebhookID, micros(a.Due.LeaseUntil)}
+			if ids[c] == nil {
+				claims = append(claims, c)
+			}
+			ids[c] = append(ids[c], d.ID)
+		}
+	}
+	for _, c := range claims {
+		gone, err := column[string](tx.Raw(`DELETE FROM webhook_deliveries
+			WHERE id IN ? AND lease_until = ? AND status = 'queued' AND webhook_id = ?
+				AND id NOT IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)
+			RETURNING id`, ids[c], c.lease, c.hook, c.hook, keep))
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range gone {
+			out[id] = true
+		}
 	}
 	return out, nil
 }

@@ -92,6 +92,7 @@ func Run(t *testing.T, f Factory) {
 		{"Accounts", testAccounts},
 		{"PhraseVersionAndListening", testPhraseVersionAndListening},
 		{"Claims", testClaims},
+		{"ClaimsConcurrent", testClaimsConcurrent},
 		{"SetScores", testSetScores},
 		{"Backlog", testBacklog},
 		{"Webhooks", testWebhookStore},
@@ -109,7 +110,9 @@ func Run(t *testing.T, f Factory) {
 	// Delivery claims take due deliveries of every owner, so the cases
 	// that claim run one at a time, before the others start: run beside
 	// each other, one would lease the other's deliveries for an hour.
-	claims := map[string]bool{"Webhooks": true, "WebhookRecovery": true, "Channels": true}
+	// So does ClaimsConcurrent, which claims every unscored match until
+	// none is left.
+	claims := map[string]bool{"Webhooks": true, "WebhookRecovery": true, "Channels": true, "ClaimsConcurrent": true}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if !claims[c.name] {
@@ -1038,5 +1041,59 @@ func testClaims(t *testing.T, s Stores) {
 	}
 	if claims(time.Hour, id) {
 		t.Fatal("a leased match was claimed twice")
+	}
+}
+
+// testClaimsConcurrent: sweeps claiming at once each get at most their
+// limit, never a match another holds, and together every match once.
+func testClaimsConcurrent(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	p := newPhrase(t, s, o.ID, "sweeps", "x", "")
+	const n, limit = 200, 5
+	var batch []ports.PostMatches
+	for i := 0; i < n; i++ {
+		batch = append(batch, ports.PostMatches{Post: post(fmt.Sprintf("sweep-%d", i)), PhraseIDs: []string{p.ID}})
+	}
+	res, err := s.Matches.SaveMatches(ctx, o.ID, core.X, batch)
+	if err != nil || len(res.Matches) != n {
+		t.Fatalf("SaveMatches: %d, %v", len(res.Matches), err)
+	}
+	var mu sync.Mutex
+	seen := map[string]int{} // every match claimed, of any owner
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				ms, err := s.Matches.ClaimUnscored(ctx, limit, time.Hour)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(ms) > limit {
+					t.Errorf("a claim of %d took %d", limit, len(ms))
+				}
+				mu.Lock()
+				for _, m := range ms {
+					seen[m.ID]++
+				}
+				mu.Unlock()
+				if len(ms) == 0 {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for id, k := range seen {
+		if k != 1 {
+			t.Fatalf("match %s claimed %d times", id, k)
+		}
+	}
+	for _, m := range res.Matches {
+		if seen[m.ID] != 1 {
+			t.Fatalf("match %s of %d claimed %d times, want once", m.ID, n, seen[m.ID])
+		}
 	}
 }

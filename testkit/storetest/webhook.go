@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,6 +23,7 @@ func testWebhookStore(t *testing.T, s Stores) {
 	// Before the others, which start once this function returns: it
 	// claims every due delivery, so it must not take theirs.
 	t.Run("CallerRules", func(t *testing.T) { testCallerRules(t, s) })
+	t.Run("FinishBurst", func(t *testing.T) { testFinishBurst(t, s) })
 	for _, c := range []struct {
 		name string
 		run  func(*testing.T, Stores)
@@ -715,6 +717,183 @@ func testCallerRules(t *testing.T, s Stores) {
 	}
 	if ds := deliveries(t, s, o.ID, w.ID); len(ds) != 1 || ds[0].Status != core.DeliveryFailed {
 		t.Fatalf("KeepLog 1 left %+v", ds)
+	}
+}
+
+// testFinishBurst records, in one call, more finished deliveries of a
+// webhook than its log keeps, as a channel's message records its burst:
+// some delivered, some failed for good, some to retry, and some whose
+// lease was lost (released and claimed again, released only, claimed
+// again and dropped by the new holder), beside a webhook whose log is
+// short. The log is left as storing every recorded attempt and then
+// trimming leaves it; only the attempts whose lease held are recorded;
+// the webhooks' counts and switch-off are core's rule applied to the
+// recorded final attempts in order.
+func testFinishBurst(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	h := newWebhook(t, s, o.ID, "https://hooks.example.com/burst", 0)
+	few := newWebhook(t, s, o.ID, "https://hooks.example.com/few", 90)
+	keep := attemptRules.KeepLog
+	n := keep + 12
+	p := newPhrase(t, s, o.ID, "burst "+unique(), "x", "")
+	var batch []ports.PostMatches
+	for range n {
+		batch = append(batch, ports.PostMatches{Post: post(unique()), PhraseIDs: []string{p.ID}})
+	}
+	saved, err := s.Matches.SaveMatches(ctx, o.ID, core.X, batch)
+	if err != nil || len(saved.Matches) != n {
+		t.Fatalf("SaveMatches: %d, %v", len(saved.Matches), err)
+	}
+	// Scored eight at a time: a batch's deliveries share their time, so
+	// the log's order falls to their ids.
+	for i := 0; i < n; i += 8 {
+		var updates []ports.ScoreUpdate
+		for j, m := range saved.Matches[i:min(i+8, n)] {
+			sc := core.Score{Value: 80, Intent: core.IntentBuying, Reason: "wants one"}
+			if j == 4 {
+				sc.Value = 95 // for few too
+			}
+			updates = append(updates, ports.ScoreUpdate{Match: m, Score: sc})
+		}
+		if got, err := s.Matches.SetScores(ctx, updates, core.QueueMatchCreated); err != nil || len(got) != len(updates) {
+			t.Fatalf("SetScores: %d, %v", len(got), err)
+		}
+	}
+	claimed, err := s.Deliveries.ClaimBurst(ctx, h.ID, 100, time.Hour)
+	if err != nil || len(claimed) != n {
+		t.Fatalf("ClaimBurst = %d, %v; want %d", len(claimed), err, n)
+	}
+	fewDue, err := s.Deliveries.ClaimBurst(ctx, few.ID, 100, time.Hour)
+	if err != nil || len(fewDue) != n/8 {
+		t.Fatalf("ClaimBurst of few = %d, %v; want %d", len(fewDue), err, n/8)
+	}
+
+	// Leases lost: claimed rows are oldest first, so the dropped one
+	// (n-9) is among the batch's newest finished ones but not in the
+	// log, and the batch's 21st newest finished one (n-21) stays.
+	reclaimed, released, dropped := []int{3, n - 9, n - 2}, n-5, n-9
+	if err := s.Deliveries.ReleaseDeliveries(ctx, []ports.DueDelivery{claimed[3], claimed[n-9], claimed[n-2]}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Deliveries.ClaimBurst(ctx, h.ID, 100, time.Hour)
+	if err != nil || len(again) != len(reclaimed) {
+		t.Fatalf("ClaimBurst after a release = %d, %v; want %d", len(again), err, len(reclaimed))
+	}
+	holder := map[string]ports.DueDelivery{}
+	for _, d := range again {
+		holder[d.Delivery.ID] = d
+	}
+	if err := s.Deliveries.DropDelivery(ctx, holder[claimed[dropped].Delivery.ID]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Deliveries.ReleaseDeliveries(ctx, claimed[released:released+1]); err != nil {
+		t.Fatal(err)
+	}
+	lost := map[int]bool{released: true}
+	for _, i := range reclaimed {
+		lost[i] = true
+	}
+
+	// The oldest two retry; from n-8 on every one fails, so the webhook
+	// switches off on the fifth recorded failure in a row; before, every
+	// third fails between deliveries.
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	outcome := func(due ports.DueDelivery, i int) core.Delivery {
+		d := due.Delivery
+		d.Payload = []byte(`{"id":"` + d.ID + `"}`)
+		switch {
+		case i == 1 || i == 5:
+			return d.Attempted(core.RetrySchedule{time.Hour}, 500, "http 500", now, 0)
+		case i >= n-8 || i%3 == 2:
+			return d.Attempted(nil, 0, "timeout", now, 0)
+		}
+		return d.Attempted(nil, 204, "", now, 0)
+	}
+	var attempts []ports.Attempt
+	for i, due := range claimed {
+		attempts = append(attempts, ports.Attempt{Due: due, Delivery: outcome(due, i)})
+		if i == 10 {
+			for _, d := range fewDue {
+				attempts = append(attempts, ports.Attempt{Due: d, Delivery: outcome(d, 0)})
+			}
+		}
+	}
+	res, err := s.Deliveries.FinishAttempts(ctx, attempts, attemptRules)
+	if err != nil || len(res) != len(attempts) {
+		t.Fatalf("FinishAttempts of %d = %d results, %v", len(attempts), len(res), err)
+	}
+
+	// What each result and the log should be, worked out as the port
+	// says: each recorded attempt stored, core's rule applied in order,
+	// then the log trimmed.
+	rows := map[string]core.Delivery{} // by id, as stored after the call
+	hooks := map[string]core.Webhook{h.ID: claimed[0].Webhook, few.ID: fewDue[0].Webhook}
+	for _, d := range append(slices.Clone(claimed), fewDue...) {
+		rows[d.Delivery.ID] = d.Delivery
+	}
+	delete(rows, claimed[dropped].Delivery.ID)
+	byID := map[string]int{}
+	for i, d := range claimed {
+		byID[d.Delivery.ID] = i
+	}
+	for k, a := range attempts {
+		d, r := a.Delivery, res[k]
+		i, ofH := byID[d.ID]
+		recorded := !ofH || !lost[i]
+		want := ports.AttemptResult{Recorded: recorded, Webhook: a.Due.Webhook}
+		if recorded {
+			rows[d.ID] = d
+			if d.Status.Final() {
+				before := hooks[d.WebhookID]
+				hooks[d.WebhookID] = core.Webhook.AfterDelivery(before, d)
+				want.Webhook, want.SwitchedOff = hooks[d.WebhookID], before.Active && !hooks[d.WebhookID].Active
+			}
+		}
+		if r.Recorded != want.Recorded || r.SwitchedOff != want.SwitchedOff || r.Webhook.ID != want.Webhook.ID ||
+			r.Webhook.Active != want.Webhook.Active || r.Webhook.ConsecutiveFailures != want.Webhook.ConsecutiveFailures ||
+			r.Webhook.DisabledReason != want.Webhook.DisabledReason {
+			t.Fatalf("result %d (delivery %s): %+v, want %+v", k, d.ID, r, want)
+		}
+	}
+	if w := hooks[h.ID]; w.Active || w.ConsecutiveFailures != 6 {
+		t.Fatalf("the worked-out webhook is %+v: the case no longer switches it off", w)
+	}
+	for _, w := range []core.Webhook{h, few} {
+		var log []core.Delivery
+		for _, d := range rows {
+			if d.WebhookID == w.ID {
+				log = append(log, d)
+			}
+		}
+		slices.SortFunc(log, func(a, b core.Delivery) int { // newest first
+			return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(b.ID, a.ID))
+		})
+		for i := len(log) - 1; i >= keep; i-- {
+			if log[i].Status.Final() {
+				log = slices.Delete(log, i, i+1)
+			}
+		}
+		got := deliveries(t, s, o.ID, w.ID)
+		if len(got) != len(log) {
+			t.Fatalf("%s keeps %d deliveries, want %d", w.URL, len(got), len(log))
+		}
+		for i, g := range got {
+			x := log[i]
+			if g.ID != x.ID || g.Status != x.Status || g.Tries != x.Tries || g.Error != x.Error || g.ResponseStatus != x.ResponseStatus ||
+				!g.LastAttemptAt.Equal(x.LastAttemptAt) || !g.NextAttemptAt.Equal(x.NextAttemptAt) || string(g.Payload) != string(x.Payload) {
+				t.Fatalf("%s log entry %d:\n%+v\nwant\n%+v", w.URL, i, g, x)
+			}
+		}
+		stored, _, err := s.Webhooks.Webhook(ctx, o.ID, w.ID)
+		x := hooks[w.ID]
+		if err != nil || stored.Active != x.Active || stored.ConsecutiveFailures != x.ConsecutiveFailures || stored.DisabledReason != x.DisabledReason {
+			t.Fatalf("%s stored as %+v, %v; want %+v", w.URL, stored, err, x)
+		}
+	}
+	// The new holder of a lost lease records its own attempt.
+	d := holder[claimed[n-2].Delivery.ID]
+	if _, recorded, err := finish(t, s, d, d.Delivery.Attempted(nil, 204, "", now, 0)); err != nil || !recorded {
+		t.Fatalf("the new holder's record: %v, %v", recorded, err)
 	}
 }
 

@@ -1,0 +1,5 @@
+-- deliveries roomy
+--
+-- Postgres only: SQLite updates a row in place.
+
+SELECT 1;
