@@ -28,7 +28,7 @@ func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Du
 	args := map[string]any{"now": micros(now), "until": micros(now.Add(lease)), "limit": limit}
 	tid := s.db.pick("ctid", "rowid")
 	var rows []matchRow
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) (err error) {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) (err error) {
 		if s.db.postgres {
 			if err := tx.Exec("SET LOCAL enable_bitmapscan = off").Error; err != nil {
 				return err

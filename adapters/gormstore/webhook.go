@@ -387,7 +387,7 @@ func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit i
 
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
-	err := s.db.with(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		recorded, err := dropBeyondLog(tx, attempts, rules.KeepLog)
 		if err != nil {
 			return err

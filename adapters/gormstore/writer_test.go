@@ -287,6 +287,7 @@ func TestWritesQueueForTheWriter(t *testing.T) {
 		{"AddNotification", func() error { return notes.AddNotification(ctx, &note) }},
 		{"MarkRead", func() error { return notes.MarkRead(ctx, o.ID, note.ID, now) }},
 		{"MarkAllRead", func() error { _, err := notes.MarkAllRead(ctx, o.ID, now); return err }},
+		{"ClaimUnscored", func() error { _, err := matches.ClaimUnscored(ctx, 1, time.Minute); return err }},
 		{"ClaimEmails", func() error { _, err := notes.ClaimEmails(ctx, 10, time.Minute); return err }},
 		{"MarkEmailed notifications", func() error { return notes.MarkEmailed(ctx, note.ID, now) }},
 		{"CreateWebhook", func() error {
@@ -313,6 +314,7 @@ func TestWritesQueueForTheWriter(t *testing.T) {
 			due, err = hooks.ClaimDeliveries(ctx, ports.DeliveryClaim{Limit: 10, Lease: time.Minute})
 			return err
 		}},
+		{"FinishAttempts", func() error { _, err := hooks.FinishAttempts(ctx, nil, ports.AttemptRules{}); return err }},
 		{"ReleaseDeliveries", func() error { return hooks.ReleaseDeliveries(ctx, due) }},
 		{"ClaimBurst", func() error { _, err := hooks.ClaimBurst(ctx, ch.ID, 10, time.Minute); return err }},
 		{"DropDelivery", func() error {
