@@ -52,14 +52,22 @@ func (c *counter) of(event string) int {
 }
 
 // attemptTally is the worker's queue, keeping the recorded attempts of
-// each FinishAttempts call.
+// each FinishAttempts call. While hold is set, a write of a channel's
+// attempts waits until it is closed: a slow write.
 type attemptTally struct {
 	ports.DeliveryQueue
 	mu    sync.Mutex
 	calls [][]ports.Attempt
+	hold  chan struct{}
 }
 
 func (q *attemptTally) FinishAttempts(ctx context.Context, as []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
+	q.mu.Lock()
+	hold := q.hold
+	q.mu.Unlock()
+	if hold != nil && len(as) > 0 && as[0].Due.Webhook.Kind.IsChannel() {
+		<-hold
+	}
 	res, err := q.DeliveryQueue.FinishAttempts(ctx, as, rules)
 	if err == nil {
 		var kept []ports.Attempt
@@ -530,6 +538,58 @@ func TestChannelPacingLeavesWebhooksAlone(t *testing.T) {
 		moveTo(start.Add(2 * time.Second))
 		if got := fake.requests(core.ChannelSlack); len(got) != 2 || !strings.Contains(string(got[1].Body), "20 new matches") {
 			t.Fatalf("channel messages a second later: %d", len(got))
+		}
+	})
+}
+
+// A channel's burst that is slow to record holds up no webhook: while
+// the write of the channel's 1,000 outcomes is under way, the webhook's
+// later messages are sent and recorded.
+func TestChannelRecordLeavesWebhooksAlone(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fake := newFakeServices(t)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		const url = "http://127.0.0.1/hook"
+		rcv := newInFlight(time.Millisecond)
+		r := newBurstRig(t, w, fake, receivers{url: rcv}, core.RetrySchedule{})
+		o := w.owner(t, "slowrecord@example.com")
+		zero := 0
+		hook, _, err := r.hooks.Create(ctx, o.ID, url, &zero, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.add(t, o.ID, core.ChannelSlack)
+		hold := make(chan struct{})
+		defer close(hold)
+		r.queue.mu.Lock()
+		r.queue.hold = hold
+		r.queue.mu.Unlock()
+		start := time.Now()
+		moveTo(start.Add(500 * time.Millisecond))
+		r.score(t, o.ID, slices.Repeat([]int{80}, 5)...)
+		moveTo(start.Add(time.Second + 100*time.Millisecond))
+		if got := fake.requests(core.ChannelSlack); len(got) != 1 {
+			t.Fatalf("%d channel messages at the end of the second, want 1", len(got))
+		}
+
+		// The channel's outcome is still being written.
+		r.score(t, o.ID, slices.Repeat([]int{80}, 10)...)
+		rcv.until(t, 100*time.Millisecond, func(got, _ int) bool { return got == 15 })
+		moveTo(start.Add(time.Second + 300*time.Millisecond))
+		ds, err := r.store.Deliveries(ctx, o.ID, hook.ID, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		delivered := 0
+		for _, d := range ds {
+			if d.Status == core.DeliveryDelivered {
+				delivered++
+			}
+		}
+		if delivered != 15 {
+			t.Fatalf("%d of the webhook's 15 messages recorded delivered while a channel's outcome was being written", delivered)
 		}
 	})
 }

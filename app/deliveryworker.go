@@ -187,13 +187,15 @@ func (s *DeliveryWorker) Run(ctx context.Context) {
 		done:    make(chan sent, s.cfg.Workers),
 		claims:  make(chan claimed, 1),
 		records: make(chan []ports.Attempt, maxRecordBatch),
+		chats:   make(chan []ports.Attempt, maxRecordBatch),
 		alarm:   time.NewTimer(time.Hour),
 	}
 	w.alarm.Stop()
 	defer w.alarm.Stop()
-	recorded := make(chan struct{})
-	go func() { defer close(recorded); s.recorder(w.records) }()
-	defer func() { close(w.records); <-recorded }()
+	var recorders sync.WaitGroup
+	recorders.Go(func() { s.recorder(w.records) })
+	recorders.Go(func() { s.recorder(w.chats) })
+	defer func() { close(w.records); close(w.chats); recorders.Wait() }()
 	swept := make(chan struct{})
 	go func() {
 		defer close(swept)
@@ -278,7 +280,8 @@ type worker struct {
 	quiet   map[string]time.Time           // per chat channel: no message before this slot, one a second
 	done    chan sent                      // each send that ended
 	claims  chan claimed                   // the outcome of the claim under way
-	records chan []ports.Attempt           // attempts made, for the recorder: those of one message together
+	records chan []ports.Attempt           // webhooks' attempts made, for their recorder: those of one message together
+	chats   chan []ports.Attempt           // the same for chat channels, recorded apart (see recorder)
 
 	alarm   *time.Timer // wakes the worker when deliveries it knows of fall due
 	alarmAt time.Time   // when alarm fires; zero when it is not set
@@ -340,6 +343,13 @@ const maxBurst = 1000
 // attempts of one message (a channel's burst) are stored in one
 // transaction, so they share their outcome in the database too. It
 // returns once in is closed and everything in it is stored.
+//
+// Webhooks and chat channels have a recorder each: a burst's write, a
+// second's matches of a channel, takes as long as many webhook writes;
+// behind it the webhooks' outcomes would be stored late and, once the
+// channel between them filled, their sends would wait. A destination's
+// attempts always go to the same recorder, so the two never write the
+// same rows or trim the same log.
 func (s *DeliveryWorker) recorder(in <-chan []ports.Attempt) {
 	gather := time.NewTimer(recordGather)
 	defer gather.Stop()
@@ -688,7 +698,11 @@ func (w *worker) start(group []ports.DueDelivery) {
 		}
 		e := sent{webhook: id, known: len(as) > 0}
 		if e.known {
-			w.records <- as
+			if group[0].Webhook.Kind.IsChannel() {
+				w.chats <- as
+			} else {
+				w.records <- as
+			}
 			d := as[0].Delivery
 			e.fast, e.gone = d.Status == core.DeliveryDelivered && time.Since(began) < fastAnswer, d.Gone()
 		}
