@@ -356,7 +356,9 @@ func TestChannelOneMessageASecond(t *testing.T) {
 			t.Fatalf("%d messages within the second after the first, want still 1", n)
 		}
 		r.score(t, o.ID, 74)
-		moveTo(start.Add(2 * time.Second))
+		// The late match is claimed at the second's end, a claim's gap
+		// after the one the last score woke.
+		moveTo(start.Add(2*time.Second + claimGap))
 		got := fake.requests(core.ChannelDiscord)
 		if len(got) != 2 || !strings.Contains(string(got[1].Body), "2 new matches") {
 			t.Fatalf("%d messages; want the second with the late match and the next: %s", len(got), got[len(got)-1].Body)
@@ -590,6 +592,60 @@ func TestChannelRecordLeavesWebhooksAlone(t *testing.T) {
 		}
 		if delivered != 15 {
 			t.Fatalf("%d of the webhook's 15 messages recorded delivered while a channel's outcome was being written", delivered)
+		}
+	})
+}
+
+// Matches of a channel that fall due while it waits for its next second
+// (their transaction began before its message went) are left for that
+// second's message, not claimed and held meanwhile: held, they made
+// every claim look past a full hand, and the webhook's messages waited
+// for claims spaced out as for an idle worker.
+func TestChannelLateMatchesLeaveWebhooksAlone(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fake := newFakeServices(t)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		const url = "http://127.0.0.1/hook"
+		rcv := newInFlight(time.Millisecond)
+		r := newBurstRig(t, w, fake, receivers{url: rcv}, core.RetrySchedule{})
+		o := w.owner(t, "latehold@example.com")
+		zero := 0
+		if _, _, err := r.hooks.Create(ctx, o.ID, url, &zero, nil); err != nil {
+			t.Fatal(err)
+		}
+		r.add(t, o.ID, core.ChannelSlack)
+		start := time.Now()
+		moveTo(start.Add(400 * time.Millisecond))
+		r.score(t, o.ID, 70, 71, 72)
+		moveTo(start.Add(time.Second))
+		if n := len(fake.requests(core.ChannelSlack)); n != 1 {
+			t.Fatalf("%d messages at the end of the first second, want 1", n)
+		}
+
+		// 40 matches whose deliveries were queued at 0.99 s come in at 1.2 s.
+		moveTo(start.Add(1200 * time.Millisecond))
+		late := func(m core.Match, hooks []core.Webhook, at time.Time) []core.Delivery {
+			ds := core.QueueMatchCreated(m, hooks, at)
+			for i := range ds {
+				ds[i].NextAttemptAt = start.Add(time.Second)
+			}
+			return ds
+		}
+		r.scoreWith(t, o.ID, late, slices.Repeat([]int{80}, 40)...)
+		rcv.until(t, 50*time.Millisecond, func(got, _ int) bool { return got == 43 })
+
+		// The webhook's next matches, scored 10 ms apart, each reach it at once.
+		for i := range 5 {
+			moveTo(start.Add(1300*time.Millisecond + time.Duration(i)*10*time.Millisecond))
+			r.score(t, o.ID, 80)
+			rcv.until(t, 5*time.Millisecond, func(got, _ int) bool { return got == 44+i })
+		}
+		moveTo(start.Add(2 * time.Second))
+		got := fake.requests(core.ChannelSlack)
+		if len(got) != 2 || !strings.Contains(string(got[1].Body), "45 new matches") {
+			t.Fatalf("%d messages; want the second with the 40 late matches and the 5 after", len(got))
 		}
 	})
 }

@@ -464,6 +464,7 @@ func (w *worker) rearm() {
 // follow the one under way. Webhooks holding more than half a claim are
 // left out: they have work at hand. One holding less is claimed for
 // before it runs dry, so that its sends go on while the claim runs.
+// Chat channels waiting for their next second are left out too.
 func (w *worker) fill(ctx context.Context) {
 	if w.claiming {
 		w.again = true
@@ -492,6 +493,16 @@ func (w *worker) fill(ctx context.Context) {
 			skip = append(skip, id)
 		} else {
 			delete(w.gone, id)
+		}
+	}
+	// A chat channel waiting for its next second takes nothing before it:
+	// what falls due meanwhile goes with that second's message, claimed
+	// then. Claimed now it would be held, and a full hand held makes
+	// wake-ups wait (woken).
+	now := w.s.deps.Clock.Now()
+	for id, until := range w.quiet {
+		if now.Before(until) {
+			skip = append(skip, id)
 		}
 	}
 	if len(skip) > 0 {
