@@ -274,6 +274,11 @@ func (db *DB) SQL() *sql.DB { return db.pools[0] }
 // whose IMMEDIATE transactions hold the write lock from their start.
 var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 
+// lockNoKeyUpdate is FOR NO KEY UPDATE: it holds a row against other
+// changes, as an UPDATE of columns other than its key does, but not
+// against the key-share lock a row referring to it takes when inserted.
+var lockNoKeyUpdate = clause.Locking{Strength: "NO KEY UPDATE"}
+
 // newID returns a UUIDv7: ids sort roughly by creation, so index
 // inserts stay local.
 func newID() string { return uuid.Must(uuid.NewV7()).String() }

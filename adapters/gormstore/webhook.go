@@ -412,8 +412,9 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 		var hooks []webhookRow
 		if rules.Webhook != nil && len(ids) > 0 {
 			// Locked in one statement in id order, so two replicas'
-			// batches never wait on each other in opposite orders.
-			if err := tx.Clauses(lockForUpdate).Where("id IN ?", ids).Order("id").Find(&hooks).Error; err != nil {
+			// batches never wait on each other in opposite orders; not
+			// against the deliveries the scorer queues for them meanwhile.
+			if err := tx.Clauses(lockNoKeyUpdate).Where("id IN ?", ids).Order("id").Find(&hooks).Error; err != nil {
 				return err
 			}
 		}

@@ -93,3 +93,71 @@ func TestFinishBurstUpdatesOnlyTheLog(t *testing.T) {
 		t.Fatalf("the log after the burst: %d deliveries, %v", len(log), err)
 	}
 }
+
+// Recording a webhook's outcome holds its row against other changes to
+// it, not against the deliveries being queued for it meanwhile: a new
+// delivery's foreign key check takes a key-share lock on the webhook,
+// which a FOR UPDATE would make wait for the whole record (a burst's is
+// a thousand rows), and the scorer with it.
+func TestRecordLeavesNewDeliveriesAlone(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, pgtest.URL(t))
+	pool := db.SQL()
+	for _, q := range []string{
+		`INSERT INTO owners (id, email, created_at) VALUES ('o1', 'a@example.com', 0)`,
+		`INSERT INTO webhooks (id, owner_id, url, min_score, active, secret, created_at) VALUES ('w1', 'o1', 'https://hooks.example.com/', 0, true, '\x00', 0)`,
+		`INSERT INTO webhook_deliveries (id, webhook_id, owner_id, match_id, event, trigger_kind, status, created_at, next_attempt_at)
+			VALUES ('d1', 'w1', 'o1', 'm1', 'match.created', 'scheduled', 'queued', 1, 1)`,
+	} {
+		if _, err := pool.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := gormstore.NewWebhookStore(db)
+	due, err := store.ClaimBurst(ctx, "w1", 1, time.Hour)
+	if err != nil || len(due) != 1 {
+		t.Fatalf("ClaimBurst = %d, %v", len(due), err)
+	}
+	locked, release := make(chan struct{}), make(chan struct{})
+	rules := ports.AttemptRules{KeepLog: core.DeliveryLogSize, Webhook: func(w core.Webhook, d core.Delivery) core.Webhook {
+		close(locked) // called with the webhook's row locked, before the commit
+		<-release
+		return w.AfterDelivery(d)
+	}}
+	recorded := make(chan error, 1)
+	go func() {
+		a := ports.Attempt{Due: due[0], Delivery: due[0].Delivery.Attempted(nil, 204, "", time.Now().UTC(), 0)}
+		_, err := store.FinishAttempts(ctx, []ports.Attempt{a}, rules)
+		recorded <- err
+	}()
+	<-locked
+	inserted := make(chan error, 1)
+	go func() {
+		_, err := pool.Exec(`INSERT INTO webhook_deliveries (id, webhook_id, owner_id, match_id, event, trigger_kind, status, created_at, next_attempt_at)
+			VALUES ('queued-meanwhile', 'w1', 'o1', 'm2', 'match.created', 'scheduled', 'queued', 2, 2)`)
+		inserted <- err
+	}()
+	// Either the insert ends, or Postgres shows it waiting for a lock.
+	for waiting := false; !waiting; {
+		select {
+		case err := <-inserted:
+			if err != nil {
+				t.Fatal(err)
+			}
+			close(release)
+			if err := <-recorded; err != nil {
+				t.Fatal(err)
+			}
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+		if err := pool.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+			AND wait_event_type = 'Lock' AND query LIKE '%queued-meanwhile%')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	<-recorded
+	<-inserted
+	t.Fatal("a delivery queued for the webhook waited for the record of another's outcome")
+}
