@@ -235,7 +235,7 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 	cond(f.Platform != "", "platform = ?", string(f.Platform))
 	cond(f.MinScore >= 0, "score >= ?", f.MinScore)
 	cond(!f.Before.IsZero(), "created_us < ?", micros(f.Before))
-	rows, err := scanAll(s.db.with(ctx).Raw(q+" ORDER BY created_us DESC LIMIT ?", append(args, f.Limit+1)...), (*matchRow).pageFields)
+	rows, err := scanAll(s.db.pageReads(ctx).Raw(q+" ORDER BY created_us DESC LIMIT ?", append(args, f.Limit+1)...), (*matchRow).pageFields)
 	if err != nil {
 		return nil, false, translate(err, "match")
 	}
