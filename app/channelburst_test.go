@@ -193,6 +193,24 @@ func (r *burstRig) queued(t *testing.T, ownerID, id string) []core.Delivery {
 	return ds
 }
 
+// newHookAndSlack makes the rig, inside the bubble, with an owner of
+// email who has a webhook (its receiver answers in a millisecond) and an
+// at-once Slack channel, both taking every match.
+func newHookAndSlack(t *testing.T, w world, fake *fakeServices, email string) (*burstRig, core.Webhook, *inFlight, core.Owner) {
+	t.Helper()
+	const url = "http://127.0.0.1/hook"
+	rcv := newInFlight(time.Millisecond)
+	r := newBurstRig(t, w, fake, receivers{url: rcv}, core.RetrySchedule{})
+	o := w.owner(t, email)
+	zero := 0
+	hook, _, err := r.hooks.Create(context.Background(), o.ID, url, &zero, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.add(t, o.ID, core.ChannelSlack)
+	return r, hook, rcv, o
+}
+
 // moveTo moves the bubble's clock to at (inside a bubble, waiting is how
 // the clock moves: timers due on the way fire in order), then waits
 // until every goroutine of the bubble has nothing to do but wait.
@@ -510,16 +528,7 @@ func TestChannelPacingLeavesWebhooksAlone(t *testing.T) {
 	w := newWorld(t)
 	fake := newFakeServices(t)
 	synctest.Test(t, func(t *testing.T) {
-		ctx := context.Background()
-		const url = "http://127.0.0.1/hook"
-		rcv := newInFlight(time.Millisecond)
-		r := newBurstRig(t, w, fake, receivers{url: rcv}, core.RetrySchedule{})
-		o := w.owner(t, "both@example.com")
-		zero := 0
-		if _, _, err := r.hooks.Create(ctx, o.ID, url, &zero, nil); err != nil {
-			t.Fatal(err)
-		}
-		r.add(t, o.ID, core.ChannelSlack)
+		r, _, rcv, o := newHookAndSlack(t, w, fake, "both@example.com")
 		start := time.Now()
 		moveTo(start.Add(500 * time.Millisecond))
 		r.score(t, o.ID, slices.Repeat([]int{80}, 200)...)
@@ -553,16 +562,7 @@ func TestChannelRecordLeavesWebhooksAlone(t *testing.T) {
 	fake := newFakeServices(t)
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		const url = "http://127.0.0.1/hook"
-		rcv := newInFlight(time.Millisecond)
-		r := newBurstRig(t, w, fake, receivers{url: rcv}, core.RetrySchedule{})
-		o := w.owner(t, "slowrecord@example.com")
-		zero := 0
-		hook, _, err := r.hooks.Create(ctx, o.ID, url, &zero, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.add(t, o.ID, core.ChannelSlack)
+		r, hook, rcv, o := newHookAndSlack(t, w, fake, "slowrecord@example.com")
 		hold := make(chan struct{})
 		defer close(hold)
 		r.queue.mu.Lock()
@@ -606,16 +606,7 @@ func TestChannelLateMatchesLeaveWebhooksAlone(t *testing.T) {
 	w := newWorld(t)
 	fake := newFakeServices(t)
 	synctest.Test(t, func(t *testing.T) {
-		ctx := context.Background()
-		const url = "http://127.0.0.1/hook"
-		rcv := newInFlight(time.Millisecond)
-		r := newBurstRig(t, w, fake, receivers{url: rcv}, core.RetrySchedule{})
-		o := w.owner(t, "latehold@example.com")
-		zero := 0
-		if _, _, err := r.hooks.Create(ctx, o.ID, url, &zero, nil); err != nil {
-			t.Fatal(err)
-		}
-		r.add(t, o.ID, core.ChannelSlack)
+		r, _, rcv, o := newHookAndSlack(t, w, fake, "latehold@example.com")
 		start := time.Now()
 		moveTo(start.Add(400 * time.Millisecond))
 		r.score(t, o.ID, 70, 71, 72)
