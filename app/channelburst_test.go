@@ -59,12 +59,20 @@ type attemptTally struct {
 	mu    sync.Mutex
 	calls [][]ports.Attempt
 	hold  chan struct{}
+	hang  int // the next writes that never answer: each waits for its context to end
 }
 
 func (q *attemptTally) FinishAttempts(ctx context.Context, as []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	q.mu.Lock()
-	hold := q.hold
+	hold, hang := q.hold, q.hang > 0
+	if hang {
+		q.hang--
+	}
 	q.mu.Unlock()
+	if hang {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	if hold != nil && len(as) > 0 && as[0].Due.Webhook.Kind.IsChannel() {
 		<-hold
 	}
@@ -637,6 +645,42 @@ func TestChannelLateMatchesLeaveWebhooksAlone(t *testing.T) {
 		got := fake.requests(core.ChannelSlack)
 		if len(got) != 2 || !strings.Contains(string(got[1].Body), "45 new matches") {
 			t.Fatalf("%d messages; want the second with the 40 late matches and the 5 after", len(got))
+		}
+	})
+}
+
+// A write of outcomes that never answers is given up after
+// recordTimeout: its deliveries are left to their leases, and the
+// outcomes of the messages sent after it are stored.
+func TestRecordThatHangsIsGivenUp(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fake := newFakeServices(t)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		r, hook, rcv, o := newHookAndSlack(t, w, fake, "hang@example.com")
+		r.queue.mu.Lock()
+		r.queue.hang = 1
+		r.queue.mu.Unlock()
+		start := time.Now()
+		first := r.score(t, o.ID, 80)[0]
+		rcv.until(t, 10*time.Millisecond, func(got, _ int) bool { return got == 1 })
+
+		moveTo(start.Add(recordTimeout + time.Second))
+		second := r.score(t, o.ID, 80)[0]
+		rcv.until(t, 10*time.Millisecond, func(got, _ int) bool { return got == 2 })
+		moveTo(start.Add(recordTimeout + 2*time.Second))
+		ds, err := r.store.Deliveries(ctx, o.ID, hook.ID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := map[string]core.DeliveryStatus{}
+		for _, d := range ds {
+			status[d.MatchID] = d.Status
+		}
+		if status[first.ID] != core.DeliveryQueued || status[second.ID] != core.DeliveryDelivered {
+			t.Fatalf("the message whose record hung is %q (want queued, left to its lease), the one after it %q (want delivered)",
+				status[first.ID], status[second.ID])
 		}
 	})
 }
