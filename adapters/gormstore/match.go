@@ -96,10 +96,9 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		for i, pm := range batch {
 			ids[i] = pm.Post.ExternalID
 		}
-		// The ids go in as one JSON array: one short statement for any batch.
 		list, _ := json.Marshal(ids)
 		fresh, err := column[string](tx.Raw(`INSERT INTO posts (owner_id, platform, external_id, created_at)
-			SELECT ?, ?, value, ? FROM `+s.db.pick("json_array_elements_text(CAST(? AS json))", "json_each(?)")+
+			SELECT ?, ?, value, ? FROM `+s.db.jsonValues()+
 			` WHERE true ON CONFLICT DO NOTHING RETURNING external_id`, ownerID, string(platform), now, string(list)))
 		if foreignKey(err) {
 			return gorm.ErrRecordNotFound // the owner is missing
@@ -253,4 +252,10 @@ func page[T any](rows []T, limit int) ([]T, bool) {
 		return rows[:limit], true
 	}
 	return rows, false
+}
+
+// shared: jsonValues is a FROM item whose column value holds each element
+// of a JSON array bound as text: one short statement for any number of ids.
+func (db *DB) jsonValues() string {
+	return db.pick("json_array_elements_text(CAST(? AS json))", "json_each(?)")
 }

@@ -10,9 +10,8 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// filtersJSON is a phrase's filters as the phrases table's filters column
-// holds them: a JSON object, each field left out when it filters nothing.
-// The names are the API's.
+// filtersJSON is the phrases table's filters column: a JSON object in the
+// API's names, each field left out when it filters nothing.
 type filtersJSON struct {
 	Exclude            []string `json:"exclude,omitempty"`
 	Require            []string `json:"require,omitempty"`
@@ -23,8 +22,8 @@ type filtersJSON struct {
 	TitleOnly          bool     `json:"titleOnly,omitempty"`
 }
 
-// encodeFilters is the column's value for f: the empty string for no
-// filter, as every phrase made before filters has.
+// encodeFilters is the column's value for f: empty for no filter, as
+// every phrase made before filters has.
 func encodeFilters(f core.PhraseFilters) string {
 	if f.IsZero() {
 		return ""
@@ -33,29 +32,21 @@ func encodeFilters(f core.PhraseFilters) string {
 	return string(b)
 }
 
-// decodeFilters reads the column. Only encodeFilters writes it; a value
-// it cannot read is no filter, rather than a phrase that cannot be read.
+// decodeFilters reads the column. A value it cannot read is no filter,
+// rather than a phrase that cannot be read.
 func decodeFilters(s string) core.PhraseFilters {
-	if s == "" {
-		return core.PhraseFilters{}
-	}
 	var f filtersJSON
-	if err := json.Unmarshal([]byte(s), &f); err != nil {
+	if s == "" || json.Unmarshal([]byte(s), &f) != nil {
 		return core.PhraseFilters{}
 	}
 	return core.PhraseFilters(f)
 }
 
-// UpdatePhrase implements ports.PhraseStore.
+// UpdatePhrase implements ports.PhraseStore. The row is locked from its
+// read to its write, so a change of other fields made meanwhile is kept.
 func (s *PhraseStore) UpdatePhrase(ctx context.Context, ownerID, id string, ch ports.PhraseChange) (core.Phrase, error) {
 	var p core.Phrase
-	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		// The row is locked from its read to its write, so a change of
-		// other fields made at the same time is not lost.
-		var row phraseRow
-		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-			return err
-		}
+	_, err := locked(s.db.write(ctx), func(tx *gorm.DB, row *phraseRow) error {
 		p = row.phrase()
 		set := map[string]any{}
 		if ch.Status != nil {
@@ -73,7 +64,7 @@ func (s *PhraseStore) UpdatePhrase(ctx context.Context, ownerID, id string, ch p
 			return err
 		}
 		return bumpPhraseVersion(tx, ownerID)
-	})
+	}, "id = ? AND owner_id = ?", id, ownerID)
 	if err != nil {
 		return core.Phrase{}, translate(err, "phrase")
 	}
