@@ -40,12 +40,11 @@ func (r *matchRow) fields() []any {
 // pageColumns are matchColumns less owner_id and scored_at: the SQLite
 // driver pays cgo calls per column of each row, so a page, the API's
 // hottest read, reads no spare column.
-const pageColumns = "id, phrase_id, phrase, platform, created_us, score, intent, reason, " +
-	"external_id, author, title, body, url, likes, comments, posted_at, backfilled"
+var pageColumns = strings.NewReplacer("owner_id, ", "", "scored_at, ", "").Replace(matchColumns)
 
 func (r *matchRow) pageFields() []any {
-	return []any{&r.ID, &r.PhraseID, &r.Phrase, &r.Platform, &r.CreatedUs, &r.Score, &r.Intent, &r.Reason,
-		&r.ExternalID, &r.Author, &r.Title, &r.Body, &r.URL, &r.Likes, &r.Comments, &r.PostedAt, &r.Backfilled}
+	f := r.fields()
+	return append(append(f[:1], f[2:9]...), f[10:]...)
 }
 
 func (r matchRow) match() core.Match {
@@ -71,19 +70,15 @@ func deref(s *string) string {
 	return *s
 }
 
-// MatchStore keeps posts and matches: ingest and reads here, the
-// scorer's claims and scores in score.go.
+// MatchStore keeps posts and matches; the scorer's side is in score.go.
 type MatchStore struct{ db *DB }
 
 func NewMatchStore(db *DB) *MatchStore { return &MatchStore{db: db} }
 
 // SaveMatches implements ports.MatchStore in a handful of statements for
-// any batch: one insert of the posts that skips known ones and returns
-// the new, one of the matches. Matches of one owner get strictly
-// increasing created_us in commit order, which the API's cursors depend
-// on (a reader never meets a match committed after its read with a
-// created_us below one it has seen): one UPDATE of the owner's row hands
-// them out, and its lock holds the owner's next batch until this commits.
+// any batch: an insert of the posts that returns the new ones, one of
+// their matches. An owner's matches get created_us increasing in commit
+// order, so the API's cursors never skip one (stamp).
 func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform core.Platform, batch []ports.PostMatches) (ports.SaveResult, error) {
 	var res ports.SaveResult
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
@@ -92,11 +87,7 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 			_, err := lockOwner(tx, ownerID)
 			return err
 		}
-		ids := make([]string, len(batch))
-		for i, pm := range batch {
-			ids[i] = pm.Post.ExternalID
-		}
-		list, _ := json.Marshal(ids)
+		list, _ := json.Marshal(convert(batch, func(pm ports.PostMatches) string { return pm.Post.ExternalID }))
 		fresh, err := column[string](tx.Raw(`INSERT INTO posts (owner_id, platform, external_id, created_at)
 			SELECT ?, ?, value, ? FROM `+s.db.jsonValues()+
 			` WHERE true ON CONFLICT DO NOTHING RETURNING external_id`, ownerID, string(platform), now, string(list)))
@@ -110,25 +101,21 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		for _, id := range fresh {
 			isFresh[id] = true
 		}
-		kept := make(map[string]bool, len(fresh)) // the first copy of each new post is kept
-		if err := s.db.keepRecent(tx, ownerID, platform, batch, func(i int) bool {
-			id := batch[i].Post.ExternalID
-			if !isFresh[id] || kept[id] {
-				return false
-			}
-			kept[id] = true
-			return true
-		}); err != nil {
+		kept := make([]bool, len(batch)) // the first copy of each new post; later ones are known
+		for i, pm := range batch {
+			kept[i] = isFresh[pm.Post.ExternalID]
+			delete(isFresh, pm.Post.ExternalID)
+		}
+		if err := s.db.keepRecent(tx, ownerID, platform, batch, func(i int) bool { return kept[i] }); err != nil {
 			return err
 		}
 		var rows []matchRow
 		counts := map[string]int64{}
 		var phrases map[string]phraseRow // the owner's on platform, by id
-		for _, pm := range batch {
-			if !isFresh[pm.Post.ExternalID] {
+		for i, pm := range batch {
+			if !kept[i] {
 				continue
 			}
-			delete(isFresh, pm.Post.ExternalID) // later copies in the batch are known
 			if phrases == nil && len(pm.PhraseIDs) > 0 {
 				var ps []phraseRow
 				if err := tx.Select("id, phrase, platform").Where("owner_id = ? AND platform = ?", ownerID, platform).Find(&ps).Error; err != nil {
@@ -174,8 +161,7 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 	return res, nil
 }
 
-// newMatchRow is the match of post p for phrase ph, without its
-// created_us (stamp).
+// newMatchRow is the match of post p for phrase ph, without its created_us.
 func newMatchRow(ownerID string, ph phraseRow, p core.Post) matchRow {
 	r := matchRow{ID: newID(), OwnerID: ownerID, PhraseID: ph.ID, Phrase: ph.Phrase, Platform: ph.Platform,
 		ExternalID: p.ExternalID, Author: p.Author, Body: core.Cut(p.Text, core.MaxPostText), URL: p.URL,
@@ -188,7 +174,9 @@ func newMatchRow(ownerID string, ph phraseRow, p core.Post) matchRow {
 
 // stamp hands out n created_us values to the owner's new matches and
 // returns the first: past the owner's last one and no earlier than now.
-// The UPDATE locks the owner's row until the transaction commits.
+// The UPDATE's lock on the owner's row holds their next batch until this
+// one commits, so a reader never meets a match committed after its read
+// with a created_us below one it has seen.
 func stamp(tx *gorm.DB, ownerID string, n, now int64) (int64, error) {
 	last, err := column[int64](tx.Raw(`UPDATE owners SET last_match_us = CASE WHEN last_match_us + ? > ? THEN last_match_us + ? ELSE ? END
 		WHERE id = ? RETURNING last_match_us`, n, now+n-1, n, now+n-1, ownerID))
@@ -220,7 +208,7 @@ func (s *MatchStore) Match(ctx context.Context, ownerID, id string) (core.Match,
 }
 
 // Matches implements ports.MatchStore: a walk of the owner's index in
-// created_us order. A search walks as search.go says.
+// created_us order; a search's is in search.go.
 func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchFilter) ([]core.Match, bool, error) {
 	if !f.Search.IsZero() {
 		return s.searchMatches(ctx, ownerID, f)
@@ -240,7 +228,7 @@ func (s *MatchStore) Matches(ctx context.Context, ownerID string, f ports.MatchF
 	}
 	rows, more := page(rows, f.Limit)
 	return convert(rows, func(r matchRow) core.Match {
-		r.OwnerID = ownerID // not read: the query selects on it
+		r.OwnerID = ownerID // not read
 		return r.match()
 	}), more, nil
 }

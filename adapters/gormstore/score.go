@@ -13,16 +13,14 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// ClaimUnscored implements ports.MatchStore. SKIP LOCKED lets replicas
-// on Postgres claim disjoint rows; SQLite's one writer makes the plain
-// form exclusive. On Postgres the claim walks matches_unscored by index
-// scan, which marks the entries of scored (dead) rows and passes over
-// them after; the bitmap scan the planner prefers would visit them on
-// every claim until a vacuum (docs/adr/0006-delivery-queue-on-postgres.md).
-// As in WebhookStore.ClaimBurst, the candidates are picked once, in a
-// CTE, and leased through their ctids (rowids): Postgres may run an IN
-// (subquery) with a LIMIT more than once, each run skipping what the
-// one before locked, and so lease more than limit.
+// ClaimUnscored implements ports.MatchStore. SKIP LOCKED lets replicas on
+// Postgres claim disjoint rows; SQLite's one writer makes the plain form
+// exclusive. An index scan of matches_unscored marks scored (dead) rows'
+// entries and passes them after, where a bitmap scan visits them every
+// claim until a vacuum (docs/adr/0006-delivery-queue-on-postgres.md).
+// As in ClaimBurst, the candidates are picked once, in a CTE, and leased
+// by ctid (rowid): Postgres may run an IN (subquery) with a LIMIT more
+// than once, each run skipping what the last locked, leasing too many.
 func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Duration) ([]core.Match, error) {
 	now := s.db.gorm.NowFunc()
 	args := map[string]any{"now": micros(now), "until": micros(now.Add(lease)), "limit": limit}
@@ -46,16 +44,14 @@ func (s *MatchStore) ClaimUnscored(ctx context.Context, limit int, lease time.Du
 }
 
 // Unscored implements ports.ScoringBacklog. The inner LIMIT stops the
-// count at limit rows of the partial index matches_unscored, so a read
-// costs the same however far scoring has fallen behind.
+// count at limit rows, so a read costs the same however far behind.
 func (s *MatchStore) Unscored(ctx context.Context, limit int) (int, error) {
 	var n int
 	err := s.db.with(ctx).Raw("SELECT COUNT(*) FROM (SELECT 1 FROM matches WHERE score IS NULL LIMIT ?) AS waiting", max(limit, 0)).Scan(&n).Error
 	return n, translate(err, "match")
 }
 
-// SetScores implements ports.MatchStore: in one transaction the scores,
-// a read of webhooks per owner and the deliveries the plan decides.
+// SetScores implements ports.MatchStore.
 func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate, plan ports.DeliveryPlan) ([]core.Match, error) {
 	if len(updates) == 0 {
 		return nil, nil
@@ -95,10 +91,7 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 				queued = append(queued, newDeliveryRow(d))
 			}
 		}
-		if len(queued) == 0 {
-			return nil
-		}
-		return tx.CreateInBatches(&queued, 1000).Error
+		return tx.CreateInBatches(&queued, 1000).Error // none for none
 	})
 	if err != nil {
 		return nil, translate(err, "match")
@@ -108,9 +101,8 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 
 // setScores stores each update's score where its match had none and says
 // which did, one statement a thousand (docs/adr/0005-scoring-in-batches.md).
-// A match named twice takes its first score; another owner's match is
-// not scored. An id no row can hold is left out: Postgres would refuse
-// the whole statement for it, where SQLite passes over the one match.
+// An id no row can hold is left out: Postgres would refuse the whole
+// statement for it, where SQLite passes over the one match.
 func setScores(tx *gorm.DB, updates []ports.ScoreUpdate, now int64) ([]bool, error) {
 	first := make([]bool, len(updates))
 	at := make(map[string]int, len(updates)) // 1 + the update's index, by "<owner id> <match id>"
