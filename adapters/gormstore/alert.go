@@ -35,8 +35,7 @@ func (s *AlertStore) MarkEmailed(ctx context.Context, ownerID string, ids []stri
 		return nil
 	}
 	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&matchRow{}).Where("owner_id = ? AND id IN ?", ownerID, ids).
-			Update("emailed_at", micros(at)).Error; err != nil {
+		if err := tx.Model(&matchRow{}).Where("owner_id = ? AND id IN ?", ownerID, ids).Update("emailed_at", micros(at)).Error; err != nil {
 			return err
 		}
 		return tx.Model(&ownerRow{}).Where("id = ?", ownerID).Update("alerts_sent_at", micros(at)).Error

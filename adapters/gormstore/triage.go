@@ -9,9 +9,8 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// TriageStore keeps owners' read, starred and archived flags on matches
-// in a table of their own: an untouched match has no row, so ingest
-// writes nothing more.
+// TriageStore keeps the owners' flags on matches in a table of their
+// own: an untouched match has no row, so ingest writes nothing more.
 type TriageStore struct{ db *DB }
 
 func NewTriageStore(db *DB) *TriageStore { return &TriageStore{db: db} }
@@ -44,7 +43,7 @@ func flag(b *bool) any {
 }
 
 // SetTriage implements ports.TriageStore: one upsert over the owner's
-// own matches among ids; another owner's is neither changed nor counted.
+// matches among ids.
 func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []string, c core.TriageChange) (int, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	if len(ids) == 0 {
@@ -55,28 +54,25 @@ func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []strin
 		err := s.db.with(ctx).Model(&matchRow{}).Where("owner_id = ? AND id IN ?", ownerID, ids).Count(&n).Error
 		return int(n), translate(err, "match")
 	}
-	r, st, ar := flag(c.Read), flag(c.Starred), flag(c.Archived)
 	res := s.db.write(ctx).Exec(`INSERT INTO match_triage (owner_id, match_id, created_us, is_read, starred, archived, updated_at)
-		SELECT owner_id, id, created_us, COALESCE(CAST(? AS INTEGER), 0), COALESCE(CAST(? AS INTEGER), 0), COALESCE(CAST(? AS INTEGER), 0), ?
-		FROM matches WHERE owner_id = ? AND id IN ?
+		SELECT owner_id, id, created_us, COALESCE(CAST(@r AS INTEGER), 0), COALESCE(CAST(@s AS INTEGER), 0), COALESCE(CAST(@a AS INTEGER), 0), @now
+		FROM matches WHERE owner_id = @owner AND id IN @ids
 		ON CONFLICT (owner_id, match_id) DO UPDATE SET
-			is_read = COALESCE(CAST(? AS INTEGER), match_triage.is_read),
-			starred = COALESCE(CAST(? AS INTEGER), match_triage.starred),
-			archived = COALESCE(CAST(? AS INTEGER), match_triage.archived),
+			is_read = COALESCE(CAST(@r AS INTEGER), match_triage.is_read),
+			starred = COALESCE(CAST(@s AS INTEGER), match_triage.starred),
+			archived = COALESCE(CAST(@a AS INTEGER), match_triage.archived),
 			updated_at = excluded.updated_at`,
-		r, st, ar, s.db.gorm.NowFunc().UnixMicro(), ownerID, ids, r, st, ar)
+		map[string]any{"r": flag(c.Read), "s": flag(c.Starred), "a": flag(c.Archived), "now": s.db.gorm.NowFunc().UnixMicro(), "owner": ownerID, "ids": ids})
 	return int(res.RowsAffected), translate(res.Error, "match")
 }
 
 func (s *TriageStore) Triage(ctx context.Context, ownerID, matchID string) (core.Triage, error) {
-	var row inboxRow
-	err := s.db.with(ctx).Table(inboxJoin).Select(inboxColumns).Where("m.owner_id = ? AND m.id = ?", ownerID, matchID).Take(&row).Error
-	return row.triage(), translate(err, "match")
+	return one(s.db.with(ctx).Table(inboxJoin).Select(inboxColumns), "match", inboxRow.triage, "m.owner_id = ? AND m.id = ?", ownerID, matchID)
 }
 
 // Inbox implements ports.TriageStore: an index walk on (owner_id,
-// created_us), or, for a flag asked set, on the owner's few triaged rows. A search
-// walks as search.go says.
+// created_us), or, for a flag asked set, on the owner's few triaged rows;
+// a search's is in search.go.
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
 	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
 	from, owner, created := inboxJoin, "m.owner_id = ?", "m.created_us"
@@ -108,10 +104,8 @@ func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFi
 	cond(f.PhraseID != "", "m.phrase_id = ?", f.PhraseID)
 	cond(!f.Before.IsZero(), created+" < ?", micros(f.Before))
 	cond(!f.After.IsZero(), created+" > ?", micros(f.After))
-	if !f.ScoredAfter.IsZero() {
-		// What was scored lately, through (owner_id, scored_at); matches
-		// scored in one batch share a time, and come newest first.
-		cond(true, "m.scored_at > ?", micros(f.ScoredAfter))
+	if !f.ScoredAfter.IsZero() { // through (owner_id, scored_at); a batch's matches share a time
+		q = q.Where("m.scored_at > ?", micros(f.ScoredAfter))
 		order = "m.scored_at DESC, " + created
 	}
 	args := walk.args
