@@ -51,7 +51,6 @@ func (s *MatchStore) Unscored(ctx context.Context, limit int) (int, error) {
 	return n, translate(err, "match")
 }
 
-// SetScores implements ports.MatchStore.
 func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate, plan ports.DeliveryPlan) ([]core.Match, error) {
 	if len(updates) == 0 {
 		return nil, nil

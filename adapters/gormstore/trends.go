@@ -15,12 +15,9 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// match_day_counts holds, per owner, UTC day of a match's creation,
-// platform, intent and phrase, the matches scored in each of the ten
-// score bands, a column each (migration 24). countScored keeps it in
-// SetScores's transaction, so trends read a few rows a day and never the
-// matches; a phrase's rows go with it (ON DELETE CASCADE), as its
-// matches do.
+// match_day_counts holds, per owner, day, platform, intent and phrase,
+// the matches scored in each score band, a column each (migration 24),
+// so trends read a few rows a day and never the matches.
 
 // countStatement adds the matches named by a JSON array of ids (its %s
 // is jsonValues) and created no earlier than a time to the counts, summed
@@ -53,9 +50,8 @@ var countStatement, dayCountsQuery = func() (string, string) {
 }()
 
 // countScored adds ms, the matches whose first score the transaction
-// stored (so each is counted once however often it is sent), to the
-// daily counts, read back by id in one statement, and trims their
-// owners' counts older than core.TrendKeepDays.
+// stored, to the counts, read back by id in one statement, and trims
+// their owners' counts older than core.TrendKeepDays.
 func (db *DB) countScored(tx *gorm.DB, ms []core.Match, now time.Time) error {
 	if len(ms) == 0 {
 		return nil
