@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,8 +48,7 @@ func (r *recentRow) fields() []any {
 	return []any{&r.ID, &r.OwnerID, &r.Platform, &r.Community, &r.SeenAt, &r.Post}
 }
 
-// recentPostJSON is a kept post's own fields as the post column holds
-// them; keepRecent writes them by hand in this shape.
+// recentPostJSON is a kept post's own fields as the post column holds them.
 type recentPostJSON struct {
 	ID       string `json:"id"`
 	Author   string `json:"author"`
@@ -92,93 +91,49 @@ func (db *DB) ownerIs(alias, ownerID string) (string, []any) {
 
 // keepRecent adds the posts of batch that fresh names (by index), and
 // that ask to be kept, to the owner's window, within SaveMatches's
-// transaction: one statement for the posts of each community and time
-// seen (a batch has one of each, mostly), taking the posts as one JSON
-// array, each element stored as it is. A statement is prepared anew in
-// each transaction, so a short one costs little whatever the batch; and
-// a value the statement had to take apart, field by field, would cost
-// the database as much again as the row.
+// transaction: one statement for each community and time seen (a batch
+// has one of each, mostly), taking the posts as one JSON array stored
+// element by element. A statement is prepared anew in each transaction,
+// so a short one costs little whatever the batch; one that took each
+// value apart would cost the database as much again as the row.
 func (db *DB) keepRecent(tx *gorm.DB, ownerID string, platform core.Platform, batch []ports.PostMatches, fresh func(i int) bool) error {
 	type group struct {
 		community string
 		seenAt    int64
-		list      []byte
+		posts     []recentPostJSON
 	}
-	var groups []*group
+	var groups []group
 	for i, pm := range batch {
 		if pm.Keep == nil || !fresh(i) {
 			continue
 		}
-		var g *group
-		for _, x := range groups {
-			if x.community == pm.Keep.Community && x.seenAt == micros(pm.Keep.SeenAt) {
-				g = x
-			}
+		seenAt := micros(pm.Keep.SeenAt)
+		k := slices.IndexFunc(groups, func(g group) bool { return g.community == pm.Keep.Community && g.seenAt == seenAt })
+		if k < 0 {
+			k, groups = len(groups), append(groups, group{community: pm.Keep.Community, seenAt: seenAt})
 		}
-		if g == nil {
-			g = &group{community: pm.Keep.Community, seenAt: micros(pm.Keep.SeenAt), list: make([]byte, 1, 4096)}
-			g.list[0] = '['
-			groups = append(groups, g)
-		}
-		if len(g.list) > 1 {
-			g.list = append(g.list, ',')
-		}
-		g.list = appendRecentPost(g.list, pm.Post)
+		p := pm.Post
+		groups[k].posts = append(groups[k].posts, recentPostJSON{ID: p.ExternalID, Author: p.Author, Title: p.Title,
+			Text: core.Cut(p.Text, core.MaxPostText), URL: p.URL, Likes: p.Likes, Comments: p.Comments, Posted: micros(p.PostedAt)})
 	}
 	for _, g := range groups {
-		list := string(append(g.list, ']'))
-		var err error
+		list, err := json.Marshal(g.posts)
+		if err != nil {
+			return err
+		}
 		if db.postgres {
 			err = tx.Exec(`INSERT INTO recent_posts (owner_id, platform, community, seen_at, post)
 				SELECT ?, ?, ?, ?, CAST(j AS text) FROM json_array_elements(CAST(? AS json)) AS j`,
-				ownerID, string(platform), g.community, g.seenAt, list).Error
+				ownerID, string(platform), g.community, g.seenAt, string(list)).Error
 		} else {
 			err = tx.Exec(`INSERT INTO recent_posts (owner_id, lid, platform, community, seen_at, post)
-				SELECT ?, ?, ?, ?, ?, value FROM json_each(?)`, ownerID, lid(ownerID), string(platform), g.community, g.seenAt, list).Error
+				SELECT ?, ?, ?, ?, ?, value FROM json_each(?)`, ownerID, lid(ownerID), string(platform), g.community, g.seenAt, string(list)).Error
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// appendRecentPost appends p as recentPostJSON, its text cut as a
-// match's is. Written by hand: encoding/json's reflection cost ingest
-// about as much as the insert it feeds.
-func appendRecentPost(b []byte, p core.Post) []byte {
-	b = appendJSONString(append(b, `{"id":`...), p.ExternalID)
-	b = appendJSONString(append(b, `,"author":`...), p.Author)
-	b = appendJSONString(append(b, `,"title":`...), p.Title)
-	b = appendJSONString(append(b, `,"text":`...), core.Cut(p.Text, core.MaxPostText))
-	b = appendJSONString(append(b, `,"url":`...), p.URL)
-	b = strconv.AppendInt(append(b, `,"likes":`...), int64(p.Likes), 10)
-	b = strconv.AppendInt(append(b, `,"comments":`...), int64(p.Comments), 10)
-	b = strconv.AppendInt(append(b, `,"posted":`...), micros(p.PostedAt), 10)
-	return append(b, '}')
-}
-
-// appendJSONString appends s, valid UTF-8 as every stored post's text
-// is (core.CleanPost), as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	return append(append(b, s[start:]...), '"')
 }
 
 // RecentPosts implements ports.RecentStore.
