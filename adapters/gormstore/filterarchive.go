@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -80,7 +81,7 @@ func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID s
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
-		for chunk := range chunks(ids, 500) {
+		for chunk := range slices.Chunk(ids, 500) {
 			res := tx.Exec(`INSERT INTO filter_archive_matches (archive_id, match_id)
 				SELECT ?, m.id FROM matches m LEFT JOIN match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id
 				WHERE m.owner_id = ? AND m.phrase_id = ? AND m.id IN ? AND COALESCE(t.archived, 0) = 0

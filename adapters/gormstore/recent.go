@@ -199,11 +199,9 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 		_, more, err = walk(all+" ORDER BY r.id DESC", args...)
 	case s.db.postgres:
 		passed = map[int64]bool{}
-		stop, more, err = walk(all+" AND r.words IS NULL ORDER BY r.id DESC", args...)
-		if stop || err != nil {
-			break
+		if stop, more, err = walk(all+" AND r.words IS NULL ORDER BY r.id DESC", args...); !stop && err == nil {
+			_, more, err = walk(all+" AND r.words @@ phraseto_tsquery('simple', ?) ORDER BY r.id DESC", append(args, phrase)...)
 		}
-		_, more, err = walk(all+" AND r.words @@ phraseto_tsquery('simple', ?) ORDER BY r.id DESC", append(args, phrase)...)
 	default:
 		// One mark bounds both walks, so no post is passed twice or left
 		// out while the index grows.
@@ -211,17 +209,15 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 		if err := db.Raw("SELECT last_id FROM recent_index").Scan(&mark).Error; err != nil {
 			return false, translate(err, "recent post")
 		}
-		stop, more, err = walk(all+" AND r.id > ? ORDER BY r.id DESC", append(args, mark)...)
-		if stop || err != nil {
-			break
-		}
 		// The words quoted make a phrase in which none is an operator:
 		// they hold letters, digits and marks only. CROSS JOIN keeps the
 		// index the outer loop: its hits come newest first (order=DESC)
 		// and the walk stops at the limit.
-		_, more, err = walk("SELECT "+recentColumns+` FROM recent_words w CROSS JOIN recent_posts r ON r.id = w.docid
-			WHERE recent_words MATCH ? AND w.lid = ? AND w.docid <= ? AND `+where+" ORDER BY w.docid DESC",
-			append([]any{`"` + phrase + `"`, lid(q.OwnerID), mark}, args...)...)
+		if stop, more, err = walk(all+" AND r.id > ? ORDER BY r.id DESC", append(args, mark)...); !stop && err == nil {
+			_, more, err = walk("SELECT "+recentColumns+` FROM recent_words w CROSS JOIN recent_posts r ON r.id = w.docid
+				WHERE recent_words MATCH ? AND w.lid = ? AND w.docid <= ? AND `+where+" ORDER BY w.docid DESC",
+				append([]any{`"` + phrase + `"`, lid(q.OwnerID), mark}, args...)...)
+		}
 	}
 	return more, translate(err, "recent post")
 }
@@ -268,8 +264,7 @@ func (s *RecentStore) IndexRecent(ctx context.Context, words []ports.RecentWords
 		if err := tx.Raw("SELECT last_id FROM recent_index").Scan(&mark).Error; err != nil {
 			return err
 		}
-		ids, err := scanAll(tx.Raw("SELECT id FROM recent_posts WHERE id > ? AND id <= ? ORDER BY id", mark, top),
-			func(v *int64) []any { return []any{v} })
+		ids, err := column[int64](tx.Raw("SELECT id FROM recent_posts WHERE id > ? AND id <= ? ORDER BY id", mark, top))
 		if err != nil {
 			return err
 		}
@@ -303,7 +298,12 @@ func (s *RecentStore) IndexRecent(ctx context.Context, words []ports.RecentWords
 // from their newest. Each delete is one statement of at most limit rows,
 // so a trim holds SQLite's write lock briefly.
 func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner, limit int) (int, error) {
-	db, w := s.db.with(ctx), s.db.write(ctx)
+	db, n := s.db.with(ctx), 0
+	del := func(query string, args ...any) error {
+		res := s.db.write(ctx).Exec(query, args...)
+		n += int(res.RowsAffected)
+		return translate(res.Error, "recent post")
+	}
 	type head struct{ ID, SeenAt int64 }
 	oldest, err := scanAll(db.Raw("SELECT id, seen_at FROM recent_posts ORDER BY id LIMIT ?", limit),
 		func(h *head) []any { return []any{&h.ID, &h.SeenAt} })
@@ -317,38 +317,31 @@ func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner
 		}
 		last = h.ID
 	}
-	n := 0
 	if last > 0 {
-		res := w.Exec("DELETE FROM recent_posts WHERE id <= ?", last)
-		if res.Error != nil {
-			return 0, translate(res.Error, "recent post")
+		if err := del("DELETE FROM recent_posts WHERE id <= ?", last); err != nil {
+			return 0, err
 		}
-		n = int(res.RowsAffected)
 	}
 	if perOwner <= 0 || n >= limit {
 		return n, nil
 	}
-	owners, err := scanAll(db.Raw("SELECT id FROM owners ORDER BY id"), func(v *string) []any { return []any{v} })
+	owners, err := column[string](db.Raw("SELECT id FROM owners ORDER BY id"))
 	if err != nil {
 		return n, translate(err, "recent post")
 	}
 	for _, o := range owners {
 		where, args := s.db.ownerIs("r", o)
-		bound, err := scanAll(db.Raw("SELECT r.id FROM recent_posts r WHERE "+where+" ORDER BY r.id DESC LIMIT 1 OFFSET ?",
-			append(args, perOwner)...), func(v *int64) []any { return []any{v} })
+		bound, err := column[int64](db.Raw("SELECT r.id FROM recent_posts r WHERE "+where+" ORDER BY r.id DESC LIMIT 1 OFFSET ?",
+			append(args, perOwner)...))
 		if err != nil {
 			return n, translate(err, "recent post")
 		}
 		if len(bound) == 0 {
 			continue
 		}
-		res := w.Exec("DELETE FROM recent_posts WHERE id IN (SELECT r.id FROM recent_posts r WHERE "+where+
-			" AND r.id <= ? ORDER BY r.id LIMIT ?)", append(args, bound[0], limit-n)...)
-		if res.Error != nil {
-			return n, translate(res.Error, "recent post")
-		}
-		if n += int(res.RowsAffected); n >= limit {
-			break
+		if err := del("DELETE FROM recent_posts WHERE id IN (SELECT r.id FROM recent_posts r WHERE "+where+
+			" AND r.id <= ? ORDER BY r.id LIMIT ?)", append(args, bound[0], limit-n)...); err != nil || n >= limit {
+			return n, err
 		}
 	}
 	return n, nil
@@ -380,14 +373,11 @@ func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []c
 		if err := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", p.ID, p.OwnerID).Count(&n).Error; err != nil || n == 0 {
 			return err
 		}
-		ids := make([]string, 0, len(posts))
-		for _, rp := range posts {
-			ids = append(ids, rp.Post.ExternalID)
-		}
+		ids := convert(posts, func(rp core.RecentPost) string { return rp.Post.ExternalID })
 		had := map[string]bool{}
-		for chunk := range chunks(ids, 500) {
-			known, err := scanAll(tx.Raw("SELECT external_id FROM matches WHERE owner_id = ? AND phrase_id = ? AND platform = ? AND external_id IN ?",
-				p.OwnerID, p.ID, string(p.Platform), chunk), func(v *string) []any { return []any{v} })
+		for chunk := range slices.Chunk(ids, 500) {
+			known, err := column[string](tx.Raw("SELECT external_id FROM matches WHERE owner_id = ? AND phrase_id = ? AND platform = ? AND external_id IN ?",
+				p.OwnerID, p.ID, string(p.Platform), chunk))
 			if err != nil {
 				return err
 			}
@@ -434,17 +424,4 @@ func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []c
 // EndBackfill implements ports.RecentStore.
 func (s *RecentStore) EndBackfill(ctx context.Context, phraseID string) error {
 	return translate(s.db.write(ctx).Exec("DELETE FROM recent_backfills WHERE phrase_id = ?", phraseID).Error, "phrase")
-}
-
-// chunks yields xs in runs of at most n.
-func chunks[T any](xs []T, n int) func(yield func([]T) bool) {
-	return func(yield func([]T) bool) {
-		for len(xs) > 0 {
-			k := min(n, len(xs))
-			if !yield(xs[:k]) {
-				return
-			}
-			xs = xs[k:]
-		}
-	}
 }
