@@ -14,23 +14,17 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// The window of recent posts (recent_posts, migration 26), the phrases
-// waiting to be filled from it (recent_backfills), and the sets of
-// matches archived by applying a phrase's filters (filter_archives).
-//
+// RecentStore keeps the window of recent posts (recent_posts, migration
+// 26) and the phrases waiting to be filled from it (recent_backfills).
 // Ingest writes a post's row alone. Its words join the text index a
 // batch at a time (Unindexed, IndexRecent): on SQLite recent_words, an
 // FTS4 table with one partition per owner (lid), the posts up to
 // recent_index.last_id in it; on Postgres the row's words document, NULL
 // until then. A search reads the posts not indexed yet directly.
-
-// RecentStore keeps the window of recent posts and the phrases waiting
-// to be filled from it.
 type RecentStore struct{ db *DB }
 
 var _ ports.RecentStore = (*RecentStore)(nil)
 
-// NewRecentStore returns the recent-post store of db.
 func NewRecentStore(db *DB) *RecentStore { return &RecentStore{db: db} }
 
 // recentColumns are the columns a search reads, of the row r, in the
