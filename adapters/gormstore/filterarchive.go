@@ -22,11 +22,10 @@ var _ ports.FilterArchiveStore = (*FilterArchiveStore)(nil)
 func NewFilterArchiveStore(db *DB) *FilterArchiveStore { return &FilterArchiveStore{db: db} }
 
 type archiveSetRow struct {
-	ID        string `gorm:"primaryKey"`
-	OwnerID   string
-	PhraseID  string
-	Matches   int64
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	ID                string `gorm:"primaryKey"`
+	OwnerID, PhraseID string
+	Matches           int64
+	CreatedAt         int64 `gorm:"autoCreateTime:false"`
 }
 
 func (archiveSetRow) TableName() string { return "filter_archives" }
@@ -45,12 +44,11 @@ func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseI
 		return false, translate(err, "match")
 	}
 	defer rows.Close()
-	var r inboxRow
 	for n := 0; rows.Next(); n++ {
 		if n == limit {
 			return true, nil
 		}
-		r = inboxRow{}
+		var r inboxRow
 		if err := q.ScanRows(rows, &r); err != nil {
 			return false, translate(err, "match")
 		}
