@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -10,23 +11,21 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// FilterArchiveStore archives the matches a phrase's filters drop as one
-// set, and restores it: filter_archives holds each phrase's last set,
-// filter_archive_matches its members (migration 26). The flags
-// themselves are match_triage's, as the inbox sets them.
+// FilterArchiveStore keeps in filter_archives each phrase's last set of
+// matches archived by its filters, in filter_archive_matches the set's
+// members (migration 26). The flags themselves are match_triage's, as
+// the inbox sets them.
 type FilterArchiveStore struct{ db *DB }
 
 var _ ports.FilterArchiveStore = (*FilterArchiveStore)(nil)
 
-// NewFilterArchiveStore returns the filter archive store of db.
 func NewFilterArchiveStore(db *DB) *FilterArchiveStore { return &FilterArchiveStore{db: db} }
 
 type archiveSetRow struct {
-	ID        string `gorm:"primaryKey"`
-	OwnerID   string
-	PhraseID  string
-	Matches   int64
-	CreatedAt int64 `gorm:"autoCreateTime:false"`
+	ID                string `gorm:"primaryKey"`
+	OwnerID, PhraseID string
+	Matches           int64
+	CreatedAt         int64 `gorm:"autoCreateTime:false"`
 }
 
 func (archiveSetRow) TableName() string { return "filter_archives" }
@@ -45,12 +44,11 @@ func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseI
 		return false, translate(err, "match")
 	}
 	defer rows.Close()
-	var r inboxRow
 	for n := 0; rows.Next(); n++ {
 		if n == limit {
 			return true, nil
 		}
-		r = inboxRow{}
+		var r inboxRow
 		if err := q.ScanRows(rows, &r); err != nil {
 			return false, translate(err, "match")
 		}
@@ -67,12 +65,8 @@ func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseI
 func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID string, ids []string, at time.Time) (core.ArchiveSet, error) {
 	row := archiveSetRow{ID: newID(), OwnerID: ownerID, PhraseID: phraseID, CreatedAt: micros(at)}
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		var n int64
-		if err := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", phraseID, ownerID).Count(&n).Error; err != nil {
+		if err := tx.Select("id").Take(&phraseRow{}, "id = ? AND owner_id = ?", phraseID, ownerID).Error; err != nil {
 			return err
-		}
-		if n == 0 {
-			return gorm.ErrRecordNotFound
 		}
 		if err := tx.Where("phrase_id = ?", phraseID).Delete(&archiveSetRow{}).Error; err != nil {
 			return err
@@ -80,7 +74,7 @@ func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID s
 		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
-		for chunk := range chunks(ids, 500) {
+		for chunk := range slices.Chunk(ids, 500) {
 			res := tx.Exec(`INSERT INTO filter_archive_matches (archive_id, match_id)
 				SELECT ?, m.id FROM matches m LEFT JOIN match_triage t ON t.owner_id = m.owner_id AND t.match_id = m.id
 				WHERE m.owner_id = ? AND m.phrase_id = ? AND m.id IN ? AND COALESCE(t.archived, 0) = 0
@@ -90,11 +84,10 @@ func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID s
 			}
 			row.Matches += res.RowsAffected
 		}
-		now := micros(at)
 		if err := tx.Exec(`INSERT INTO match_triage (owner_id, match_id, created_us, is_read, starred, archived, updated_at)
 			SELECT m.owner_id, m.id, m.created_us, 0, 0, 1, ? FROM filter_archive_matches a JOIN matches m ON m.id = a.match_id
 			WHERE a.archive_id = ?
-			ON CONFLICT (owner_id, match_id) DO UPDATE SET archived = 1, updated_at = excluded.updated_at`, now, row.ID).Error; err != nil {
+			ON CONFLICT (owner_id, match_id) DO UPDATE SET archived = 1, updated_at = excluded.updated_at`, row.CreatedAt, row.ID).Error; err != nil {
 			return err
 		}
 		return tx.Model(&row).Update("matches", row.Matches).Error

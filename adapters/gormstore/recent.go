@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,23 +14,17 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// The window of recent posts (recent_posts, migration 26), the phrases
-// waiting to be filled from it (recent_backfills), and the sets of
-// matches archived by applying a phrase's filters (filter_archives).
-//
+// RecentStore keeps the window of recent posts (recent_posts, migration
+// 26) and the phrases waiting to be filled from it (recent_backfills).
 // Ingest writes a post's row alone. Its words join the text index a
 // batch at a time (Unindexed, IndexRecent): on SQLite recent_words, an
 // FTS4 table with one partition per owner (lid), the posts up to
 // recent_index.last_id in it; on Postgres the row's words document, NULL
 // until then. A search reads the posts not indexed yet directly.
-
-// RecentStore keeps the window of recent posts and the phrases waiting
-// to be filled from it.
 type RecentStore struct{ db *DB }
 
 var _ ports.RecentStore = (*RecentStore)(nil)
 
-// NewRecentStore returns the recent-post store of db.
 func NewRecentStore(db *DB) *RecentStore { return &RecentStore{db: db} }
 
 // recentColumns are the columns a search reads, of the row r, in the
@@ -48,8 +42,7 @@ func (r *recentRow) fields() []any {
 	return []any{&r.ID, &r.OwnerID, &r.Platform, &r.Community, &r.SeenAt, &r.Post}
 }
 
-// recentPostJSON is a kept post's own fields as the post column holds
-// them; keepRecent writes them by hand in this shape.
+// recentPostJSON is a kept post's own fields as the post column holds them.
 type recentPostJSON struct {
 	ID       string `json:"id"`
 	Author   string `json:"author"`
@@ -92,93 +85,49 @@ func (db *DB) ownerIs(alias, ownerID string) (string, []any) {
 
 // keepRecent adds the posts of batch that fresh names (by index), and
 // that ask to be kept, to the owner's window, within SaveMatches's
-// transaction: one statement for the posts of each community and time
-// seen (a batch has one of each, mostly), taking the posts as one JSON
-// array, each element stored as it is. A statement is prepared anew in
-// each transaction, so a short one costs little whatever the batch; and
-// a value the statement had to take apart, field by field, would cost
-// the database as much again as the row.
+// transaction: one statement for each community and time seen (a batch
+// has one of each, mostly), taking the posts as one JSON array stored
+// element by element. A statement is prepared anew in each transaction,
+// so a short one costs little whatever the batch; one that took each
+// value apart would cost the database as much again as the row.
 func (db *DB) keepRecent(tx *gorm.DB, ownerID string, platform core.Platform, batch []ports.PostMatches, fresh func(i int) bool) error {
 	type group struct {
 		community string
 		seenAt    int64
-		list      []byte
+		posts     []recentPostJSON
 	}
-	var groups []*group
+	var groups []group
 	for i, pm := range batch {
 		if pm.Keep == nil || !fresh(i) {
 			continue
 		}
-		var g *group
-		for _, x := range groups {
-			if x.community == pm.Keep.Community && x.seenAt == micros(pm.Keep.SeenAt) {
-				g = x
-			}
+		seenAt := micros(pm.Keep.SeenAt)
+		k := slices.IndexFunc(groups, func(g group) bool { return g.community == pm.Keep.Community && g.seenAt == seenAt })
+		if k < 0 {
+			k, groups = len(groups), append(groups, group{community: pm.Keep.Community, seenAt: seenAt})
 		}
-		if g == nil {
-			g = &group{community: pm.Keep.Community, seenAt: micros(pm.Keep.SeenAt), list: make([]byte, 1, 4096)}
-			g.list[0] = '['
-			groups = append(groups, g)
-		}
-		if len(g.list) > 1 {
-			g.list = append(g.list, ',')
-		}
-		g.list = appendRecentPost(g.list, pm.Post)
+		p := pm.Post
+		groups[k].posts = append(groups[k].posts, recentPostJSON{ID: p.ExternalID, Author: p.Author, Title: p.Title,
+			Text: core.Cut(p.Text, core.MaxPostText), URL: p.URL, Likes: p.Likes, Comments: p.Comments, Posted: micros(p.PostedAt)})
 	}
 	for _, g := range groups {
-		list := string(append(g.list, ']'))
-		var err error
+		list, err := json.Marshal(g.posts)
+		if err != nil {
+			return err
+		}
 		if db.postgres {
 			err = tx.Exec(`INSERT INTO recent_posts (owner_id, platform, community, seen_at, post)
 				SELECT ?, ?, ?, ?, CAST(j AS text) FROM json_array_elements(CAST(? AS json)) AS j`,
-				ownerID, string(platform), g.community, g.seenAt, list).Error
+				ownerID, string(platform), g.community, g.seenAt, string(list)).Error
 		} else {
 			err = tx.Exec(`INSERT INTO recent_posts (owner_id, lid, platform, community, seen_at, post)
-				SELECT ?, ?, ?, ?, ?, value FROM json_each(?)`, ownerID, lid(ownerID), string(platform), g.community, g.seenAt, list).Error
+				SELECT ?, ?, ?, ?, ?, value FROM json_each(?)`, ownerID, lid(ownerID), string(platform), g.community, g.seenAt, string(list)).Error
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// appendRecentPost appends p as recentPostJSON, its text cut as a
-// match's is. Written by hand: encoding/json's reflection cost ingest
-// about as much as the insert it feeds.
-func appendRecentPost(b []byte, p core.Post) []byte {
-	b = appendJSONString(append(b, `{"id":`...), p.ExternalID)
-	b = appendJSONString(append(b, `,"author":`...), p.Author)
-	b = appendJSONString(append(b, `,"title":`...), p.Title)
-	b = appendJSONString(append(b, `,"text":`...), core.Cut(p.Text, core.MaxPostText))
-	b = appendJSONString(append(b, `,"url":`...), p.URL)
-	b = strconv.AppendInt(append(b, `,"likes":`...), int64(p.Likes), 10)
-	b = strconv.AppendInt(append(b, `,"comments":`...), int64(p.Comments), 10)
-	b = strconv.AppendInt(append(b, `,"posted":`...), micros(p.PostedAt), 10)
-	return append(b, '}')
-}
-
-// appendJSONString appends s, valid UTF-8 as every stored post's text
-// is (core.CleanPost), as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	return append(append(b, s[start:]...), '"')
 }
 
 // RecentPosts implements ports.RecentStore.
@@ -244,11 +193,9 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 		_, more, err = walk(all+" ORDER BY r.id DESC", args...)
 	case s.db.postgres:
 		passed = map[int64]bool{}
-		stop, more, err = walk(all+" AND r.words IS NULL ORDER BY r.id DESC", args...)
-		if stop || err != nil {
-			break
+		if stop, more, err = walk(all+" AND r.words IS NULL ORDER BY r.id DESC", args...); !stop && err == nil {
+			_, more, err = walk(all+" AND r.words @@ phraseto_tsquery('simple', ?) ORDER BY r.id DESC", append(args, phrase)...)
 		}
-		_, more, err = walk(all+" AND r.words @@ phraseto_tsquery('simple', ?) ORDER BY r.id DESC", append(args, phrase)...)
 	default:
 		// One mark bounds both walks, so no post is passed twice or left
 		// out while the index grows.
@@ -256,17 +203,15 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 		if err := db.Raw("SELECT last_id FROM recent_index").Scan(&mark).Error; err != nil {
 			return false, translate(err, "recent post")
 		}
-		stop, more, err = walk(all+" AND r.id > ? ORDER BY r.id DESC", append(args, mark)...)
-		if stop || err != nil {
-			break
-		}
 		// The words quoted make a phrase in which none is an operator:
 		// they hold letters, digits and marks only. CROSS JOIN keeps the
 		// index the outer loop: its hits come newest first (order=DESC)
 		// and the walk stops at the limit.
-		_, more, err = walk("SELECT "+recentColumns+` FROM recent_words w CROSS JOIN recent_posts r ON r.id = w.docid
-			WHERE recent_words MATCH ? AND w.lid = ? AND w.docid <= ? AND `+where+" ORDER BY w.docid DESC",
-			append([]any{`"` + phrase + `"`, lid(q.OwnerID), mark}, args...)...)
+		if stop, more, err = walk(all+" AND r.id > ? ORDER BY r.id DESC", append(args, mark)...); !stop && err == nil {
+			_, more, err = walk("SELECT "+recentColumns+` FROM recent_words w CROSS JOIN recent_posts r ON r.id = w.docid
+				WHERE recent_words MATCH ? AND w.lid = ? AND w.docid <= ? AND `+where+" ORDER BY w.docid DESC",
+				append([]any{`"` + phrase + `"`, lid(q.OwnerID), mark}, args...)...)
+		}
 	}
 	return more, translate(err, "recent post")
 }
@@ -313,8 +258,7 @@ func (s *RecentStore) IndexRecent(ctx context.Context, words []ports.RecentWords
 		if err := tx.Raw("SELECT last_id FROM recent_index").Scan(&mark).Error; err != nil {
 			return err
 		}
-		ids, err := scanAll(tx.Raw("SELECT id FROM recent_posts WHERE id > ? AND id <= ? ORDER BY id", mark, top),
-			func(v *int64) []any { return []any{v} })
+		ids, err := column[int64](tx.Raw("SELECT id FROM recent_posts WHERE id > ? AND id <= ? ORDER BY id", mark, top))
 		if err != nil {
 			return err
 		}
@@ -348,7 +292,12 @@ func (s *RecentStore) IndexRecent(ctx context.Context, words []ports.RecentWords
 // from their newest. Each delete is one statement of at most limit rows,
 // so a trim holds SQLite's write lock briefly.
 func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner, limit int) (int, error) {
-	db, w := s.db.with(ctx), s.db.write(ctx)
+	db, n := s.db.with(ctx), 0
+	del := func(query string, args ...any) error {
+		res := s.db.write(ctx).Exec(query, args...)
+		n += int(res.RowsAffected)
+		return translate(res.Error, "recent post")
+	}
 	type head struct{ ID, SeenAt int64 }
 	oldest, err := scanAll(db.Raw("SELECT id, seen_at FROM recent_posts ORDER BY id LIMIT ?", limit),
 		func(h *head) []any { return []any{&h.ID, &h.SeenAt} })
@@ -362,38 +311,31 @@ func (s *RecentStore) TrimRecent(ctx context.Context, before time.Time, perOwner
 		}
 		last = h.ID
 	}
-	n := 0
 	if last > 0 {
-		res := w.Exec("DELETE FROM recent_posts WHERE id <= ?", last)
-		if res.Error != nil {
-			return 0, translate(res.Error, "recent post")
+		if err := del("DELETE FROM recent_posts WHERE id <= ?", last); err != nil {
+			return 0, err
 		}
-		n = int(res.RowsAffected)
 	}
 	if perOwner <= 0 || n >= limit {
 		return n, nil
 	}
-	owners, err := scanAll(db.Raw("SELECT id FROM owners ORDER BY id"), func(v *string) []any { return []any{v} })
+	owners, err := column[string](db.Raw("SELECT id FROM owners ORDER BY id"))
 	if err != nil {
 		return n, translate(err, "recent post")
 	}
 	for _, o := range owners {
 		where, args := s.db.ownerIs("r", o)
-		bound, err := scanAll(db.Raw("SELECT r.id FROM recent_posts r WHERE "+where+" ORDER BY r.id DESC LIMIT 1 OFFSET ?",
-			append(args, perOwner)...), func(v *int64) []any { return []any{v} })
+		bound, err := column[int64](db.Raw("SELECT r.id FROM recent_posts r WHERE "+where+" ORDER BY r.id DESC LIMIT 1 OFFSET ?",
+			append(args, perOwner)...))
 		if err != nil {
 			return n, translate(err, "recent post")
 		}
 		if len(bound) == 0 {
 			continue
 		}
-		res := w.Exec("DELETE FROM recent_posts WHERE id IN (SELECT r.id FROM recent_posts r WHERE "+where+
-			" AND r.id <= ? ORDER BY r.id LIMIT ?)", append(args, bound[0], limit-n)...)
-		if res.Error != nil {
-			return n, translate(res.Error, "recent post")
-		}
-		if n += int(res.RowsAffected); n >= limit {
-			break
+		if err := del("DELETE FROM recent_posts WHERE id IN (SELECT r.id FROM recent_posts r WHERE "+where+
+			" AND r.id <= ? ORDER BY r.id LIMIT ?)", append(args, bound[0], limit-n)...); err != nil || n >= limit {
+			return n, err
 		}
 	}
 	return n, nil
@@ -425,14 +367,11 @@ func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []c
 		if err := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", p.ID, p.OwnerID).Count(&n).Error; err != nil || n == 0 {
 			return err
 		}
-		ids := make([]string, 0, len(posts))
-		for _, rp := range posts {
-			ids = append(ids, rp.Post.ExternalID)
-		}
+		ids := convert(posts, func(rp core.RecentPost) string { return rp.Post.ExternalID })
 		had := map[string]bool{}
-		for chunk := range chunks(ids, 500) {
-			known, err := scanAll(tx.Raw("SELECT external_id FROM matches WHERE owner_id = ? AND phrase_id = ? AND platform = ? AND external_id IN ?",
-				p.OwnerID, p.ID, string(p.Platform), chunk), func(v *string) []any { return []any{v} })
+		for chunk := range slices.Chunk(ids, 500) {
+			known, err := column[string](tx.Raw("SELECT external_id FROM matches WHERE owner_id = ? AND phrase_id = ? AND platform = ? AND external_id IN ?",
+				p.OwnerID, p.ID, string(p.Platform), chunk))
 			if err != nil {
 				return err
 			}
@@ -479,17 +418,4 @@ func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []c
 // EndBackfill implements ports.RecentStore.
 func (s *RecentStore) EndBackfill(ctx context.Context, phraseID string) error {
 	return translate(s.db.write(ctx).Exec("DELETE FROM recent_backfills WHERE phrase_id = ?", phraseID).Error, "phrase")
-}
-
-// chunks yields xs in runs of at most n.
-func chunks[T any](xs []T, n int) func(yield func([]T) bool) {
-	return func(yield func([]T) bool) {
-		for len(xs) > 0 {
-			k := min(n, len(xs))
-			if !yield(xs[:k]) {
-				return
-			}
-			xs = xs[k:]
-		}
-	}
 }

@@ -1,17 +1,51 @@
 package gormstore
 
 import (
-	"encoding/json"
+	"context"
 	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
-// The hand-written JSON strings of keepRecent read back as written.
-func TestAppendJSONString(t *testing.T) {
-	for _, s := range []string{"", "plain", `"quoted" \ back\slash`, "tab\tnew\nline\r\x01\x1f", "σοφία 🚀 \u2028", "</script>&<>"} {
-		var got string
-		b := appendJSONString(nil, s)
-		if err := json.Unmarshal(b, &got); err != nil || got != s {
-			t.Errorf("%q wrote %s: read back %q, %v", s, b, got, err)
-		}
+// A kept post's text reads back as written on both databases, whatever
+// characters the JSON of its column has to escape.
+func TestKeptPostReadsBack(t *testing.T) {
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			url := "sqlite://:memory:"
+			if name == "postgres" {
+				url = pgtest.URL(t)
+			}
+			db, ctx := openMigrated(t, url), context.Background()
+			owner, _ := core.NewOwner("kept@example.com", "")
+			if err := NewOwnerStore(db).CreateOwner(ctx, &owner); err != nil {
+				t.Fatal(err)
+			}
+			at := time.UnixMicro(1_700_000_000_000_000).UTC()
+			var batch []ports.PostMatches
+			for i, s := range []string{"", "plain", `"quoted" \ back\slash`, "tab\tnew\nline\r\x01\x1f", "σοφία 🚀 \u2028", "</script>&<>"} {
+				batch = append(batch, ports.PostMatches{Post: core.Post{ExternalID: string(rune('a' + i)), Author: s, Title: s, Text: s, URL: s,
+					Likes: i, Comments: 2 * i, PostedAt: at}, Keep: &ports.RecentKeep{SeenAt: at}})
+			}
+			if _, err := NewMatchStore(db).SaveMatches(ctx, owner.ID, core.X, batch); err != nil {
+				t.Fatal(err)
+			}
+			var got []core.Post
+			if _, err := NewRecentStore(db).RecentPosts(ctx, ports.RecentQuery{OwnerID: owner.ID, Platform: core.X, Limit: 10},
+				func(p core.RecentPost) bool { got = append([]core.Post{p.Post}, got...); return true }); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(batch) {
+				t.Fatalf("%d posts read back, want %d", len(got), len(batch))
+			}
+			for i, p := range got {
+				if p != batch[i].Post {
+					t.Errorf("post %d = %+v\nwant %+v", i, p, batch[i].Post)
+				}
+			}
+		})
 	}
 }

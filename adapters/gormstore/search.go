@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -10,26 +11,20 @@ import (
 )
 
 // The search of matches: each dialect's index of a match's title, text
-// and author (migration 23) and how a listing asks it (Matches,
-// TriageStore.Inbox), paged and filtered as the listing is.
+// and author (migration 23), asked by the listings (Matches,
+// TriageStore.Inbox) and paged and filtered as they are. A term's words
+// hold only letters, numbers and marks (core.Search) and reach the
+// database as bound values: no text of the client's is read as syntax.
 //
-// A term's words reach the database only as bound values, in a query
-// written here from core.Search, whose words hold nothing but letters,
-// numbers and marks: no text of the client's is read as syntax.
-//
-// On Postgres a search is one more condition on the listing, on the
-// stored search_doc. On SQLite the index drives the walk instead: the
-// listing walks the search's hits newest first, by docid (the match's
-// rowid; match_search keeps its lists in descending docid order), and
-// stops at the page's end. Walking the owner's index and asking the
-// index of each row, as a plain condition does, costs the whole list of
-// a common word's hits, or the owner's every match for a rare word,
-// whichever page is asked for (BenchmarkSearchPage). That walk is
-// newest first because, on SQLite, an owner's matches have rowids in
-// the order of their created_us: SaveMatches inserts them in that
-// order, one writer at a time, and a new rowid is past every other
-// (TestRowidsFollowCreated). The cursors bound the walk through the
-// owner's index of created_us.
+// On Postgres a search is one more condition, on the stored search_doc.
+// On SQLite the index drives the walk: the listing walks the hits newest
+// first by docid (the match's rowid; match_search keeps its lists in
+// descending docid order) and stops at the page's end. Asking the index
+// of each row of the owner's instead would cost a common word's every
+// hit, or the owner's every match for a rare word, whatever the page.
+// Docids run newest first because an owner's matches get rowids in
+// created_us order: SaveMatches inserts them so, one writer at a time,
+// and a new rowid is past every other (TestRowidsFollowCreated).
 
 // searchWalk is how a listing of the matches row named alias finds a
 // search's matches: tables to read before the listing's own, conditions
@@ -43,9 +38,9 @@ type searchWalk struct {
 }
 
 // searchWalk returns the walk of s for a listing of ownerID's matches
-// made before before and after after (zero: no bound), alias being that
-// listing's matches row. byDoc lets SQLite walk the index's hits; a
-// listing ordered otherwise (by triage or score time) asks it of each row.
+// made before before and after after (zero: no bound). byDoc lets SQLite
+// walk the index's hits; a listing ordered otherwise (by triage or score
+// time) asks it of each row.
 func (db *DB) searchWalk(alias, ownerID string, s core.Search, before, after time.Time, byDoc bool) searchWalk {
 	var w searchWalk
 	switch {
@@ -97,16 +92,12 @@ func ftsQuery(s core.Search) string {
 	for _, t := range s.Terms {
 		q := `"` + strings.Join(t.Words, " ") + `"`
 		if t.Exclude {
-			leave = append(leave, q)
+			leave = append(leave, " NOT "+q)
 		} else {
 			find = append(find, q)
 		}
 	}
-	out := strings.Join(find, " AND ")
-	for _, q := range leave {
-		out += " NOT " + q
-	}
-	return out
+	return strings.Join(find, " AND ") + strings.Join(leave, "")
 }
 
 // searchPageColumns are pageColumns of the matches row m: match_search
@@ -125,12 +116,8 @@ func (s *MatchStore) searchMatches(ctx context.Context, ownerID string, f ports.
 	cond(f.Platform != "", "m.platform = ?", string(f.Platform))
 	cond(f.MinScore >= 0, "m.score >= ?", f.MinScore)
 	cond(!f.Before.IsZero(), "m.created_us < ?", micros(f.Before))
-	order := "m.created_us"
-	if w.order != "" {
-		order = w.order
-	}
 	rows, err := scanAll(s.db.with(ctx).Raw("SELECT "+searchPageColumns+" FROM "+w.from+"matches m WHERE "+strings.Join(where, " AND ")+
-		" ORDER BY "+order+" DESC LIMIT ?", append(args, f.Limit+1)...), (*matchRow).pageFields)
+		" ORDER BY "+cmp.Or(w.order, "m.created_us")+" DESC LIMIT ?", append(args, f.Limit+1)...), (*matchRow).pageFields)
 	if err != nil {
 		return nil, false, translate(err, "match")
 	}
