@@ -56,23 +56,18 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 		if _, err := lockOwner(tx, p.OwnerID); err != nil {
 			return err
 		}
-		if idem.Key != "" {
-			var rec idempotencyRow
-			err := tx.Take(&rec, "owner_id = ? AND key = ?", p.OwnerID, idem.Key).Error
-			switch {
-			case err == nil && rec.CreatedAt >= micros(idem.Since):
-				var row phraseRow
-				if err := tx.Take(&row, "id = ?", rec.PhraseID).Error; err != nil {
-					return err
-				}
-				*p, replayed = row.phrase(), true
-				return nil
-			case err == nil: // expired
-				err = tx.Delete(&rec).Error
-			case errors.Is(err, gorm.ErrRecordNotFound):
-				err = nil
+		if idem.Key != "" { // an expired record frees its key
+			if err := tx.Where("owner_id = ? AND key = ? AND created_at < ?", p.OwnerID, idem.Key, micros(idem.Since)).
+				Delete(&idempotencyRow{}).Error; err != nil {
+				return err
 			}
-			if err != nil {
+			var row phraseRow
+			err := tx.Joins("JOIN idempotency_keys k ON k.phrase_id = phrases.id").
+				Take(&row, "k.owner_id = ? AND k.key = ?", p.OwnerID, idem.Key).Error
+			if err == nil {
+				*p, replayed = row.phrase(), true
+			}
+			if !errors.Is(err, gorm.ErrRecordNotFound) {
 				return err
 			}
 		}
@@ -82,10 +77,10 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 			return cmp.Or[error](err, core.Errorf(core.KindConflict, "the phrase %q already exists on %s", p.Phrase, p.Platform))
 		}
 		u, err := usage(tx, p.OwnerID)
-		if err != nil {
-			return err
+		if err == nil {
+			err = limits.CheckNewPhrase(u, p.Platform)
 		}
-		if err := limits.CheckNewPhrase(u, p.Platform); err != nil {
+		if err != nil {
 			return err
 		}
 		now := tx.NowFunc().Truncate(time.Microsecond)
@@ -117,8 +112,8 @@ func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.Phras
 func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, st core.PhraseStatus) (core.Phrase, error) {
 	var row phraseRow
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ? AND owner_id = ?", id, ownerID).Update("status", string(st))
-		if err := affected(res); err != nil {
+		if err := affected(tx.Model(&row).Clauses(clause.Returning{}).Where("id = ? AND owner_id = ?", id, ownerID).
+			Update("status", string(st))); err != nil {
 			return err
 		}
 		return bumpPhraseVersion(tx, ownerID)
@@ -126,15 +121,10 @@ func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, s
 	return row.phrase(), translate(err, "phrase")
 }
 
+// DeletePhrase implements ports.PhraseStore. The phrase's matches and
+// every other row of it go by their foreign keys' ON DELETE CASCADE.
 func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) error {
 	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		// Foreign keys cascade too; deleting the matches first keeps the
-		// rule true on databases where they are switched off.
-		for _, rows := range []any{&matchRow{}, &idempotencyRow{}} {
-			if err := tx.Where("phrase_id = ? AND owner_id = ?", id, ownerID).Delete(rows).Error; err != nil {
-				return err
-			}
-		}
 		if err := affected(tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{})); err != nil {
 			return err
 		}
@@ -167,12 +157,10 @@ func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 			into[core.Platform(c.Platform)] = c.N
 		}
 	}
-	var webhooks, owners int64
-	err := tx.Model(&webhookRow{}).Where("owner_id = ?", ownerID).Count(&webhooks).Error
-	if err == nil {
-		err = tx.Model(&ownerRow{}).Count(&owners).Error
-	}
-	u.Webhooks, u.Owners = int(webhooks), int(owners)
+	var n struct{ Webhooks, Owners int }
+	err := tx.Raw("SELECT (SELECT COUNT(*) FROM webhooks WHERE owner_id = ?) AS webhooks, (SELECT COUNT(*) FROM owners) AS owners",
+		ownerID).Scan(&n).Error
+	u.Webhooks, u.Owners = n.Webhooks, n.Owners
 	return u, err
 }
 
@@ -183,9 +171,7 @@ func bumpPhraseVersion(tx *gorm.DB, ownerID string) error {
 }
 
 func (s *PhraseStore) PhraseVersion(ctx context.Context, ownerID string) (int64, error) {
-	var row ownerRow
-	err := s.db.with(ctx).Select("phrase_version").Take(&row, "id = ?", ownerID).Error
-	return row.PhraseVersion, translate(err, "owner")
+	return one(s.db.with(ctx).Select("phrase_version"), "owner", func(r ownerRow) int64 { return r.PhraseVersion }, "id = ?", ownerID)
 }
 
 func (s *PhraseStore) ListeningPhrases(ctx context.Context, p core.Platform) ([]core.Phrase, error) {
