@@ -3,11 +3,11 @@ package gormstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -110,15 +110,7 @@ func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.Phras
 }
 
 func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, st core.PhraseStatus) (core.Phrase, error) {
-	var row phraseRow
-	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := affected(tx.Model(&row).Clauses(clause.Returning{}).Where("id = ? AND owner_id = ?", id, ownerID).
-			Update("status", string(st))); err != nil {
-			return err
-		}
-		return bumpPhraseVersion(tx, ownerID)
-	})
-	return row.phrase(), translate(err, "phrase")
+	return s.UpdatePhrase(ctx, ownerID, id, ports.PhraseChange{Status: &st})
 }
 
 // DeletePhrase implements ports.PhraseStore. The phrase's matches and
@@ -138,29 +130,26 @@ func (s *PhraseStore) Usage(ctx context.Context, ownerID string) (core.Usage, er
 }
 
 // usage counts what the plan limits: the owner's phrases and accounts by
-// platform, its webhooks, and the deployment's owners.
+// platform, its webhooks, and the deployment's owners. One statement, as
+// it runs under the owner's lock.
 func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 	u := core.Usage{Phrases: map[core.Platform]int{}, Accounts: map[core.Platform]int{}}
 	for _, p := range core.Platforms {
 		u.Phrases[p], u.Accounts[p] = 0, 0
 	}
-	for model, into := range map[any]map[core.Platform]int{&phraseRow{}: u.Phrases, &accountRow{}: u.Accounts} {
-		var counts []struct {
-			Platform string
-			N        int
-		}
-		if err := tx.Model(model).Select("platform, COUNT(*) AS n").Where("owner_id = ?", ownerID).Group("platform").
-			Scan(&counts).Error; err != nil {
-			return u, err
-		}
-		for _, c := range counts {
-			into[core.Platform(c.Platform)] = c.N
-		}
+	var counts []struct {
+		Tbl, Platform string
+		N             int
 	}
-	var n struct{ Webhooks, Owners int }
-	err := tx.Raw("SELECT (SELECT COUNT(*) FROM webhooks WHERE owner_id = ?) AS webhooks, (SELECT COUNT(*) FROM owners) AS owners",
-		ownerID).Scan(&n).Error
-	u.Webhooks, u.Owners = n.Webhooks, n.Owners
+	err := tx.Raw(`SELECT 'phrases' AS tbl, platform, COUNT(*) AS n FROM phrases WHERE owner_id = @id GROUP BY platform
+		UNION ALL SELECT 'accounts', platform, COUNT(*) FROM accounts WHERE owner_id = @id GROUP BY platform
+		UNION ALL SELECT 'webhooks', '', COUNT(*) FROM webhooks WHERE owner_id = @id
+		UNION ALL SELECT 'owners', '', COUNT(*) FROM owners`, sql.Named("id", ownerID)).Scan(&counts).Error
+	by := map[string]map[core.Platform]int{"phrases": u.Phrases, "accounts": u.Accounts, "webhooks": {}, "owners": {}}
+	for _, c := range counts {
+		by[c.Tbl][core.Platform(c.Platform)] = c.N
+	}
+	u.Webhooks, u.Owners = by["webhooks"][""], by["owners"][""]
 	return u, err
 }
 
