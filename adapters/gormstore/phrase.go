@@ -113,8 +113,7 @@ func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, s
 	return s.UpdatePhrase(ctx, ownerID, id, ports.PhraseChange{Status: &st})
 }
 
-// DeletePhrase implements ports.PhraseStore. The phrase's matches and
-// every other row of it go by their foreign keys' ON DELETE CASCADE.
+// DeletePhrase implements ports.PhraseStore; its matches go by ON DELETE CASCADE.
 func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) error {
 	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := affected(tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{})); err != nil {
