@@ -65,9 +65,8 @@ func healthColumns(h health.Record) map[string]any {
 }
 
 // firstAccount reads cols of the owner's first account on p.
-func firstAccount(db *gorm.DB, ownerID string, p core.Platform, cols string) (accountRow, error) {
-	var row accountRow
-	err := db.Select(cols).Where("owner_id = ? AND platform = ?", ownerID, p).Order("created_at, id").Take(&row).Error
+func firstAccount(db *gorm.DB, ownerID string, p core.Platform, cols string) (row accountRow, err error) {
+	err = db.Select(cols).Where("owner_id = ? AND platform = ?", ownerID, p).Order("created_at, id").Take(&row).Error
 	return row, err
 }
 
@@ -90,10 +89,10 @@ func (s *AccountStore) EnsureAccount(ctx context.Context, ownerID string, p core
 			return err
 		}
 		u, err := usage(tx, ownerID)
-		if err != nil {
-			return err
+		if err == nil {
+			err = limits.CheckNewAccount(u, p)
 		}
-		if err := limits.CheckNewAccount(u, p); err != nil {
+		if err != nil {
 			return err
 		}
 		label := strings.ToUpper(string(p[:1])) + string(p[1:])
@@ -112,13 +111,10 @@ func (s *AccountStore) SetSession(ctx context.Context, ownerID, accountID string
 
 func (s *AccountStore) Session(ctx context.Context, ownerID string, p core.Platform) (core.Account, []byte, error) {
 	row, err := firstAccount(s.db.with(ctx), ownerID, p, accountColumns+", session")
-	if err != nil {
-		return core.Account{}, nil, translate(err, "account")
+	if err == nil && len(row.Session) == 0 {
+		err = core.Errorf(core.KindNotFound, "no session stored for the %s account", p)
 	}
-	if len(row.Session) == 0 {
-		return row.account(), nil, core.Errorf(core.KindNotFound, "no session stored for the %s account", p)
-	}
-	return row.account(), row.Session, nil
+	return row.account(), row.Session, translate(err, "account")
 }
 
 // AccountHealthStore keeps the health of connected accounts: the same
@@ -140,15 +136,12 @@ func (s *AccountStore) UpdateHealth(ctx context.Context, ownerID, accountID stri
 			return err
 		}
 		next, note, err := change(row.health())
-		if err != nil {
-			return err
+		if err == nil {
+			out = ports.AccountHealth{Account: row.account(), Health: next}
+			err = tx.Model(&accountRow{}).Where("id = ?", accountID).Updates(healthColumns(next)).Error
 		}
-		if err := tx.Model(&accountRow{}).Where("id = ?", accountID).Updates(healthColumns(next)).Error; err != nil {
+		if err != nil || note == nil {
 			return err
-		}
-		out = ports.AccountHealth{Account: row.account(), Health: next}
-		if note == nil {
-			return nil
 		}
 		note.OwnerID = ownerID
 		return addNotification(tx, note)

@@ -31,8 +31,7 @@ func (r notificationRow) notification() core.Notification {
 
 // addNotification stores n in tx and trims the owner's list.
 func addNotification(tx *gorm.DB, n *core.Notification) error {
-	n.ID = newID()
-	n.CreatedAt = tx.NowFunc().Truncate(time.Microsecond).UTC()
+	n.ID, n.CreatedAt = newID(), tx.NowFunc().Truncate(time.Microsecond)
 	if err := tx.Create(&notificationRow{
 		ID: n.ID, OwnerID: n.OwnerID, Kind: string(n.Kind), SubjectID: n.SubjectID, Platform: string(n.Platform),
 		Severity: n.Severity, State: n.State, Issue: n.Issue, Action: n.Action, Title: n.Title, Message: n.Message,
@@ -78,12 +77,10 @@ func (s *NotificationStore) UnreadNotifications(ctx context.Context, ownerID str
 	return int(n), translate(err, "notification")
 }
 
+// MarkRead writes a read row too, so that one statement tells an unknown id.
 func (s *NotificationStore) MarkRead(ctx context.Context, ownerID, id string, at time.Time) error {
-	err := s.db.with(ctx).Select("id").Take(&notificationRow{}, "id = ? AND owner_id = ?", id, ownerID).Error
-	if err == nil {
-		err = s.db.write(ctx).Model(&notificationRow{}).Where("id = ? AND read_at = 0", id).Update("read_at", micros(at)).Error
-	}
-	return translate(err, "notification")
+	return translate(affected(s.db.write(ctx).Model(&notificationRow{}).Where("id = ? AND owner_id = ?", id, ownerID).
+		Update("read_at", gorm.Expr("CASE WHEN read_at = 0 THEN ? ELSE read_at END", micros(at)))), "notification")
 }
 
 func (s *NotificationStore) MarkAllRead(ctx context.Context, ownerID string, at time.Time) (int, error) {

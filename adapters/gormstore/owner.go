@@ -29,9 +29,8 @@ func (r ownerRow) owner() core.Owner {
 
 // lockOwner locks the owner's row: checking a limit, then inserting,
 // runs one at a time per owner.
-func lockOwner(tx *gorm.DB, ownerID string) (ownerRow, error) {
-	var row ownerRow
-	err := tx.Clauses(lockForUpdate).Take(&row, "id = ?", ownerID).Error
+func lockOwner(tx *gorm.DB, ownerID string) (row ownerRow, err error) {
+	err = tx.Clauses(lockForUpdate).Take(&row, "id = ?", ownerID).Error
 	return row, err
 }
 
@@ -89,27 +88,24 @@ func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) 
 		CreatedAt: micros(c.CreatedAt), ExpiresAt: micros(c.ExpiresAt)}, c.OwnerID, c.CreatedAt), "email change")
 }
 
-// UseEmailChange implements ports.OwnerStore. A refused address rolls
-// the use back.
+// UseEmailChange implements ports.OwnerStore.
 func (s *OwnerStore) UseEmailChange(ctx context.Context, hash string, now time.Time) (core.Owner, string, error) {
 	var row ownerRow
 	var old string
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		c, err := useLink[emailChangeRow](tx, hash, now, "this link was used already, has expired, or is unknown")
+		if err == nil {
+			row, err = lockOwner(tx, c.OwnerID)
+		}
 		if err != nil {
 			return err
 		}
-		if row, err = lockOwner(tx, c.OwnerID); err != nil {
-			return err
-		}
 		old = row.Email
-		if err := tx.Model(&row).Update("email", c.Email).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
+		err = tx.Model(&row).Update("email", c.Email).Error // sets row.Email too
+		if errors.Is(err, gorm.ErrDuplicatedKey) {
 			return core.Errorf(core.KindConflict, "another owner has the address %s", c.Email)
-		} else if err != nil {
-			return err
 		}
-		row.Email = c.Email
-		return nil
+		return err
 	})
 	if err != nil {
 		return core.Owner{}, old, translate(err, "owner")

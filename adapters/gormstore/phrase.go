@@ -3,11 +3,11 @@ package gormstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -56,23 +56,18 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 		if _, err := lockOwner(tx, p.OwnerID); err != nil {
 			return err
 		}
-		if idem.Key != "" {
-			var rec idempotencyRow
-			err := tx.Take(&rec, "owner_id = ? AND key = ?", p.OwnerID, idem.Key).Error
-			switch {
-			case err == nil && rec.CreatedAt >= micros(idem.Since):
-				var row phraseRow
-				if err := tx.Take(&row, "id = ?", rec.PhraseID).Error; err != nil {
-					return err
-				}
-				*p, replayed = row.phrase(), true
-				return nil
-			case err == nil: // expired
-				err = tx.Delete(&rec).Error
-			case errors.Is(err, gorm.ErrRecordNotFound):
-				err = nil
+		if idem.Key != "" { // an expired record frees its key
+			if err := tx.Where("owner_id = ? AND key = ? AND created_at < ?", p.OwnerID, idem.Key, micros(idem.Since)).
+				Delete(&idempotencyRow{}).Error; err != nil {
+				return err
 			}
-			if err != nil {
+			var row phraseRow
+			err := tx.Joins("JOIN idempotency_keys k ON k.phrase_id = phrases.id").
+				Take(&row, "k.owner_id = ? AND k.key = ?", p.OwnerID, idem.Key).Error
+			if err == nil {
+				*p, replayed = row.phrase(), true
+			}
+			if !errors.Is(err, gorm.ErrRecordNotFound) {
 				return err
 			}
 		}
@@ -82,10 +77,10 @@ func (s *PhraseStore) CreatePhrase(ctx context.Context, p *core.Phrase, limits c
 			return cmp.Or[error](err, core.Errorf(core.KindConflict, "the phrase %q already exists on %s", p.Phrase, p.Platform))
 		}
 		u, err := usage(tx, p.OwnerID)
-		if err != nil {
-			return err
+		if err == nil {
+			err = limits.CheckNewPhrase(u, p.Platform)
 		}
-		if err := limits.CheckNewPhrase(u, p.Platform); err != nil {
+		if err != nil {
 			return err
 		}
 		now := tx.NowFunc().Truncate(time.Microsecond)
@@ -115,26 +110,12 @@ func (s *PhraseStore) Phrases(ctx context.Context, ownerID string, f ports.Phras
 }
 
 func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, st core.PhraseStatus) (core.Phrase, error) {
-	var row phraseRow
-	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&row).Clauses(clause.Returning{}).Where("id = ? AND owner_id = ?", id, ownerID).Update("status", string(st))
-		if err := affected(res); err != nil {
-			return err
-		}
-		return bumpPhraseVersion(tx, ownerID)
-	})
-	return row.phrase(), translate(err, "phrase")
+	return s.UpdatePhrase(ctx, ownerID, id, ports.PhraseChange{Status: &st})
 }
 
+// DeletePhrase implements ports.PhraseStore; its matches go by ON DELETE CASCADE.
 func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) error {
 	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		// Foreign keys cascade too; deleting the matches first keeps the
-		// rule true on databases where they are switched off.
-		for _, rows := range []any{&matchRow{}, &idempotencyRow{}} {
-			if err := tx.Where("phrase_id = ? AND owner_id = ?", id, ownerID).Delete(rows).Error; err != nil {
-				return err
-			}
-		}
 		if err := affected(tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{})); err != nil {
 			return err
 		}
@@ -148,31 +129,26 @@ func (s *PhraseStore) Usage(ctx context.Context, ownerID string) (core.Usage, er
 }
 
 // usage counts what the plan limits: the owner's phrases and accounts by
-// platform, its webhooks, and the deployment's owners.
+// platform, its webhooks, and the deployment's owners. One statement, as
+// it runs under the owner's lock.
 func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 	u := core.Usage{Phrases: map[core.Platform]int{}, Accounts: map[core.Platform]int{}}
 	for _, p := range core.Platforms {
 		u.Phrases[p], u.Accounts[p] = 0, 0
 	}
-	for model, into := range map[any]map[core.Platform]int{&phraseRow{}: u.Phrases, &accountRow{}: u.Accounts} {
-		var counts []struct {
-			Platform string
-			N        int
-		}
-		if err := tx.Model(model).Select("platform, COUNT(*) AS n").Where("owner_id = ?", ownerID).Group("platform").
-			Scan(&counts).Error; err != nil {
-			return u, err
-		}
-		for _, c := range counts {
-			into[core.Platform(c.Platform)] = c.N
-		}
+	var counts []struct {
+		Tbl, Platform string
+		N             int
 	}
-	var webhooks, owners int64
-	err := tx.Model(&webhookRow{}).Where("owner_id = ?", ownerID).Count(&webhooks).Error
-	if err == nil {
-		err = tx.Model(&ownerRow{}).Count(&owners).Error
+	err := tx.Raw(`SELECT 'phrases' AS tbl, platform, COUNT(*) AS n FROM phrases WHERE owner_id = @id GROUP BY platform
+		UNION ALL SELECT 'accounts', platform, COUNT(*) FROM accounts WHERE owner_id = @id GROUP BY platform
+		UNION ALL SELECT 'webhooks', '', COUNT(*) FROM webhooks WHERE owner_id = @id
+		UNION ALL SELECT 'owners', '', COUNT(*) FROM owners`, sql.Named("id", ownerID)).Scan(&counts).Error
+	by := map[string]map[core.Platform]int{"phrases": u.Phrases, "accounts": u.Accounts, "webhooks": {}, "owners": {}}
+	for _, c := range counts {
+		by[c.Tbl][core.Platform(c.Platform)] = c.N
 	}
-	u.Webhooks, u.Owners = int(webhooks), int(owners)
+	u.Webhooks, u.Owners = by["webhooks"][""], by["owners"][""]
 	return u, err
 }
 
@@ -183,9 +159,7 @@ func bumpPhraseVersion(tx *gorm.DB, ownerID string) error {
 }
 
 func (s *PhraseStore) PhraseVersion(ctx context.Context, ownerID string) (int64, error) {
-	var row ownerRow
-	err := s.db.with(ctx).Select("phrase_version").Take(&row, "id = ?", ownerID).Error
-	return row.PhraseVersion, translate(err, "owner")
+	return one(s.db.with(ctx).Select("phrase_version"), "owner", func(r ownerRow) int64 { return r.PhraseVersion }, "id = ?", ownerID)
 }
 
 func (s *PhraseStore) ListeningPhrases(ctx context.Context, p core.Platform) ([]core.Phrase, error) {

@@ -19,15 +19,13 @@ type loginLinkRow struct {
 
 func (loginLinkRow) TableName() string { return "login_links" }
 
-// addLink stores a single-use link (login_links, email_changes) after
-// deleting the owner's expired and used ones, which nobody can use.
+// addLink deletes the owner's expired and used links (login_links,
+// email_changes), which nobody can use, then stores row.
 func addLink[R any](db *gorm.DB, row *R, ownerID string, now time.Time) error {
-	return db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("owner_id = ? AND (expires_at < ? OR used_at <> 0)", ownerID, micros(now)).Delete(new(R)).Error; err != nil {
-			return err
-		}
-		return tx.Create(row).Error
-	})
+	if err := db.Where("owner_id = ? AND (expires_at < ? OR used_at <> 0)", ownerID, micros(now)).Delete(new(R)).Error; err != nil {
+		return err
+	}
+	return db.Create(row).Error
 }
 
 // useLink marks the link of hash used and returns it. One UPDATE both
@@ -98,12 +96,10 @@ func (s *SessionStore) DeleteSessions(ctx context.Context, ownerID string) (int,
 	return int(res.RowsAffected), translate(res.Error, "session")
 }
 
-// DeleteIdleSessions implements ports.SessionStore; expired sign-in links go too.
 func (s *SessionStore) DeleteIdleSessions(ctx context.Context, before time.Time) (int, error) {
-	res := s.db.write(ctx).Where("last_seen_at < ?", micros(before)).Delete(&sessionRow{})
-	if res.Error != nil {
-		return 0, translate(res.Error, "session")
+	if err := s.db.write(ctx).Where("expires_at < ?", micros(before)).Delete(&loginLinkRow{}).Error; err != nil {
+		return 0, translate(err, "login link")
 	}
-	err := s.db.write(ctx).Where("expires_at < ?", micros(before)).Delete(&loginLinkRow{}).Error
-	return int(res.RowsAffected), translate(err, "login link")
+	res := s.db.write(ctx).Where("last_seen_at < ?", micros(before)).Delete(&sessionRow{})
+	return int(res.RowsAffected), translate(res.Error, "session")
 }
