@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -67,70 +68,56 @@ type DB struct {
 // the API's page, one index walk whatever the statistics, is read on a
 // pool of its own that plans it once (docs/adr/0017).
 func Open(rawURL string) (*DB, error) {
-	var dial gorm.Dialector
-	pg, file, pageURL := false, false, ""
-	switch {
-	case strings.HasPrefix(rawURL, "sqlite://"):
-		path := strings.TrimPrefix(rawURL, "sqlite://")
-		if path == "" {
-			return nil, errors.New("sqlite:// needs a path, for example sqlite://earshot.db")
+	db := &DB{keys: keyCache{keys: map[string]cachedKey{}}}
+	var read, write, pages *gorm.DB
+	var err error
+	// WAL so readers never wait for the writer, a busy timeout for a second
+	// process, foreign keys for cascades, IMMEDIATE transactions so a
+	// read-then-write never fails to upgrade its lock.
+	const liteOpts = "_busy_timeout=10000&_foreign_keys=1&_txlock=immediate"
+	switch path, lite := strings.CutPrefix(rawURL, "sqlite://"); {
+	case lite && path == "":
+		return nil, errors.New("sqlite:// needs a path, for example sqlite://earshot.db")
+	case lite && path == ":memory:": // one connection, never closed: each new one would be a new, empty database
+		read, err = db.open(sqlite.Open("file:mem"+rand.Text()+"?mode=memory&cache=shared&"+liteOpts), false, 1, 1, 0)
+	case lite: // readers beside the writer in WAL mode
+		dial := sqlite.Open("file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&" + liteOpts)
+		if read, err = db.open(dial, true, 4, 4, 5*time.Minute); err == nil {
+			write, err = db.open(dial, true, 1, 1, 5*time.Minute)
 		}
-		// WAL so readers never wait for the writer, a busy timeout for a
-		// second process, foreign keys for cascades, IMMEDIATE transactions
-		// so a read-then-write never fails to upgrade its lock.
-		const opts = "_busy_timeout=10000&_foreign_keys=1&_txlock=immediate"
-		dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&" + opts
-		if file = path != ":memory:"; !file {
-			dsn = "file:mem" + rand.Text() + "?mode=memory&cache=shared&" + opts
-		}
-		dial = sqlite.Open(dsn)
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		u, err := url.Parse(rawURL)
-		if err != nil {
+		u, perr := url.Parse(rawURL)
+		if perr != nil {
 			return nil, errors.New("postgres URL does not parse")
 		}
+		db.postgres = true
+		var pageURL string
 		if q := u.Query(); !q.Has("plan_cache_mode") {
 			q.Set("plan_cache_mode", "force_generic_plan")
 			q.Set("enable_bitmapscan", "off")
-			pages := *u
-			pages.RawQuery = q.Encode()
-			pageURL = pages.String()
+			u.RawQuery = q.Encode()
+			pageURL = u.String()
 			q.Del("enable_bitmapscan")
 			q.Set("plan_cache_mode", "force_custom_plan")
 			u.RawQuery = q.Encode()
 		}
-		pg, dial = true, postgres.Open(u.String())
+		read, err = db.open(postgres.Open(u.String()), false, 20, 10, 5*time.Minute)
+		if err == nil && pageURL != "" {
+			pages, err = db.open(postgres.Open(pageURL), false, pageConns, pageConns, 5*time.Minute)
+		}
 	default:
 		return nil, errors.New("database URL must start with sqlite:// or postgres://")
-	}
-	db := &DB{postgres: pg, keys: keyCache{keys: map[string]cachedKey{}}}
-	var err error
-	switch {
-	case pg:
-		db.plain, err = db.open(dial, false, 20, 10, 5*time.Minute)
-	case file: // readers beside the writer in WAL mode
-		db.plain, err = db.open(dial, true, 4, 4, 5*time.Minute)
-	default: // one connection, never closed: each new one would be a new, empty database
-		db.plain, err = db.open(dial, false, 1, 1, 0)
 	}
 	if err != nil {
 		return nil, err
 	}
-	db.gorm = prepared(db.plain)
+	db.gorm, db.plain = prepared(read), cmp.Or(write, read)
 	db.writer, db.pages = db.gorm, db.gorm
-	if pageURL != "" {
-		p, err := db.open(postgres.Open(pageURL), false, pageConns, pageConns, 5*time.Minute)
-		if err != nil {
-			return nil, err
-		}
-		db.pages = prepared(p)
+	if write != nil {
+		db.writer = prepared(write)
 	}
-	if file {
-		w, err := db.open(dial, true, 1, 1, 5*time.Minute)
-		if err != nil {
-			return nil, err
-		}
-		db.writer, db.plain = prepared(w), w
+	if pages != nil {
+		db.pages = prepared(pages)
 	}
 	return db, nil
 }
