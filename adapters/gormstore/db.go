@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
@@ -126,11 +125,10 @@ func Open(rawURL string) (*DB, error) {
 // readers beside the rest of the service's 20.
 const pageConns = 8
 
-// open opens dial on a pool of its own, closed with db: up to conns
-// connections, idle of them kept, each closed after idleFor unused (0:
-// never). On failure it closes db's pools. It tries again while a SQLite
-// file another process is creating refuses the switch to WAL as busy
-// (no busy handler covers that).
+// open opens dial on a pool of db's: up to conns connections, idle of
+// them kept, each closed after idleFor unused (0: never). It tries again
+// while a SQLite file another process is creating refuses the switch to
+// WAL as busy (no busy handler covers that); failing, it closes db.
 func (db *DB) open(dial gorm.Dialector, sqliteFile bool, conns, idle int, idleFor time.Duration) (*gorm.DB, error) {
 	cfg := &gorm.Config{
 		Logger: logger.Discard, TranslateError: true, SkipDefaultTransaction: true,
@@ -254,7 +252,6 @@ func (db *DB) Gauges(ctx context.Context) (Gauges, error) {
 // only after the writers queued for its one connection.
 func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }
 
-// Close closes the pools.
 func (db *DB) Close() error {
 	var err error
 	for _, p := range db.pools {
@@ -407,8 +404,8 @@ func translate(err error, what string) error {
 
 // foreignKey reports a broken foreign key (a missing owner).
 func foreignKey(err error) bool {
-	var pg *pgconn.PgError
+	var pg interface{ SQLState() string }
 	var lite sqlite3.Error
-	return errors.Is(err, gorm.ErrForeignKeyViolated) || errors.As(err, &pg) && pg.Code == "23503" ||
+	return errors.Is(err, gorm.ErrForeignKeyViolated) || errors.As(err, &pg) && pg.SQLState() == "23503" ||
 		errors.As(err, &lite) && lite.ExtendedCode == sqlite3.ErrConstraintForeignKey
 }

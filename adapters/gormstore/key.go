@@ -13,10 +13,8 @@ import (
 )
 
 type keyRow struct {
-	ID                               string `gorm:"primaryKey"`
-	OwnerID, Kind, Name, Hash        string
-	Scopes                           string // comma-separated
-	CreatedAt, RevokedAt, LastUsedAt int64  `gorm:"autoCreateTime:false"` // µs
+	ID, OwnerID, Kind, Name, Hash, Scopes string // Scopes comma-separated
+	CreatedAt, RevokedAt, LastUsedAt      int64  `gorm:"autoCreateTime:false"` // µs
 }
 
 func (keyRow) TableName() string { return "api_keys" }

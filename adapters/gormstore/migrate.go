@@ -20,9 +20,8 @@ import (
 var migrationFiles embed.FS
 
 type step struct {
-	version int
-	name    string
-	sql     string // the statements, run as one Exec; none in a step for the other dialect
+	version   int
+	name, sql string // sql: the statements, run as one Exec; none in a step for the other dialect
 }
 
 var steps = map[bool][]step{false: mustSteps("sqlite"), true: mustSteps("postgres")}
