@@ -211,12 +211,11 @@ func (db *DB) VacuumQueues(ctx context.Context) error {
 	return db.plain.WithContext(ctx).Exec("VACUUM (ANALYZE, SKIP_LOCKED) webhook_deliveries").Error
 }
 
-// VacuumMatches vacuums and analyzes matches on Postgres when the
-// table's counts pass the database's own autovacuum thresholds, and
-// reports whether it did. Every match is updated when leased and scored,
-// and the API's pages meet the dead versions and the rows not yet marked
-// all-visible at every depth; where autovacuum is off or late, this does
-// its work, and where it keeps up, nothing (docs/adr/0014).
+// VacuumMatches vacuums and analyzes matches on Postgres, and says so,
+// when the table's counts pass autovacuum's own thresholds: the API's
+// pages meet at every depth the versions the scorer's updates leave and
+// the rows no vacuum has marked all-visible, and autovacuum may be off
+// or late (docs/adr/0014).
 func (db *DB) VacuumMatches(ctx context.Context) (bool, error) {
 	if !db.postgres {
 		return false, nil
