@@ -69,7 +69,7 @@ type keyCache struct {
 	keys map[string]cachedKey // by hash, at most 10,000
 }
 
-const keyTrust = time.Second
+const keyTrust = time.Second // how long keyCache answers a key from one read
 
 type cachedKey struct {
 	core.Key
