@@ -1,6 +1,7 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -12,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
@@ -48,8 +48,8 @@ var (
 // DB is an open database. Stores of every role share one.
 type DB struct {
 	gorm     *gorm.DB  // the stores' reads, every statement prepared once per connection
-	writer   *gorm.DB  // their writes, prepared alike: gorm itself but on a SQLite file (Open)
-	pages    *gorm.DB  // the API's pages of matches: gorm itself but on Postgres (pageReads)
+	writer   *gorm.DB  // their writes, prepared alike: gorm itself but on a SQLite file
+	pages    *gorm.DB  // the API's pages of matches: gorm itself but on Postgres
 	plain    *gorm.DB  // the writer's pool unprepared: a migration's file is several statements
 	pools    []*sql.DB // the read pool, then the SQLite file's write pool or Postgres's page pool
 	postgres bool
@@ -57,98 +57,66 @@ type DB struct {
 }
 
 // Open connects to url: `sqlite://PATH`, `sqlite://:memory:` or
-// `postgres://...` (`postgresql://` too). It does not migrate.
+// `postgres://...` (`postgresql://` too). It does not migrate. A SQLite
+// file gets a write pool of one connection beside the read pool: writers
+// queued in Go take their turns in order, where SQLite's busy handler
+// sleeps, polls and lets one starve behind later ones (docs/adr/0016).
+// On Postgres, unless the URL sets plan_cache_mode, statements are planned
+// for their values (a generic plan costed on an empty database once
+// walked every match of an owner for a lookup by id, docs/adr/0003), but
+// the API's page, one index walk whatever the statistics, is read on a
+// pool of its own that plans it once (docs/adr/0017).
 func Open(rawURL string) (*DB, error) {
-	var dial gorm.Dialector
-	pg, memory, pageURL := false, false, ""
-	switch {
-	case strings.HasPrefix(rawURL, "sqlite://"):
-		path := strings.TrimPrefix(rawURL, "sqlite://")
-		if path == "" {
-			return nil, errors.New("sqlite:// needs a path, for example sqlite://earshot.db")
+	db := &DB{keys: keyCache{keys: map[string]cachedKey{}}}
+	var read, write, pages *gorm.DB
+	var err error
+	// WAL so readers never wait for the writer, a busy timeout for a second
+	// process, foreign keys for cascades, IMMEDIATE transactions so a
+	// read-then-write never fails to upgrade its lock.
+	const liteOpts = "_busy_timeout=10000&_foreign_keys=1&_txlock=immediate"
+	switch path, lite := strings.CutPrefix(rawURL, "sqlite://"); {
+	case lite && path == "":
+		return nil, errors.New("sqlite:// needs a path, for example sqlite://earshot.db")
+	case lite && path == ":memory:": // one connection, never closed: each new one would be a new, empty database
+		read, err = db.open(sqlite.Open("file:mem"+rand.Text()+"?mode=memory&cache=shared&"+liteOpts), false, 1, 1, 0)
+	case lite: // readers beside the writer in WAL mode
+		dial := sqlite.Open("file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&" + liteOpts)
+		if read, err = db.open(dial, true, 4, 4, 5*time.Minute); err == nil {
+			write, err = db.open(dial, true, 1, 1, 5*time.Minute)
 		}
-		// WAL so readers never wait for the writer, a busy timeout for a
-		// second process, foreign keys for cascades, IMMEDIATE transactions
-		// so a read-then-write never fails to upgrade its lock.
-		const opts = "_busy_timeout=10000&_foreign_keys=1&_txlock=immediate"
-		dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&" + opts
-		if memory = path == ":memory:"; memory {
-			dsn = "file:mem" + rand.Text() + "?mode=memory&cache=shared&" + opts
-		}
-		dial = sqlite.Open(dsn)
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		u, err := url.Parse(rawURL)
-		if err != nil {
+		u, perr := url.Parse(rawURL)
+		if perr != nil {
 			return nil, errors.New("postgres URL does not parse")
 		}
-		// A generic plan costed on an empty database once walked every
-		// match of an owner for a lookup by id (docs/adr/0003-postgres-reads.md);
-		// an operator's own setting wins.
+		db.postgres = true
+		var pageURL string
 		if q := u.Query(); !q.Has("plan_cache_mode") {
-			// The API's page is one index walk whatever the statistics:
-			// planned once on a pool of its own, it costs Postgres about
-			// a third less a page.
 			q.Set("plan_cache_mode", "force_generic_plan")
 			q.Set("enable_bitmapscan", "off")
-			pages := *u
-			pages.RawQuery = q.Encode()
-			pageURL = pages.String()
+			u.RawQuery = q.Encode()
+			pageURL = u.String()
 			q.Del("enable_bitmapscan")
 			q.Set("plan_cache_mode", "force_custom_plan")
 			u.RawQuery = q.Encode()
 		}
-		pg, dial = true, postgres.Open(u.String())
+		read, err = db.open(postgres.Open(u.String()), false, 20, 10, 5*time.Minute)
+		if err == nil && pageURL != "" {
+			pages, err = db.open(postgres.Open(pageURL), false, pageConns, pageConns, 5*time.Minute)
+		}
 	default:
 		return nil, errors.New("database URL must start with sqlite:// or postgres://")
 	}
-	g, err := openGorm(dial, !pg && !memory)
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, err
 	}
-	pool, _ := g.DB() // a *gorm.DB from gorm.Open always has one
-	switch {
-	case memory: // one connection, never closed: each new one would be a new, empty database
-		pool.SetMaxOpenConns(1)
-		pool.SetMaxIdleConns(1)
-	case !pg: // readers beside the writer in WAL mode
-		pool.SetMaxOpenConns(4)
-		pool.SetMaxIdleConns(4)
-	default:
-		pool.SetMaxOpenConns(20)
-		pool.SetMaxIdleConns(10)
-	}
-	if !memory {
-		pool.SetConnMaxIdleTime(5 * time.Minute)
-	}
-	db := &DB{gorm: prepared(g), plain: g, pools: []*sql.DB{pool}, postgres: pg, keys: keyCache{keys: map[string]cachedKey{}}}
+	db.gorm, db.plain = prepared(read), cmp.Or(write, read)
 	db.writer, db.pages = db.gorm, db.gorm
-	if pageURL != "" {
-		p, err := openGorm(postgres.Open(pageURL), false)
-		if err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("open database: %w", err)
-		}
-		ppool, _ := p.DB()
-		ppool.SetMaxOpenConns(pageConns)
-		ppool.SetMaxIdleConns(pageConns)
-		ppool.SetConnMaxIdleTime(5 * time.Minute)
-		db.pages, db.pools = prepared(p), append(db.pools, ppool)
+	if write != nil {
+		db.writer = prepared(write)
 	}
-	if !pg && !memory {
-		// SQLite lets one connection write at a time. Writers on a pool
-		// of their own with one connection wait their turn in Go's
-		// queue, in order, rather than in SQLite's busy handler, which
-		// sleeps and polls and lets a writer starve behind later ones.
-		w, err := openGorm(dial, true)
-		if err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("open database: %w", err)
-		}
-		wpool, _ := w.DB()
-		wpool.SetMaxOpenConns(1)
-		wpool.SetMaxIdleConns(1)
-		wpool.SetConnMaxIdleTime(5 * time.Minute)
-		db.writer, db.plain, db.pools = prepared(w), w, append(db.pools, wpool)
+	if pages != nil {
+		db.pages = prepared(pages)
 	}
 	return db, nil
 }
@@ -157,14 +125,36 @@ func Open(rawURL string) (*DB, error) {
 // readers beside the rest of the service's 20.
 const pageConns = 8
 
-// pageReads is with for the API's pages of matches: on Postgres their
-// own pool, unless the operator set plan_cache_mode
-// (docs/adr/0003-postgres-reads.md).
-func (db *DB) pageReads(ctx context.Context) *gorm.DB {
-	if db.pages == db.gorm {
-		return db.with(ctx)
+// open opens dial on a pool of db's: up to conns connections, idle of
+// them kept, each closed after idleFor unused (0: never). It tries again
+// while a SQLite file another process is creating refuses the switch to
+// WAL as busy (no busy handler covers that); failing, it closes db.
+func (db *DB) open(dial gorm.Dialector, sqliteFile bool, conns, idle int, idleFor time.Duration) (*gorm.DB, error) {
+	cfg := &gorm.Config{
+		Logger: logger.Discard, TranslateError: true, SkipDefaultTransaction: true,
+		// IN lists make a few hundred shapes; none expires, because gorm
+		// closes an expired statement even while another goroutine runs it.
+		PrepareStmtMaxSize: 1024, PrepareStmtTTL: 10 * 365 * 24 * time.Hour,
+		NowFunc: func() time.Time { return time.Now().UTC() },
 	}
-	return db.pages.WithContext(ctx)
+	deadline := time.Now().Add(10 * time.Second)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		g, err := gorm.Open(dial, cfg)
+		var se sqlite3.Error
+		if err == nil {
+			pool, _ := g.DB() // a *gorm.DB from gorm.Open always has one
+			pool.SetMaxOpenConns(conns)
+			pool.SetMaxIdleConns(idle)
+			pool.SetConnMaxIdleTime(idleFor)
+			db.pools = append(db.pools, pool)
+			return g, nil
+		}
+		if !sqliteFile || !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || time.Now().After(deadline) {
+			db.Close()
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+		time.Sleep(wait)
+	}
 }
 
 // prepared returns g preparing each statement once per connection.
@@ -183,45 +173,22 @@ func (p preparedPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (gorm.Co
 	return p.ConnPool.(gorm.TxBeginner).BeginTx(ctx, opts)
 }
 
-// openGorm opens dial, again while a SQLite file another process is
-// creating refuses the switch to WAL as busy (no busy handler for that).
-func openGorm(dial gorm.Dialector, sqliteFile bool) (*gorm.DB, error) {
-	cfg := &gorm.Config{
-		Logger: logger.Discard, TranslateError: true, SkipDefaultTransaction: true,
-		// IN lists make a few hundred shapes; none expires, because gorm
-		// closes an expired statement even while another goroutine runs it.
-		PrepareStmtMaxSize: 1024, PrepareStmtTTL: 10 * 365 * 24 * time.Hour,
-		NowFunc: func() time.Time { return time.Now().UTC() },
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		g, err := gorm.Open(dial, cfg)
-		var se sqlite3.Error
-		if err == nil || !sqliteFile || !errors.As(err, &se) || se.Code != sqlite3.ErrBusy || time.Now().After(deadline) {
-			return g, err
-		}
-		time.Sleep(wait)
-	}
-}
+// with returns the handle for a read under ctx; write, for a statement or
+// transaction that writes (a read inside a write transaction uses its
+// tx; one outside waits for no writer on the read handle); pageReads, for
+// the API's pages of matches.
+func (db *DB) with(ctx context.Context) *gorm.DB      { return db.on(ctx, db.gorm) }
+func (db *DB) write(ctx context.Context) *gorm.DB     { return db.on(ctx, db.writer) }
+func (db *DB) pageReads(ctx context.Context) *gorm.DB { return db.on(ctx, db.pages) }
 
-// with returns the handle for a read under ctx. SQLite drops the
-// cancellation, which its driver watches from a goroutine per row step at
-// more than most of our queries cost (docs/adr/0012-store-tricks-by-figure.md).
-func (db *DB) with(ctx context.Context) *gorm.DB {
+// on returns g under ctx. SQLite drops the cancellation, which its driver
+// watches from a goroutine per row step at more than most of our queries
+// cost (docs/adr/0012-store-tricks-by-figure.md).
+func (db *DB) on(ctx context.Context, g *gorm.DB) *gorm.DB {
 	if !db.postgres {
 		ctx = context.WithoutCancel(ctx)
 	}
-	return db.gorm.WithContext(ctx)
-}
-
-// write returns the handle for a statement or transaction that writes,
-// under ctx as with's. A read inside a write transaction uses its tx;
-// one outside waits for no writer on the read handle.
-func (db *DB) write(ctx context.Context) *gorm.DB {
-	if !db.postgres {
-		ctx = context.WithoutCancel(ctx)
-	}
-	return db.writer.WithContext(ctx)
+	return g.WithContext(ctx)
 }
 
 // pick returns this database's text of a statement written in both.
@@ -244,18 +211,11 @@ func (db *DB) VacuumQueues(ctx context.Context) error {
 	return db.plain.WithContext(ctx).Exec("VACUUM (ANALYZE, SKIP_LOCKED) webhook_deliveries").Error
 }
 
-// VacuumMatches vacuums and analyzes matches on Postgres when the
-// table's own counts say autovacuum would, by the database's settings:
-// dead row versions past autovacuum_vacuum_threshold and _scale_factor
-// of the live rows, or rows inserted since the last vacuum past the
-// _insert_ ones. Every match is leased and scored after it is stored,
-// and each update leaves a version behind that the API's pages meet at
-// every depth, as they meet rows no vacuum has marked all-visible; a
-// database running with autovacuum off, or one whose autovacuum comes
-// late, left the reads of a deep store paying for them. Where
-// autovacuum keeps up the counts stay under the bounds and this does
-// nothing; SKIP_LOCKED passes over a table another vacuum holds. It
-// reports whether it vacuumed.
+// VacuumMatches vacuums and analyzes matches on Postgres, and says so,
+// when the table's counts pass autovacuum's own thresholds: the API's
+// pages meet at every depth the versions the scorer's updates leave and
+// the rows no vacuum has marked all-visible, and autovacuum may be off
+// or late (docs/adr/0014).
 func (db *DB) VacuumMatches(ctx context.Context) (bool, error) {
 	if !db.postgres {
 		return false, nil
@@ -291,28 +251,26 @@ func (db *DB) Gauges(ctx context.Context) (Gauges, error) {
 // only after the writers queued for its one connection.
 func (db *DB) Ping(ctx context.Context) error { return db.SQL().PingContext(ctx) }
 
-// Close closes the pools.
 func (db *DB) Close() error {
-	var errs []error
+	var err error
 	for _, p := range db.pools {
-		errs = append(errs, p.Close())
+		err = errors.Join(err, p.Close())
 	}
-	return errors.Join(errs...)
+	return err
 }
 
 // SQL returns the read pool, for tools and benchmarks that compare the
-// store with plain SQL on the same driver. On a SQLite file the stores
-// write through a second pool of one connection; its figures are not
-// these.
+// store with plain SQL on the same driver (a SQLite file's stores write
+// through another pool).
 func (db *DB) SQL() *sql.DB { return db.pools[0] }
 
 // lockForUpdate: FOR UPDATE on Postgres; gorm leaves it out on SQLite,
 // whose IMMEDIATE transactions hold the write lock from their start.
 var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 
-// lockNoKeyUpdate is FOR NO KEY UPDATE: it holds a row against other
-// changes, as an UPDATE of columns other than its key does, but not
-// against the key-share lock a row referring to it takes when inserted.
+// lockNoKeyUpdate holds a row against other changes, as an UPDATE of
+// columns other than its key does, but not against the key-share lock a
+// row referring to it takes when inserted.
 var lockNoKeyUpdate = clause.Locking{Strength: "NO KEY UPDATE"}
 
 // newID returns a UUIDv7: ids sort roughly by creation, so index
@@ -404,11 +362,7 @@ func column[T any](q *gorm.DB) ([]T, error) { return scanAll(q, func(v *T) []any
 // joinList stores a list of names (scopes, platforms) as one
 // comma-separated column; splitList reads it back, empty as none.
 func joinList[T ~string](xs []T) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = string(x)
-	}
-	return strings.Join(s, ",")
+	return strings.Join(convert(xs, func(x T) string { return string(x) }), ",")
 }
 
 func splitList[T ~string](s string) []T {
@@ -421,12 +375,12 @@ func splitList[T ~string](s string) []T {
 	return out
 }
 
-// translate maps driver errors to core kinds at the boundary. gorm does
-// not translate the errors of a query through Raw, hence the codes.
 // storable reports whether s can be a key in a statement: Postgres
 // refuses text that is not UTF-8 or holds NUL, where no row could match.
 func storable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
+// translate maps driver errors to core kinds at the boundary. gorm does
+// not translate the errors of a query through Raw, hence the codes.
 func translate(err error, what string) error {
 	var ce *core.Error
 	var pg interface{ SQLState() string }
@@ -435,8 +389,7 @@ func translate(err error, what string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, gorm.ErrRecordNotFound), errors.Is(err, sql.ErrNoRows),
-		// Postgres refuses a text it cannot hold (a NUL, bytes not UTF-8);
-		// no row holds one, so a lookup by it finds nothing, as on SQLite.
+		// A text Postgres cannot hold (see storable) is in no row: not found, as on SQLite.
 		errors.As(err, &pg) && (pg.SQLState() == "22021" || pg.SQLState() == "22P05"):
 		return core.Errorf(core.KindNotFound, "%s not found", what)
 	case errors.Is(err, gorm.ErrDuplicatedKey), errors.As(err, &pg) && pg.SQLState() == "23505",
@@ -450,8 +403,8 @@ func translate(err error, what string) error {
 
 // foreignKey reports a broken foreign key (a missing owner).
 func foreignKey(err error) bool {
-	var pg *pgconn.PgError
+	var pg interface{ SQLState() string }
 	var lite sqlite3.Error
-	return errors.Is(err, gorm.ErrForeignKeyViolated) || errors.As(err, &pg) && pg.Code == "23503" ||
+	return errors.Is(err, gorm.ErrForeignKeyViolated) || errors.As(err, &pg) && pg.SQLState() == "23503" ||
 		errors.As(err, &lite) && lite.ExtendedCode == sqlite3.ErrConstraintForeignKey
 }

@@ -13,10 +13,8 @@ import (
 )
 
 type keyRow struct {
-	ID                               string `gorm:"primaryKey"`
-	OwnerID, Kind, Name, Hash        string
-	Scopes                           string // comma-separated
-	CreatedAt, RevokedAt, LastUsedAt int64  `gorm:"autoCreateTime:false"` // µs
+	ID, OwnerID, Kind, Name, Hash, Scopes string // Scopes comma-separated
+	CreatedAt, RevokedAt, LastUsedAt      int64  `gorm:"autoCreateTime:false"` // µs
 }
 
 func (keyRow) TableName() string { return "api_keys" }
@@ -59,19 +57,19 @@ func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 	}), "key")
 }
 
-// keyTrust is how long a process on Postgres answers a key from what it
-// read: a key revoked by another process stops working here within it,
-// in the revoking one at once. SQLite reads every key: no round trip,
-// and the admin console's process could not tell the server's.
-const keyTrust = time.Second
-
-// keyCache keeps the keys read on Postgres, where every request would
-// otherwise be a round trip for a row that changes a few times in its life.
+// keyCache keeps the keys read on Postgres for keyTrust, where every
+// request would otherwise be a round trip for a row that changes a few
+// times in its life. A key revoked or used by another process is seen
+// here within keyTrust, by that process at once (forget). SQLite reads
+// every key: no round trip, and the admin console's process could not
+// tell the server's.
 type keyCache struct {
 	mu   sync.Mutex
 	gen  uint64               // bumped at every drop: a key read across one is not kept
 	keys map[string]cachedKey // by hash, at most 10,000
 }
+
+const keyTrust = time.Second // how long keyCache answers a key from one read
 
 type cachedKey struct {
 	core.Key
@@ -105,7 +103,6 @@ func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error)
 	return k, nil
 }
 
-// forget drops the key id from the cache.
 func (c *keyCache) forget(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -121,8 +118,6 @@ func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error
 	return one(s.db.with(ctx), "key", keyRow.key, "id = ? AND owner_id = ?", id, ownerID)
 }
 
-// RevokeKey implements ports.KeyStore. This process forgets the key at
-// once, the others within keyTrust.
 func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
 	err := s.db.write(ctx).Model(&keyRow{}).Where("id = ? AND owner_id = ? AND revoked_at = 0", id, ownerID).Update("revoked_at", micros(at)).Error
 	s.db.keys.forget(id)
@@ -132,8 +127,6 @@ func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Ti
 	return translate(err, "key")
 }
 
-// MarkKeyUsed implements ports.KeyStore. The process that records a use
-// forgets its copy; another's may be up to keyTrust behind.
 func (s *KeyStore) MarkKeyUsed(ctx context.Context, id string, at time.Time) error {
 	us := micros(at)
 	err := s.db.write(ctx).Model(&keyRow{}).Where("id = ? AND last_used_at < ?", id, us).Update("last_used_at", us).Error

@@ -5,14 +5,6 @@ import (
 	"time"
 )
 
-type leaseRow struct {
-	Name   string `gorm:"primaryKey"`
-	Holder string
-	Until  int64
-}
-
-func (leaseRow) TableName() string { return "leases" }
-
 // LeaseStore keeps named leases in the database, shared by every replica.
 type LeaseStore struct{ db *DB }
 
@@ -30,5 +22,5 @@ func (s *LeaseStore) Acquire(ctx context.Context, name, holder string, ttl time.
 }
 
 func (s *LeaseStore) Release(ctx context.Context, name, holder string) error {
-	return translate(s.db.write(ctx).Where("name = ? AND holder = ?", name, holder).Delete(&leaseRow{}).Error, "lease")
+	return translate(s.db.write(ctx).Exec("DELETE FROM leases WHERE name = ? AND holder = ?", name, holder).Error, "lease")
 }

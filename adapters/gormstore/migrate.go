@@ -20,9 +20,8 @@ import (
 var migrationFiles embed.FS
 
 type step struct {
-	version int
-	name    string
-	sql     string // the statements, run as one Exec
+	version   int
+	name, sql string // sql: the statements, run as one Exec; none in a step for the other dialect
 }
 
 var steps = map[bool][]step{false: mustSteps("sqlite"), true: mustSteps("postgres")}
@@ -55,11 +54,11 @@ func loadSteps(fsys fs.FS, dialect string) ([]step, error) {
 		if !strings.HasPrefix(lines[0], "-- ") {
 			return nil, fmt.Errorf("%s: the first line names the step, as a comment", f)
 		}
-		i := 0
-		for i < len(lines) && (strings.HasPrefix(lines[i], "--") || strings.TrimSpace(lines[i]) == "") {
-			i++
+		name := strings.TrimSpace(lines[0][3:])
+		for len(lines) > 0 && (strings.HasPrefix(lines[0], "--") || strings.TrimSpace(lines[0]) == "") {
+			lines = lines[1:]
 		}
-		out = append(out, step{version: len(out) + 1, name: strings.TrimSpace(lines[0][3:]), sql: strings.Join(lines[i:], "")})
+		out = append(out, step{version: len(out) + 1, name: name, sql: strings.Join(lines, "")})
 	}
 	return out, nil
 }
@@ -80,11 +79,8 @@ func (db *DB) migrate(ctx context.Context, to int) error {
 				return err
 			}
 		}
-		if err := tx.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-			version    INTEGER PRIMARY KEY,
-			name       TEXT NOT NULL,
-			applied_at BIGINT NOT NULL
-		)`).Error; err != nil {
+		err := tx.Exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)").Error
+		if err != nil {
 			return err
 		}
 		current, err := version(tx)
@@ -98,7 +94,7 @@ func (db *DB) migrate(ctx context.Context, to int) error {
 			if s.version <= current || s.version > to {
 				continue
 			}
-			if strings.TrimSpace(s.sql) != "" {
+			if s.sql != "" {
 				if err := tx.Exec(s.sql).Error; err != nil {
 					return fmt.Errorf("migration %d (%s): %w", s.version, s.name, err)
 				}

@@ -49,8 +49,8 @@ type rateWindowRow struct {
 
 func (rateWindowRow) TableName() string { return "rate_windows" }
 
-// lease returns key's lease, made if new; ended windows are swept once a
-// window length, so keys seen once go. l.mu is held.
+// lease returns key's lease, made if new, sweeping ended windows once a
+// window length. l.mu is held.
 func (l *RateLimiter) lease(key string, now time.Time) *lease {
 	if now.Sub(l.swept) >= rateWindow {
 		l.swept = now
@@ -74,8 +74,8 @@ func (b *lease) answered(started, count int64, now time.Time) {
 	b.read = now
 }
 
-// remaining is the limit less the requests this process knows were
-// counted: the database's count without its unused tokens and excess.
+// remaining is the limit less the requests known counted: the
+// database's count without this process's unused tokens and excess.
 func (b *lease) remaining(limit int) int {
 	return int(min(max(int64(limit)-(b.seen-b.tokens-b.excess), 0), int64(limit)))
 }
@@ -153,10 +153,9 @@ func (l *RateLimiter) Take(ctx context.Context, key string, limit int) (ports.Qu
 	}
 }
 
-// Peek implements ports.RateLimiter; tokens held unused are not requests.
-// On Postgres, where every request peeks at its address's failed keys, a
-// count read less than keyTrust ago is used again: a window another
-// process used up is refused here within keyTrust.
+// Peek implements ports.RateLimiter. On Postgres, where every request
+// peeks at its address's failed keys, a count read less than keyTrust
+// ago is used again.
 func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Quota, error) {
 	now := l.db.gorm.NowFunc()
 	l.mu.Lock()
@@ -174,10 +173,8 @@ func (l *RateLimiter) Peek(ctx context.Context, key string, limit int) (ports.Qu
 	if b.started <= micros(now.Add(-rateWindow)) {
 		return ports.Quota{Allowed: limit > 0, Limit: limit, Remaining: max(limit, 0), Reset: rateWindow}, nil
 	}
-	q := ports.Quota{Limit: limit, Reset: fromMicros(b.started).Add(rateWindow).Sub(now)}
-	if count := max(b.seen-b.tokens-b.excess, 0); count < int64(limit) {
-		q.Allowed, q.Remaining = true, limit-int(count)
-	}
+	q := ports.Quota{Limit: limit, Reset: fromMicros(b.started).Add(rateWindow).Sub(now), Remaining: max(b.remaining(limit), 0)}
+	q.Allowed = q.Remaining > 0
 	return q, nil
 }
 
