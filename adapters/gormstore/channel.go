@@ -14,10 +14,8 @@ import (
 // notWebhook leaves webhooks out of a query on the webhooks table.
 const notWebhook = "kind <> 'webhook'"
 
-// ChannelStore keeps what is a channel's own (ports.ChannelStore): the
-// columns kind, frequency, digest_hour, digest_zone and last_digest_at of
-// a webhook row (migration 25); everything else of a channel is the
-// WebhookStore's.
+// ChannelStore keeps what is a channel's own: the columns kind, frequency,
+// digest_hour, digest_zone and last_digest_at of a webhook row.
 type ChannelStore struct{ db *DB }
 
 var _ ports.ChannelStore = (*ChannelStore)(nil)
@@ -33,8 +31,6 @@ func (s *ChannelStore) CreateChannel(ctx context.Context, w *core.Webhook, allow
 	return translate(err, "channel")
 }
 
-// UpdateChannel implements ports.ChannelStore. A channel's kind never
-// changes.
 func (s *ChannelStore) UpdateChannel(ctx context.Context, ownerID, id string, change func(core.Webhook, []byte) (core.Webhook, []byte, error)) (core.Webhook, error) {
 	row, err := locked(s.db.write(ctx), func(tx *gorm.DB, row *webhookRow) error {
 		w, sealed, err := change(row.webhook(), row.Secret)
@@ -83,9 +79,6 @@ func (s *ChannelStore) DigestMatches(ctx context.Context, ch core.Webhook, from,
 	return convert(rows, matchRow.match), int(n), nil
 }
 
-// AddDigest implements ports.ChannelStore. A channel that is off, off a
-// digest or whose period another sweep ended is left to its new holder
-// or the next sweep.
 func (s *ChannelStore) AddDigest(ctx context.Context, ch core.Webhook, at time.Time, d *core.Delivery, keep int) (bool, error) {
 	done := false
 	_, err := locked(s.db.write(ctx), func(tx *gorm.DB, row *webhookRow) error {

@@ -16,17 +16,15 @@ import (
 )
 
 type webhookRow struct {
-	ID                             string `gorm:"primaryKey"`
-	OwnerID, URL, DisabledReason   string
-	Platforms                      string // comma-separated; empty means every platform
-	MinScore, ConsecutiveFailures  int
-	Active                         bool
-	Secret, PreviousSecret         []byte // sealed; PreviousSecret is nil when none is kept
-	CreatedAt, PreviousSecretUntil int64  `gorm:"autoCreateTime:false"` // µs
-	Kind                           string // 'webhook', or a channel's service (channel.go)
-	Frequency, DigestZone          string // a channel's: '' or 'at once', 'hourly', 'daily'; the daily digest's zone
-	DigestHour                     int
-	LastDigestAt                   int64
+	ID                                           string `gorm:"primaryKey"`
+	OwnerID, URL, DisabledReason                 string
+	Platforms                                    string // comma-separated; empty means every platform
+	MinScore, ConsecutiveFailures, DigestHour    int
+	Active                                       bool
+	Secret, PreviousSecret                       []byte // sealed; PreviousSecret is nil when none is kept
+	CreatedAt, PreviousSecretUntil, LastDigestAt int64  `gorm:"autoCreateTime:false"` // µs
+	Kind                                         string // 'webhook', or a channel's service (channel.go)
+	Frequency, DigestZone                        string // a channel's: '' or 'at once', 'hourly', 'daily'; the daily digest's zone
 }
 
 func (webhookRow) TableName() string { return "webhooks" }
@@ -48,12 +46,11 @@ func webhookColumns(w core.Webhook) map[string]any {
 }
 
 type deliveryRow struct {
-	ID                                                  string `gorm:"primaryKey"`
-	WebhookID, OwnerID, MatchID, Event, LastError       string
-	TriggerKind, Status                                 string
-	Tries, ResponseStatus                               int
-	Payload                                             []byte
-	CreatedAt, LastAttemptAt, NextAttemptAt, LeaseUntil int64 `gorm:"autoCreateTime:false"` // µs
+	ID                                                                 string `gorm:"primaryKey"`
+	WebhookID, OwnerID, MatchID, Event, LastError, TriggerKind, Status string
+	Tries, ResponseStatus                                              int
+	Payload                                                            []byte
+	CreatedAt, LastAttemptAt, NextAttemptAt, LeaseUntil                int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (deliveryRow) TableName() string { return "webhook_deliveries" }
@@ -86,8 +83,7 @@ func newDeliveryRow(d core.Delivery) deliveryRow {
 	}
 }
 
-// WebhookStore keeps webhooks and their deliveries: each owner's
-// (ports.WebhookStore) and the queue to send (ports.DeliveryQueue).
+// WebhookStore implements ports.WebhookStore and ports.DeliveryQueue.
 type WebhookStore struct{ db *DB }
 
 func NewWebhookStore(db *DB) *WebhookStore { return &WebhookStore{db: db} }
@@ -102,10 +98,9 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow
 	return translate(err, "webhook")
 }
 
-// create stores w as a new row, row's kind and channel columns with w's
-// webhook ones, under the owner's lock: it orders the creates of an
-// owner's webhooks and channels, so allow sees every one made before.
-// The kind is spelled out: the URL is unique among rows of kind 'webhook'.
+// create stores w on row, which holds its kind (spelled out for a webhook:
+// webhooks_owner_url is on kind 'webhook') and channel columns. The owner's
+// lock orders creates of webhooks and channels, so allow sees all before.
 func create(db *gorm.DB, w *core.Webhook, row webhookRow, allow func(core.Usage) error, seal func(id string) ([]byte, error)) error {
 	return db.Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, w.OwnerID); err != nil {
@@ -155,8 +150,7 @@ func (s *WebhookStore) UpdateWebhook(ctx context.Context, ownerID, id string, ch
 	return row.webhook(), translate(err, "webhook")
 }
 
-// DeleteWebhook implements ports.WebhookStore. Its deliveries go with it
-// (the foreign key cascades).
+// DeleteWebhook implements ports.WebhookStore; the deliveries cascade.
 func (s *WebhookStore) DeleteWebhook(ctx context.Context, ownerID, id string) error {
 	return translate(affected(s.db.write(ctx).Where("id = ? AND owner_id = ?", id, ownerID).Delete(&webhookRow{})), "webhook")
 }
@@ -245,10 +239,7 @@ func (s *WebhookStore) UpdateDelivery(ctx context.Context, ownerID, webhookID, i
 	return row.delivery(), translate(err, "delivery")
 }
 
-// replayCandidates reads the webhook's failed match.created deliveries
-// made in [@from, @to), oldest first, each the newest of its match (a
-// later one can only be a replay: one replayed and not failed since is
-// left to it) and whose match still exists.
+// replayCandidates reads the deliveries ReplayDeliveries' port doc names.
 const replayCandidates = `SELECT d.* FROM webhook_deliveries d
 	WHERE d.webhook_id = @webhook AND d.status = 'failed' AND d.event = @event AND d.match_id <> ''
 		AND d.created_at >= @from AND d.created_at < @to
@@ -257,8 +248,6 @@ const replayCandidates = `SELECT d.* FROM webhook_deliveries d
 		AND EXISTS (SELECT 1 FROM matches m WHERE m.id = d.match_id)
 	ORDER BY d.created_at, d.id LIMIT @limit`
 
-// ReplayDeliveries implements ports.WebhookStore. The webhook's row lock
-// orders concurrent replays: the second passes over the first's matches.
 func (s *WebhookStore) ReplayDeliveries(ctx context.Context, ownerID, webhookID string, q ports.ReplayQuery, plan ports.ReplayPlan) (ports.ReplayResult, error) {
 	var out ports.ReplayResult
 	_, err := locked(s.db.write(ctx), func(tx *gorm.DB, hook *webhookRow) error {
@@ -287,19 +276,17 @@ func (s *WebhookStore) ReplayDeliveries(ctx context.Context, ownerID, webhookID 
 	return out, nil
 }
 
-// ClaimDeliveries implements ports.DeliveryQueue. The candidates keep
-// @per of each webhook. Inactive webhooks are left out by a hashed list
-// rather than a join, so Postgres walks webhook_deliveries_due in order
-// and stops at the limit.
+// ClaimDeliveries implements ports.DeliveryQueue. Inactive webhooks are
+// left out by a hashed list rather than a join, so Postgres walks
+// webhook_deliveries_due in order and stops at the limit.
 func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClaim) ([]ports.DueDelivery, error) {
 	if c.Limit <= 0 {
 		return nil, nil
 	}
 	args := map[string]any{"limit": c.Limit, "per": cmp.Or(max(c.PerWebhook, 0), c.Limit),
 		"skip": append([]string{""}, c.Skip...)} // "" is no webhook's id, and NOT IN () is not SQL
-	tid := s.db.pick("ctid", "rowid")
 	return s.lease(ctx, c.Lease, args, `WITH cand AS (
-		SELECT d.`+tid+` AS tid, d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+		SELECT d.`+s.db.pick("ctid", "rowid")+` AS tid, d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
 		WHERE d.status = 'queued' AND d.next_attempt_at <= @now AND d.lease_until < @now
 			AND d.webhook_id NOT IN (SELECT w.id FROM webhooks w WHERE NOT w.active) AND d.webhook_id NOT IN @skip
 		ORDER BY d.next_attempt_at, d.id LIMIT @limit`+s.db.pick(" FOR UPDATE OF d SKIP LOCKED", "")+`),
@@ -315,9 +302,8 @@ func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit i
 		return nil, nil
 	}
 	args := map[string]any{"limit": limit, "hook": webhookID, "event": core.EventMatchCreated}
-	tid := s.db.pick("ctid", "rowid")
 	return s.lease(ctx, lease, args, `WITH cand AS (
-		SELECT d.`+tid+` AS tid FROM webhook_deliveries d
+		SELECT d.`+s.db.pick("ctid", "rowid")+` AS tid FROM webhook_deliveries d
 		WHERE d.webhook_id = @hook AND d.status = 'queued' AND d.event = @event AND d.next_attempt_at <= @now AND d.lease_until < @now
 			AND (d.payload IS NULL OR length(d.payload) = 0)
 			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
@@ -325,14 +311,13 @@ func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit i
 		"SELECT tid FROM cand")
 }
 
-// lease leases until now+lease the rows, named by tid (ctid on Postgres,
-// rowid on SQLite), that keep selects from the CTEs of with, and reads
-// what sending them takes. The candidates are picked once, in a CTE and
-// with SKIP LOCKED on Postgres, so replicas claim disjoint rows without
-// waiting: Postgres may run an IN (subquery) with a LIMIT more than once,
-// each run skipping what the one before locked, and joined back by id the
-// planner read the whole table or index. The outer conditions leave alone
-// a row another claim leased meanwhile.
+// lease leases the rows keep selects from with's CTEs by tid (ctid,
+// rowid), and reads what sending them takes. Candidates are picked once,
+// in a CTE, SKIP LOCKED on Postgres so replicas claim disjoint rows
+// without waiting: an IN (subquery) with a LIMIT may run more than once,
+// each run skipping what the last locked, and joined back by id the
+// planner read the whole table. The outer conditions leave alone a row
+// another claim leased meanwhile.
 func (s *WebhookStore) lease(ctx context.Context, lease time.Duration, args map[string]any, with, keep string) ([]ports.DueDelivery, error) {
 	now := s.db.gorm.NowFunc()
 	args["now"], args["until"] = micros(now), micros(now.Add(lease))
@@ -398,16 +383,14 @@ func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]port
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		recorded, err := dropBeyondLog(tx, attempts, rules.KeepLog)
-		if err != nil {
+		recorded := map[string]bool{} // by delivery id
+		if err := dropBeyondLog(tx, attempts, rules.KeepLog, recorded); err != nil {
 			return err
 		}
 		rest := slices.DeleteFunc(slices.Clone(attempts), func(a ports.Attempt) bool { return recorded[a.Delivery.ID] })
-		updated, err := s.recordAttempts(tx, rest)
-		if err != nil {
+		if err := s.recordAttempts(tx, rest, recorded); err != nil {
 			return err
 		}
-		maps.Copy(recorded, updated)
 		var ids []string // the webhooks with a delivery finished
 		for _, a := range attempts {
 			if d := a.Delivery; recorded[d.ID] && d.Status.Final() && !slices.Contains(ids, d.WebhookID) {
@@ -458,14 +441,13 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 // trim would delete anyway, those past the newest keep (created_at, id)
 // of their webhook's final attempts in the batch: updated first, each
 // would add an entry to every index (the status is indexed, so no update
-// is heap-only). A row goes on recordAttempts' conditions, so the ids
-// returned are recorded, and only while it is not among the webhook's
-// newest keep rows as they stand; the rest are left to the update and
-// the trim. keep <= 0 keeps every row.
-func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int) (map[string]bool, error) {
-	out := map[string]bool{}
+// is heap-only). A row goes on recordAttempts' conditions, so it counts
+// as recorded, and only while it is not among the webhook's newest keep
+// rows as they stand; the rest are left to the update and the trim.
+// keep <= 0 keeps every row.
+func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int, recorded map[string]bool) error {
 	if keep <= 0 {
-		return out, nil
+		return nil
 	}
 	final := map[string][]core.Delivery{} // by webhook, each delivery once
 	seen := map[string]bool{}
@@ -510,20 +492,21 @@ func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int) (map[string]
 				AND id NOT IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)
 			RETURNING id`, ids[c], c.lease, c.hook, c.hook, keep))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, id := range gone {
-			out[id] = true
+			recorded[id] = true
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // recordAttempts stores the attempts in one statement, each only where
-// the row still carries its claim's lease, and returns the ids stored.
-func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (map[string]bool, error) {
+// the row still carries its claim's lease, and adds the ids stored to
+// recorded.
+func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt, recorded map[string]bool) error {
 	if len(attempts) == 0 {
-		return nil, nil
+		return nil
 	}
 	// VALUES columns are column1, ... on both; Postgres needs their types,
 	// which SQLite's CAST would take as conversions.
@@ -545,11 +528,10 @@ func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (ma
 		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.lease_until = v.column2
 			AND webhook_deliveries.status = 'queued'
 		RETURNING webhook_deliveries.id`, args...))
-	out := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		out[id] = true
+		recorded[id] = true
 	}
-	return out, err
+	return err
 }
 
 func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDelivery) error {
