@@ -280,12 +280,9 @@ func (s *WebhookStore) ReplayDeliveries(ctx context.Context, ownerID, webhookID 
 // left out by a hashed list rather than a join, so Postgres walks
 // webhook_deliveries_due in order and stops at the limit.
 func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClaim) ([]ports.DueDelivery, error) {
-	if c.Limit <= 0 {
-		return nil, nil
-	}
-	args := map[string]any{"limit": c.Limit, "per": cmp.Or(max(c.PerWebhook, 0), c.Limit),
+	args := map[string]any{"per": cmp.Or(max(c.PerWebhook, 0), c.Limit),
 		"skip": append([]string{""}, c.Skip...)} // "" is no webhook's id, and NOT IN () is not SQL
-	return s.lease(ctx, c.Lease, args, `WITH cand AS (
+	return s.lease(ctx, c.Limit, c.Lease, args, `WITH cand AS (
 		SELECT d.`+s.db.pick("ctid", "rowid")+` AS tid, d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
 		WHERE d.status = 'queued' AND d.next_attempt_at <= @now AND d.lease_until < @now
 			AND d.webhook_id NOT IN (SELECT w.id FROM webhooks w WHERE NOT w.active) AND d.webhook_id NOT IN @skip
@@ -298,11 +295,8 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClai
 // are an index range (webhook_deliveries_status); those due are at most
 // a second's worth, since a channel's deliveries fall due on its slots.
 func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit int, lease time.Duration) ([]ports.DueDelivery, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	args := map[string]any{"limit": limit, "hook": webhookID, "event": core.EventMatchCreated}
-	return s.lease(ctx, lease, args, `WITH cand AS (
+	args := map[string]any{"hook": webhookID, "event": core.EventMatchCreated}
+	return s.lease(ctx, limit, lease, args, `WITH cand AS (
 		SELECT d.`+s.db.pick("ctid", "rowid")+` AS tid FROM webhook_deliveries d
 		WHERE d.webhook_id = @hook AND d.status = 'queued' AND d.event = @event AND d.next_attempt_at <= @now AND d.lease_until < @now
 			AND (d.payload IS NULL OR length(d.payload) = 0)
@@ -311,16 +305,19 @@ func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit i
 		"SELECT tid FROM cand")
 }
 
-// lease leases the rows keep selects from with's CTEs by tid (ctid,
-// rowid), and reads what sending them takes. Candidates are picked once,
-// in a CTE, SKIP LOCKED on Postgres so replicas claim disjoint rows
-// without waiting: an IN (subquery) with a LIMIT may run more than once,
-// each run skipping what the last locked, and joined back by id the
-// planner read the whole table. The outer conditions leave alone a row
-// another claim leased meanwhile.
-func (s *WebhookStore) lease(ctx context.Context, lease time.Duration, args map[string]any, with, keep string) ([]ports.DueDelivery, error) {
+// lease leases the rows (at most limit) keep selects by tid (ctid, rowid)
+// from with's CTEs, and reads what sending them takes. Candidates are
+// picked once, in a CTE, SKIP LOCKED on Postgres so replicas claim
+// disjoint rows without waiting: an IN (subquery) with a LIMIT may run
+// more than once, each run skipping what the last locked, and joined back
+// by id the planner read the whole table. The outer conditions leave
+// alone a row another claim leased meanwhile.
+func (s *WebhookStore) lease(ctx context.Context, limit int, lease time.Duration, args map[string]any, with, keep string) ([]ports.DueDelivery, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
 	now := s.db.gorm.NowFunc()
-	args["now"], args["until"] = micros(now), micros(now.Add(lease))
+	args["limit"], args["now"], args["until"] = limit, micros(now), micros(now.Add(lease))
 	claimed, err := scanAll(s.db.write(ctx).Raw(with+`
 	UPDATE webhook_deliveries SET lease_until = @until
 	WHERE `+s.db.pick("ctid = ANY(ARRAY("+keep+"))", "rowid IN ("+keep+")")+`
@@ -399,8 +396,8 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 		}
 		var hooks []webhookRow
 		if rules.Webhook != nil && len(ids) > 0 {
-			// In one statement in id order, so two replicas' batches never wait
-			// on each other; not against the deliveries the scorer queues.
+			// Locked in id order, so two replicas' batches never deadlock; NO
+			// KEY, so not against the deliveries the scorer queues meanwhile.
 			if err := tx.Clauses(lockNoKeyUpdate).Where("id IN ?", ids).Order("id").Find(&hooks).Error; err != nil {
 				return err
 			}
