@@ -328,8 +328,9 @@ func (s *WebhookStore) lease(ctx context.Context, limit int, lease time.Duration
 	return s.dueOf(ctx, claimed)
 }
 
-// dueOf reads what sending the claimed rows takes, earliest due first:
-// their webhooks, and the matches of those without a payload.
+// dueOf reads what sending the claimed rows takes, their webhooks and the
+// matches of those without a payload, earliest due first (RETURNING gives
+// the rows in no set order).
 func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]ports.DueDelivery, error) {
 	var hookIDs, matchIDs []string
 	for _, r := range claimed {
@@ -435,13 +436,11 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 }
 
 // dropBeyondLog deletes the rows of final attempts that FinishAttempts'
-// trim would delete anyway, those past the newest keep (created_at, id)
-// of their webhook's final attempts in the batch: updated first, each
-// would add an entry to every index (the status is indexed, so no update
-// is heap-only). A row goes on recordAttempts' conditions, so it counts
-// as recorded, and only while it is not among the webhook's newest keep
-// rows as they stand; the rest are left to the update and the trim.
-// keep <= 0 keeps every row.
+// trim would delete anyway, past the newest keep (created_at, id) of their
+// webhook's in the batch: updated first, each would add an entry to every
+// index (the status is indexed, so no update is heap-only). A row goes on
+// recordAttempts' conditions, so it counts as recorded, and only while not
+// among the webhook's newest keep rows as they stand. keep <= 0 keeps all.
 func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int, recorded map[string]bool) error {
 	if keep <= 0 {
 		return nil
@@ -498,9 +497,8 @@ func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int, recorded map
 	return nil
 }
 
-// recordAttempts stores the attempts in one statement, each only where
-// the row still carries its claim's lease, and adds the ids stored to
-// recorded.
+// recordAttempts stores the attempts in one statement, each only where its
+// row still carries its claim's lease, and marks those stored in recorded.
 func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt, recorded map[string]bool) error {
 	if len(attempts) == 0 {
 		return nil
