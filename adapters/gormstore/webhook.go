@@ -16,27 +16,27 @@ import (
 )
 
 type webhookRow struct {
-	ID                             string `gorm:"primaryKey"`
-	OwnerID, URL, DisabledReason   string
-	Platforms                      string // comma-separated; empty means every platform
-	MinScore, ConsecutiveFailures  int
-	Active                         bool
-	Secret, PreviousSecret         []byte // sealed; PreviousSecret is nil when none is kept
-	CreatedAt, PreviousSecretUntil int64  `gorm:"autoCreateTime:false"` // µs
-	Kind                           string // 'webhook', or a channel's service (channel.go)
-	Frequency, DigestZone          string // a channel's: '' or 'at once', 'hourly', 'daily'; the daily digest's zone
-	DigestHour                     int
-	LastDigestAt                   int64
+	ID                                           string `gorm:"primaryKey"`
+	OwnerID, URL, DisabledReason                 string
+	Platforms                                    string // comma-separated; empty means every platform
+	MinScore, ConsecutiveFailures, DigestHour    int
+	Active                                       bool
+	Secret, PreviousSecret                       []byte // sealed; PreviousSecret is nil when none is kept
+	CreatedAt, PreviousSecretUntil, LastDigestAt int64  `gorm:"autoCreateTime:false"` // µs
+	Kind                                         string // 'webhook', or a channel's service (channel.go)
+	Frequency, DigestZone                        string // a channel's: '' or 'at once', 'hourly', 'daily'; the daily digest's zone
 }
 
 func (webhookRow) TableName() string { return "webhooks" }
 
 func (r webhookRow) webhook() core.Webhook {
-	return r.withChannel(core.Webhook{
+	return core.Webhook{
 		ID: r.ID, OwnerID: r.OwnerID, URL: r.URL, MinScore: r.MinScore, Platforms: splitList[core.Platform](r.Platforms),
 		Active: r.Active, DisabledReason: r.DisabledReason, ConsecutiveFailures: r.ConsecutiveFailures,
 		CreatedAt: fromMicros(r.CreatedAt), PreviousSecretUntil: fromMicros(r.PreviousSecretUntil),
-	})
+		Kind: core.ChannelKind(r.Kind).Normal(), LastDigestAt: fromMicros(r.LastDigestAt),
+		Schedule: core.AlertSchedule{Frequency: core.AlertFrequency(r.Frequency), Hour: r.DigestHour, Zone: r.DigestZone},
+	}
 }
 
 // webhookColumns are the columns of w that change after creation.
@@ -46,19 +46,17 @@ func webhookColumns(w core.Webhook) map[string]any {
 }
 
 type deliveryRow struct {
-	ID                                                  string `gorm:"primaryKey"`
-	WebhookID, OwnerID, MatchID, Event, LastError       string
-	TriggerKind, Status                                 string
-	Tries, ResponseStatus                               int
-	Payload                                             []byte
-	CreatedAt, LastAttemptAt, NextAttemptAt, LeaseUntil int64 `gorm:"autoCreateTime:false"` // µs
+	ID                                                                 string `gorm:"primaryKey"`
+	WebhookID, OwnerID, MatchID, Event, LastError, TriggerKind, Status string
+	Tries, ResponseStatus                                              int
+	Payload                                                            []byte
+	CreatedAt, LastAttemptAt, NextAttemptAt, LeaseUntil                int64 `gorm:"autoCreateTime:false"` // µs
 }
 
 func (deliveryRow) TableName() string { return "webhook_deliveries" }
 
-// deliveryColumns are the columns of deliveryRow in the order of fields:
-// what a claim returns, scanned by hand, since a channel's burst claims
-// a thousand rows at once.
+// deliveryColumns are the columns of deliveryRow in the order of fields,
+// scanned by hand: a channel's burst claims a thousand rows at once.
 const deliveryColumns = "id, webhook_id, owner_id, match_id, event, last_error, trigger_kind, status, tries, response_status, payload, " +
 	"created_at, last_attempt_at, next_attempt_at, lease_until"
 
@@ -85,17 +83,26 @@ func newDeliveryRow(d core.Delivery) deliveryRow {
 	}
 }
 
-// WebhookStore keeps webhooks and their deliveries: each owner's
-// (ports.WebhookStore) and the queue to send (ports.DeliveryQueue).
+// WebhookStore implements ports.WebhookStore and ports.DeliveryQueue.
 type WebhookStore struct{ db *DB }
 
 func NewWebhookStore(db *DB) *WebhookStore { return &WebhookStore{db: db} }
 
-// CreateWebhook implements ports.WebhookStore. The owner lock orders
-// concurrent creates of one owner, so allow sees the create before; a
-// second of one URL breaks webhooks_owner_url.
+// CreateWebhook implements ports.WebhookStore. A second webhook of one
+// URL breaks webhooks_owner_url.
 func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow func(core.Usage) error, seal func(id string) ([]byte, error)) error {
-	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
+	err := create(s.db.write(ctx), w, webhookRow{Kind: string(core.ChannelWebhook)}, allow, seal)
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return core.Errorf(core.KindConflict, "a webhook with this url exists already")
+	}
+	return translate(err, "webhook")
+}
+
+// create stores w on row, which holds its kind (spelled out for a webhook:
+// webhooks_owner_url is on kind 'webhook') and channel columns. The owner's
+// lock orders creates of webhooks and channels, so allow sees all before.
+func create(db *gorm.DB, w *core.Webhook, row webhookRow, allow func(core.Usage) error, seal func(id string) ([]byte, error)) error {
+	return db.Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, w.OwnerID); err != nil {
 			return translate(err, "owner")
 		}
@@ -106,20 +113,17 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *core.Webhook, allow
 		if err := allow(u); err != nil {
 			return err
 		}
-		row := webhookRow{ID: newID(), OwnerID: w.OwnerID, URL: w.URL, MinScore: w.MinScore, Platforms: joinList(w.Platforms),
-			Active: w.Active, DisabledReason: w.DisabledReason, CreatedAt: micros(tx.NowFunc())}
+		row.ID, row.OwnerID, row.URL, row.MinScore, row.Platforms = newID(), w.OwnerID, w.URL, w.MinScore, joinList(w.Platforms)
+		row.Active, row.DisabledReason, row.CreatedAt = w.Active, w.DisabledReason, micros(tx.NowFunc())
 		if row.Secret, err = seal(row.ID); err != nil {
 			return err
 		}
-		if err := tx.Create(&row).Error; errors.Is(err, gorm.ErrDuplicatedKey) {
-			return core.Errorf(core.KindConflict, "a webhook with this url exists already")
-		} else if err != nil {
+		if err := tx.Create(&row).Error; err != nil {
 			return err
 		}
 		*w = row.webhook()
 		return nil
 	})
-	return translate(err, "webhook")
 }
 
 func (s *WebhookStore) Webhook(ctx context.Context, ownerID, id string) (core.Webhook, []byte, error) {
@@ -146,8 +150,7 @@ func (s *WebhookStore) UpdateWebhook(ctx context.Context, ownerID, id string, ch
 	return row.webhook(), translate(err, "webhook")
 }
 
-// DeleteWebhook implements ports.WebhookStore. Its deliveries go with it
-// (the foreign key cascades).
+// DeleteWebhook implements ports.WebhookStore; the deliveries cascade.
 func (s *WebhookStore) DeleteWebhook(ctx context.Context, ownerID, id string) error {
 	return translate(affected(s.db.write(ctx).Where("id = ? AND owner_id = ?", id, ownerID).Delete(&webhookRow{})), "webhook")
 }
@@ -188,13 +191,18 @@ func (s *WebhookStore) AddDelivery(ctx context.Context, d core.Delivery, keep in
 		if err := tx.Select("id").Take(&webhookRow{}, "id = ? AND owner_id = ?", d.WebhookID, d.OwnerID).Error; err != nil {
 			return err
 		}
-		row := newDeliveryRow(d)
-		if err := tx.Create(&row).Error; err != nil {
-			return err
-		}
-		return trimLog(tx, d.WebhookID, keep)
+		return addDelivery(tx, d, keep)
 	})
 	return translate(err, "webhook")
+}
+
+// addDelivery stores d and trims its webhook's log.
+func addDelivery(tx *gorm.DB, d core.Delivery, keep int) error {
+	row := newDeliveryRow(d)
+	if err := tx.Create(&row).Error; err != nil {
+		return err
+	}
+	return trimLog(tx, d.WebhookID, keep)
 }
 
 // trimLog deletes the webhook's finished deliveries older than its newest
@@ -231,10 +239,7 @@ func (s *WebhookStore) UpdateDelivery(ctx context.Context, ownerID, webhookID, i
 	return row.delivery(), translate(err, "delivery")
 }
 
-// replayCandidates reads the webhook's failed match.created deliveries
-// made in [@from, @to), oldest first, each the newest of its match (a
-// later one can only be a replay: one replayed and not failed since is
-// left to it) and whose match still exists.
+// replayCandidates reads the deliveries ReplayDeliveries' port doc names.
 const replayCandidates = `SELECT d.* FROM webhook_deliveries d
 	WHERE d.webhook_id = @webhook AND d.status = 'failed' AND d.event = @event AND d.match_id <> ''
 		AND d.created_at >= @from AND d.created_at < @to
@@ -243,8 +248,6 @@ const replayCandidates = `SELECT d.* FROM webhook_deliveries d
 		AND EXISTS (SELECT 1 FROM matches m WHERE m.id = d.match_id)
 	ORDER BY d.created_at, d.id LIMIT @limit`
 
-// ReplayDeliveries implements ports.WebhookStore. The webhook's row lock
-// orders concurrent replays: the second passes over the first's matches.
 func (s *WebhookStore) ReplayDeliveries(ctx context.Context, ownerID, webhookID string, q ports.ReplayQuery, plan ports.ReplayPlan) (ports.ReplayResult, error) {
 	var out ports.ReplayResult
 	_, err := locked(s.db.write(ctx), func(tx *gorm.DB, hook *webhookRow) error {
@@ -273,41 +276,61 @@ func (s *WebhookStore) ReplayDeliveries(ctx context.Context, ownerID, webhookID 
 	return out, nil
 }
 
-// ClaimDeliveries implements ports.DeliveryQueue. One statement picks the
-// candidates (SKIP LOCKED on Postgres, so replicas claim disjoint rows
-// without waiting), keeps @per of each webhook and leases them; the outer
-// conditions leave alone a row another claim leased meanwhile. Inactive
-// webhooks are left out by a hashed list rather than a join, so Postgres
-// walks webhook_deliveries_due in order and stops at the limit, and the
-// lease is set through the rows' ctids: joined back by id, the planner
-// read the whole table or index. Two reads bring what sending takes.
+// ClaimDeliveries implements ports.DeliveryQueue. Inactive webhooks are
+// left out by a hashed list rather than a join, so Postgres walks
+// webhook_deliveries_due in order and stops at the limit.
 func (s *WebhookStore) ClaimDeliveries(ctx context.Context, c ports.DeliveryClaim) ([]ports.DueDelivery, error) {
-	if c.Limit <= 0 {
+	args := map[string]any{"per": cmp.Or(max(c.PerWebhook, 0), c.Limit),
+		"skip": append([]string{""}, c.Skip...)} // "" is no webhook's id, and NOT IN () is not SQL
+	return s.lease(ctx, c.Limit, c.Lease, args, `WITH cand AS (
+		SELECT d.`+s.db.pick("ctid", "rowid")+` AS tid, d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+		WHERE d.status = 'queued' AND d.next_attempt_at <= @now AND d.lease_until < @now
+			AND d.webhook_id NOT IN (SELECT w.id FROM webhooks w WHERE NOT w.active) AND d.webhook_id NOT IN @skip
+		ORDER BY d.next_attempt_at, d.id LIMIT @limit`+s.db.pick(" FOR UPDATE OF d SKIP LOCKED", "")+`),
+	ranked AS (SELECT tid, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)`,
+		"SELECT tid FROM ranked WHERE n <= @per")
+}
+
+// ClaimBurst implements ports.DeliveryQueue. The channel's queued rows
+// are an index range (webhook_deliveries_status); those due are at most
+// a second's worth, since a channel's deliveries fall due on its slots.
+func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit int, lease time.Duration) ([]ports.DueDelivery, error) {
+	args := map[string]any{"hook": webhookID, "event": core.EventMatchCreated}
+	return s.lease(ctx, limit, lease, args, `WITH cand AS (
+		SELECT d.`+s.db.pick("ctid", "rowid")+` AS tid FROM webhook_deliveries d
+		WHERE d.webhook_id = @hook AND d.status = 'queued' AND d.event = @event AND d.next_attempt_at <= @now AND d.lease_until < @now
+			AND (d.payload IS NULL OR length(d.payload) = 0)
+			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
+		ORDER BY d.next_attempt_at, d.id LIMIT @limit`+s.db.pick(" FOR UPDATE OF d SKIP LOCKED", "")+`)`,
+		"SELECT tid FROM cand")
+}
+
+// lease leases the rows (at most limit) keep selects by tid (ctid, rowid)
+// from with's CTEs, and reads what sending them takes. Candidates are
+// picked once, in a CTE, SKIP LOCKED on Postgres so replicas claim
+// disjoint rows without waiting: an IN (subquery) with a LIMIT may run
+// more than once, each run skipping what the last locked, and joined back
+// by id the planner read the whole table. The outer conditions leave
+// alone a row another claim leased meanwhile.
+func (s *WebhookStore) lease(ctx context.Context, limit int, lease time.Duration, args map[string]any, with, keep string) ([]ports.DueDelivery, error) {
+	if limit <= 0 {
 		return nil, nil
 	}
 	now := s.db.gorm.NowFunc()
-	args := map[string]any{"now": micros(now), "until": micros(now.Add(c.Lease)), "limit": c.Limit, "per": cmp.Or(max(c.PerWebhook, 0), c.Limit),
-		"skip": append([]string{""}, c.Skip...)} // "" is no webhook's id, and NOT IN () is not SQL
-	tid := s.db.pick("ctid", "rowid")
-	claim := `WITH cand AS (
-		SELECT d.` + tid + ` AS tid, d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
-		WHERE d.status = 'queued' AND d.next_attempt_at <= @now AND d.lease_until < @now
-			AND d.webhook_id NOT IN (SELECT w.id FROM webhooks w WHERE NOT w.active) AND d.webhook_id NOT IN @skip
-		ORDER BY d.next_attempt_at, d.id LIMIT @limit` + s.db.pick(" FOR UPDATE OF d SKIP LOCKED", "") + `),
-	ranked AS (SELECT tid, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS n FROM cand)
+	args["limit"], args["now"], args["until"] = limit, micros(now), micros(now.Add(lease))
+	claimed, err := scanAll(s.db.write(ctx).Raw(with+`
 	UPDATE webhook_deliveries SET lease_until = @until
-	WHERE ` + s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM ranked WHERE n <= @per))", "rowid IN (SELECT tid FROM ranked WHERE n <= @per)") + `
-		AND status = 'queued' AND lease_until < @now RETURNING ` + deliveryColumns
-	claimed, err := scanAll(s.db.write(ctx).Raw(claim, args), (*deliveryRow).fields)
+	WHERE `+s.db.pick("ctid = ANY(ARRAY("+keep+"))", "rowid IN ("+keep+")")+`
+		AND status = 'queued' AND lease_until < @now RETURNING `+deliveryColumns, args), (*deliveryRow).fields)
 	if err != nil || len(claimed) == 0 {
 		return nil, translate(err, "delivery")
 	}
 	return s.dueOf(ctx, claimed)
 }
 
-// dueOf reads what sending the claimed rows takes: their webhooks, and
-// the matches of those without a payload, in two reads; earliest due
-// first.
+// dueOf reads what sending the claimed rows takes, their webhooks and the
+// matches of those without a payload, earliest due first (RETURNING gives
+// the rows in no set order).
 func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]ports.DueDelivery, error) {
 	var hookIDs, matchIDs []string
 	for _, r := range claimed {
@@ -327,7 +350,6 @@ func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]port
 	if err != nil {
 		return nil, translate(err, "delivery")
 	}
-	// Claimed rows come back in no set order; earliest due goes first.
 	slices.SortFunc(claimed, func(a, b deliveryRow) int {
 		return cmp.Or(cmp.Compare(a.NextAttemptAt, b.NextAttemptAt), strings.Compare(a.ID, b.ID))
 	})
@@ -356,53 +378,17 @@ func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]port
 	return out, nil
 }
 
-// ClaimBurst implements ports.DeliveryQueue. The channel's queued rows
-// are an index range (webhook_deliveries_status); those due are at most
-// a second's worth, since a channel's deliveries fall due on its slots.
-func (s *WebhookStore) ClaimBurst(ctx context.Context, webhookID string, limit int, lease time.Duration) ([]ports.DueDelivery, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	now := s.db.gorm.NowFunc()
-	args := map[string]any{"now": micros(now), "until": micros(now.Add(lease)), "limit": limit, "hook": webhookID, "event": core.EventMatchCreated}
-	// As in ClaimDeliveries, the candidates are picked once, in a CTE,
-	// and leased through their ctids (rowids): Postgres may run an IN
-	// (subquery) with a LIMIT more than once, and each run skips what
-	// the one before locked.
-	tid := s.db.pick("ctid", "rowid")
-	claimed, err := scanAll(s.db.write(ctx).Raw(`WITH cand AS (
-		SELECT d.`+tid+` AS tid FROM webhook_deliveries d
-		WHERE d.webhook_id = @hook AND d.status = 'queued' AND d.event = @event AND d.next_attempt_at <= @now AND d.lease_until < @now
-			AND (d.payload IS NULL OR length(d.payload) = 0)
-			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
-		ORDER BY d.next_attempt_at, d.id LIMIT @limit`+s.db.pick(" FOR UPDATE OF d SKIP LOCKED", "")+`)
-	UPDATE webhook_deliveries SET lease_until = @until
-	WHERE `+s.db.pick("ctid = ANY(ARRAY(SELECT tid FROM cand))", "rowid IN (SELECT tid FROM cand)")+`
-		AND status = 'queued' AND lease_until < @now RETURNING `+deliveryColumns, args), (*deliveryRow).fields)
-	if err != nil || len(claimed) == 0 {
-		return nil, translate(err, "delivery")
-	}
-	return s.dueOf(ctx, claimed)
-}
-
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		recorded, err := dropBeyondLog(tx, attempts, rules.KeepLog)
-		if err != nil {
+		recorded := map[string]bool{} // by delivery id
+		if err := dropBeyondLog(tx, attempts, rules.KeepLog, recorded); err != nil {
 			return err
 		}
-		var rest []ports.Attempt
-		for _, a := range attempts {
-			if !recorded[a.Delivery.ID] {
-				rest = append(rest, a)
-			}
-		}
-		updated, err := s.recordAttempts(tx, rest)
-		if err != nil {
+		rest := slices.DeleteFunc(slices.Clone(attempts), func(a ports.Attempt) bool { return recorded[a.Delivery.ID] })
+		if err := s.recordAttempts(tx, rest, recorded); err != nil {
 			return err
 		}
-		maps.Copy(recorded, updated)
 		var ids []string // the webhooks with a delivery finished
 		for _, a := range attempts {
 			if d := a.Delivery; recorded[d.ID] && d.Status.Final() && !slices.Contains(ids, d.WebhookID) {
@@ -411,9 +397,8 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 		}
 		var hooks []webhookRow
 		if rules.Webhook != nil && len(ids) > 0 {
-			// Locked in one statement in id order, so two replicas'
-			// batches never wait on each other in opposite orders; not
-			// against the deliveries the scorer queues for them meanwhile.
+			// Locked in id order, so two replicas' batches never deadlock; NO
+			// KEY, so not against the deliveries the scorer queues meanwhile.
 			if err := tx.Clauses(lockNoKeyUpdate).Where("id IN ?", ids).Order("id").Find(&hooks).Error; err != nil {
 				return err
 			}
@@ -450,21 +435,15 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 	return out, nil
 }
 
-// dropBeyondLog deletes the rows of attempts that end final which the
-// log's trim at the end of FinishAttempts would delete anyway: of each
-// webhook's final attempts in the batch, those past its newest keep in
-// the log's order (created_at, id, newest first). Updated first, each
-// would get an entry in every index of webhook_deliveries (the status
-// is indexed, so the update is never heap-only) to be deleted with it.
-// A row goes on the conditions recordAttempts updates on, so the ids
-// returned are recorded; and only while it is not among the webhook's
-// newest keep rows as they stand, so where a newer one of the batch is
-// gone (its new holder dropped it) the row is left to the update and
-// the trim, as before. keep <= 0 keeps every row.
-func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int) (map[string]bool, error) {
-	out := map[string]bool{}
+// dropBeyondLog deletes the rows of final attempts that FinishAttempts'
+// trim would delete anyway, past the newest keep (created_at, id) of their
+// webhook's in the batch: updated first, each would add an entry to every
+// index (the status is indexed, so no update is heap-only). A row goes on
+// recordAttempts' conditions, so it counts as recorded, and only while not
+// among the webhook's newest keep rows as they stand. keep <= 0 keeps all.
+func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int, recorded map[string]bool) error {
 	if keep <= 0 {
-		return out, nil
+		return nil
 	}
 	final := map[string][]core.Delivery{} // by webhook, each delivery once
 	seen := map[string]bool{}
@@ -486,8 +465,8 @@ func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int) (map[string]
 			beyond[d.ID] = true
 		}
 	}
-	// One statement per webhook and claim: a claim leases its rows
-	// until one time, and a burst comes of one claim or a few.
+	// One statement per webhook and claim (one lease time); a burst comes
+	// of one claim or a few.
 	type claim struct {
 		hook  string
 		lease int64
@@ -509,23 +488,23 @@ func dropBeyondLog(tx *gorm.DB, attempts []ports.Attempt, keep int) (map[string]
 				AND id NOT IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)
 			RETURNING id`, ids[c], c.lease, c.hook, c.hook, keep))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, id := range gone {
-			out[id] = true
+			recorded[id] = true
 		}
 	}
-	return out, nil
+	return nil
 }
 
-// recordAttempts stores the attempts in one statement, each only where
-// the row still carries its claim's lease, and returns the ids stored.
-func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (map[string]bool, error) {
+// recordAttempts stores the attempts in one statement, each only where its
+// row still carries its claim's lease, and marks those stored in recorded.
+func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt, recorded map[string]bool) error {
 	if len(attempts) == 0 {
-		return nil, nil
+		return nil
 	}
-	// VALUES columns are column1, column2, ... on both databases; Postgres
-	// needs their types, which SQLite's CAST would take as conversions.
+	// VALUES columns are column1, ... on both; Postgres needs their types,
+	// which SQLite's CAST would take as conversions.
 	row := s.db.pick("(?::text, ?::bigint, ?::text, ?::text, ?::integer, ?::integer, ?::text, ?::bigint, ?::bigint, ?::bytea)",
 		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 	args := make([]any, 0, 10*len(attempts))
@@ -544,11 +523,10 @@ func (s *WebhookStore) recordAttempts(tx *gorm.DB, attempts []ports.Attempt) (ma
 		WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.lease_until = v.column2
 			AND webhook_deliveries.status = 'queued'
 		RETURNING webhook_deliveries.id`, args...))
-	out := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		out[id] = true
+		recorded[id] = true
 	}
-	return out, err
+	return err
 }
 
 func (s *WebhookStore) ReleaseDeliveries(ctx context.Context, due []ports.DueDelivery) error {
