@@ -199,6 +199,12 @@ func (db *DB) pick(pg, lite string) string {
 	return lite
 }
 
+// jsonValues is a FROM item whose column value holds each element
+// of a JSON array bound as text: one short statement for any number of ids.
+func (db *DB) jsonValues() string {
+	return db.pick("json_array_elements_text(CAST(? AS json))", "json_each(?)")
+}
+
 func (db *DB) Postgres() bool { return db.postgres }
 
 // VacuumQueues vacuums and analyzes webhook_deliveries on Postgres: each

@@ -241,9 +241,3 @@ func page[T any](rows []T, limit int) ([]T, bool) {
 	}
 	return rows, false
 }
-
-// shared: jsonValues is a FROM item whose column value holds each element
-// of a JSON array bound as text: one short statement for any number of ids.
-func (db *DB) jsonValues() string {
-	return db.pick("json_array_elements_text(CAST(? AS json))", "json_each(?)")
-}
