@@ -11,22 +11,23 @@ import (
 var ErrNotListing = errors.New("not a listing")
 
 // Listing is one decoded page of a reddit listing.
-type Listing[T any] struct {
-	Items []Item[T]
+type Listing struct {
+	Items []Item
 	After string // the fullname to continue after; empty on the last page
 }
 
-// Item is a post or comment with the kind its listing gave it.
-type Item[T any] struct {
+// Item is a post or comment with the kind its listing gave it. Raw is its
+// data object as sent, for a caller that reads fields beyond Thing.
+type Item struct {
 	Kind string // KindPost or KindComment
-	Data T
+	Thing
+	Raw json.RawMessage
 }
 
-// DecodeListing reads one page of reddit's Listing JSON, each post or
-// comment into a T. Children of other kinds are skipped, and a child that
-// does not decode is dropped rather than failing the page, so one odd post
-// does not cost the rest.
-func DecodeListing[T any](b []byte) (Listing[T], error) {
+// DecodeListing reads one page of reddit's Listing JSON. Children of other
+// kinds are skipped, and a child that does not decode is dropped rather
+// than failing the page, so one odd post does not cost the rest.
+func DecodeListing(b []byte) (Listing, error) {
 	var l struct {
 		Kind string `json:"kind"`
 		Data struct {
@@ -38,12 +39,12 @@ func DecodeListing[T any](b []byte) (Listing[T], error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(b, &l); err != nil {
-		return Listing[T]{}, err
+		return Listing{}, err
 	}
 	if l.Kind != "Listing" {
-		return Listing[T]{}, ErrNotListing
+		return Listing{}, ErrNotListing
 	}
-	var p Listing[T]
+	var p Listing
 	if l.Data.After != nil {
 		p.After = *l.Data.After
 	}
@@ -51,11 +52,11 @@ func DecodeListing[T any](b []byte) (Listing[T], error) {
 		if c.Kind != KindPost && c.Kind != KindComment {
 			continue
 		}
-		var t T
+		var t Thing
 		if err := json.Unmarshal(c.Data, &t); err != nil {
 			continue
 		}
-		p.Items = append(p.Items, Item[T]{Kind: c.Kind, Data: t})
+		p.Items = append(p.Items, Item{Kind: c.Kind, Thing: t, Raw: c.Data})
 	}
 	return p, nil
 }

@@ -22,10 +22,8 @@ const (
 const PublicSite = "https://www.reddit.com"
 
 // Thing is the part of a reddit post or comment both readers use, under
-// reddit's own field names; fields a source leaves out stay empty. N is
-// the reading of its numbers: Number for the server, LaxNumber for the
-// helper (see LaxNumber for how they differ).
-type Thing[N Number | LaxNumber] struct {
+// reddit's own field names; fields a source leaves out stay empty.
+type Thing struct {
 	ID                string          `json:"id"`
 	Name              string          `json:"name"` // fullname; mirrors often leave it out
 	Author            string          `json:"author"`
@@ -34,9 +32,9 @@ type Thing[N Number | LaxNumber] struct {
 	Body              string          `json:"body"`
 	Permalink         string          `json:"permalink"`
 	Subreddit         string          `json:"subreddit"`
-	Score             N               `json:"score"`
-	NumComments       N               `json:"num_comments"`
-	CreatedUTC        N               `json:"created_utc"`
+	Score             Number          `json:"score"`
+	NumComments       Number          `json:"num_comments"`
+	CreatedUTC        Number          `json:"created_utc"`
 	RemovedByCategory json.RawMessage `json:"removed_by_category"`
 }
 
@@ -98,25 +96,4 @@ func (n Number) Time() time.Time {
 	}
 	sec := math.Floor(f)
 	return time.Unix(int64(sec), int64((f-sec)*1e9)).UTC()
-}
-
-// LaxNumber is the helper's reading of the same numbers. It differs from
-// Number only on strings: it strips the quotes without unescaping or
-// trimming what is inside, so "\u0031" and " 1" are refused, and it takes
-// the string "null" as 0. Both are kept until one reading is chosen for
-// both programs, so that neither changes what it accepts unannounced.
-type LaxNumber float64
-
-func (n *LaxNumber) UnmarshalJSON(b []byte) error {
-	s := strings.Trim(string(bytes.TrimSpace(b)), `"`)
-	if s == "null" || s == "" {
-		*n = 0
-		return nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return errors.New("not a number")
-	}
-	*n = LaxNumber(f)
-	return nil
 }

@@ -15,7 +15,7 @@ import (
 // listings and both mirrors use reddit's own field names, so one struct
 // reads all three; fields a source leaves out stay empty.
 type thing struct {
-	redditjson.Thing[redditjson.Number]
+	redditjson.Thing
 	LinkID   string `json:"link_id"` // a comment's post, t3_...
 	Stickied bool   `json:"stickied"`
 }
@@ -33,15 +33,19 @@ type item struct {
 }
 
 // decodeListing reads one page of reddit's Listing JSON; an answer that is
-// not a listing is redditjson.ErrNotListing.
+// not a listing is redditjson.ErrNotListing. Each child is read again for
+// link_id and stickied, and dropped, as an odd one, if they do not decode.
 func decodeListing(b []byte) (page, error) {
-	l, err := redditjson.DecodeListing[thing](b)
+	l, err := redditjson.DecodeListing(b)
 	if err != nil {
 		return page{}, err
 	}
 	p := page{after: l.After}
 	for _, it := range l.Items {
-		p.items = append(p.items, item{kind: it.Kind, thing: it.Data})
+		var t thing
+		if json.Unmarshal(it.Raw, &t) == nil {
+			p.items = append(p.items, item{kind: it.Kind, thing: t})
+		}
 	}
 	return p, nil
 }

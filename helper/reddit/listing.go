@@ -15,22 +15,21 @@ type page struct {
 	after string
 }
 
-// item is the part of a reddit post or comment the helper sends. Its
-// numbers are read as LaxNumber, the helper's reading (see there).
+// item is the part of a reddit post or comment the helper sends.
 type item struct {
 	kind string
-	redditjson.Thing[redditjson.LaxNumber]
+	redditjson.Thing
 }
 
 // decodeListing reads one page of reddit's Listing JSON.
 func decodeListing(b []byte) (page, error) {
-	l, err := redditjson.DecodeListing[redditjson.Thing[redditjson.LaxNumber]](b)
+	l, err := redditjson.DecodeListing(b)
 	if err != nil {
 		return page{}, err
 	}
 	p := page{after: l.After}
 	for _, it := range l.Items {
-		p.items = append(p.items, item{kind: it.Kind, Thing: it.Data})
+		p.items = append(p.items, item{kind: it.Kind, Thing: it.Thing})
 	}
 	return p, nil
 }
