@@ -16,12 +16,10 @@ type Listing struct {
 	After string // the fullname to continue after; empty on the last page
 }
 
-// Item is a post or comment with the kind its listing gave it. Raw is its
-// data object as sent, for a caller that reads fields beyond Thing.
+// Item is a post or comment with the kind its listing gave it.
 type Item struct {
 	Kind string // KindPost or KindComment
 	Thing
-	Raw json.RawMessage
 }
 
 // DecodeListing reads one page of reddit's Listing JSON. Children of other
@@ -56,7 +54,7 @@ func DecodeListing(b []byte) (Listing, error) {
 		if err := json.Unmarshal(c.Data, &t); err != nil {
 			continue
 		}
-		p.Items = append(p.Items, Item{Kind: c.Kind, Thing: t, Raw: c.Data})
+		p.Items = append(p.Items, Item{Kind: c.Kind, Thing: t})
 	}
 	return p, nil
 }

@@ -36,6 +36,8 @@ type Thing struct {
 	NumComments       Number          `json:"num_comments"`
 	CreatedUTC        Number          `json:"created_utc"`
 	RemovedByCategory json.RawMessage `json:"removed_by_category"`
+	LinkID            string          `json:"link_id"` // a comment's post, t3_...
+	Stickied          bool            `json:"stickied"`
 }
 
 // Number reads a JSON number that a source may also send as a string or

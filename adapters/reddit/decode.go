@@ -11,14 +11,10 @@ import (
 	"github.com/earshothq/earshot/redditjson"
 )
 
-// thing is the part of a reddit post or comment this package uses. Reddit's
-// listings and both mirrors use reddit's own field names, so one struct
-// reads all three; fields a source leaves out stay empty.
-type thing struct {
-	redditjson.Thing
-	LinkID   string `json:"link_id"` // a comment's post, t3_...
-	Stickied bool   `json:"stickied"`
-}
+// thing is a reddit post or comment. Reddit's listings and both mirrors
+// use reddit's own field names, so one struct reads all three; fields a
+// source leaves out stay empty.
+type thing = redditjson.Thing
 
 // page is one decoded page of a reddit listing.
 type page struct {
@@ -33,8 +29,7 @@ type item struct {
 }
 
 // decodeListing reads one page of reddit's Listing JSON; an answer that is
-// not a listing is redditjson.ErrNotListing. Each child is read again for
-// link_id and stickied, and dropped, as an odd one, if they do not decode.
+// not a listing is redditjson.ErrNotListing.
 func decodeListing(b []byte) (page, error) {
 	l, err := redditjson.DecodeListing(b)
 	if err != nil {
@@ -42,10 +37,7 @@ func decodeListing(b []byte) (page, error) {
 	}
 	p := page{after: l.After}
 	for _, it := range l.Items {
-		var t thing
-		if json.Unmarshal(it.Raw, &t) == nil {
-			p.items = append(p.items, item{kind: it.Kind, thing: t})
-		}
+		p.items = append(p.items, item{kind: it.Kind, thing: it.Thing})
 	}
 	return p, nil
 }
