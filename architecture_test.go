@@ -30,7 +30,7 @@ func within(path, dir string) bool {
 
 // layer names the layer of a package of this module: "core", "ports",
 // "app", "adapters/<name>", "cmd", "testkit", "helper", "match",
-// "httpstatus", or "" for anything else.
+// "httpstatus", "redditjson", or "" for anything else.
 func layer(pkg string) string {
 	rest, ok := strings.CutPrefix(pkg, module+"/")
 	if !ok {
@@ -45,7 +45,7 @@ func layer(pkg string) string {
 		return "adapters/" + name
 	}
 	switch top {
-	case "core", "ports", "app", "cmd", "testkit", "helper", "match", "httpstatus":
+	case "core", "ports", "app", "cmd", "testkit", "helper", "match", "httpstatus", "redditjson":
 		return top
 	}
 	return ""
@@ -83,9 +83,11 @@ func allowed(pkg, dep string) bool {
 		return within(dep, "core") || within(dep, "match")
 	case l == "httpstatus":
 		return within(dep, "core") || within(dep, "httpstatus")
+	case l == "redditjson":
+		return within(dep, "redditjson")
 	case l == "helper":
 		if strings.HasPrefix(dep, module+"/") || dep == module {
-			return within(dep, "core") || within(dep, "helper")
+			return within(dep, "core") || within(dep, "helper") || within(dep, "redditjson")
 		}
 		for _, lib := range helperLibraries {
 			if strings.HasPrefix(dep, lib) {
@@ -142,6 +144,11 @@ func TestViolations(t *testing.T) {
 		{"httpstatus: standard and core", m("httpstatus"), []string{"net/http", m("core"), m("httpstatus")}, nil},
 		{"httpstatus: ports, app, adapters, match", m("httpstatus"), []string{m("ports"), m("app"), m("adapters/httpapi"), m("match")},
 			[]string{m("ports"), m("app"), m("adapters/httpapi"), m("match")}},
+		{"redditjson: standard library only", m("redditjson"), []string{"encoding/json", m("redditjson")}, nil},
+		{"redditjson: core, adapters, helper", m("redditjson"), []string{m("core"), m("adapters/reddit"), m("helper")},
+			[]string{m("core"), m("adapters/reddit"), m("helper")}},
+		{"helper: the reddit reader", m("helper/reddit"), []string{m("redditjson")}, nil},
+		{"adapters: the reddit reader", m("adapters/reddit"), []string{m("redditjson")}, nil},
 		{"adapter: the match record only", m("adapters/httpapi"), []string{m("app/record"), m("app")}, []string{m("app")}},
 		{"adapters: the status table", m("adapters/dashboard"), []string{m("httpstatus"), m("core")}, nil},
 		{"no rule for cmd", m("cmd/earshot"), []string{m("adapters/bus"), "gorm.io/gorm"}, nil},
@@ -218,11 +225,11 @@ func TestCoreImportsOnlyStandardLibrary(t *testing.T) {
 }
 
 // The helper package is embedded by programs on owners' machines: it
-// reaches core, the standard library and the browser driver that part of
-// its readers need (chromedp and what that imports), nothing of the
-// server.
+// reaches core, the shared reading of reddit's JSON (redditjson), the
+// standard library and the browser driver that part of its readers need
+// (chromedp and what that imports), nothing of the server.
 func TestHelperImportsOnlyCore(t *testing.T) {
-	checkReach(t, "helper", "helper may use only core, the standard library and chromedp")
+	checkReach(t, "helper", "helper may use only core, redditjson, the standard library and chromedp")
 }
 
 // The matcher is a package of its own outside core, so core reads as the
@@ -236,6 +243,12 @@ func TestMatchImportsOnlyCore(t *testing.T) {
 // it may reach nothing of theirs.
 func TestHTTPStatusImportsOnlyCore(t *testing.T) {
 	checkReach(t, "httpstatus", "httpstatus may use only core and the standard library")
+}
+
+// redditjson is the reading of reddit's JSON that the server and the
+// helper share; both import it, so it reaches nothing of either.
+func TestRedditJSONImportsOnlyStandardLibrary(t *testing.T) {
+	checkReach(t, "redditjson", "redditjson may use only the standard library")
 }
 
 func TestPortsImportOnlyCore(t *testing.T) {

@@ -9,74 +9,23 @@ import (
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/redditjson"
 )
 
-func TestNumber(t *testing.T) {
-	cases := map[string]struct {
-		in   string
-		want float64
-		bad  bool
-	}{
-		"float":      {in: "1767225500.0", want: 1767225500},
-		"integer":    {in: "42", want: 42},
-		"string":     {in: `"1767225500"`, want: 1767225500},
-		"null":       {in: "null"},
-		"empty text": {in: `""`},
-		"overflow":   {in: "1e400", bad: true},
-		"word":       {in: `"soon"`, bad: true},
-		"bool":       {in: "true", bad: true},
-	}
-	for name, tc := range cases {
-		var n number
-		err := n.UnmarshalJSON([]byte(tc.in))
-		if (err != nil) != tc.bad || !tc.bad && float64(n) != tc.want {
-			t.Errorf("%s: %v, %v", name, float64(n), err)
-		}
-	}
-	if got := number(1e30).int(); got != 1<<31-1 {
-		t.Errorf("huge score = %d", got)
-	}
-	if !number(1000).time().IsZero() || !number(1e12).time().IsZero() {
-		t.Error("implausible creation times accepted")
-	}
-}
-
-func TestFullnameAndLink(t *testing.T) {
-	cases := []struct {
-		kind, name, id, want string
-		ok                   bool
-	}{
-		{kindPost, "t3_1hx0a1", "1hx0a1", "t3_1hx0a1", true},
-		{kindPost, "", "1hx0a1", "t3_1hx0a1", true},
-		{kindComment, "", "t1_kq1c01", "t1_kq1c01", true},
-		{kindComment, "t3_abc", "abc", "t1_abc", true}, // a name of the wrong kind is not trusted
-		{kindPost, "", "", "", false},
-		{kindPost, "", "ABC", "", false},
-		{kindPost, "", "a/b", "", false},
-	}
-	for _, tc := range cases {
-		got, ok := fullname(tc.kind, tc.name, tc.id)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("fullname(%s, %q, %q) = %q, %v", tc.kind, tc.name, tc.id, got, ok)
-		}
-	}
+// link keeps a site-relative or reddit permalink and builds the rest from
+// ids, never pointing off reddit.
+func TestLink(t *testing.T) {
 	links := []struct{ kind, id, permalink, linkID, want string }{
-		{kindPost, "t3_abc", "/r/go/comments/abc/x/", "", "https://www.reddit.com/r/go/comments/abc/x/"},
-		{kindPost, "t3_abc", "//evil.example/x", "", "https://www.reddit.com/r/go/comments/abc/"},
-		{kindPost, "t3_abc", "https://evil.example/r/go/", "", "https://www.reddit.com/r/go/comments/abc/"},
-		{kindComment, "t1_def", "", "t3_abc", "https://www.reddit.com/r/go/comments/abc/comment/def/"},
-		{kindComment, "t1_def", "", "", "https://www.reddit.com/r/go/"},
+		{redditjson.KindPost, "t3_abc", "/r/go/comments/abc/x/", "", "https://www.reddit.com/r/go/comments/abc/x/"},
+		{redditjson.KindPost, "t3_abc", "//evil.example/x", "", "https://www.reddit.com/r/go/comments/abc/"},
+		{redditjson.KindPost, "t3_abc", "https://evil.example/r/go/", "", "https://www.reddit.com/r/go/comments/abc/"},
+		{redditjson.KindComment, "t1_def", "", "t3_abc", "https://www.reddit.com/r/go/comments/abc/comment/def/"},
+		{redditjson.KindComment, "t1_def", "", "", "https://www.reddit.com/r/go/"},
 	}
 	for _, tc := range links {
 		if got := link(tc.kind, tc.id, "go", tc.permalink, tc.linkID); got != tc.want {
 			t.Errorf("link(%q, %q) = %q, want %q", tc.permalink, tc.linkID, got, tc.want)
 		}
-	}
-}
-
-func TestEntities(t *testing.T) {
-	if got := entities.Replace("a &amp; b &lt;c&gt; &amp;lt; &copy;"); got != "a & b <c> &lt; &copy;" {
-		t.Errorf("got %q", got)
 	}
 }
 
@@ -88,7 +37,7 @@ func checkPost(t *testing.T, p ports.RedditPost) {
 	if !strings.HasPrefix(id, "t3_") && !strings.HasPrefix(id, "t1_") {
 		t.Errorf("external id %q is not a fullname", id)
 	}
-	if !strings.HasPrefix(p.Post.URL, publicSite+"/") {
+	if !strings.HasPrefix(p.Post.URL, redditjson.PublicSite+"/") {
 		t.Errorf("URL %q is not on reddit", p.Post.URL)
 	}
 	if utf8.RuneCountInString(p.Post.Text) > core.MaxPostText {
@@ -139,9 +88,9 @@ func FuzzDecodeMirror(f *testing.F) {
 		f.Add(b, true)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, comments bool) {
-		kind := kindPost
+		kind := redditjson.KindPost
 		if comments {
-			kind = kindComment
+			kind = redditjson.KindComment
 		}
 		items, err := decodeMirror(b, kind)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/redditjson"
 )
 
 // Bounds on a feed answer, checked before gofeed parses it. gofeed builds
@@ -149,10 +150,10 @@ func decodeFeed(b []byte, single string) ([]entry, error) {
 			continue
 		}
 		kind, _, _ := strings.Cut(e.ID, "_")
-		if kind != kindPost && kind != kindComment {
+		if kind != redditjson.KindPost && kind != redditjson.KindComment {
 			continue
 		}
-		id, ok := fullname(kind, e.ID, "")
+		id, ok := redditjson.Fullname(kind, e.ID, "")
 		if !ok {
 			continue
 		}
@@ -181,12 +182,12 @@ func decodeFeed(b []byte, single string) ([]entry, error) {
 		}
 		en := entry{id: id, created: created, sortable: true}
 		en.post.Community = sub
-		if author == "" || gone(author) || gone(text) || sub == "" {
+		if author == "" || redditjson.Gone(author) || redditjson.Gone(text) || sub == "" {
 			out = append(out, en)
 			continue
 		}
 		link := permalink
-		if !strings.HasPrefix(link, publicSite+"/") || strings.ContainsAny(link, " \t\r\n\\") {
+		if !strings.HasPrefix(link, redditjson.PublicSite+"/") || strings.ContainsAny(link, " \t\r\n\\") {
 			link = linkFromFeed(kind, id, sub, permalink)
 		}
 		p := core.Post{
@@ -198,7 +199,7 @@ func decodeFeed(b []byte, single string) ([]entry, error) {
 		}
 		// A comment's feed title is "/u/NAME on POST TITLE": the post's
 		// title, which is not matched for a comment (see item.post).
-		if kind == kindPost {
+		if kind == redditjson.KindPost {
 			p.Title = core.Cut(strings.TrimSpace(e.Title), core.MaxPostText)
 		}
 		en.post = ports.RedditPost{Post: p, Community: sub, CreatedAt: created}
@@ -243,7 +244,7 @@ func feedCommunity(e *atomfeed.Entry, permalink string) string {
 // not on reddit.
 func linkFromFeed(kind, id, sub, permalink string) string {
 	if u, err := url.Parse(permalink); err == nil && strings.HasPrefix(u.Path, "/r/") && !strings.ContainsAny(u.Path, " \t\r\n\\") {
-		return publicSite + u.Path
+		return redditjson.PublicSite + u.Path
 	}
 	return link(kind, id, sub, "", "")
 }

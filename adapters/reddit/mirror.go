@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/redditjson"
 )
 
 // mirror is an archive of reddit that answers when reddit does not.
@@ -26,9 +27,9 @@ type endpoint struct {
 
 func (m *mirror) endpoints() []endpoint {
 	if m.api == MirrorPullPush {
-		return []endpoint{{"/reddit/search/submission/", kindPost}, {"/reddit/search/comment/", kindComment}}
+		return []endpoint{{"/reddit/search/submission/", redditjson.KindPost}, {"/reddit/search/comment/", redditjson.KindComment}}
 	}
-	return []endpoint{{"/api/posts/search", kindPost}, {"/api/comments/search", kindComment}}
+	return []endpoint{{"/api/posts/search", redditjson.KindPost}, {"/api/comments/search", redditjson.KindComment}}
 }
 
 // query asks for the newest things of community made after since and, when
@@ -73,11 +74,11 @@ func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, 
 		fresh := 0
 		var oldest time.Time
 		for _, it := range items {
-			created := it.CreatedUTC.time()
+			created := it.CreatedUTC.Time()
 			if created.IsZero() || !since.IsZero() && !created.After(since) {
 				continue
 			}
-			id, ok := fullname(it.kind, it.Name, it.ID)
+			id, ok := redditjson.Fullname(it.kind, it.Name, it.ID)
 			if !ok || seen[id] {
 				continue
 			}

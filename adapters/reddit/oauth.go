@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/earshothq/earshot/redditjson"
 )
 
 // tokenEarly is how long before its stated expiry a token is replaced, so
@@ -83,9 +85,9 @@ func (t *tokens) fetch(ctx context.Context) (string, time.Duration, error) {
 	// Reddit answers a bad grant with 200 and {"error": "..."}; only a
 	// non-empty access_token counts.
 	var tok struct {
-		AccessToken string `json:"access_token"`
-		TokenType   string `json:"token_type"`
-		ExpiresIn   number `json:"expires_in"`
+		AccessToken string            `json:"access_token"`
+		TokenType   string            `json:"token_type"`
+		ExpiresIn   redditjson.Number `json:"expires_in"`
 	}
 	if err := json.Unmarshal(body, &tok); err != nil || tok.AccessToken == "" {
 		return "", 0, &failure{reason: "token answer has no access token"}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/redditjson"
 )
 
 // way is one of reddit's ways of answering: OAuth JSON, keyless JSON or
@@ -369,7 +370,7 @@ func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Valu
 		}
 		p, err := decodeListing(body)
 		if err != nil {
-			if errors.Is(err, errNotListing) {
+			if errors.Is(err, redditjson.ErrNotListing) {
 				return nil, "", &failure{reason: "answer is not a listing", status: status}
 			}
 			return nil, "", &failure{reason: "answer is not JSON", status: status, cause: err}
@@ -383,9 +384,9 @@ func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Valu
 func listingEntries(p page, single string) []entry {
 	out := make([]entry, 0, len(p.items))
 	for _, it := range p.items {
-		e := entry{sticky: it.Stickied, created: it.CreatedUTC.time()}
+		e := entry{sticky: it.Stickied, created: it.CreatedUTC.Time()}
 		e.sortable = !e.created.IsZero()
-		e.id, _ = fullname(it.kind, it.Name, it.ID)
+		e.id, _ = redditjson.Fullname(it.kind, it.Name, it.ID)
 		e.post, e.ok = it.post(single)
 		if !e.ok {
 			// A skipped post still counts for how far the listing reached,
