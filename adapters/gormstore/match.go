@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
@@ -101,21 +102,25 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		for _, id := range fresh {
 			isFresh[id] = true
 		}
-		kept := make([]bool, len(batch)) // the first copy of each new post; later ones are known
-		for i, pm := range batch {
-			kept[i] = isFresh[pm.Post.ExternalID]
-			delete(isFresh, pm.Post.ExternalID)
-		}
-		if err := s.db.keepRecent(tx, ownerID, platform, batch, func(i int) bool { return kept[i] }); err != nil {
+		// A new post's first copy that asks to be kept is kept (keepRecent
+		// asks only of those); its first copy makes its matches.
+		unkept := maps.Clone(isFresh)
+		if err := s.db.keepRecent(tx, ownerID, platform, batch, func(i int) bool {
+			id := batch[i].Post.ExternalID
+			ok := unkept[id]
+			delete(unkept, id)
+			return ok
+		}); err != nil {
 			return err
 		}
 		var rows []matchRow
 		counts := map[string]int64{}
 		var phrases map[string]phraseRow // the owner's on platform, by id
-		for i, pm := range batch {
-			if !kept[i] {
+		for _, pm := range batch {
+			if !isFresh[pm.Post.ExternalID] {
 				continue
 			}
+			delete(isFresh, pm.Post.ExternalID) // later copies in the batch are known
 			if phrases == nil && len(pm.PhraseIDs) > 0 {
 				var ps []phraseRow
 				if err := tx.Select("id, phrase, platform").Where("owner_id = ? AND platform = ?", ownerID, platform).Find(&ps).Error; err != nil {

@@ -49,3 +49,27 @@ func TestKeptPostReadsBack(t *testing.T) {
 		})
 	}
 }
+
+// A post twice in one batch, the second copy asking to be kept (a reddit
+// read lists it under two communities, one of them kept), is kept once.
+func TestKeptCopyAfterUnkeptOne(t *testing.T) {
+	db, ctx := openMigrated(t, "sqlite://:memory:"), context.Background()
+	owner, _ := core.NewOwner("copies@example.com", "")
+	if err := NewOwnerStore(db).CreateOwner(ctx, &owner); err != nil {
+		t.Fatal(err)
+	}
+	at := time.UnixMicro(1_700_000_000_000_000).UTC()
+	p := core.Post{ExternalID: "t3_a", Title: "twice", PostedAt: at}
+	batch := []ports.PostMatches{{Post: p}, {Post: p, Keep: &ports.RecentKeep{SeenAt: at}}, {Post: p, Keep: &ports.RecentKeep{SeenAt: at}}}
+	if _, err := NewMatchStore(db).SaveMatches(ctx, owner.ID, core.Reddit, batch); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if _, err := NewRecentStore(db).RecentPosts(ctx, ports.RecentQuery{OwnerID: owner.ID, Platform: core.Reddit, Limit: 10},
+		func(core.RecentPost) bool { n++; return true }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("%d copies kept, want 1", n)
+	}
+}
