@@ -11,36 +11,11 @@ import (
 	"github.com/earshothq/earshot/redditjson"
 )
 
-// thing is a reddit post or comment. Reddit's listings and both mirrors
-// use reddit's own field names, so one struct reads all three; fields a
-// source leaves out stay empty.
-type thing = redditjson.Thing
-
-// page is one decoded page of a reddit listing.
-type page struct {
-	items []item
-	after string // the fullname to continue after; empty on the last page
-}
-
-// item is a thing with the kind its source gave it.
-type item struct {
-	kind string
-	thing
-}
-
-// decodeListing reads one page of reddit's Listing JSON; an answer that is
-// not a listing is redditjson.ErrNotListing.
-func decodeListing(b []byte) (page, error) {
-	l, err := redditjson.DecodeListing(b)
-	if err != nil {
-		return page{}, err
-	}
-	p := page{after: l.After}
-	for _, it := range l.Items {
-		p.items = append(p.items, item{kind: it.Kind, thing: it.Thing})
-	}
-	return p, nil
-}
+// item is a post or comment, from a listing or a mirror, with what the
+// server makes of it. Reddit's listings and both mirrors use reddit's own
+// field names, so one struct reads all three; fields a source leaves out
+// stay empty.
+type item redditjson.Item
 
 // decodeMirror reads a mirror's answer, {"data": [...]}, in which every
 // element is of the given kind (the endpoint says which). Arctic Shift
@@ -61,11 +36,11 @@ func decodeMirror(b []byte, kind string) ([]item, error) {
 	}
 	items := make([]item, 0, len(*m.Data))
 	for _, raw := range *m.Data {
-		var t thing
+		var t redditjson.Thing
 		if err := json.Unmarshal(raw, &t); err != nil {
 			continue
 		}
-		items = append(items, item{kind: kind, thing: t})
+		items = append(items, item{Kind: kind, Thing: t})
 	}
 	return items, nil
 }
@@ -74,12 +49,12 @@ func decodeMirror(b []byte, kind string) ([]item, error) {
 // removed, or that lacks an id or a creation time; such posts are skipped.
 // community is the name that was read, used when the item names none.
 func (it item) post(community string) (ports.RedditPost, bool) {
-	id, ok := redditjson.Fullname(it.kind, it.Name, it.ID)
+	id, ok := redditjson.Fullname(it.Kind, it.Name, it.ID)
 	if !ok {
 		return ports.RedditPost{}, false
 	}
 	text := it.Selftext
-	if it.kind == redditjson.KindComment {
+	if it.Kind == redditjson.KindComment {
 		text = it.Body
 	}
 	if redditjson.Gone(it.Author) || redditjson.Gone(text) || removed(it.RemovedByCategory) {
@@ -99,14 +74,14 @@ func (it item) post(community string) (ports.RedditPost, bool) {
 		// The whole text is matched; the store cuts what a match keeps.
 		// 40,000 characters is reddit's own limit on self text.
 		Text:     core.Cut(redditjson.Entities.Replace(text), maxText),
-		URL:      link(it.kind, id, sub, it.Permalink, it.LinkID),
+		URL:      link(it.Kind, id, sub, it.Permalink, it.LinkID),
 		Likes:    it.Score.Int(),
 		PostedAt: created,
 	}
 	// A comment has no title of its own. Its post's title (link_title) is
 	// left out on purpose: matching it would turn every comment under a
 	// matching post into a match of its own.
-	if it.kind == redditjson.KindPost {
+	if it.Kind == redditjson.KindPost {
 		p.Title = core.Cut(redditjson.Entities.Replace(it.Title), core.MaxPostText)
 		p.Comments = it.NumComments.Int()
 	}

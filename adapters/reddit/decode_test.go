@@ -68,12 +68,12 @@ func FuzzDecodeListing(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := decodeListing(b)
+		l, err := redditjson.DecodeListing(b)
 		if err != nil {
 			return
 		}
-		for _, it := range p.items {
-			if rp, ok := it.post("fallback"); ok {
+		for _, it := range l.Items {
+			if rp, ok := item(it).post("fallback"); ok {
 				checkPost(t, rp)
 			}
 		}

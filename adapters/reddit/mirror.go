@@ -78,7 +78,7 @@ func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, 
 			if created.IsZero() || !since.IsZero() && !created.After(since) {
 				continue
 			}
-			id, ok := redditjson.Fullname(it.kind, it.Name, it.ID)
+			id, ok := redditjson.Fullname(it.Kind, it.Name, it.ID)
 			if !ok || seen[id] {
 				continue
 			}

@@ -368,25 +368,26 @@ func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Valu
 			}
 			return es, next, nil
 		}
-		p, err := decodeListing(body)
+		l, err := redditjson.DecodeListing(body)
 		if err != nil {
 			if errors.Is(err, redditjson.ErrNotListing) {
 				return nil, "", &failure{reason: "answer is not a listing", status: status}
 			}
 			return nil, "", &failure{reason: "answer is not JSON", status: status, cause: err}
 		}
-		return listingEntries(p, single), p.after, nil
+		return listingEntries(l.Items, single), l.After, nil
 	}
 }
 
 // listingEntries turns a JSON page into entries. single is the community
 // to credit a post to when it names none (a read of one community).
-func listingEntries(p page, single string) []entry {
-	out := make([]entry, 0, len(p.items))
-	for _, it := range p.items {
+func listingEntries(items []redditjson.Item, single string) []entry {
+	out := make([]entry, 0, len(items))
+	for _, i := range items {
+		it := item(i)
 		e := entry{sticky: it.Stickied, created: it.CreatedUTC.Time()}
 		e.sortable = !e.created.IsZero()
-		e.id, _ = redditjson.Fullname(it.kind, it.Name, it.ID)
+		e.id, _ = redditjson.Fullname(it.Kind, it.Name, it.ID)
 		e.post, e.ok = it.post(single)
 		if !e.ok {
 			// A skipped post still counts for how far the listing reached,

@@ -9,40 +9,18 @@ import (
 	"github.com/earshothq/earshot/redditjson"
 )
 
-// page is one decoded page of a listing.
-type page struct {
-	items []item
-	after string
-}
-
-// item is the part of a reddit post or comment the helper sends.
-type item struct {
-	kind string
-	redditjson.Thing
-}
-
-// decodeListing reads one page of reddit's Listing JSON.
-func decodeListing(b []byte) (page, error) {
-	l, err := redditjson.DecodeListing(b)
-	if err != nil {
-		return page{}, err
-	}
-	p := page{after: l.After}
-	for _, it := range l.Items {
-		p.items = append(p.items, item{kind: it.Kind, Thing: it.Thing})
-	}
-	return p, nil
-}
+// item is a post or comment of a listing, with what the helper makes of it.
+type item redditjson.Item
 
 // post maps the item to an ingest post keyed by its fullname; ok is
 // false for a deleted or removed one, or one outside group.
 func (it item) post(group []string) (helper.Post, string, bool) {
-	id, ok := redditjson.Fullname(it.kind, it.Name, it.ID)
+	id, ok := redditjson.Fullname(it.Kind, it.Name, it.ID)
 	if !ok {
 		return helper.Post{}, "", false
 	}
 	text := it.Selftext
-	if it.kind == redditjson.KindComment {
+	if it.Kind == redditjson.KindComment {
 		text = it.Body
 	}
 	rc := strings.TrimSpace(string(it.RemovedByCategory))
@@ -65,7 +43,7 @@ func (it item) post(group []string) (helper.Post, string, bool) {
 		PostedAt:   int64(float64(it.CreatedUTC) * 1000),
 		Community:  community,
 	}
-	if it.kind == redditjson.KindPost {
+	if it.Kind == redditjson.KindPost {
 		p.Title = core.Cut(redditjson.Entities.Replace(it.Title), core.MaxPostText)
 		p.Comments = max(int(min(float64(it.NumComments), 1<<31-1)), 0)
 		if text == "" {

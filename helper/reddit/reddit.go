@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/helper"
+	"github.com/earshothq/earshot/redditjson"
 )
 
 // Defaults of a Reader.
@@ -122,7 +123,7 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 			if oldest == 0 || created < oldest {
 				oldest = created
 			}
-			post, community, ok := it.post(group)
+			post, community, ok := item(it).post(group)
 			if !ok || created < since[community] {
 				continue
 			}
@@ -144,7 +145,7 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 }
 
 // fetch asks for one page, reports the answer, and decodes it.
-func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie string) ([]item, string, error) {
+func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie string) ([]redditjson.Item, string, error) {
 	if err := r.pace(ctx); err != nil {
 		return nil, "", err
 	}
@@ -200,12 +201,12 @@ func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie st
 		sig = helper.Signal{Status: http.StatusUnauthorized}
 		body = []byte("reddit sent the listing to its login wall (" + loc + ")")
 	}
-	var pg page
+	var pg redditjson.Listing
 	switch {
 	case len(body) > maxAnswer:
 		return nil, "", fmt.Errorf("reddit: %s: the answer is over %d bytes and was cut off", path, maxAnswer)
 	case sig.OK():
-		if pg, err = decodeListing(body); err != nil {
+		if pg, err = redditjson.DecodeListing(body); err != nil {
 			sig.Unusable = true
 		}
 	}
@@ -218,7 +219,7 @@ func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie st
 	if !sig.OK() {
 		return nil, "", fmt.Errorf("reddit: %s answered %d, not a listing", path, resp.StatusCode)
 	}
-	return pg.items, pg.after, nil
+	return pg.Items, pg.After, nil
 }
 
 // pace waits until the account's next request may go.
