@@ -23,17 +23,13 @@ import (
 // is jsonValues) and created no earlier than a time to the counts, summed
 // per key and band in key order, so two batches adding to the same rows
 // on Postgres lock them in the same order and never deadlock.
-// dayCountsQuery sums the bands of an owner's rows of a span per day,
-// platform and intent: the key's order, so SQLite adds them up as it
-// walks the key, without sorting.
-var countStatement, dayCountsQuery = func() (string, string) {
-	var cols, counts, adds, sums []string
+var countStatement = func() string {
+	var cols, counts, adds []string
 	for b := range core.ScoreBands {
 		c := "band" + strconv.Itoa(b)
 		cols = append(cols, c)
 		counts = append(counts, "SUM(CASE WHEN band = "+strconv.Itoa(b)+" THEN 1 ELSE 0 END)")
 		adds = append(adds, c+" = match_day_counts."+c+" + excluded."+c)
-		sums = append(sums, "SUM("+c+")")
 	}
 	key := "owner_id, day, platform, intent, phrase_id"
 	return `INSERT INTO match_day_counts (` + key + `, ` + strings.Join(cols, ", ") + `)
@@ -45,8 +41,18 @@ var countStatement, dayCountsQuery = func() (string, string) {
 			WHERE id IN (SELECT value FROM %s) AND score IS NOT NULL AND created_us >= ?
 		) AS scored
 		WHERE true GROUP BY ` + key + ` ORDER BY ` + key + `
-		ON CONFLICT (` + key + `) DO UPDATE SET ` + strings.Join(adds, ", "),
-		"SELECT day, platform, intent, " + strings.Join(sums, ", ") + " FROM match_day_counts WHERE owner_id = ? AND day BETWEEN ? AND ?"
+		ON CONFLICT (` + key + `) DO UPDATE SET ` + strings.Join(adds, ", ")
+}()
+
+// dayCountsQuery sums the bands of an owner's rows of a span per day,
+// platform and intent: the key's order, so SQLite adds them up as it
+// walks the key, without sorting.
+var dayCountsQuery = func() string {
+	q := "SELECT day, platform, intent"
+	for b := range core.ScoreBands {
+		q += ", SUM(band" + strconv.Itoa(b) + ")"
+	}
+	return q + " FROM match_day_counts WHERE owner_id = ? AND day BETWEEN ? AND ?"
 }()
 
 // countScored adds ms, the matches whose first score the transaction
