@@ -330,3 +330,25 @@ func TestHugeAnswerIsCutOff(t *testing.T) {
 		t.Fatalf("pass: %v, want the answer cut off", err)
 	}
 }
+
+// A post whose creation time is not plausible (milliseconds where
+// seconds are due, say) is not sent and moves no checkpoint: a
+// checkpoint years ahead would hide every later post of the community.
+func TestImplausibleTimeMovesNoCheckpoint(t *testing.T) {
+	g := newRig(t)
+	g.reddit.add("new", thing{kind: "t3", id: "p1", sub: "golang", title: "acme", text: "x", created: 1767225500})
+	g.reddit.add("new", thing{kind: "t3", id: "p2", sub: "golang", title: "acme", text: "in ms", created: 1767225500000})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if posts, _, _ := g.earshot.snapshot(); len(posts) != 1 || posts["t3_p1"].Body == nil {
+		t.Fatalf("posts %v, want only t3_p1", posts)
+	}
+	g.reddit.add("new", thing{kind: "t3", id: "p3", sub: "golang", title: "acme", text: "later", created: 1767225600})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if posts, _, _ := g.earshot.snapshot(); posts["t3_p3"].Body == nil {
+		t.Fatalf("the post after one of an implausible time was not sent: %v", posts)
+	}
+}
