@@ -352,3 +352,32 @@ func TestImplausibleTimeMovesNoCheckpoint(t *testing.T) {
 		t.Fatalf("the post after one of an implausible time was not sent: %v", posts)
 	}
 }
+
+// A wait reddit names is taken at most a day, as the server's reader and
+// the account's view take it: an absurd one does not stall the helper
+// for years.
+func TestNamedWaitsAreBounded(t *testing.T) {
+	g := newRig(t)
+	g.reddit.answer = func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("X-Ratelimit-Remaining", "0")
+		w.Header().Set("X-Ratelimit-Reset", "315360000")
+		return false
+	}
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range g.clock.slept {
+		if d > 24*time.Hour {
+			t.Errorf("waited %s before the next request", d)
+		}
+	}
+	g.reddit.answer = func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Retry-After", "315360000")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return true
+	}
+	var p *helper.Paused
+	if err := g.runner.Pass(context.Background()); !errors.As(err, &p) || p.Until.After(g.clock.Now().Add(24*time.Hour)) {
+		t.Fatalf("pass: %v, want a pause of at most a day", err)
+	}
+}
