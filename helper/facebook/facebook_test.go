@@ -440,3 +440,30 @@ func TestJoinedGroupsPageCheckpoint(t *testing.T) {
 		t.Errorf("reports %+v", r.reports)
 	}
 }
+
+// A story whose creation time is not plausible seconds (milliseconds, or
+// a number past any date) is no post: it would move the search's
+// checkpoint past every later post, and its postedAt would overflow.
+func TestImplausibleCreationTimeIsNoPost(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	answer := `{"data":{"node":{"edges":[` +
+		`{"node":{"post_id":"1","message":{"text":"acme grinder one"},"creation_time":1790168469}},` +
+		`{"node":{"post_id":"2","message":{"text":"acme grinder in ms"},"creation_time":1790168469000}},` +
+		`{"node":{"post_id":"3","message":{"text":"acme grinder huge"},"creation_time":1e300}}]}}}`
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(answer)}}
+	}}
+	rd := newReader(t, pages, r)
+	rd.Groups = -1
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := postIDs(r.posts); got != "1" {
+		t.Fatalf("posts %s, want only 1", got)
+	}
+	if r.marks[len(r.marks)-1].Value != "1790168469" {
+		t.Errorf("marks %v", r.marks)
+	}
+}

@@ -21,6 +21,10 @@ type story struct {
 	group     string // the group's name, "" outside a group
 }
 
+// maxCreated is the latest creation time read as one, in seconds since
+// 1970 (the year 5138), the bound the server's reddit reader sets.
+const maxCreated = 1e11
+
 // forLoop is the guard facebook prefixes to some JSON answers so that a
 // script tag cannot run them.
 const forLoop = "for (;;);"
@@ -251,7 +255,12 @@ func storyOf(id string, v map[string]any) (story, bool) {
 			s.authorURL, _ = m["url"].(string)
 		}
 	}
-	s.created = int64(num(first(v, "creation_time")))
+	// A time past maxCreated is not seconds (milliseconds, or no date at
+	// all): it would move a checkpoint past every later post, and a float
+	// out of int64's range converts to an unspecified number.
+	if c := num(first(v, "creation_time")); c > 0 && c <= maxCreated {
+		s.created = int64(c)
+	}
 	if rc, ok := first(v, "reaction_count").(map[string]any); ok {
 		s.likes = int(num(rc["count"]))
 	}
