@@ -467,3 +467,27 @@ func TestImplausibleCreationTimeIsNoPost(t *testing.T) {
 		t.Errorf("marks %v", r.marks)
 	}
 }
+
+// Counts out of range (negative, or past int's) are sent within it: the
+// server refuses a post with a negative count, so the post would be lost
+// while its checkpoint moved past it.
+func TestCountsOutOfRangeKeepThePost(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	answer := `{"data":{"node":{"edges":[` +
+		`{"node":{"post_id":"1","message":{"text":"acme grinder"},"creation_time":1790168469,` +
+		`"reaction_count":{"count":1e300},"comment_count":{"total_count":-3}}},` +
+		`{"node":{"post_id":"2","message":{"text":"acme grinder"},"creation_time":1790168470,"reaction_count":{"count":"NaN"}}}]}}}`
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(answer)}}
+	}}
+	rd := newReader(t, pages, r)
+	rd.Groups = -1
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.posts) != 2 || r.posts[0].Likes != 1<<31-1 || r.posts[0].Comments != 0 || r.posts[1].Likes != 0 {
+		t.Fatalf("posts %+v, want likes 2147483647 and no comments, then no likes", r.posts)
+	}
+}
