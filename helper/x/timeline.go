@@ -76,10 +76,25 @@ type tweetResult struct {
 	} `json:"core"`
 	Legacy struct {
 		FullText      string `json:"full_text"`
-		FavoriteCount int    `json:"favorite_count"`
-		ReplyCount    int    `json:"reply_count"`
+		FavoriteCount count  `json:"favorite_count"`
+		ReplyCount    count  `json:"reply_count"`
 		CreatedAt     string `json:"created_at"`
 	} `json:"legacy"`
+}
+
+// count is a count of a tweet, read within 0 to 2^31-1, 0 when it is not
+// a number: one odd count does not cost the page its other tweets, and
+// the server skips a post with a negative count.
+type count int
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil || !(f > 0) {
+		*c = 0
+		return nil
+	}
+	*c = count(min(f, 1<<31-1))
+	return nil
 }
 
 // tweet is one post of a search answer.
@@ -133,7 +148,7 @@ func parseSearch(body []byte) (searchPage, error) {
 			if handle == "" {
 				handle = r.Core.UserResults.Result.Legacy.ScreenName
 			}
-			t := tweet{ID: r.RestID, Handle: handle, Text: r.Legacy.FullText, Likes: r.Legacy.FavoriteCount, Replies: r.Legacy.ReplyCount}
+			t := tweet{ID: r.RestID, Handle: handle, Text: r.Legacy.FullText, Likes: int(r.Legacy.FavoriteCount), Replies: int(r.Legacy.ReplyCount)}
 			if at, err := time.Parse(createdAtLayout, r.Legacy.CreatedAt); err == nil {
 				t.PostedAt = at
 			}

@@ -46,3 +46,29 @@ func TestParseLaterPages(t *testing.T) {
 		}
 	}
 }
+
+// timelineOf is a SearchTimeline answer holding the given tweet results.
+func timelineOf(results ...string) []byte {
+	s := `{"data":{"search_by_raw_query":{"search_timeline":{"timeline":{"instructions":[{"entries":[`
+	for i, r := range results {
+		if i > 0 {
+			s += ","
+		}
+		s += `{"content":{"itemContent":{"tweet_results":{"result":` + r + `}}}}`
+	}
+	return []byte(s + `]}]}}}}}`)
+}
+
+// A count out of range does not cost the page, and none is negative:
+// the server skips a post with a negative count.
+func TestParseCountsOutOfRange(t *testing.T) {
+	pg, err := parseSearch(timelineOf(
+		`{"rest_id":"1861000000000000001","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"acme","favorite_count":1e20,"reply_count":-2}}`,
+		`{"rest_id":"1861000000000000002","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"acme","favorite_count":3,"reply_count":99999999999999999999999}}`))
+	if err != nil || len(pg.tweets) != 2 {
+		t.Fatalf("parseSearch = %+v, %v", pg, err)
+	}
+	if a, b := pg.tweets[0], pg.tweets[1]; a.Likes != 1<<31-1 || a.Replies != 0 || b.Likes != 3 || b.Replies != 1<<31-1 {
+		t.Errorf("tweets %+v", pg.tweets)
+	}
+}
