@@ -141,7 +141,7 @@ func parseSearch(body []byte) (searchPage, error) {
 			if r != nil && r.RestID == "" && r.Tweet != nil {
 				r = r.Tweet
 			}
-			if r == nil || r.RestID == "" {
+			if r == nil || !isID(r.RestID) {
 				continue
 			}
 			handle := r.Core.UserResults.Result.Core.ScreenName
@@ -159,4 +159,20 @@ func parseSearch(body []byte) (searchPage, error) {
 		}
 	}
 	return pg, nil
+}
+
+// isID reports whether s is one of x's ids: a decimal snowflake, at most
+// 19 digits (an int64) without a leading zero. Ids are compared by length
+// and then digit by digit (compareIDs) to move a search's checkpoint, so
+// anything else could pass every later tweet.
+func isID(s string) bool {
+	if s == "" || len(s) > 19 || s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -72,3 +72,16 @@ func TestParseCountsOutOfRange(t *testing.T) {
 		t.Errorf("tweets %+v", pg.tweets)
 	}
 }
+
+// A tweet whose id is not one of x's decimal ids is skipped: ids are
+// compared as numbers to move the search's checkpoint, and a longer one
+// would pass every later tweet.
+func TestParseSkipsIDsThatAreNotX(t *testing.T) {
+	tw := func(id string) string {
+		return `{"rest_id":"` + id + `","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"acme"}}`
+	}
+	pg, err := parseSearch(timelineOf(tw("1861000000000000001"), tw("99999999999999999999999999"), tw("18610000000000000x2"), tw("12/34")))
+	if err != nil || len(pg.tweets) != 1 || pg.tweets[0].ID != "1861000000000000001" {
+		t.Fatalf("parseSearch = %+v, %v", pg, err)
+	}
+}
