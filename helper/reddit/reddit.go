@@ -110,6 +110,10 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 		}
 	}
 	path := "/r/" + strings.Join(group, "+") + "/" + listing + ".json"
+	// A checkpoint moves no further than the read: a post dated after it
+	// (a mirror's wrong date) would otherwise hide every post made before
+	// that date.
+	at := float64(r.now().Unix())
 	var kept []found // newest first, as reddit lists them
 	after := ""
 	for page := 0; page < MaxPages; page++ {
@@ -127,7 +131,7 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 			if !ok || created < since[community] {
 				continue
 			}
-			kept = append(kept, found{post, helper.Mark{Key: Key(listing, community), Value: strconv.FormatFloat(created, 'f', -1, 64)}})
+			kept = append(kept, found{post, helper.Mark{Key: Key(listing, community), Value: strconv.FormatFloat(min(created, at), 'f', -1, 64)}})
 		}
 		// Further back only to catch up with a checkpoint: a first read
 		// takes the newest page.

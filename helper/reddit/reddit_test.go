@@ -381,3 +381,23 @@ func TestNamedWaitsAreBounded(t *testing.T) {
 		t.Fatalf("pass: %v, want a pause of at most a day", err)
 	}
 }
+
+// A post dated after the read (a mirror's wrong date) moves its
+// checkpoint no further than the read: the posts made before that date
+// are still sent.
+func TestFutureDateMovesTheCheckpointToTheReadOnly(t *testing.T) {
+	g := newRig(t)
+	now := float64(g.clock.Now().Unix())
+	g.reddit.add("new", thing{kind: "t3", id: "p1", sub: "golang", title: "acme", text: "from the future", created: now + 365*86400})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.clock.move(time.Hour)
+	g.reddit.add("new", thing{kind: "t3", id: "p2", sub: "golang", title: "acme", text: "an hour later", created: now + 3600})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if posts, _, _ := g.earshot.snapshot(); posts["t3_p2"].Body == nil {
+		t.Fatalf("the post after one dated in the future was not sent: %v", posts)
+	}
+}
