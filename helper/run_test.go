@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -77,5 +78,20 @@ func TestPauseForBoundsTheWait(t *testing.T) {
 	p := helper.PauseFor(v, helper.Signal{Platform: "x", Status: 429}, 10*365*24*time.Hour, now)
 	if p == nil || p.Until.After(now.Add(24*time.Hour)) {
 		t.Fatalf("pause %+v, want one of at most a day", p)
+	}
+}
+
+// A state file holding JSON null is an empty state, not a crash.
+func TestStateFileOfNull(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte("null"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := helper.OpenState(path, "https://earshot.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Set(map[string]string{"k": "v"}); err != nil || st.Get("k") != "v" {
+		t.Fatalf("set: %v, get %q", err, st.Get("k"))
 	}
 }
