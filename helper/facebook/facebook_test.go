@@ -491,3 +491,25 @@ func TestCountsOutOfRangeKeepThePost(t *testing.T) {
 		t.Fatalf("posts %+v, want likes 2147483647 and no comments, then no likes", r.posts)
 	}
 }
+
+// A story's text and author are sent cut where the server cuts them: a page's story of
+// a megabyte would otherwise make a batch over the server's body limit,
+// refused every pass, so that the search never moved on.
+func TestLongStoryIsSentCut(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	answer := `{"data":{"node":{"post_id":"1","message":{"text":"acme grinder ` + strings.Repeat("<", 400_000) + `"},"creation_time":1790168469,` +
+		`"actors":[{"name":"` + strings.Repeat("&", 400_000) + `"}]}}}`
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(answer)}}
+	}}
+	rd := newReader(t, pages, r)
+	rd.Groups = -1
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.posts) != 1 || len(r.posts[0].Body[0]) > core.MaxPostText || len(r.posts[0].AuthorName) > 200 {
+		t.Fatalf("%d posts, the first of %d bytes by an author of %d", len(r.posts), len(r.posts[0].Body[0]), len(r.posts[0].AuthorName))
+	}
+}
