@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/earshothq/earshot/core"
 )
 
 // The one parser of x's answers: the SearchTimeline GraphQL answer its
@@ -155,6 +157,10 @@ func parseSearch(body []byte) (searchPage, error) {
 			if handle == "" || strings.TrimSpace(t.Text) == "" {
 				continue
 			}
+			// The server keeps no more of a text (core's IngestPost), and a
+			// batch is bounded by its body limit: a tweet of a megabyte
+			// would make a batch refused on every pass.
+			t.Text = core.Cut(t.Text, core.MaxPostText)
 			pg.tweets = append(pg.tweets, t)
 		}
 	}

@@ -2,7 +2,10 @@ package x
 
 import (
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/earshothq/earshot/core"
 )
 
 func TestParseSearchFixture(t *testing.T) {
@@ -83,5 +86,15 @@ func TestParseSkipsIDsThatAreNotX(t *testing.T) {
 	pg, err := parseSearch(timelineOf(tw("1861000000000000001"), tw("99999999999999999999999999"), tw("18610000000000000x2"), tw("12/34")))
 	if err != nil || len(pg.tweets) != 1 || pg.tweets[0].ID != "1861000000000000001" {
 		t.Fatalf("parseSearch = %+v, %v", pg, err)
+	}
+}
+
+// A tweet's text is kept only as far as the server keeps it: an answer's tweet of a megabyte would make a batch over the
+// server's body limit, refused on every pass.
+func TestParseCutsLongTweets(t *testing.T) {
+	pg, err := parseSearch(timelineOf(`{"rest_id":"1861000000000000001","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},` +
+		`"legacy":{"full_text":"acme ` + strings.Repeat("<", 400_000) + `"}}`))
+	if err != nil || len(pg.tweets) != 1 || len(pg.tweets[0].Text) > core.MaxPostText {
+		t.Fatalf("parseSearch: %d tweets, %v", len(pg.tweets), err)
 	}
 }
