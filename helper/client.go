@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/earshothq/earshot/core"
 )
@@ -227,8 +228,29 @@ type Signal struct {
 	Unusable bool `json:"-"`
 }
 
-// MaxSignalBody is the most of an answer's body a Signal carries.
-const MaxSignalBody = 8 << 10
+// MaxSignalBody is the most of an answer's body a Signal carries, and
+// MaxSignalLocation of its redirect target, in bytes of UTF-8: what the
+// server takes.
+const (
+	MaxSignalBody     = 8 << 10
+	MaxSignalLocation = 2048
+)
+
+// fit returns s as valid UTF-8 of at most n bytes, cut at a character's
+// start. The server measures the text it decodes, in which each byte
+// that is not UTF-8 (a page in Latin-1, an answer cut in the middle of a
+// character) has become U+FFFD, three bytes: cutting the bytes alone
+// could leave a report the server refuses.
+func fit(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
 
 // OK reports whether s is a normal answer: 2xx, usable, with no redirect.
 func (s Signal) OK() bool {
@@ -258,9 +280,7 @@ type AccountView struct {
 // first answer, every change, and the recovery after a problem are sent;
 // the same answer again is not. sent says whether it went out.
 func (c *Client) Report(ctx context.Context, s Signal) (view AccountView, sent bool, err error) {
-	if len(s.Body) > MaxSignalBody {
-		s.Body = s.Body[:MaxSignalBody]
-	}
+	s.Body, s.Location = fit(s.Body, MaxSignalBody), fit(s.Location, MaxSignalLocation)
 	k := s.key()
 	c.mu.Lock()
 	last, ok := c.last[s.Platform]

@@ -2,6 +2,7 @@ package helper_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/health"
 	"github.com/earshothq/earshot/helper"
 )
 
@@ -136,5 +138,35 @@ func TestCookieHeader(t *testing.T) {
 		{Domain: "notreddit.com", Name: "n", Value: "x"}}
 	if h := helper.CookieHeader(jar, "reddit.com"); h != "reddit_session=v1; token_v2=v2" {
 		t.Fatalf("cookie header %q", h)
+	}
+}
+
+// A report fits the server's bounds on what it takes (health's), measured
+// on the text it decodes: a body cut in the middle of a character, or
+// one that is not UTF-8 (a Latin-1 page), and a long redirect address
+// are cut to fit rather than refused with 400.
+func TestReportFitsTheServersBounds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var s struct{ Location, Body string }
+		if err := json.NewDecoder(r.Body).Decode(&s); err != nil ||
+			len(s.Location) > health.MaxSignalLocation || len(s.Body) > health.MaxSignalBody {
+			w.WriteHeader(400)
+			io.WriteString(w, `{"error":{"code":"invalid_parameter","message":"too long"}}`)
+			return
+		}
+		io.WriteString(w, `{"accountId":"a","platform":"facebook","state":"healthy","issue":null,"action":"none","requiresAction":false}`)
+	}))
+	defer srv.Close()
+	c, _ := helper.NewClient(srv.URL, "svc_ingest_k", nil)
+	c.Attempts = 1
+	for i, s := range []helper.Signal{
+		{Status: 403, Body: strings.Repeat("a", helper.MaxSignalBody-1) + "é"},
+		{Status: 404, Body: strings.Repeat("\xe9", 5000)},
+		{Status: 302, Location: "https://www.facebook.com/checkpoint/?next=" + strings.Repeat("x", 3000)},
+	} {
+		s.Platform = "facebook"
+		if _, _, err := c.Report(context.Background(), s); err != nil {
+			t.Errorf("report %d: %v", i, err)
+		}
 	}
 }

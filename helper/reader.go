@@ -81,6 +81,11 @@ func (p *Paused) Error() string {
 // normal while the account's view says to wait.
 const MinPause = time.Minute
 
+// MaxPause is the longest: a day, as the server bounds the wait a
+// platform names (the account's retryAfter), so that one answer naming
+// years does not keep the account from being read until a restart.
+const MaxPause = 24 * time.Hour
+
 // PauseFor returns the pause the view asks for after signal s, wait
 // being how long the platform itself asked to wait (0 when it named
 // none); nil when reading goes on.
@@ -93,7 +98,7 @@ func PauseFor(v AccountView, s Signal, wait time.Duration, now time.Time) *Pause
 	case v.RequiresAction:
 		return &Paused{Platform: s.Platform, Issue: issue, Action: v.Action, NeedsOwner: true}
 	case !s.OK() && (v.Action == "wait" || issue != ""):
-		return &Paused{Platform: s.Platform, Issue: issue, Action: v.Action, Until: now.Add(max(wait, MinPause))}
+		return &Paused{Platform: s.Platform, Issue: issue, Action: v.Action, Until: now.Add(min(max(wait, MinPause), MaxPause))}
 	}
 	return nil
 }

@@ -5,8 +5,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/earshothq/earshot/helper"
 )
@@ -63,5 +65,33 @@ func TestRunnerKeepsWhatAReaderSaves(t *testing.T) {
 	pass(second)
 	if len(first.seen) != 1 || first.seen[0] != "" || len(second.seen) != 1 || second.seen[0] != "learned" {
 		t.Errorf("first read saw %q, the next runner's %q", first.seen, second.seen)
+	}
+}
+
+// A wait a platform names pauses the account at most a day, as the
+// server bounds the account's retryAfter: an absurd Retry-After from x or
+// facebook does not keep the account from being read for years.
+func TestPauseForBoundsTheWait(t *testing.T) {
+	issue := "rate_limited"
+	v := helper.AccountView{State: "degraded", Issue: &issue, Action: "wait"}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := helper.PauseFor(v, helper.Signal{Platform: "x", Status: 429}, 10*365*24*time.Hour, now)
+	if p == nil || p.Until.After(now.Add(24*time.Hour)) {
+		t.Fatalf("pause %+v, want one of at most a day", p)
+	}
+}
+
+// A state file holding JSON null is an empty state, not a crash.
+func TestStateFileOfNull(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte("null"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := helper.OpenState(path, "https://earshot.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Set(map[string]string{"k": "v"}); err != nil || st.Get("k") != "v" {
+		t.Fatalf("set: %v, get %q", err, st.Get("k"))
 	}
 }

@@ -45,6 +45,9 @@ func OpenState(path, server string) (*State, error) {
 			return nil, fmt.Errorf("the state file %s is not the helper's: %w", path, err)
 		}
 	}
+	if s.all == nil { // the file held null
+		s.all = map[string]map[string]string{}
+	}
 	if s.all[server] == nil {
 		s.all[server] = map[string]string{}
 	}

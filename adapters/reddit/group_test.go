@@ -2,6 +2,7 @@ package reddit_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -269,5 +270,33 @@ func TestGroupedFeed(t *testing.T) {
 	}
 	if p := rec.Paths(); len(p) != 2 {
 		t.Errorf("paths %v", p)
+	}
+}
+
+// An archive item dated after the read covers nothing past the read:
+// the cover's Until becomes the community's checkpoint, which never
+// moves back, so a date in the future would hide every post made before
+// it.
+func TestArchiveCoversNothingAfterTheRead(t *testing.T) {
+	c := newClock()
+	rsrv, _ := serve(t, c, failingReddit(status(http.StatusForbidden, `{"message": "Forbidden", "error": 403}`)))
+	future := selfPost("f1", t0+365*86400)
+	body, err := json.Marshal(map[string]any{"data": []map[string]any{future, selfPost("a1", t0-100)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET "+mirrorPaths[reddit.MirrorArcticShift][0], http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, body)
+	}))
+	msrv, _ := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: rsrv.URL, MirrorURL: msrv.URL})
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+		Want: []ports.RedditWant{{Community: community, Since: since}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Covered) != 1 || r.Covered[0].Until.After(c.Now()) {
+		t.Errorf("cover %+v reaches past the read at %v", r.Covered, c.Now())
 	}
 }

@@ -416,6 +416,12 @@ func (s *Source) readArchive(ctx context.Context, q ports.RedditQuery) (ports.Re
 		if err != nil {
 			return ports.RedditRead{}, err
 		}
+		if newest.After(at) {
+			// An item dated after the read is a wrong date, not a post the
+			// archive has from the future: the cover ends at the read, so
+			// the checkpoint, which never moves back, hides no later post.
+			newest = at
+		}
 		until := w.Since
 		if newest.After(until) {
 			until = newest

@@ -60,6 +60,9 @@ const (
 	rotationKey = "facebook:groups:next"
 )
 
+// maxAuthor is the most characters of an author's name the server keeps.
+const maxAuthor = 200
+
 // maxGroupsKept bounds the list of joined groups kept, whatever Groups
 // is: a person in thousands of groups still has a list of known size.
 const maxGroupsKept = 100
@@ -371,7 +374,10 @@ func (r *Reader) post(s story, group string) helper.Post {
 	if link == "" {
 		link = DefaultBaseURL + "/" + s.id
 	}
-	p := helper.Post{ExternalID: s.id, AuthorName: s.author, Body: []string{s.text}, URL: link,
+	// The server keeps no more of a text or a name than this (core's
+	// IngestPost), and a batch is bounded by its body limit: a page's
+	// story of a megabyte would make a batch refused on every pass.
+	p := helper.Post{ExternalID: s.id, AuthorName: core.Cut(s.author, maxAuthor), Body: []string{core.Cut(s.text, core.MaxPostText)}, URL: link,
 		Likes: s.likes, Comments: s.comments, PostedAt: s.created * 1000, Community: s.group}
 	if p.Community == "" {
 		p.Community = group

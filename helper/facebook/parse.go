@@ -21,6 +21,10 @@ type story struct {
 	group     string // the group's name, "" outside a group
 }
 
+// maxCreated is the latest creation time read as one, in seconds since
+// 1970 (the year 5138), the bound the server's reddit reader sets.
+const maxCreated = 1e11
+
 // forLoop is the guard facebook prefixes to some JSON answers so that a
 // script tag cannot run them.
 const forLoop = "for (;;);"
@@ -251,15 +255,20 @@ func storyOf(id string, v map[string]any) (story, bool) {
 			s.authorURL, _ = m["url"].(string)
 		}
 	}
-	s.created = int64(num(first(v, "creation_time")))
+	// A time past maxCreated is not seconds (milliseconds, or no date at
+	// all): it would move a checkpoint past every later post, and a float
+	// out of int64's range converts to an unspecified number.
+	if c := num(first(v, "creation_time")); c > 0 && c <= maxCreated {
+		s.created = int64(c)
+	}
 	if rc, ok := first(v, "reaction_count").(map[string]any); ok {
-		s.likes = int(num(rc["count"]))
+		s.likes = count(rc["count"])
 	}
 	// The count is under comment_count in search answers and under
 	// comments in a page's or group's feed.
 	for _, k := range []string{"comment_count", "comments"} {
 		if cc, ok := first(v, k).(map[string]any); ok && cc["total_count"] != nil {
-			s.comments = int(num(cc["total_count"]))
+			s.comments = count(cc["total_count"])
 			break
 		}
 	}
@@ -330,4 +339,15 @@ func num(v any) float64 {
 		return f
 	}
 	return 0
+}
+
+// count reads a count within 0 to 2^31-1: the server refuses a post with
+// a negative count, and a float out of int's range converts to an
+// unspecified number.
+func count(v any) int {
+	f := num(v)
+	if !(f > 0) { // NaN too
+		return 0
+	}
+	return int(min(f, 1<<31-1))
 }

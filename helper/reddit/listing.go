@@ -13,7 +13,8 @@ import (
 type item redditjson.Item
 
 // post maps the item to an ingest post keyed by its fullname; ok is
-// false for a deleted or removed one, or one outside group.
+// false for a deleted or removed one, one without a plausible creation
+// time, or one outside group.
 func (it item) post(group []string) (helper.Post, string, bool) {
 	id, ok := redditjson.Fullname(it.Kind, it.Name, it.ID)
 	if !ok {
@@ -24,7 +25,10 @@ func (it item) post(group []string) (helper.Post, string, bool) {
 		text = it.Body
 	}
 	rc := strings.TrimSpace(string(it.RemovedByCategory))
-	if redditjson.Gone(it.Author) || redditjson.Gone(text) || (rc != "" && rc != "null" && rc != `""`) || it.CreatedUTC <= 0 {
+	if redditjson.Gone(it.Author) || redditjson.Gone(text) || (rc != "" && rc != "null" && rc != `""`) ||
+		// As the server's reader: a time that is not plausible would make
+		// a checkpoint that hides the community's later posts.
+		it.CreatedUTC.Time().IsZero() {
 		return helper.Post{}, "", false
 	}
 	community := strings.ToLower(it.Subreddit)

@@ -110,6 +110,10 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 		}
 	}
 	path := "/r/" + strings.Join(group, "+") + "/" + listing + ".json"
+	// A checkpoint moves no further than the read: a post dated after it
+	// (a mirror's wrong date) would otherwise hide every post made before
+	// that date.
+	at := float64(r.now().Unix())
 	var kept []found // newest first, as reddit lists them
 	after := ""
 	for page := 0; page < MaxPages; page++ {
@@ -127,7 +131,7 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 			if !ok || created < since[community] {
 				continue
 			}
-			kept = append(kept, found{post, helper.Mark{Key: Key(listing, community), Value: strconv.FormatFloat(created, 'f', -1, 64)}})
+			kept = append(kept, found{post, helper.Mark{Key: Key(listing, community), Value: strconv.FormatFloat(min(created, at), 'f', -1, 64)}})
 		}
 		// Further back only to catch up with a checkpoint: a first read
 		// takes the newest page.
@@ -234,7 +238,7 @@ func (r *Reader) obeyBudget(h http.Header) {
 	left, err1 := strconv.ParseFloat(h.Get("X-Ratelimit-Remaining"), 64)
 	reset, err2 := strconv.Atoi(h.Get("X-Ratelimit-Reset"))
 	if err1 == nil && err2 == nil && left < 1 && reset > 0 {
-		if at := r.now().Add(time.Duration(reset) * time.Second); at.After(r.next) {
+		if at := r.now().Add(bounded(reset)); at.After(r.next) {
 			r.next = at
 		}
 	}
@@ -245,10 +249,20 @@ func (r *Reader) obeyBudget(h http.Header) {
 func waitNamed(h http.Header) time.Duration {
 	for _, k := range []string{"Retry-After", "X-Ratelimit-Reset"} {
 		if n, err := strconv.Atoi(strings.TrimSpace(h.Get(k))); err == nil && n > 0 {
-			return time.Duration(n) * time.Second
+			return bounded(n)
 		}
 	}
 	return 0
+}
+
+// maxNamedWait bounds a wait reddit names, as the server bounds the
+// account's retryAfter: a longer one would stall the helper, or pause the
+// account, for as long as an answer says.
+const maxNamedWait = 24 * time.Hour
+
+// bounded is n seconds, at most maxNamedWait.
+func bounded(n int) time.Duration {
+	return time.Duration(min(n, int(maxNamedWait/time.Second))) * time.Second
 }
 
 func (r *Reader) now() time.Time {

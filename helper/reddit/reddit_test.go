@@ -330,3 +330,74 @@ func TestHugeAnswerIsCutOff(t *testing.T) {
 		t.Fatalf("pass: %v, want the answer cut off", err)
 	}
 }
+
+// A post whose creation time is not plausible (milliseconds where
+// seconds are due, say) is not sent and moves no checkpoint: a
+// checkpoint years ahead would hide every later post of the community.
+func TestImplausibleTimeMovesNoCheckpoint(t *testing.T) {
+	g := newRig(t)
+	g.reddit.add("new", thing{kind: "t3", id: "p1", sub: "golang", title: "acme", text: "x", created: 1767225500})
+	g.reddit.add("new", thing{kind: "t3", id: "p2", sub: "golang", title: "acme", text: "in ms", created: 1767225500000})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if posts, _, _ := g.earshot.snapshot(); len(posts) != 1 || posts["t3_p1"].Body == nil {
+		t.Fatalf("posts %v, want only t3_p1", posts)
+	}
+	g.reddit.add("new", thing{kind: "t3", id: "p3", sub: "golang", title: "acme", text: "later", created: 1767225600})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if posts, _, _ := g.earshot.snapshot(); posts["t3_p3"].Body == nil {
+		t.Fatalf("the post after one of an implausible time was not sent: %v", posts)
+	}
+}
+
+// A wait reddit names is taken at most a day, as the server's reader and
+// the account's view take it: an absurd one does not stall the helper
+// for years.
+func TestNamedWaitsAreBounded(t *testing.T) {
+	g := newRig(t)
+	g.reddit.answer = func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("X-Ratelimit-Remaining", "0")
+		w.Header().Set("X-Ratelimit-Reset", "315360000")
+		return false
+	}
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range g.clock.slept {
+		if d > 24*time.Hour {
+			t.Errorf("waited %s before the next request", d)
+		}
+	}
+	g.reddit.answer = func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Retry-After", "315360000")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return true
+	}
+	var p *helper.Paused
+	if err := g.runner.Pass(context.Background()); !errors.As(err, &p) || p.Until.After(g.clock.Now().Add(24*time.Hour)) {
+		t.Fatalf("pass: %v, want a pause of at most a day", err)
+	}
+}
+
+// A post dated after the read (a mirror's wrong date) moves its
+// checkpoint no further than the read: the posts made before that date
+// are still sent.
+func TestFutureDateMovesTheCheckpointToTheReadOnly(t *testing.T) {
+	g := newRig(t)
+	now := float64(g.clock.Now().Unix())
+	g.reddit.add("new", thing{kind: "t3", id: "p1", sub: "golang", title: "acme", text: "from the future", created: now + 365*86400})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.clock.move(time.Hour)
+	g.reddit.add("new", thing{kind: "t3", id: "p2", sub: "golang", title: "acme", text: "an hour later", created: now + 3600})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if posts, _, _ := g.earshot.snapshot(); posts["t3_p2"].Body == nil {
+		t.Fatalf("the post after one dated in the future was not sent: %v", posts)
+	}
+}

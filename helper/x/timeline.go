@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/earshothq/earshot/core"
 )
 
 // The one parser of x's answers: the SearchTimeline GraphQL answer its
@@ -76,10 +78,25 @@ type tweetResult struct {
 	} `json:"core"`
 	Legacy struct {
 		FullText      string `json:"full_text"`
-		FavoriteCount int    `json:"favorite_count"`
-		ReplyCount    int    `json:"reply_count"`
+		FavoriteCount count  `json:"favorite_count"`
+		ReplyCount    count  `json:"reply_count"`
 		CreatedAt     string `json:"created_at"`
 	} `json:"legacy"`
+}
+
+// count is a count of a tweet, read within 0 to 2^31-1, 0 when it is not
+// a number: one odd count does not cost the page its other tweets, and
+// the server skips a post with a negative count.
+type count int
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil || !(f > 0) {
+		*c = 0
+		return nil
+	}
+	*c = count(min(f, 1<<31-1))
+	return nil
 }
 
 // tweet is one post of a search answer.
@@ -126,22 +143,42 @@ func parseSearch(body []byte) (searchPage, error) {
 			if r != nil && r.RestID == "" && r.Tweet != nil {
 				r = r.Tweet
 			}
-			if r == nil || r.RestID == "" {
+			if r == nil || !isID(r.RestID) {
 				continue
 			}
 			handle := r.Core.UserResults.Result.Core.ScreenName
 			if handle == "" {
 				handle = r.Core.UserResults.Result.Legacy.ScreenName
 			}
-			t := tweet{ID: r.RestID, Handle: handle, Text: r.Legacy.FullText, Likes: r.Legacy.FavoriteCount, Replies: r.Legacy.ReplyCount}
+			t := tweet{ID: r.RestID, Handle: handle, Text: r.Legacy.FullText, Likes: int(r.Legacy.FavoriteCount), Replies: int(r.Legacy.ReplyCount)}
 			if at, err := time.Parse(createdAtLayout, r.Legacy.CreatedAt); err == nil {
 				t.PostedAt = at
 			}
 			if handle == "" || strings.TrimSpace(t.Text) == "" {
 				continue
 			}
+			// The server keeps no more of a text (core's IngestPost), and a
+			// batch is bounded by its body limit: a tweet of a megabyte
+			// would make a batch refused on every pass.
+			t.Text = core.Cut(t.Text, core.MaxPostText)
 			pg.tweets = append(pg.tweets, t)
 		}
 	}
 	return pg, nil
+}
+
+// isID reports whether s is one of x's ids: a decimal snowflake, at most
+// 19 digits (an int64) without a leading zero. Ids are compared by length
+// and then digit by digit (compareIDs) to move a search's checkpoint, so
+// anything else could pass every later tweet.
+func isID(s string) bool {
+	if s == "" || len(s) > 19 || s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

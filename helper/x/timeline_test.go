@@ -2,7 +2,10 @@ package x
 
 import (
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/earshothq/earshot/core"
 )
 
 func TestParseSearchFixture(t *testing.T) {
@@ -44,5 +47,54 @@ func TestParseLaterPages(t *testing.T) {
 		if err != nil || len(pg.tweets) != tc.tweets || pg.bottom != tc.bottom {
 			t.Errorf("%s: %d tweets, bottom %q, %v; want %d, %q", tc.file, len(pg.tweets), pg.bottom, err, tc.tweets, tc.bottom)
 		}
+	}
+}
+
+// timelineOf is a SearchTimeline answer holding the given tweet results.
+func timelineOf(results ...string) []byte {
+	s := `{"data":{"search_by_raw_query":{"search_timeline":{"timeline":{"instructions":[{"entries":[`
+	for i, r := range results {
+		if i > 0 {
+			s += ","
+		}
+		s += `{"content":{"itemContent":{"tweet_results":{"result":` + r + `}}}}`
+	}
+	return []byte(s + `]}]}}}}}`)
+}
+
+// A count out of range does not cost the page, and none is negative:
+// the server skips a post with a negative count.
+func TestParseCountsOutOfRange(t *testing.T) {
+	pg, err := parseSearch(timelineOf(
+		`{"rest_id":"1861000000000000001","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"acme","favorite_count":1e20,"reply_count":-2}}`,
+		`{"rest_id":"1861000000000000002","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"acme","favorite_count":3,"reply_count":99999999999999999999999}}`))
+	if err != nil || len(pg.tweets) != 2 {
+		t.Fatalf("parseSearch = %+v, %v", pg, err)
+	}
+	if a, b := pg.tweets[0], pg.tweets[1]; a.Likes != 1<<31-1 || a.Replies != 0 || b.Likes != 3 || b.Replies != 1<<31-1 {
+		t.Errorf("tweets %+v", pg.tweets)
+	}
+}
+
+// A tweet whose id is not one of x's decimal ids is skipped: ids are
+// compared as numbers to move the search's checkpoint, and a longer one
+// would pass every later tweet.
+func TestParseSkipsIDsThatAreNotX(t *testing.T) {
+	tw := func(id string) string {
+		return `{"rest_id":"` + id + `","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"acme"}}`
+	}
+	pg, err := parseSearch(timelineOf(tw("1861000000000000001"), tw("99999999999999999999999999"), tw("18610000000000000x2"), tw("12/34")))
+	if err != nil || len(pg.tweets) != 1 || pg.tweets[0].ID != "1861000000000000001" {
+		t.Fatalf("parseSearch = %+v, %v", pg, err)
+	}
+}
+
+// A tweet's text is kept only as far as the server keeps it: an answer's tweet of a megabyte would make a batch over the
+// server's body limit, refused on every pass.
+func TestParseCutsLongTweets(t *testing.T) {
+	pg, err := parseSearch(timelineOf(`{"rest_id":"1861000000000000001","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},` +
+		`"legacy":{"full_text":"acme ` + strings.Repeat("<", 400_000) + `"}}`))
+	if err != nil || len(pg.tweets) != 1 || len(pg.tweets[0].Text) > core.MaxPostText {
+		t.Fatalf("parseSearch: %d tweets, %v", len(pg.tweets), err)
 	}
 }
