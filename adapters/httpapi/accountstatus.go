@@ -35,7 +35,7 @@ func (h *Helper) HandleAccountStatus(svc AccountStatusService) {
 	}
 	// Bounded like every helper route with a body, so the memory reports
 	// hold does not grow with the connections.
-	h.mux.Handle("POST /account-status", h.bounded(httptransport.NewServer(e, decodeAccountStatus, encodeResponse,
+	h.handle("POST", "/account-status", h.bounded(httptransport.NewServer(e, decodeAccountStatus, encodeResponse,
 		httptransport.ServerErrorEncoder(h.api.encodeError))))
 }
 
