@@ -96,6 +96,10 @@ func decodeAccountStatus(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Bounded before the conversion, so that a count of seconds too large
+	// for a duration stays past the service's bound (a day) rather than
+	// wrap round to a short wait or a negative one.
+	retryAfter := time.Duration(min(req.RetryAfter, int(health.MaxRetryAfter/time.Second)+1)) * time.Second
 	return health.Signal{Platform: p, Status: req.Status, Code: req.Code, Subcode: req.Subcode, Location: req.Location,
-		Body: req.Body, NoResponse: req.NoResponse, ViaProxy: req.ViaProxy, RetryAfter: time.Duration(req.RetryAfter) * time.Second}, nil
+		Body: req.Body, NoResponse: req.NoResponse, ViaProxy: req.ViaProxy, RetryAfter: retryAfter}, nil
 }
