@@ -35,7 +35,7 @@ func (h *Helper) HandleAccountStatus(svc AccountStatusService) {
 	}
 	// Bounded like every helper route with a body, so the memory reports
 	// hold does not grow with the connections.
-	h.mux.Handle("POST /account-status", h.bounded(httptransport.NewServer(e, decodeAccountStatus, encodeResponse,
+	h.handle("POST", "/account-status", h.bounded(httptransport.NewServer(e, decodeAccountStatus, encodeResponse,
 		httptransport.ServerErrorEncoder(h.api.encodeError))))
 }
 
@@ -96,6 +96,10 @@ func decodeAccountStatus(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Bounded before the conversion, so that a count of seconds too large
+	// for a duration stays past the service's bound (a day) rather than
+	// wrap round to a short wait or a negative one.
+	retryAfter := time.Duration(min(req.RetryAfter, int(health.MaxRetryAfter/time.Second)+1)) * time.Second
 	return health.Signal{Platform: p, Status: req.Status, Code: req.Code, Subcode: req.Subcode, Location: req.Location,
-		Body: req.Body, NoResponse: req.NoResponse, ViaProxy: req.ViaProxy, RetryAfter: time.Duration(req.RetryAfter) * time.Second}, nil
+		Body: req.Body, NoResponse: req.NoResponse, ViaProxy: req.ViaProxy, RetryAfter: retryAfter}, nil
 }

@@ -79,6 +79,7 @@ type Helper struct {
 	mux      *http.ServeMux
 	api      *API // for its error encoder
 	bodies   *slots
+	paths    map[string]bool // the paths with a route, each with its wrong-method answer
 }
 
 // NewHelper returns the helper endpoints' handler.
@@ -104,7 +105,7 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 		cfg.Logger.Info("EARSHOT_PROXY_URL is unset: GET /proxy answers 503 and helpers stop unless their operator turned the proxy off")
 	}
 	h := &Helper{cfg: cfg, keys: keys, ingest: ingest, sessions: sessions, mux: http.NewServeMux(),
-		api: &API{cfg: Config{Logger: cfg.Logger}}, bodies: newSlots(cfg.Bodies)}
+		api: &API{cfg: Config{Logger: cfg.Logger}}, bodies: newSlots(cfg.Bodies), paths: map[string]bool{}}
 	for _, r := range h.routes() {
 		// A route with a body answers service_unavailable as its body
 		// slots do: with Retry-After, so the helper sends it again.
@@ -117,9 +118,23 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 		if r.method != http.MethodGet {
 			handler = h.bounded(handler)
 		}
-		h.mux.Handle(r.method+" "+r.path, handler)
+		h.handle(r.method, r.path, handler)
 	}
 	return h
+}
+
+// handle serves method on path with handler. Any other method on the
+// path answers in the documented error body, as on /api/v1, rather than
+// in the mux's plain text.
+func (h *Helper) handle(method, path string, handler http.Handler) {
+	h.mux.Handle(method+" "+path, handler)
+	if h.paths[path] {
+		return
+	}
+	h.paths[path] = true
+	h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		h.api.encodeError(r.Context(), core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", r.Method, path), w)
+	})
 }
 
 // Paths lists the paths the helper serves, for the root mux.
