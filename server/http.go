@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/fx"
@@ -42,7 +43,7 @@ func newHelper(cfg Config, log *slog.Logger, s *services) *httpapi.Helper {
 // Secure when the site address is https.
 func newDashboard(cfg Config, log *slog.Logger, s *services, site *Site) (*dashboard.Dashboard, error) {
 	return dashboard.New(dashboard.Config{SecureCookies: cfg.SiteHTTPS(), Logger: log, RateLimit: cfg.RateLimit,
-		SiteURL: func() string { return site.URL }},
+		SiteURL: site.URL},
 		dashboard.Deps{Sessions: s.Sessions, Inbox: s.Inbox, Matches: s.Matches, Phrases: s.Phrases, Keys: s.Keys,
 			Webhooks: s.Webhooks, Channels: s.Channels, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
 			Reddit: dashReddit{s.Reddit}, Addresses: s.Addresses, Jars: s.Accounts, Exports: s.Inbox,
@@ -132,10 +133,19 @@ func writeStatus(w http.ResponseWriter, code int, status string) {
 
 // Site is the public address of the running server. When the operator
 // left EARSHOT_SITE_URL to its default, it follows the address actually
-// bound, so links stay right when EARSHOT_ADDR asks for port 0.
-type Site struct{ URL string }
+// bound, so links stay right when EARSHOT_ADDR asks for port 0. The
+// loops that put it in links start before the server listens, so it is
+// read and set atomically.
+type Site struct{ url atomic.Pointer[string] }
 
-func newSite(cfg Config) *Site { return &Site{URL: cfg.SiteURL} }
+func newSite(cfg Config) *Site {
+	s := &Site{}
+	s.url.Store(&cfg.SiteURL)
+	return s
+}
+
+// URL returns the address.
+func (s *Site) URL() string { return *s.url.Load() }
 
 // startServer listens at start and, on stop, stops accepting and waits
 // for the requests in flight.
@@ -155,9 +165,10 @@ func startServer(lc fx.Lifecycle, cfg Config, handler http.Handler, log *slog.Lo
 				return err
 			}
 			if cfg.SiteURL == "http://"+cfg.Addr {
-				site.URL = "http://" + ln.Addr().String()
+				bound := "http://" + ln.Addr().String()
+				site.url.Store(&bound)
 			}
-			log.Info("listening", "addr", ln.Addr().String(), "site", site.URL)
+			log.Info("listening", "addr", ln.Addr().String(), "site", site.URL())
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("server stopped", "err", err)

@@ -117,7 +117,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	}
 	limiter := newRateLimiter(db)
 	// Links are made under the site address as bound.
-	siteURL := func() string { return site.URL }
+	siteURL := site.URL
 	s := &services{limiter: limiter}
 	s.Console = newConsole(db, st, cfg, sealer, app.SessionDeps{Mailer: mailer, Limiter: limiter, Log: log}, siteURL)
 	s.Matches = app.NewMatches(st.matches)
@@ -313,7 +313,7 @@ func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, 
   dashboard sign-in:     %s (works once, within 15 minutes)
 Try:
   curl -H "Authorization: Bearer %s" %s/api/v1/me
-`, b.Owner.ID, b.Owner.Email, b.APIKey, b.IngestKey, link, b.APIKey, site.URL)
+`, b.Owner.ID, b.Owner.Email, b.APIKey, b.IngestKey, link, b.APIKey, site.URL())
 		return nil
 	}))
 }
