@@ -184,7 +184,10 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 			w.URL = t.Redacted()
 		}
 		w = changed(w, ch.Active, ch.MinScore, platforms)
-		if w.Schedule.Digest() && (w.Schedule != was.Schedule || w.Active && !was.Active) {
+		// A channel moved from one digest to another keeps its period:
+		// what was scored since its last digest was scored while it was on
+		// and on a digest, and no other digest will carry it.
+		if w.Schedule.Digest() && (!was.Schedule.Digest() || w.Active && !was.Active) {
 			w.LastDigestAt = now
 		}
 		return w, resealed, nil

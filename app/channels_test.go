@@ -494,6 +494,39 @@ func TestChannelDigestOnMovedClock(t *testing.T) {
 	}
 }
 
+// A channel moved from one digest to another keeps its period: what was
+// scored since its last digest goes out in the next one, as it would
+// have without the change, rather than in none.
+func TestChannelDigestChangeKeepsItsPeriod(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t)
+	o := w.owner(t, "moved@example.com")
+	c := newChans(t, w, nil)
+	c.start()
+	start := c.clock.Now()
+	slack := c.add(t, o.ID, core.ChannelSlack, 50, "hourly")
+	for _, v := range []int{80, 90} {
+		p := hostile
+		p.Title = fmt.Sprintf("post scored %d", v)
+		c.scorePost(t, o.ID, p, core.Score{Value: v, Intent: core.IntentBuying, Reason: "r"})
+	}
+	c.clock.add(30 * time.Minute)
+	daily, hour := "daily", start.Add(2*time.Hour).Hour()
+	up, err := c.Update(ctx, o.ID, slack.ID, ports.ChannelChange{Frequency: &daily, Hour: &hour})
+	if err != nil || up.Schedule.Frequency != core.AlertDaily || !up.LastDigestAt.Equal(slack.LastDigestAt) {
+		t.Fatalf("moved to daily: %+v, %v; want the period begun at %v kept", up, err, slack.LastDigestAt)
+	}
+	c.clock.add(90 * time.Minute)
+	if n, err := c.digests.Sweep(ctx); err != nil || n != 1 {
+		t.Fatalf("at the daily hour a sweep queued %d, %v; want the digest of the two matches", n, err)
+	}
+	c.fake.waitFor(t, 1, core.ChannelSlack)
+	if text := string(c.fake.requests(core.ChannelSlack)[0].Body); !strings.Contains(text, "scored 80") || !strings.Contains(text, "scored 90") {
+		t.Fatalf("the digest: %s", text)
+	}
+}
+
 // Each field's rule answers with its own words, no token repeated; the
 // plan's limit counts webhooks and channels together; a channel id is
 // unknown to the webhook routes and a webhook id to the channel routes;
