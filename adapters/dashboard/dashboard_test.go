@@ -275,3 +275,24 @@ func TestLayoutHead(t *testing.T) {
 		}
 	}
 }
+
+// After "Mark all read" the page says how many were marked, a count
+// the redirect carries; an address with anything but a count there
+// makes the page say nothing, as a bulk action's notice does.
+func TestNotificationsReadAllNotice(t *testing.T) {
+	unread := 0
+	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Deps{Sessions: fakeSessions{}, Inbox: fakeInbox{}, Phrases: fakePhrases{}, Notifications: fakeNotifications{&unread}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notice := `<p class="notice" role="status">`
+	if body := get(d, "/app/notifications?done=all&n=3", true).Body.String(); !strings.Contains(body, notice+"3 marked read.</p>") {
+		t.Fatalf("after marking 3 read:\n%s", body)
+	}
+	for _, q := range []string{"done=all&n=-40", "done=all&n=lots", "done=all"} {
+		if body := get(d, "/app/notifications?"+q, true).Body.String(); strings.Contains(body, notice) {
+			t.Fatalf("?%s makes the page say:\n%s", q, body)
+		}
+	}
+}

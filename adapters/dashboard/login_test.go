@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 )
@@ -106,6 +107,42 @@ func TestSessionCookieName(t *testing.T) {
 		w := serve(d, r)
 		if sc := w.Header().Get("Set-Cookie"); w.Code != 200 || !strings.HasPrefix(sc, tc.name+"=;") || !strings.Contains(sc, "Max-Age=0") {
 			t.Errorf("secure %v: signing out: %d, Set-Cookie %s", tc.secure, w.Code, sc)
+		}
+	}
+}
+
+// A session lasts EARSHOT_SESSION_IDLE without use, not from sign-in:
+// every page read with it renews the cookie's lifetime, so an owner who
+// keeps using the dashboard is not signed out by the browser when the
+// cookie set at sign-in runs out. Signing out still clears it.
+func TestSessionCookieRenewedOnUse(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		d, err := New(Config{SecureCookies: secure}, Deps{Sessions: &linkSessions{}, Inbox: fakeInbox{}, Phrases: fakePhrases{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := d.sessionCookie()
+		r := httptest.NewRequest("GET", "/app/", nil)
+		r.AddCookie(&http.Cookie{Name: name, Value: tok})
+		w := serve(d, r)
+		var renewed *http.Cookie
+		for _, c := range w.Result().Cookies() {
+			if c.Name == name {
+				renewed = c
+			}
+		}
+		if w.Code != 200 || renewed == nil || renewed.Value != tok || renewed.MaxAge != int(time.Hour.Seconds()) ||
+			!renewed.HttpOnly || renewed.Secure != secure || renewed.SameSite != http.SameSiteLaxMode {
+			t.Fatalf("secure %v: a signed-in page: %d, cookie %+v", secure, w.Code, renewed)
+		}
+		for _, path := range []string{"/app/logout", "/app/logout/everywhere"} {
+			r := httptest.NewRequest("POST", path, nil)
+			r.Header.Set("Sec-Fetch-Site", "same-origin")
+			r.AddCookie(&http.Cookie{Name: name, Value: tok})
+			cs := serve(d, r).Result().Cookies()
+			if len(cs) != 1 || cs[0].Name != name || cs[0].MaxAge != -1 {
+				t.Fatalf("secure %v: %s sets %+v, want the session cookie cleared only", secure, path, cs)
+			}
 		}
 	}
 }

@@ -70,7 +70,11 @@ func session(r *http.Request) core.Session {
 
 // requireSession lets requests with a live session through and sends
 // others to sign in: a page to the sign-in form, a write or a live
-// stream an error.
+// stream an error. A page read with a live session sets the cookie
+// again for another idle time: a session ends after that long without
+// use, so the cookie set at sign-in must not run out while the owner
+// keeps using it. Writes leave the cookie alone (each leads to a page,
+// and signing out clears it).
 func (d *Dashboard) requireSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := d.readCookie(r)
@@ -92,6 +96,9 @@ func (d *Dashboard) requireSession(next http.Handler) http.Handler {
 			}
 			d.render(w, r, http.StatusUnauthorized, "login", loginView{layout: layout{Title: "Sign in", Problem: "Your session has ended. Sign in again."}})
 			return
+		}
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			d.setCookie(w, c.Value)
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
 	})

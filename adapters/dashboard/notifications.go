@@ -51,8 +51,11 @@ func (d *Dashboard) showNotifications(w http.ResponseWriter, r *http.Request) {
 	v := notificationsView{layout: layout{Title: "Notifications", Nav: "notifications", SignedIn: true}}
 	v.Notice = doneNotice(r, "notifications")
 	if r.URL.Query().Get("done") == "all" { // says how many, from the address's n
-		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
-		v.Notice = strconv.Itoa(n) + " marked read."
+		// Only a count is said: an address with anything else there
+		// would make the page say what it never did.
+		if n, err := strconv.Atoi(r.URL.Query().Get("n")); err == nil && n >= 0 {
+			v.Notice = strconv.Itoa(n) + " marked read."
+		}
 	}
 	now := d.cfg.Now()
 	for _, n := range items {
