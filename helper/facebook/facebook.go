@@ -356,11 +356,14 @@ func (r *Reader) readSearch(ctx context.Context, in helper.In, s search, emit fu
 	since, _ := strconv.ParseInt(in.Since(key), 10, 64)
 	stories := parsePage(pg.Document, pg.Answers)
 	slices.SortStableFunc(stories, func(a, b story) int { return int(a.created - b.created) })
+	// A checkpoint moves no further than the read: a story dated after
+	// it (a wrong date) would otherwise hide every story made before then.
+	at := r.now().Unix()
 	for _, st := range stories {
 		if st.created < since {
 			continue
 		}
-		if err := emit(r.post(st, s.community), helper.Mark{Key: key, Value: strconv.FormatInt(st.created, 10)}); err != nil {
+		if err := emit(r.post(st, s.community), helper.Mark{Key: key, Value: strconv.FormatInt(min(st.created, at), 10)}); err != nil {
 			return err
 		}
 	}

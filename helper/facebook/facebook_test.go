@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -74,7 +75,7 @@ func (r *run) emit(p helper.Post, m helper.Mark) error {
 }
 
 func newReader(t *testing.T, pages PageReader, r *run) *Reader {
-	now := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 	if f, ok := pages.(*fakePages); ok {
 		f.now = func() time.Time { return now }
 	}
@@ -312,7 +313,7 @@ func TestJoinedGroupsAreSearchedInTurn(t *testing.T) {
 			return nil
 		},
 	}
-	now := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 	var slept []time.Duration
 	pages.now = func() time.Time { return now }
 	reader := func() *Reader {
@@ -465,6 +466,33 @@ func TestImplausibleCreationTimeIsNoPost(t *testing.T) {
 	}
 	if r.marks[len(r.marks)-1].Value != "1790168469" {
 		t.Errorf("marks %v", r.marks)
+	}
+}
+
+// A story dated after the read (a wrong date) is sent, but moves its
+// search's checkpoint only to the time of the read: stories made before
+// that date and read later are still sent.
+func TestFutureDateMovesTheCheckpointToTheReadOnly(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	answer := `{"data":{"node":{"edges":[` +
+		`{"node":{"post_id":"1","message":{"text":"acme grinder now"},"creation_time":1790168469}},` +
+		`{"node":{"post_id":"2","message":{"text":"acme grinder from 2040"},"creation_time":2208988800}}]}}}`
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(answer)}}
+	}}
+	rd := newReader(t, pages, r)
+	rd.Groups = -1
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := postIDs(r.posts); got != "1,2" {
+		t.Fatalf("posts %s, want 1,2", got)
+	}
+	read := strconv.FormatInt(rd.now().Unix(), 10)
+	if m := r.marks[len(r.marks)-1]; m.Value != read {
+		t.Errorf("last mark %v, want the read's time %s", m, read)
 	}
 }
 
