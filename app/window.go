@@ -242,7 +242,7 @@ func (w *Window) Trim(ctx context.Context) (int, error) {
 // Backfill fills the phrases waiting for it, each owner's within its
 // rate: a phrase over it waits for a later sweep.
 func (w *Window) Backfill(ctx context.Context) error {
-	ps, err := w.d.Recent.Backfills(ctx, 50)
+	ps, err := w.d.Recent.Backfills(ctx, 50, 50)
 	if err != nil {
 		return err
 	}

@@ -298,7 +298,7 @@ func TestWindowBackfill(t *testing.T) {
 			t.Errorf("the phrase counts %d matches", p.Matches)
 		}
 		// One backfill a minute: the second phrase waits.
-		pending, _ := ww.recent.Backfills(ctx, 10)
+		pending, _ := ww.recent.Backfills(ctx, 10, 10)
 		if !slices.ContainsFunc(pending, func(p core.Phrase) bool { return p.ID == second.ID }) {
 			t.Fatalf("the second phrase was filled within the rate: pending %v", pending)
 		}
@@ -306,7 +306,7 @@ func TestWindowBackfill(t *testing.T) {
 		if err := ww.window.Backfill(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if pending, _ := ww.recent.Backfills(ctx, 10); len(pending) != 0 {
+		if pending, _ := ww.recent.Backfills(ctx, 10, 10); len(pending) != 0 {
 			t.Fatalf("still pending a minute later: %v", pending)
 		}
 		// A post matched as it is read after the add is not matched again.
