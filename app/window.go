@@ -240,9 +240,11 @@ func (w *Window) Trim(ctx context.Context) (int, error) {
 }
 
 // Backfill fills the phrases waiting for it, each owner's within its
-// rate: a phrase over it waits for a later sweep.
+// rate: a phrase over it waits for a later sweep. It reads no more of an
+// owner's than its rate lets fill, so one owner's many waiting phrases
+// do not crowd another's out of the read.
 func (w *Window) Backfill(ctx context.Context) error {
-	ps, err := w.d.Recent.Backfills(ctx, 50)
+	ps, err := w.d.Recent.Backfills(ctx, w.cfg.BackfillsPerMinute, 50)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -298,7 +299,7 @@ func TestWindowBackfill(t *testing.T) {
 			t.Errorf("the phrase counts %d matches", p.Matches)
 		}
 		// One backfill a minute: the second phrase waits.
-		pending, _ := ww.recent.Backfills(ctx, 10)
+		pending, _ := ww.recent.Backfills(ctx, 10, 10)
 		if !slices.ContainsFunc(pending, func(p core.Phrase) bool { return p.ID == second.ID }) {
 			t.Fatalf("the second phrase was filled within the rate: pending %v", pending)
 		}
@@ -306,7 +307,7 @@ func TestWindowBackfill(t *testing.T) {
 		if err := ww.window.Backfill(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if pending, _ := ww.recent.Backfills(ctx, 10); len(pending) != 0 {
+		if pending, _ := ww.recent.Backfills(ctx, 10, 10); len(pending) != 0 {
 			t.Fatalf("still pending a minute later: %v", pending)
 		}
 		// A post matched as it is read after the add is not matched again.
@@ -332,6 +333,32 @@ func TestWindowBackfill(t *testing.T) {
 		}
 		if !seen[acme.ID+"/new-1"] {
 			t.Fatal("the new post was not matched")
+		}
+	})
+}
+
+// One owner's phrases waiting beyond its rate hold no other owner's
+// back: a phrase of an owner within its rate is filled at the next sweep.
+func TestWindowBackfillOwnersApart(t *testing.T) {
+	t.Parallel()
+	databases(t, func(t *testing.T, w world) {
+		ctx := context.Background()
+		ww := newWindowWorld(t, w, WindowConfig{Days: 7, Posts: 1000, BackfillsPerMinute: 1}, true)
+		busy, quiet := w.owner(t, "busy@example.com"), w.owner(t, "quiet@example.com")
+		ww.send(t, quiet.ID, "q-1: acme is here")
+		for i := range 60 {
+			if _, _, err := ww.phrases.Add(ctx, busy.ID, fmt.Sprintf("phrase %d", i), "x", "", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := ww.phrases.Add(ctx, quiet.ID, "acme", "x", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := ww.window.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ms, _, _ := w.matches.Matches(ctx, quiet.ID, ports.MatchFilter{MinScore: -1, Limit: 10}); len(ms) != 1 || !ms[0].Backfilled {
+			t.Fatalf("the quiet owner's phrase was not filled: %d matches", len(ms))
 		}
 	})
 }

@@ -66,9 +66,11 @@ type RecentStore interface {
 	// owner's window; a second request before it is filled changes
 	// nothing. KindNotFound for an unknown phrase.
 	RequestBackfill(ctx context.Context, phraseID string, at time.Time) error
-	// Backfills returns up to limit phrases waiting to be filled, as they
-	// are now, the oldest request first.
-	Backfills(ctx context.Context, limit int) ([]core.Phrase, error)
+	// Backfills returns the phrases waiting to be filled, as they are
+	// now, the oldest request first (then by phrase id): at most
+	// perOwner of each owner, its oldest, and at most limit in all, so
+	// one owner's many waiting phrases leave room for other owners'.
+	Backfills(ctx context.Context, perOwner, limit int) ([]core.Phrase, error)
 	// SaveBackfill stores, in one transaction, a match of p for each of
 	// posts (p's owner's, of p's platform, newest first, as RecentPosts
 	// passes them) that p has no match of yet, marked Backfilled, the

@@ -352,9 +352,16 @@ func (s *RecentStore) RequestBackfill(ctx context.Context, phraseID string, at t
 }
 
 // Backfills implements ports.RecentStore.
-func (s *RecentStore) Backfills(ctx context.Context, limit int) ([]core.Phrase, error) {
-	return list(s.db.with(ctx).Table("phrases").Select("phrases.*").
-		Joins("JOIN recent_backfills b ON b.phrase_id = phrases.id").Order("b.requested_at, phrases.id").Limit(limit),
+func (s *RecentStore) Backfills(ctx context.Context, perOwner, limit int) ([]core.Phrase, error) {
+	db := s.db.with(ctx)
+	// Each request numbered within its owner's, oldest first, so one
+	// statement keeps each owner's oldest perOwner and reads past the rest.
+	ranked := db.Table("recent_backfills r").Select("r.phrase_id, r.requested_at, " +
+		"ROW_NUMBER() OVER (PARTITION BY p.owner_id ORDER BY r.requested_at, r.phrase_id) AS n").
+		Joins("JOIN phrases p ON p.id = r.phrase_id")
+	return list(db.Table("phrases").Select("phrases.*").
+		Joins("JOIN (?) b ON b.phrase_id = phrases.id", ranked).Where("b.n <= ?", perOwner).
+		Order("b.requested_at, phrases.id").Limit(limit),
 		"phrase", phraseRow.phrase)
 }
 

@@ -368,6 +368,7 @@ func testRecentConcurrent(t *testing.T, s Stores) {
 // stores a match of each post the phrase has none of, marked and in
 // order, counts them on the phrase and ends the request.
 func testBackfill(t *testing.T, s Stores) {
+	t.Run("PerOwner", func(t *testing.T) { testBackfillPerOwner(t, s) })
 	o := newOwner(t, s)
 	p := newPhrase(t, s, o.ID, "acme "+unique(), "x", "")
 	at := seenNow()
@@ -378,7 +379,7 @@ func testBackfill(t *testing.T, s Stores) {
 	if err := s.Recent.RequestBackfill(ctx, p.ID, at.Add(time.Second)); err != nil {
 		t.Fatalf("a second request: %v", err)
 	}
-	pending, err := s.Recent.Backfills(ctx, 1000)
+	pending, err := s.Recent.Backfills(ctx, 1000, 1000)
 	if err != nil || !slices.ContainsFunc(pending, func(q core.Phrase) bool { return q.ID == p.ID && q.Phrase == p.Phrase }) {
 		t.Fatalf("Backfills = %+v, %v", pending, err)
 	}
@@ -421,7 +422,7 @@ func testBackfill(t *testing.T, s Stores) {
 	if got, _ := s.Phrases.Phrase(ctx, o.ID, p.ID); got.Matches != 3 {
 		t.Fatalf("phrase counts %d matches, want 3", got.Matches)
 	}
-	pending, _ = s.Recent.Backfills(ctx, 1000)
+	pending, _ = s.Recent.Backfills(ctx, 1000, 1000)
 	if slices.ContainsFunc(pending, func(q core.Phrase) bool { return q.ID == p.ID }) {
 		t.Fatal("the request stayed after filling")
 	}
@@ -443,12 +444,49 @@ func testBackfill(t *testing.T, s Stores) {
 	if err := s.Phrases.DeletePhrase(ctx, o.ID, gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	pending, _ = s.Recent.Backfills(ctx, 1000)
+	pending, _ = s.Recent.Backfills(ctx, 1000, 1000)
 	if slices.ContainsFunc(pending, func(ph core.Phrase) bool { return ph.ID == q.ID || ph.ID == gone.ID }) {
 		t.Fatalf("ended or deleted requests listed: %+v", pending)
 	}
 	if ms, err := s.Recent.SaveBackfill(ctx, gone, window); err != nil || len(ms) != 0 {
 		t.Fatalf("filling a deleted phrase = %+v, %v", ms, err)
+	}
+}
+
+// testBackfillPerOwner: the requests listed are at most perOwner of each
+// owner, its oldest, so an owner with many older requests leaves room for
+// another's. The requests are dated long ago, before any other case's,
+// and only these owners' phrases are looked at.
+func testBackfillPerOwner(t *testing.T, s Stores) {
+	busy, quiet := newOwner(t, s), newOwner(t, s)
+	at := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	var want []string
+	for i := range 3 {
+		p := newPhrase(t, s, busy.ID, fmt.Sprintf("busy %d %s", i, unique()), "x", "")
+		if err := s.Recent.RequestBackfill(ctx, p.ID, at.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if i < 2 {
+			want = append(want, p.ID)
+		}
+	}
+	q := newPhrase(t, s, quiet.ID, "quiet "+unique(), "x", "")
+	if err := s.Recent.RequestBackfill(ctx, q.ID, at.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, q.ID)
+	pending, err := s.Recent.Backfills(ctx, 2, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pending {
+		if p.OwnerID == busy.ID || p.OwnerID == quiet.ID {
+			got = append(got, p.ID)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Backfills(2, 1000) listed %v of these owners' requests, want %v (the busy owner's two oldest, then the quiet one's)", got, want)
 	}
 }
 
