@@ -124,9 +124,10 @@ func (s *Server) brandIntelligence(_ context.Context, request any) (any, error) 
 		competitors := []any{}
 		seen := map[string]bool{}
 		old, _ := intel["competitors"].([]any)
+		// Stored names are compared trimmed too: a PUT keeps them as given.
 		for _, c := range old {
-			if name, isStr := c.(string); isStr && !seen[name] {
-				seen[name] = true
+			if name, isStr := c.(string); isStr && !seen[strings.TrimSpace(name)] {
+				seen[strings.TrimSpace(name)] = true
 				competitors = append(competitors, name)
 			}
 		}

@@ -246,3 +246,15 @@ func TestBrandIndexNeedsAWebsite(t *testing.T) {
 		t.Errorf("sourceUrl not used: %v", src)
 	}
 }
+
+// Competitors a PUT stored with surrounding spaces are the same competitor
+// as the trimmed name the intelligence route adds.
+func TestBrandIntelligenceDedupesStoredCompetitorsTrimmed(t *testing.T) {
+	c := newClient(t, Config{})
+	c.must(200, "PUT", "/brand", with(acmeBrand(), "intelligence", map[string]any{"competitors": []string{" Calendly ", "Acuity"}}))
+	b := c.must(200, "POST", "/brand/intelligence", map[string]any{"competitors": []string{"Calendly", "Acuity "}}).obj("brand")
+	comp := b["intelligence"].(map[string]any)["competitors"].([]any)
+	if len(comp) != 2 {
+		t.Errorf("competitors %q, want Calendly and Acuity once each", comp)
+	}
+}
