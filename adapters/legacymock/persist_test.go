@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -227,5 +228,25 @@ func TestCheckGrowth(t *testing.T) {
 		if err := checkGrowth(tc.before, tc.after); (err == nil) != tc.ok {
 			t.Errorf("checkGrowth(%d, %d) = %v", tc.before, tc.after, err)
 		}
+	}
+}
+
+// A deeply nested body is refused as it is read. The state file is
+// indented, so each level costs a line as wide as its depth: a 10 KB brand
+// 5000 levels deep was encoded into some 240 MB, under the store's lock,
+// before the growth bound could refuse it.
+func TestDeepNestingIsRefusedCheaply(t *testing.T) {
+	c := newClient(t, Config{})
+	const depth = 5000
+	body := `{"identity":{"name":"x","deep":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}}`
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	c.fails(400, "", "PUT", "/brand", body)
+	runtime.ReadMemStats(&after)
+	if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; mb > 32 {
+		t.Errorf("a %d-byte body cost %d MB", len(body), mb)
+	}
+	if r := c.must(200, "GET", "/brand", nil); r.body["brand"] != nil {
+		t.Errorf("a refused brand is stored: %.200s", r.raw)
 	}
 }

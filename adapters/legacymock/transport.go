@@ -170,16 +170,21 @@ func decodeJSON(r *http.Request, v any, optional bool) error {
 }
 
 // Field bounds of every request body: no text longer than maxString
-// bytes, no list longer than maxItems. They hold wherever a body is
-// decoded, so free-form parts (the brand) are bound as well as the
-// fields the rules name; the store bounds what a change adds in all.
+// bytes, no list longer than maxItems, no object or list nested more
+// than maxDepth deep. They hold wherever a body is decoded, so free-form
+// parts (the brand) are bound as well as the fields the rules name; the
+// store bounds what a change adds in all. The depth bound comes first
+// because the state file is indented: every level of a value costs a
+// line as wide as its depth, so a small deep body would encode to
+// hundreds of megabytes before the store could weigh it.
 const (
 	maxString = 8 << 10
 	maxItems  = 200
+	maxDepth  = 20
 )
 
-// checkSizes walks a valid JSON body and refuses a text (key or value)
-// or a list over the bounds, naming the nearest field.
+// checkSizes walks a valid JSON body and refuses a text (key or value),
+// a list or a nesting over the bounds, naming the nearest field.
 func checkSizes(data []byte) error {
 	type frame struct {
 		array   bool
@@ -232,6 +237,9 @@ func checkSizes(data []byte) error {
 			}
 		}
 		if d, ok := tok.(json.Delim); ok {
+			if len(stack) == maxDepth {
+				return core.Errorf(core.KindInvalid, "%s is nested more than %d levels deep", name(), maxDepth)
+			}
 			stack = append(stack, &frame{array: d == '[', wantKey: d == '{'})
 		}
 	}
