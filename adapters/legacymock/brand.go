@@ -47,7 +47,7 @@ func (s *Server) putBrand(_ context.Context, request any) (any, error) {
 		}
 		for key, v := range patch {
 			switch {
-			case brandObjects[key] && v == nil, key == "sourceUrl" && v == nil, key == "offerings" && v == nil:
+			case brandObjects[key] && v == nil, v == nil && (key == "sourceUrl" || key == "offerings" || key == "sources"):
 				delete(next, key)
 			case brandObjects[key]:
 				src, isObj := v.(map[string]any)
@@ -68,7 +68,7 @@ func (s *Server) putBrand(_ context.Context, request any) (any, error) {
 				next[key] = validOfferings(list)
 			case key == "sources":
 				list, isList := v.([]any)
-				if !isList && v != nil {
+				if !isList {
 					return result{}, errInvalidBrand
 				}
 				merged, valid := mergePages(next["sources"], list)

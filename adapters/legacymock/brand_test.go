@@ -258,3 +258,16 @@ func TestBrandIntelligenceDedupesStoredCompetitorsTrimmed(t *testing.T) {
 		t.Errorf("competitors %q, want Calendly and Acuity once each", comp)
 	}
 }
+
+// In a PUT null removes a key, sources included, as it does every other.
+func TestBrandPutNullSourcesRemovesThem(t *testing.T) {
+	c := newClient(t, Config{})
+	c.must(200, "PUT", "/brand", with(acmeBrand(), "sources", []any{map[string]any{"url": "https://slotwise.example/"}}))
+	b := c.must(200, "PUT", "/brand", `{"sources": null}`).obj("brand")
+	if _, has := b["sources"]; has {
+		t.Errorf("sources after null: %v", b["sources"])
+	}
+	if src := c.must(200, "GET", "/brand/sources", nil).list("sources"); len(src) != 0 {
+		t.Errorf("GET /brand/sources after null: %v", src)
+	}
+}
