@@ -36,7 +36,7 @@ func main() {
 	rate := flag.Int("rate", 100, "requests per second")
 	duration := flag.Duration("duration", 20*time.Second, "how long to run (at most 10m)")
 	mix := flag.String("mix", "80:5:15", "percent of reads:phrase writes:ingest batches")
-	batch := flag.Int("batch", 100, "posts per ingest batch")
+	batch := flag.Int("batch", 100, "posts per ingest batch (1 to 100)")
 	seed := flag.Int("seed", 0, "posts to ingest as fast as the server takes them before the timed run (at most 10,000,000)")
 	flag.Parse()
 	if err := run(*target, *key, *ingestKey, *rate, *duration, *mix, *batch, *seed); err != nil {
@@ -54,11 +54,17 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 		return errors.New("-key and -ingest-key are required (the first start of serve prints both)")
 	}
 	var reads, writes, ingests int
-	if _, err := fmt.Sscanf(mix, "%d:%d:%d", &reads, &writes, &ingests); err != nil || reads+writes+ingests != 100 {
+	if _, err := fmt.Sscanf(mix, "%d:%d:%d", &reads, &writes, &ingests); err != nil || reads+writes+ingests != 100 ||
+		min(reads, writes, ingests) < 0 {
 		return errors.New("-mix must be three percentages that add up to 100, e.g. 80:5:15")
 	}
 	if rate < 1 || rate > 20000 || duration <= 0 || duration > 10*time.Minute {
 		return errors.New("-rate must be 1 to 20000 and -duration at most 10m")
+	}
+	// POST /ingest takes at most 100 posts: a larger batch would make
+	// every ingest an error, and a negative one cannot be built.
+	if batch < 1 || batch > 100 {
+		return errors.New("-batch must be 1 to 100 posts")
 	}
 	if seed < 0 || seed > 10_000_000 {
 		return errors.New("-seed must be 0 to 10000000")

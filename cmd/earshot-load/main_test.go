@@ -107,3 +107,26 @@ func TestRunRefusesBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// A batch size the ingest route cannot take, or a mix with a share out of
+// 0 to 100, is refused before any request: a negative batch would crash
+// the run, and a batch over the route's 100 posts would make every
+// ingest an error.
+func TestRunRefusesBadBatchAndMix(t *testing.T) {
+	for _, c := range []struct {
+		mix       string
+		batch     int
+		wantInErr string
+	}{
+		{"0:0:100", -1, "-batch"},
+		{"0:0:100", 0, "-batch"},
+		{"0:0:100", 101, "-batch"},
+		{"120:-10:-10", 100, "-mix"},
+		{"50:60:-10", 100, "-mix"},
+	} {
+		err := run("http://127.0.0.1:1", "api", "ingest", 10, time.Second, c.mix, c.batch, 0)
+		if err == nil || !strings.Contains(err.Error(), c.wantInErr) {
+			t.Errorf("run(mix %s, batch %d) = %v, want an error naming %s", c.mix, c.batch, err, c.wantInErr)
+		}
+	}
+}
