@@ -114,6 +114,9 @@ func helperCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return &exitError{exitSettings, err}
 	}
+	// Caught before the challenge too: a stop there closes its browser.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	if s.challenge != "" {
 		return helperChallenge(ctx, s, client, stderr, log)
 	}
@@ -125,8 +128,6 @@ func helperCmd(ctx context.Context, args []string, getenv func(string) string, s
 	browsers := &browser.Shared{Options: browser.Options{ExecPath: s.browserPath, NoSandbox: os.Geteuid() == 0}}
 	defer browsers.Close()
 	r := &helper.Runner{Client: client, State: state, Direct: s.direct, Log: log, Readers: helperReaders(s, browsers)}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	for {
 		err := r.Pass(ctx)
 		if ctx.Err() != nil {
