@@ -104,3 +104,20 @@ func TestNewOwnerNameCountsCharacters(t *testing.T) {
 		})
 	}
 }
+
+// A name is held to a key name's rule: Postgres refuses a NUL and bytes
+// that are not UTF-8 where SQLite keeps them, and the owner list prints
+// one owner a line, its fields split by tabs.
+func TestNewOwnerNameRefusesControlAndBadUTF8(t *testing.T) {
+	for _, in := range []string{"Ada\x00", "Ada \xff", "Ada\tLovelace", "Ada\nLovelace", "Ada\u0007Lovelace"} {
+		o, err := core.NewOwner("ada@example.com", in)
+		if err == nil {
+			t.Errorf("NewOwner name %q = %+v, want refused", in, o)
+			continue
+		}
+		requireKind(t, err, core.KindInvalid)
+		if !strings.Contains(core.Message(err), "name") {
+			t.Errorf("message %q does not name the field", core.Message(err))
+		}
+	}
+}
