@@ -41,9 +41,11 @@ func NewOwner(email, name string) (Owner, error) {
 }
 
 // Update returns o with a new address and name, each validated as
-// NewOwner does; nil keeps the one o has.
+// NewOwner does; nil keeps the one o has. A name kept is not checked
+// again: one stored before a rule existed does not stop its owner from
+// changing the address.
 func (o Owner) Update(email, name *string) (Owner, error) {
-	e, n := o.Email, o.Name
+	e, n := o.Email, ""
 	if email != nil {
 		e = *email
 	}
@@ -54,7 +56,10 @@ func (o Owner) Update(email, name *string) (Owner, error) {
 	if err != nil {
 		return Owner{}, err
 	}
-	o.Email, o.Name = v.Email, v.Name
+	o.Email = v.Email
+	if name != nil {
+		o.Name = v.Name
+	}
 	return o, nil
 }
 

@@ -121,3 +121,22 @@ func TestNewOwnerNameRefusesControlAndBadUTF8(t *testing.T) {
 		}
 	}
 }
+
+// A name stored before the rule on control characters stays as it is
+// when only the address changes, and the change goes through.
+func TestOwnerUpdateKeepsAStoredName(t *testing.T) {
+	o := core.Owner{ID: "o1", Email: "ada@example.com", Name: "Ada\tLovelace"}
+	email := "ada@example.org"
+	got, err := o.Update(&email, nil)
+	if err != nil || got.Email != email || got.Name != o.Name {
+		t.Fatalf("Update(address) = %+v, %v", got, err)
+	}
+	name := "Ada\tL"
+	if _, err := o.Update(nil, &name); err == nil {
+		t.Fatalf("Update(name %q) accepted", name)
+	}
+	name = " Ada L "
+	if got, err := o.Update(nil, &name); err != nil || got.Name != "Ada L" || got.Email != o.Email {
+		t.Fatalf("Update(name) = %+v, %v", got, err)
+	}
+}
