@@ -64,7 +64,8 @@ func alertZone(zone string) (*time.Location, error) {
 		h, m, ok := strings.Cut(zone[1:], ":")
 		hh, err1 := strconv.Atoi(h)
 		mm, err2 := strconv.Atoi(m)
-		if !ok || len(h) != 2 || len(m) != 2 || err1 != nil || err2 != nil || hh > 14 || mm > 59 {
+		// Atoi takes a sign: digitsOnly keeps a second one out of the parts.
+		if !ok || len(h) != 2 || len(m) != 2 || !digitsOnly(h) || !digitsOnly(m) || err1 != nil || err2 != nil || hh > 14 || mm > 59 {
 			return nil, bad
 		}
 		off := hh*3600 + mm*60

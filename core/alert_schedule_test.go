@@ -106,3 +106,13 @@ func TestAlertScheduleDailyOnceADay(t *testing.T) {
 		}
 	}
 }
+
+// An offset's hours and minutes are two digits each: a second sign inside
+// them is no offset, and would be read as another one (+-5:30 as -04:30).
+func TestAlertZoneOffsetDigitsOnly(t *testing.T) {
+	for _, zone := range []string{"+-5:30", "++5:30", "-+1:00", "+05:-3", "+05:+3"} {
+		if s, err := NewAlertSchedule("daily", 9, zone); err == nil {
+			t.Errorf("NewAlertSchedule(daily, 9, %q) = %+v, want refused", zone, s)
+		}
+	}
+}

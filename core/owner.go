@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -16,14 +17,23 @@ type Owner struct {
 	CreatedAt time.Time
 }
 
-// NewOwner validates an owner's email address and name.
+// NewOwner validates an owner's email address and name. The name is
+// held to a key name's rule (NormalizeKeyName): valid UTF-8 without
+// control characters once trimmed, so both databases store the same
+// thing and the owner list keeps one owner a line.
 func NewOwner(email, name string) (Owner, error) {
 	email = strings.TrimSpace(email)
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email {
 		return Owner{}, Errorf(KindInvalid, "email must be a plain address such as ada@example.com")
 	}
+	if !utf8.ValidString(name) {
+		return Owner{}, Errorf(KindInvalid, "name must be valid UTF-8")
+	}
 	name = strings.TrimSpace(name)
+	if strings.ContainsFunc(name, unicode.IsControl) {
+		return Owner{}, Errorf(KindInvalid, "name must not contain control characters")
+	}
 	if utf8.RuneCountInString(name) > 200 {
 		return Owner{}, Errorf(KindInvalid, "name must be at most 200 characters")
 	}
@@ -31,9 +41,11 @@ func NewOwner(email, name string) (Owner, error) {
 }
 
 // Update returns o with a new address and name, each validated as
-// NewOwner does; nil keeps the one o has.
+// NewOwner does; nil keeps the one o has. A name kept is not checked
+// again: one stored before a rule existed does not stop its owner from
+// changing the address.
 func (o Owner) Update(email, name *string) (Owner, error) {
-	e, n := o.Email, o.Name
+	e, n := o.Email, ""
 	if email != nil {
 		e = *email
 	}
@@ -44,7 +56,10 @@ func (o Owner) Update(email, name *string) (Owner, error) {
 	if err != nil {
 		return Owner{}, err
 	}
-	o.Email, o.Name = v.Email, v.Name
+	o.Email = v.Email
+	if name != nil {
+		o.Name = v.Name
+	}
 	return o, nil
 }
 

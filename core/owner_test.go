@@ -104,3 +104,39 @@ func TestNewOwnerNameCountsCharacters(t *testing.T) {
 		})
 	}
 }
+
+// A name is held to a key name's rule: Postgres refuses a NUL and bytes
+// that are not UTF-8 where SQLite keeps them, and the owner list prints
+// one owner a line, its fields split by tabs.
+func TestNewOwnerNameRefusesControlAndBadUTF8(t *testing.T) {
+	for _, in := range []string{"Ada\x00", "Ada \xff", "Ada\tLovelace", "Ada\nLovelace", "Ada\u0007Lovelace"} {
+		o, err := core.NewOwner("ada@example.com", in)
+		if err == nil {
+			t.Errorf("NewOwner name %q = %+v, want refused", in, o)
+			continue
+		}
+		requireKind(t, err, core.KindInvalid)
+		if !strings.Contains(core.Message(err), "name") {
+			t.Errorf("message %q does not name the field", core.Message(err))
+		}
+	}
+}
+
+// A name stored before the rule on control characters stays as it is
+// when only the address changes, and the change goes through.
+func TestOwnerUpdateKeepsAStoredName(t *testing.T) {
+	o := core.Owner{ID: "o1", Email: "ada@example.com", Name: "Ada\tLovelace"}
+	email := "ada@example.org"
+	got, err := o.Update(&email, nil)
+	if err != nil || got.Email != email || got.Name != o.Name {
+		t.Fatalf("Update(address) = %+v, %v", got, err)
+	}
+	name := "Ada\tL"
+	if _, err := o.Update(nil, &name); err == nil {
+		t.Fatalf("Update(name %q) accepted", name)
+	}
+	name = " Ada L "
+	if got, err := o.Update(nil, &name); err != nil || got.Name != "Ada L" || got.Email != o.Email {
+		t.Fatalf("Update(name) = %+v, %v", got, err)
+	}
+}
