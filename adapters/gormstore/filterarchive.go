@@ -105,12 +105,14 @@ func (s *FilterArchiveStore) LatestArchiveSet(ctx context.Context, ownerID, phra
 	return one(s.db.with(ctx).Order("created_at DESC"), "archived set", archiveSetRow.set, "phrase_id = ? AND owner_id = ?", phraseID, ownerID)
 }
 
-// RestoreArchiveSet implements ports.FilterArchiveStore.
+// RestoreArchiveSet implements ports.FilterArchiveStore. The set's row
+// is locked, so of two restores at once on Postgres the second finds it
+// gone, as it would after the first.
 func (s *FilterArchiveStore) RestoreArchiveSet(ctx context.Context, ownerID, id string) (int, error) {
 	n := 0
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		var row archiveSetRow
-		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
 			return err
 		}
 		res := tx.Exec(`UPDATE match_triage SET archived = 0, updated_at = ?

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -86,5 +87,42 @@ func TestArchiveSetsAtOnceLeaveOne(t *testing.T) {
 	}
 	if sets != 1 {
 		t.Fatalf("the phrase has %d sets, want the last one made", sets)
+	}
+}
+
+// Of two restores of one set at once, from two replicas on Postgres, one
+// restores it and the other finds it restored already: KindNotFound, as
+// one after the other does.
+func TestRestoresAtOnceRestoreOnce(t *testing.T) {
+	ctx := context.Background()
+	db := openMigrated(t, pgtest.URL(t))
+	o, p, ms := trendFixture(t, db, 2)
+	s := NewFilterArchiveStore(db)
+	set, err := s.ArchiveSet(ctx, o.ID, p.ID, []string{ms[0].ID, ms[1].ID}, time.Now())
+	if err != nil || set.Matches != 2 {
+		t.Fatalf("ArchiveSet = %+v, %v", set, err)
+	}
+	// Both restores wait at the flags they clear, then go on together.
+	pid, release := holdRows(t, db.SQL(), "SELECT match_id FROM match_triage WHERE owner_id = $1", o.ID)
+	type result struct {
+		n   int
+		err error
+	}
+	results, ended := make(chan result, 2), make(chan error, 2)
+	for range 2 {
+		go func() {
+			n, err := s.RestoreArchiveSet(ctx, o.ID, set.ID)
+			results <- result{n, err}
+			ended <- err
+		}()
+	}
+	waitBlocked(t, db.SQL(), pid, 2, ended)
+	release()
+	a, b := <-results, <-results
+	if a.err != nil {
+		a, b = b, a
+	}
+	if a.err != nil || a.n != 2 || !core.IsKind(b.err, core.KindNotFound) {
+		t.Fatalf("restores = (%d, %v) and (%d, %v); want 2 restored and one KindNotFound", a.n, a.err, b.n, b.err)
 	}
 }
