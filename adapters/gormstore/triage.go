@@ -43,9 +43,10 @@ func flag(b *bool) any {
 }
 
 // SetTriage implements ports.TriageStore: one upsert over the owner's
-// matches among ids.
+// matches among ids. An id no row can hold is left out, as setScores
+// leaves it: Postgres would refuse the whole statement for it.
 func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []string, c core.TriageChange) (int, error) {
-	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	ids = slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(ids))), func(id string) bool { return !storable(id) })
 	if len(ids) == 0 {
 		return 0, nil
 	}
