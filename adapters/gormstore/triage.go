@@ -75,6 +75,9 @@ func (s *TriageStore) Triage(ctx context.Context, ownerID, matchID string) (core
 // created_us), or, for a flag asked set, on the owner's few triaged rows;
 // a search's is in search.go.
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
+	if !storable(f.PhraseID) {
+		return nil, false, nil // no phrase has it; Postgres would refuse the statement
+	}
 	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
 	from, owner, created := inboxJoin, "m.owner_id = ?", "m.created_us"
 	if flagged {

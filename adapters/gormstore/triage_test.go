@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
 )
 
 // An id no match can have, as a client may send in a bulk change (a NUL,
@@ -29,6 +30,24 @@ func TestSetTriageSkipsIdsNoRowHolds(t *testing.T) {
 			}
 			if tr, err := s.Triage(ctx, o.ID, ms[0].ID); err != nil || !tr.Starred {
 				t.Fatalf("Triage = %+v, %v; want starred", tr, err)
+			}
+		})
+	}
+}
+
+// An inbox filtered by a phrase id no phrase can have, as a page's
+// address may carry, lists nothing, on Postgres too, which refuses such
+// text in a statement.
+func TestInboxOfAPhraseIdNoRowHolds(t *testing.T) {
+	for name, url := range dialects(t) {
+		t.Run(name, func(t *testing.T) {
+			db := openMigrated(t, url)
+			o, _, _ := trendFixture(t, db, 1)
+			for _, bad := range []string{"a\x00b", "\xff"} {
+				items, more, err := NewTriageStore(db).Inbox(context.Background(), o.ID, ports.InboxFilter{MinScore: -1, PhraseID: bad, Limit: 10})
+				if err != nil || len(items) != 0 || more {
+					t.Fatalf("Inbox of phrase %q = %d items, %v, %v; want none", bad, len(items), more, err)
+				}
 			}
 		})
 	}
