@@ -10,9 +10,9 @@ import (
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
-// holdRows locks the rows query selects, FOR UPDATE, in a transaction
-// of its own on Postgres until release; it returns the transaction's
-// backend.
+// holdRows locks the rows query selects, with the lock it names, in a
+// transaction of its own on Postgres until release; it returns the
+// transaction's backend.
 func holdRows(t *testing.T, pool *sql.DB, query string, args ...any) (pid int, release func()) {
 	t.Helper()
 	tx, err := pool.Begin()
@@ -22,7 +22,7 @@ func holdRows(t *testing.T, pool *sql.DB, query string, args ...any) (pid int, r
 	if err := tx.QueryRow("SELECT pg_backend_pid()").Scan(&pid); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := tx.Query(query+" FOR UPDATE", args...)
+	rows, err := tx.Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestArchiveSetsAtOnceLeaveOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Both applications wait at the set they replace, then go on together.
-	pid, release := holdRows(t, db.SQL(), "SELECT id FROM filter_archives WHERE id = $1", first.ID)
+	pid, release := holdRows(t, db.SQL(), "SELECT id FROM filter_archives WHERE id = $1 FOR UPDATE", first.ID)
 	ended := make(chan error, 2)
 	for i := range 2 {
 		ids := []string{ms[2*i].ID, ms[2*i+1].ID}
@@ -103,7 +103,7 @@ func TestRestoresAtOnceRestoreOnce(t *testing.T) {
 		t.Fatalf("ArchiveSet = %+v, %v", set, err)
 	}
 	// Both restores wait at the flags they clear, then go on together.
-	pid, release := holdRows(t, db.SQL(), "SELECT match_id FROM match_triage WHERE owner_id = $1", o.ID)
+	pid, release := holdRows(t, db.SQL(), "SELECT match_id FROM match_triage WHERE owner_id = $1 FOR UPDATE", o.ID)
 	type result struct {
 		n   int
 		err error

@@ -122,8 +122,12 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 			}
 			delete(isFresh, pm.Post.ExternalID) // later copies in the batch are known
 			if phrases == nil && len(pm.PhraseIDs) > 0 {
+				// Held from here, as the matches' references would hold them,
+				// so a phrase deleted meanwhile is not read, and a change of
+				// one, which takes its lock and then the owner's, waits for
+				// the batch instead of holding the phrase the batch waits for.
 				var ps []phraseRow
-				if err := tx.Select("id, phrase, platform").Where("owner_id = ? AND platform = ?", ownerID, platform).Find(&ps).Error; err != nil {
+				if err := tx.Clauses(lockKeyShare).Select("id, phrase, platform").Where("owner_id = ? AND platform = ?", ownerID, platform).Find(&ps).Error; err != nil {
 					return err
 				}
 				phrases = make(map[string]phraseRow, len(ps))
