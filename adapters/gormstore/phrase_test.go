@@ -20,7 +20,9 @@ func TestPhraseChangesBesideABatch(t *testing.T) {
 			_, err := s.UpdatePhrase(context.Background(), p.OwnerID, p.ID, ports.PhraseChange{Status: &paused})
 			return err
 		},
-		"delete": func(s *PhraseStore, p core.Phrase) error { return s.DeletePhrase(context.Background(), p.OwnerID, p.ID) },
+		"delete": func(s *PhraseStore, p core.Phrase) error {
+			return s.DeletePhrase(context.Background(), p.OwnerID, p.ID)
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
