@@ -279,6 +279,10 @@ var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 // row referring to it takes when inserted.
 var lockNoKeyUpdate = clause.Locking{Strength: "NO KEY UPDATE"}
 
+// lockKeyShare holds a row against its deletion and a change of its key,
+// as a row referring to it does, but not against other changes.
+var lockKeyShare = clause.Locking{Strength: "KEY SHARE"}
+
 // newID returns a UUIDv7: ids sort roughly by creation, so index
 // inserts stay local.
 func newID() string { return uuid.Must(uuid.NewV7()).String() }

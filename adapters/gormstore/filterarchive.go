@@ -61,11 +61,13 @@ func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseI
 
 // ArchiveSet implements ports.FilterArchiveStore. The members are
 // chosen in SQL among ids, so a match of another owner or phrase, or one
-// archived already, never joins the set.
+// archived already, never joins the set. The phrase's row is locked, so
+// of two sets made at once on Postgres the later replaces the earlier
+// rather than missing it; NO KEY, so matches stored meanwhile do not wait.
 func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID string, ids []string, at time.Time) (core.ArchiveSet, error) {
 	row := archiveSetRow{ID: newID(), OwnerID: ownerID, PhraseID: phraseID, CreatedAt: micros(at)}
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Select("id").Take(&phraseRow{}, "id = ? AND owner_id = ?", phraseID, ownerID).Error; err != nil {
+		if err := tx.Clauses(lockNoKeyUpdate).Select("id").Take(&phraseRow{}, "id = ? AND owner_id = ?", phraseID, ownerID).Error; err != nil {
 			return err
 		}
 		if err := tx.Where("phrase_id = ?", phraseID).Delete(&archiveSetRow{}).Error; err != nil {
@@ -103,12 +105,14 @@ func (s *FilterArchiveStore) LatestArchiveSet(ctx context.Context, ownerID, phra
 	return one(s.db.with(ctx).Order("created_at DESC"), "archived set", archiveSetRow.set, "phrase_id = ? AND owner_id = ?", phraseID, ownerID)
 }
 
-// RestoreArchiveSet implements ports.FilterArchiveStore.
+// RestoreArchiveSet implements ports.FilterArchiveStore. The set's row
+// is locked, so of two restores at once on Postgres the second finds it
+// gone, as it would after the first.
 func (s *FilterArchiveStore) RestoreArchiveSet(ctx context.Context, ownerID, id string) (int, error) {
 	n := 0
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		var row archiveSetRow
-		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
 			return err
 		}
 		res := tx.Exec(`UPDATE match_triage SET archived = 0, updated_at = ?

@@ -113,24 +113,36 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		}); err != nil {
 			return err
 		}
+		// The phrases the new posts name, read once and held from here as
+		// the matches' references would hold them: one deleted meanwhile
+		// is not read, and a change of one (its lock, then the owner's)
+		// waits for the batch instead of holding a phrase the batch waits
+		// for. Only those named are read: an owner may have thousands.
+		var named []string
+		for _, pm := range batch {
+			if isFresh[pm.Post.ExternalID] {
+				named = append(named, pm.PhraseIDs...)
+			}
+		}
+		phrases := map[string]phraseRow{} // by id
+		if len(named) > 0 {
+			list, _ := json.Marshal(named)
+			var ps []phraseRow
+			if err := tx.Clauses(lockKeyShare).Select("id, phrase, platform").Where("owner_id = ? AND platform = ? AND id IN (SELECT value FROM "+
+				s.db.jsonValues()+")", ownerID, string(platform), string(list)).Find(&ps).Error; err != nil {
+				return err
+			}
+			for _, p := range ps {
+				phrases[p.ID] = p
+			}
+		}
 		var rows []matchRow
 		counts := map[string]int64{}
-		var phrases map[string]phraseRow // the owner's on platform, by id
 		for _, pm := range batch {
 			if !isFresh[pm.Post.ExternalID] {
 				continue
 			}
 			delete(isFresh, pm.Post.ExternalID) // later copies in the batch are known
-			if phrases == nil && len(pm.PhraseIDs) > 0 {
-				var ps []phraseRow
-				if err := tx.Select("id, phrase, platform").Where("owner_id = ? AND platform = ?", ownerID, platform).Find(&ps).Error; err != nil {
-					return err
-				}
-				phrases = make(map[string]phraseRow, len(ps))
-				for _, p := range ps {
-					phrases[p.ID] = p
-				}
-			}
 			for _, pid := range pm.PhraseIDs {
 				ph, ok := phrases[pid]
 				if !ok {

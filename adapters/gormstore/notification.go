@@ -1,7 +1,10 @@
 package gormstore
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -90,11 +93,18 @@ func (s *NotificationStore) MarkAllRead(ctx context.Context, ownerID string, at 
 
 // ClaimEmails implements ports.NotificationStore. SKIP LOCKED lets
 // replicas claim disjoint rows; SQLite's one writer makes it exclusive.
+// RETURNING gives the rows in the order the update met them, which on
+// Postgres is where each row version lies: the claim is sorted oldest
+// first here.
 func (s *NotificationStore) ClaimEmails(ctx context.Context, limit int, lease time.Duration) ([]core.Notification, error) {
 	now := s.db.gorm.NowFunc()
-	return list(s.db.write(ctx).Raw(`UPDATE notifications SET lease_until = ? WHERE id IN (
+	ns, err := list(s.db.write(ctx).Raw(`UPDATE notifications SET lease_until = ? WHERE id IN (
 		SELECT id FROM notifications WHERE email AND emailed_at = 0 AND lease_until < ? ORDER BY created_at, id LIMIT ?`+s.db.pick(" FOR UPDATE SKIP LOCKED", "")+`)
 		RETURNING *`, micros(now.Add(lease)), micros(now), limit), "notification", notificationRow.notification)
+	slices.SortFunc(ns, func(a, b core.Notification) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return ns, err
 }
 
 func (s *NotificationStore) MarkEmailed(ctx context.Context, id string, at time.Time) error {

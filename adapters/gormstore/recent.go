@@ -370,8 +370,10 @@ func (s *RecentStore) Backfills(ctx context.Context, perOwner, limit int) ([]cor
 func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []core.RecentPost) ([]core.Match, error) {
 	var out []core.Match
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		var n int64
-		if err := tx.Model(&phraseRow{}).Where("id = ? AND owner_id = ?", p.ID, p.OwnerID).Count(&n).Error; err != nil || n == 0 {
+		// The phrase is held from here, as SaveMatches holds its phrases:
+		// one deleted meanwhile is not found, and a change of it waits.
+		var found []phraseRow
+		if err := tx.Clauses(lockKeyShare).Select("id").Where("id = ? AND owner_id = ?", p.ID, p.OwnerID).Find(&found).Error; err != nil || len(found) == 0 {
 			return err
 		}
 		ids := convert(posts, func(rp core.RecentPost) string { return rp.Post.ExternalID })

@@ -43,9 +43,10 @@ func flag(b *bool) any {
 }
 
 // SetTriage implements ports.TriageStore: one upsert over the owner's
-// matches among ids.
+// matches among ids. An id no row can hold is left out, as setScores
+// leaves it: Postgres would refuse the whole statement for it.
 func (s *TriageStore) SetTriage(ctx context.Context, ownerID string, ids []string, c core.TriageChange) (int, error) {
-	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	ids = slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(ids))), func(id string) bool { return !storable(id) })
 	if len(ids) == 0 {
 		return 0, nil
 	}
@@ -74,6 +75,9 @@ func (s *TriageStore) Triage(ctx context.Context, ownerID, matchID string) (core
 // created_us), or, for a flag asked set, on the owner's few triaged rows;
 // a search's is in search.go.
 func (s *TriageStore) Inbox(ctx context.Context, ownerID string, f ports.InboxFilter) ([]ports.InboxItem, bool, error) {
+	if !storable(f.PhraseID) {
+		return nil, false, nil // no phrase has it; Postgres would refuse the statement
+	}
 	flagged := (f.Read != nil && *f.Read) || (f.Starred != nil && *f.Starred) || (f.Archived != nil && *f.Archived)
 	from, owner, created := inboxJoin, "m.owner_id = ?", "m.created_us"
 	if flagged {
