@@ -80,7 +80,10 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		for _, m := range out {
 			hs, ok := hooks[m.OwnerID]
 			if !ok {
-				if hs, err = webhooks(tx, m.OwnerID); err != nil {
+				// Held from the read, as the deliveries' references would
+				// hold them: a webhook deleted meanwhile is not read, where
+				// its deliveries would fail the batch on their foreign key.
+				if hs, err = webhooks(tx.Clauses(lockKeyShare), m.OwnerID); err != nil {
 					return err
 				}
 				hooks[m.OwnerID] = hs

@@ -58,3 +58,38 @@ func testSetScoresInSeveralStatements(t *testing.T, url string) {
 		}
 	}
 }
+
+// A webhook deleted while a batch of scores queues its deliveries, on
+// Postgres, is not an error for the batch: the delete waits for it, or
+// the batch finds the webhook gone and queues nothing for it. The delete
+// queues for the webhook's row first, then the batch.
+func TestWebhookDeletedBesideScoring(t *testing.T) {
+	ctx := context.Background()
+	db := openMigrated(t, pgtest.URL(t))
+	o, _, ms := trendFixture(t, db, 1)
+	hooks := NewWebhookStore(db)
+	w := core.Webhook{OwnerID: o.ID, URL: "https://hooks.example.com/scored", Active: true}
+	seal := func(id string) ([]byte, error) { return []byte("sealed:" + id), nil }
+	if err := hooks.CreateWebhook(ctx, &w, func(core.Usage) error { return nil }, seal); err != nil {
+		t.Fatal(err)
+	}
+	pid, release := holdRows(t, db.SQL(), "SELECT id FROM webhooks WHERE id = $1 FOR UPDATE", w.ID)
+	ended := make(chan error, 2)
+	go func() { ended <- hooks.DeleteWebhook(ctx, o.ID, w.ID) }()
+	waitBlocked(t, db.SQL(), pid, 1, ended)
+	go func() {
+		_, err := NewMatchStore(db).SetScores(ctx, []ports.ScoreUpdate{{Match: ms[0],
+			Score: core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"}}}, core.QueueMatchCreated)
+		ended <- err
+	}()
+	waitBlocked(t, db.SQL(), pid, 2, ended)
+	release()
+	for range 2 {
+		if err := <-ended; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := NewMatchStore(db).Match(ctx, o.ID, ms[0].ID); err != nil || got.Score == nil {
+		t.Fatalf("the match after: %+v, %v", got, err)
+	}
+}
