@@ -113,50 +113,49 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 		}); err != nil {
 			return err
 		}
-		// The phrases the new posts name, read once and held from here as
-		// the matches' references would hold them: one deleted meanwhile
-		// is not read, and a change of one (its lock, then the owner's)
-		// waits for the batch instead of holding a phrase the batch waits
-		// for. Only those named are read: an owner may have thousands.
-		var named []string
+		var firsts []ports.PostMatches // each new post's first copy: later ones are known
+		var named []string             // the phrases they name
 		for _, pm := range batch {
 			if isFresh[pm.Post.ExternalID] {
-				named = append(named, pm.PhraseIDs...)
+				delete(isFresh, pm.Post.ExternalID)
+				firsts, named = append(firsts, pm), append(named, pm.PhraseIDs...)
 			}
 		}
-		phrases := map[string]phraseRow{} // by id
-		if len(named) > 0 {
-			list, _ := json.Marshal(named)
-			var ps []phraseRow
-			if err := tx.Clauses(lockKeyShare).Select("id, phrase, platform").Where("owner_id = ? AND platform = ? AND id IN (SELECT value FROM "+
-				s.db.jsonValues()+")", ownerID, string(platform), string(list)).Find(&ps).Error; err != nil {
-				return err
-			}
-			for _, p := range ps {
-				phrases[p.ID] = p
-			}
+		if len(named) == 0 {
+			return nil
+		}
+		// Stamped for every phrase named, then the phrases read: a change
+		// or a deletion of one takes the owner's row first (lockPhrases),
+		// so none changes under the batch, and one gone before is not read
+		// (its match's created_us is left unused). Only those named are
+		// read: an owner may have thousands.
+		first, err := stamp(tx, ownerID, int64(len(named)), now)
+		if err != nil {
+			return err
+		}
+		ids, _ := json.Marshal(named)
+		var ps []phraseRow
+		if err := tx.Select("id, phrase, platform").Where("owner_id = ? AND platform = ? AND id IN (SELECT value FROM "+
+			s.db.jsonValues()+")", ownerID, string(platform), string(ids)).Find(&ps).Error; err != nil {
+			return err
+		}
+		phrases := make(map[string]phraseRow, len(ps))
+		for _, p := range ps {
+			phrases[p.ID] = p
 		}
 		var rows []matchRow
 		counts := map[string]int64{}
-		for _, pm := range batch {
-			if !isFresh[pm.Post.ExternalID] {
-				continue
-			}
-			delete(isFresh, pm.Post.ExternalID) // later copies in the batch are known
+		for _, pm := range firsts {
 			for _, pid := range pm.PhraseIDs {
 				ph, ok := phrases[pid]
 				if !ok {
-					continue // deleted meanwhile, another owner's or another platform's
+					continue // deleted, another owner's or another platform's
 				}
 				rows, counts[pid] = append(rows, newMatchRow(ownerID, ph, pm.Post)), counts[pid]+1
 			}
 		}
 		if len(rows) == 0 {
 			return nil
-		}
-		first, err := stamp(tx, ownerID, int64(len(rows)), now)
-		if err != nil {
-			return err
 		}
 		for i := range rows {
 			rows[i].CreatedUs = first + int64(i)

@@ -116,10 +116,10 @@ func (s *PhraseStore) SetPhraseStatus(ctx context.Context, ownerID, id string, s
 // DeletePhrase implements ports.PhraseStore; its matches go by ON DELETE CASCADE.
 func (s *PhraseStore) DeletePhrase(ctx context.Context, ownerID, id string) error {
 	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := affected(tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{})); err != nil {
+		if err := bumpPhraseVersion(tx, ownerID); err != nil { // the owner's row first (lockPhrases)
 			return err
 		}
-		return bumpPhraseVersion(tx, ownerID)
+		return affected(tx.Where("id = ? AND owner_id = ?", id, ownerID).Delete(&phraseRow{}))
 	}), "phrase")
 }
 
@@ -152,8 +152,18 @@ func usage(tx *gorm.DB, ownerID string) (core.Usage, error) {
 	return u, err
 }
 
+// lockPhrases holds the owner's row, as its matches' stamp does, before a
+// phrase of theirs is changed, deleted or filled: a batch of posts holds
+// that row and then its phrases, so taking them in the other order would
+// deadlock with it, and a phrase deleted between the batch's read and its
+// insert would fail it on the matches' foreign key. NO KEY, as the stamp,
+// so rows referring to the owner are stored meanwhile.
+func lockPhrases(tx *gorm.DB, ownerID string) error {
+	return tx.Clauses(lockNoKeyUpdate).Select("id").Take(&ownerRow{}, "id = ?", ownerID).Error
+}
+
 // bumpPhraseVersion tells readers of the owner's phrases that they
-// changed (PhraseVersion).
+// changed (PhraseVersion). It takes the owner's row (lockPhrases).
 func bumpPhraseVersion(tx *gorm.DB, ownerID string) error {
 	return tx.Model(&ownerRow{}).Where("id = ?", ownerID).Update("phrase_version", gorm.Expr("phrase_version + 1")).Error
 }

@@ -46,7 +46,14 @@ func decodeFilters(s string) core.PhraseFilters {
 // read to its write, so a change of other fields made meanwhile is kept.
 func (s *PhraseStore) UpdatePhrase(ctx context.Context, ownerID, id string, ch ports.PhraseChange) (core.Phrase, error) {
 	var p core.Phrase
-	_, err := locked(s.db.write(ctx), func(tx *gorm.DB, row *phraseRow) error {
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
+		var row phraseRow
+		if err := lockPhrases(tx, ownerID); err != nil {
+			return err
+		}
+		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+			return err
+		}
 		p = row.phrase()
 		set := map[string]any{}
 		if ch.Status != nil {
@@ -64,7 +71,7 @@ func (s *PhraseStore) UpdatePhrase(ctx context.Context, ownerID, id string, ch p
 			return err
 		}
 		return bumpPhraseVersion(tx, ownerID)
-	}, "id = ? AND owner_id = ?", id, ownerID)
+	})
 	if err != nil {
 		return core.Phrase{}, translate(err, "phrase")
 	}

@@ -370,10 +370,14 @@ func (s *RecentStore) Backfills(ctx context.Context, perOwner, limit int) ([]cor
 func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []core.RecentPost) ([]core.Match, error) {
 	var out []core.Match
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		// The phrase is held from here, as SaveMatches holds its phrases:
-		// one deleted meanwhile is not found, and a change of it waits.
+		// The owner's row first, as every change of a phrase takes it
+		// (lockPhrases): the phrase cannot change or go until the fill
+		// commits, and one gone before is not found.
+		if err := lockPhrases(tx, p.OwnerID); err != nil {
+			return err
+		}
 		var found []phraseRow
-		if err := tx.Clauses(lockKeyShare).Select("id").Where("id = ? AND owner_id = ?", p.ID, p.OwnerID).Find(&found).Error; err != nil || len(found) == 0 {
+		if err := tx.Select("id").Where("id = ? AND owner_id = ?", p.ID, p.OwnerID).Find(&found).Error; err != nil || len(found) == 0 {
 			return err
 		}
 		ids := convert(posts, func(rp core.RecentPost) string { return rp.Post.ExternalID })
