@@ -130,19 +130,27 @@ func withoutControlChars(b []byte) []byte {
 // id or time). A feed past the bounds of checkFeed is an error that names
 // the bound.
 func decodeFeed(b []byte, single string) ([]entry, error) {
+	es, _, err := decodeFeedPage(b, single)
+	return es, err
+}
+
+// decodeFeedPage is decodeFeed that also says how many entries the page
+// held, usable or not: a page is the feed's end only when it held fewer
+// than a full page, whatever was left out of it.
+func decodeFeedPage(b []byte, single string) ([]entry, int, error) {
 	if !bytes.Contains(b[:min(len(b), 4096)], []byte("<feed")) {
 		// An HTML block page parses leniently as something; only a
 		// document whose root is an Atom feed counts.
-		return nil, errors.New("no Atom feed element")
+		return nil, 0, errors.New("no Atom feed element")
 	}
 	if err := checkFeed(b); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	f, err := (&atomfeed.Parser{}).Parse(bytes.NewReader(b))
 	if err != nil {
 		// A syntax error quotes the answer's own names, as long as they
 		// come; the log keeps the start.
-		return nil, errors.New(core.Cut(err.Error(), maxFeedError))
+		return nil, 0, errors.New(core.Cut(err.Error(), maxFeedError))
 	}
 	out := make([]entry, 0, len(f.Entries))
 	for _, e := range f.Entries {
@@ -206,7 +214,7 @@ func decodeFeed(b []byte, single string) ([]entry, error) {
 		en.ok = true
 		out = append(out, en)
 	}
-	return out, nil
+	return out, len(f.Entries), nil
 }
 
 func feedTime(ts ...*time.Time) time.Time {

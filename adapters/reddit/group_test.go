@@ -300,3 +300,63 @@ func TestArchiveCoversNothingAfterTheRead(t *testing.T) {
 		t.Errorf("cover %+v reaches past the read at %v", r.Covered, c.Now())
 	}
 }
+
+// feedOf renders an Atom feed in reddit's shape of entries (post ids and
+// unix seconds); an entry of time 0 carries no date.
+func feedOf(sub string, ids []string, created []int64) []byte {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>newest submissions : ` + sub + `</title>`)
+	for i, id := range ids {
+		date := ""
+		if created[i] != 0 {
+			date = "<published>" + time.Unix(created[i], 0).UTC().Format(time.RFC3339) + "</published>"
+		}
+		fmt.Fprintf(&b, `<entry><author><name>/u/a_%s</name></author><category term="%s" label="r/%s"/>`+
+			`<content type="html">&lt;div class=&quot;md&quot;&gt;&lt;p&gt;text %s&lt;/p&gt;&lt;/div&gt;</content>`+
+			`<id>t3_%s</id><link href="https://www.reddit.com/r/%s/comments/%s/t/" />%s<title>title %s</title></entry>`,
+			id, sub, sub, id, id, sub, id, date, id)
+	}
+	b.WriteString(`</feed>`)
+	return []byte(b.String())
+}
+
+// A full feed page is not the feed's end because one of its entries
+// could not be used: the page ended at 100 entries, so older ones follow,
+// and the read must not cover a span it never saw.
+func TestFeedPageWithAnUnusableEntryIsNotTheEnd(t *testing.T) {
+	c := newClock()
+	var names []string
+	var times []int64
+	for i := range 250 {
+		names = append(names, fmt.Sprintf("f%03d", i))
+		times = append(times, t0-int64(i)*10)
+	}
+	times[50] = 0 // reddit's entry without a date
+	mux := http.NewServeMux()
+	mux.Handle("GET /r/"+community+"/new.json", status(http.StatusForbidden, `{"message": "Forbidden", "error": 403}`))
+	mux.HandleFunc("GET /r/"+community+"/new/.rss", func(w http.ResponseWriter, r *http.Request) {
+		start := 0
+		if after := r.URL.Query().Get("after"); after != "" {
+			start = slices.Index(names, strings.TrimPrefix(after, "t3_")) + 1
+		}
+		end := min(start+100, len(names))
+		w.Header().Set("Content-Type", "application/atom+xml; charset=UTF-8")
+		_, _ = w.Write(feedOf(community, names[start:end], times[start:end]))
+	})
+	srv, rec := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	from := time.Unix(t0-2000, 0) // between the second and the third page
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+		Want: []ports.RedditWant{{Community: community, Since: from}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Via != "feed" || len(r.Covered) != 1 {
+		t.Fatalf("via %s, cover %+v", r.Via, r.Covered)
+	}
+	cv := r.Covered[0]
+	saw := slices.Contains(ids(r.Posts), "t3_f150")
+	if cv.Complete && !saw {
+		t.Errorf("cover %+v complete after %d requests, but t3_f150, made after since, was never read", cv, len(rec.Hits()))
+	}
+}

@@ -258,7 +258,7 @@ func (s *Source) readReddit(ctx context.Context, w *way, q ports.RedditQuery) (p
 		if after != "" {
 			qs.Set("after", after)
 		}
-		entries, next, err := s.fetchPage(ctx, w, path, qs, q.Deadline, single, &n)
+		entries, next, end, err := s.fetchPage(ctx, w, path, qs, q.Deadline, single, &n)
 		if err != nil {
 			return ports.RedditRead{}, n, err
 		}
@@ -277,13 +277,11 @@ func (s *Source) readReddit(ctx context.Context, w *way, q ports.RedditQuery) (p
 			posts = append(posts, e.post)
 			counts[c]++
 		}
-		// Reddit's JSON may hand out a short page with a cursor (posts it
-		// filtered out); a feed has no cursor, so a short page is its end.
-		if next == "" || len(entries) == 0 || (w.via == ports.RedditViaFeed && len(entries) < pageSize) {
+		if end {
 			ended = true
 			break
 		}
-		if newest || (!reached.IsZero() && !reached.After(oldest)) {
+		if next == "" || newest || (!reached.IsZero() && !reached.After(oldest)) {
 			break
 		}
 		after = next
@@ -306,9 +304,10 @@ func (s *Source) readReddit(ctx context.Context, w *way, q ports.RedditQuery) (p
 
 // fetchPage fetches and decodes one page of a listing through w, within
 // the budget. A 401 on an OAuth read drops the token and tries once more
-// with a fresh one. next is the cursor of the following page.
+// with a fresh one. next is the cursor of the following page; end says
+// the listing has nothing older.
 func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Values,
-	deadline time.Time, single string, n *int) ([]entry, string, error) {
+	deadline time.Time, single string, n *int) ([]entry, string, bool, error) {
 	for attempt := 0; ; attempt++ {
 		now := s.now()
 		limit := s.maxWait
@@ -317,24 +316,24 @@ func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Valu
 		}
 		wait, ok := w.pace.reserve(now, limit)
 		if !ok {
-			return nil, "", errBudget{wait: wait}
+			return nil, "", false, errBudget{wait: wait}
 		}
 		if wait > 0 {
 			if err := s.sleep(ctx, wait); err != nil {
-				return nil, "", err
+				return nil, "", false, err
 			}
 		}
 		base, token := s.base, ""
 		if w.via == ports.RedditViaOAuth {
 			var err error
 			if token, err = s.tokens.get(ctx); err != nil {
-				return nil, "", err
+				return nil, "", false, err
 			}
 			base = s.oauthURL
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path+"?"+qs.Encode(), nil)
 		if err != nil {
-			return nil, "", &failure{reason: "request could not be built", cause: err}
+			return nil, "", false, &failure{reason: "request could not be built", cause: err}
 		}
 		req.Header.Set("User-Agent", s.ua)
 		if w.via == ports.RedditViaFeed {
@@ -348,34 +347,39 @@ func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Valu
 		*n++
 		status, body, err := s.do(req, w)
 		if err != nil {
-			return nil, "", err
+			return nil, "", false, err
 		}
 		if status == http.StatusUnauthorized && token != "" && attempt == 0 {
 			s.tokens.drop(token)
 			continue
 		}
 		if status < 200 || status > 299 {
-			return nil, "", &failure{reason: fmt.Sprintf("http %d", status), status: status}
+			return nil, "", false, &failure{reason: fmt.Sprintf("http %d", status), status: status}
 		}
 		if w.via == ports.RedditViaFeed {
-			es, err := decodeFeed(body, single)
+			es, held, err := decodeFeedPage(body, single)
 			if err != nil {
-				return nil, "", feedFailure(err, status)
+				return nil, "", false, feedFailure(err, status)
 			}
+			// A feed has no cursor: a page that held fewer than a full
+			// page's entries is its end, even when some were left out.
 			next := ""
 			if len(es) > 0 {
 				next = es[len(es)-1].id
 			}
-			return es, next, nil
+			return es, next, held < pageSize, nil
 		}
 		l, err := redditjson.DecodeListing(body)
 		if err != nil {
 			if errors.Is(err, redditjson.ErrNotListing) {
-				return nil, "", &failure{reason: "answer is not a listing", status: status}
+				return nil, "", false, &failure{reason: "answer is not a listing", status: status}
 			}
-			return nil, "", &failure{reason: "answer is not JSON", status: status, cause: err}
+			return nil, "", false, &failure{reason: "answer is not JSON", status: status, cause: err}
 		}
-		return listingEntries(l.Items, single), l.After, nil
+		// Reddit's JSON may hand out a short page with a cursor (posts it
+		// filtered out), so only the cursor ends it.
+		es := listingEntries(l.Items, single)
+		return es, l.After, l.After == "" || len(es) == 0, nil
 	}
 }
 
