@@ -360,3 +360,35 @@ func TestFeedPageWithAnUnusableEntryIsNotTheEnd(t *testing.T) {
 		t.Errorf("cover %+v complete after %d requests, but t3_f150, made after since, was never read", cv, len(rec.Hits()))
 	}
 }
+
+// An archive that answers a later page with what it already gave (it
+// ignores before, or a second holds more than a page) has not shown what
+// lies older: the read stops there, but does not cover the span between
+// the oldest item it saw and since.
+func TestArchiveRepeatedPageIsNotCover(t *testing.T) {
+	c := newClock()
+	rsrv, _ := serve(t, c, failingReddit(status(http.StatusForbidden, `{"message": "Forbidden", "error": 403}`)))
+	var page []map[string]any
+	for i := range 100 {
+		page = append(page, selfPost(fmt.Sprintf("a%03d", i), t0-100-int64(i)))
+	}
+	body, err := json.Marshal(map[string]any{"data": page})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET "+mirrorPaths[reddit.MirrorArcticShift][0], http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, body)
+	}))
+	msrv, mrec := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: rsrv.URL, MirrorURL: msrv.URL})
+	from := time.Unix(t0-5000, 0) // long before the page's oldest item
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+		Want: []ports.RedditWant{{Community: community, Since: from}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Covered) != 1 || r.Covered[0].Complete || !r.Covered[0].From.Equal(time.Unix(t0-199, 0)) {
+		t.Errorf("cover %+v after %d archive requests, want from the oldest item seen, not complete", r.Covered, len(mrec.Hits()))
+	}
+}

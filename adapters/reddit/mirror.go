@@ -56,9 +56,10 @@ func (m *mirror) query(community string, since time.Time, before int64) url.Valu
 // The archives have no cursor: a full page is followed by one that ends
 // just after the oldest time seen (before = oldest + 1 s, so things
 // sharing that second are not lost) and repeats are dropped, until a short
-// page, a page with nothing new, or MaxPages. newest is the newest item's
-// time (zero when none); from is since, or the oldest time reached when
-// the page cap ended the read first.
+// page, a page that reaches since, a page with nothing new, or MaxPages.
+// newest is the newest item's time (zero when none); from is since, or the
+// oldest time reached when the page cap or a page with nothing new ended
+// the read first.
 func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, since time.Time) (out []ports.RedditPost, newest, from time.Time, err error) {
 	seen := map[string]bool{}
 	var before int64
@@ -72,10 +73,15 @@ func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, 
 			return nil, time.Time{}, time.Time{}, err
 		}
 		fresh := 0
+		reachedSince := false // the page went back to since: nothing older is wanted
 		var oldest time.Time
 		for _, it := range items {
 			created := it.CreatedUTC.Time()
-			if created.IsZero() || !since.IsZero() && !created.After(since) {
+			if created.IsZero() {
+				continue
+			}
+			if !since.IsZero() && !created.After(since) {
+				reachedSince = true
 				continue
 			}
 			id, ok := redditjson.Fullname(it.Kind, it.Name, it.ID)
@@ -94,8 +100,13 @@ func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, 
 				out = append(out, rp)
 			}
 		}
-		if since.IsZero() || len(items) < pageSize || fresh == 0 {
+		if since.IsZero() || len(items) < pageSize || reachedSince {
 			return newestFirst(out), newest, since, nil
+		}
+		if fresh == 0 {
+			// A full page of what was seen already: the archive showed
+			// nothing older, so the read covers only back to from.
+			return newestFirst(out), newest, from, nil
 		}
 		before = oldest.Unix() + 1
 		from = oldest
