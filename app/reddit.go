@@ -224,9 +224,9 @@ func (r *Reddit) planItem(c *community, l ports.RedditListing, now time.Time) pl
 	if !cp.LastReadAt.IsZero() && cp.LastReadAt.After(now.Add(-maxLookback)) {
 		it.rate = cp.Rate
 	}
-	// A community reddit said does not exist is read alone, so its
-	// neighbours in a group are not held up by it.
-	it.solo = cp.LastError == errNoCommunity && cp.LastErrorAt.Equal(cp.LastReadAt)
+	// A community reddit said does not exist, or refused as closed, is
+	// read alone, so its neighbours in a group are not held up by it.
+	it.solo = (cp.LastError == errNoCommunity || strings.HasPrefix(cp.LastError, errClosed)) && cp.LastErrorAt.Equal(cp.LastReadAt)
 	it.since = maxTime(since.Add(-r.overlap), now.Add(-maxLookback))
 	return it
 }
@@ -234,6 +234,10 @@ func (r *Reddit) planItem(c *community, l ports.RedditListing, now time.Time) pl
 // errNoCommunity is the last error of a community reddit says does not
 // exist.
 const errNoCommunity = "reddit says no such community"
+
+// errClosed begins the last error of a community reddit refuses to be
+// read (private, quarantined, ...); its reason follows.
+const errClosed = "reddit says the community is "
 
 // read makes one planned read, stores its matches and moves the
 // checkpoints of what it covered. deferred is true when reddit's budget
@@ -260,7 +264,12 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		msg := refusals(read.Refused)
 		switch {
 		case core.IsKind(rerr, core.KindNotFound):
+			// Reddit's own words after the communities' names: no such
+			// community, or one closed to reading (private, ...).
 			msg = errNoCommunity
+			if _, says, ok := strings.Cut(core.Message(rerr), ": "); ok && strings.HasPrefix(says, errClosed) {
+				msg = says
+			}
 		case msg == "":
 			msg = core.Message(rerr)
 		}

@@ -139,6 +139,12 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 		if errors.As(err, &f) && f.status == http.StatusNotFound {
 			return ports.RedditRead{}, core.Errorf(core.KindNotFound, "r/%s: reddit says no such community", group)
 		}
+		if errors.As(err, &f) && f.closed != "" {
+			// The community's own refusal, not a block of the address:
+			// the way does not rest, so the other communities are still
+			// read, and the app reads this one alone from then on.
+			return ports.RedditRead{}, core.Errorf(core.KindNotFound, "r/%s: reddit says the community is %s", group, f.closed)
+		}
 		now := s.now()
 		if errors.As(err, &f) && f.status == http.StatusTooManyRequests {
 			// Reddit says the budget is spent: every way on it rests
@@ -354,7 +360,7 @@ func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Valu
 			continue
 		}
 		if status < 200 || status > 299 {
-			return nil, "", false, &failure{reason: fmt.Sprintf("http %d", status), status: status}
+			return nil, "", false, &failure{reason: fmt.Sprintf("http %d", status), status: status, closed: closedReason(status, body)}
 		}
 		if w.via == ports.RedditViaFeed {
 			es, held, err := decodeFeedPage(body, single)

@@ -60,6 +60,7 @@ package reddit
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -280,6 +281,25 @@ type failure struct {
 	reason string
 	status int
 	cause  error
+	closed string // the reason reddit gave for refusing the community itself ("private"), if it gave one
+}
+
+// closedReason is the reason a 403 in reddit's JSON gives for refusing a
+// community itself (private, quarantined, gated, ...): `{"reason":
+// "private", "message": "Forbidden", "error": 403}`, as reddit answers a
+// private community. A block of the address answers an HTML page or no
+// reason, and is "".
+func closedReason(status int, body []byte) string {
+	var v struct{ Reason string }
+	if status != http.StatusForbidden || json.Unmarshal(body, &v) != nil || len(v.Reason) > 32 {
+		return ""
+	}
+	for _, r := range v.Reason {
+		if (r < 'a' || r > 'z') && r != '_' {
+			return ""
+		}
+	}
+	return v.Reason
 }
 
 func (f *failure) Error() string { return f.reason }

@@ -765,3 +765,27 @@ func TestRateLimitSpread(t *testing.T) {
 		t.Errorf("sleeps = %v, want %v", c.Sleeps(), want)
 	}
 }
+
+// A private community answers 403 with reddit's JSON reason. That is the
+// community's refusal, not a block of the address: it is not found, as
+// reddit says why, and the other communities' reads are still asked of
+// reddit. A 403 without a reason still rests the way (TestFallbackToMirror).
+func TestPrivateCommunityDoesNotRestTheWaysOfOthers(t *testing.T) {
+	c := newClock()
+	private := status(http.StatusForbidden, `{"reason": "private", "message": "Forbidden", "error": 403}`)
+	mux := redditRoutes(t)
+	mux.Handle("GET /r/secretclub/", private)
+	srv, rec := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	_, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+		Want: []ports.RedditWant{{Community: "secretclub", Since: since}}})
+	if !core.IsKind(err, core.KindNotFound) || !strings.Contains(err.Error(), "reddit says the community is private") {
+		t.Fatalf("a private community's read: %v", err)
+	}
+	before := len(rec.Hits())
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+		Want: []ports.RedditWant{{Community: community, Since: since}}})
+	if err != nil || len(rec.Hits()) == before {
+		t.Errorf("r/%s after a private community: %d requests, err %v, refused %+v", community, len(rec.Hits())-before, err, r.Refused)
+	}
+}
