@@ -72,6 +72,11 @@ func (a *Alerts) Sweep(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// One time for the whole sweep, read before any send: an owner's
+	// last email is stamped with it, so with sweeps an hour apart an
+	// hourly digest is due again at the next sweep, not the one after,
+	// however long this sweep's sends take.
+	now := a.clock.Now()
 	sent := 0
 	for _, o := range owners {
 		lease := "alerts:" + o.ID
@@ -82,7 +87,7 @@ func (a *Alerts) Sweep(ctx context.Context) (int, error) {
 			}
 			continue
 		}
-		mailed, err := a.owner(ctx, o)
+		mailed, err := a.owner(ctx, o, now)
 		_ = a.leases.Release(ctx, lease, a.holder)
 		if err != nil {
 			a.metrics.Count(ports.EventAlertsFailed, 1)
@@ -97,13 +102,13 @@ func (a *Alerts) Sweep(ctx context.Context) (int, error) {
 	return sent, nil
 }
 
-// owner mails o's pending matches if o's schedule is due, and reports
-// whether it did.
-func (a *Alerts) owner(ctx context.Context, o core.Owner) (bool, error) {
+// owner mails o's pending matches if o's schedule is due at now, and
+// reports whether it did.
+func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, error) {
 	// Read under the lease: what another replica marked, and when it
 	// last mailed the owner, are seen here.
 	sched, last, err := a.store.AlertSchedule(ctx, o.ID)
-	if err != nil || !sched.Due(a.clock.Now(), last) {
+	if err != nil || !sched.Due(now, last) {
 		return false, err
 	}
 	limit := MaxAlertMatches
@@ -125,7 +130,7 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner) (bool, error) {
 	for i, m := range ms {
 		ids[i] = m.ID
 	}
-	return true, a.store.MarkEmailed(ctx, o.ID, ids, a.clock.Now())
+	return true, a.store.MarkEmailed(ctx, o.ID, ids, now)
 }
 
 // AlertMail renders the plain-text alert for the matches, strongest first.

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -178,6 +179,52 @@ func TestAlertFrequencies(t *testing.T) {
 		expect(off, "")
 		if ms, _ := store.PendingAlerts(ctx, off.ID, 70, 100); len(ms) != 5 {
 			t.Fatalf("off: %d matches pending, want all 5 kept unsent", len(ms))
+		}
+	})
+}
+
+// slowBox is an alertBox whose server takes a while to accept a message,
+// as a real one does: the clock moves on during each send.
+type slowBox struct {
+	alertBox
+	clock *handClock
+	takes time.Duration
+}
+
+func (b *slowBox) Send(ctx context.Context, m ports.Mail) error {
+	b.clock.add(b.takes)
+	return b.alertBox.Send(ctx, m)
+}
+
+// With sweeps an hour apart (the default EARSHOT_ALERT_INTERVAL), an
+// hourly owner gets a digest at every sweep that finds matches, even
+// though each send takes a moment: the hour counts from the sweep that
+// mailed, not from the end of its send.
+func TestHourlyDigestEverySweepOfAnHour(t *testing.T) {
+	t.Parallel()
+	databases(t, func(t *testing.T, w world) {
+		ctx := context.Background()
+		start := time.Date(2026, 1, 10, 10, 0, 0, 0, time.UTC)
+		clock := &handClock{now: start}
+		box := &slowBox{clock: clock, takes: 2 * time.Second}
+		store := gormstore.NewAlertStore(w.db)
+		alerts := NewAlerts(AlertDeps{Store: store, Leases: w.leases, Mailer: box, Clock: clock, Log: quiet, Holder: "h1"},
+			AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
+		o := w.owner(t, "hourly@example.com")
+		if _, err := NewAlertSchedules(store).Set(ctx, o.ID, "hourly", 0, ""); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			scoredMatches(t, w, o, slices.Repeat([]int{90}, i+1)...)
+			clock.mu.Lock()
+			clock.now = start.Add(time.Duration(i) * time.Hour)
+			clock.mu.Unlock()
+			if n, err := alerts.Sweep(ctx); err != nil || n != 1 {
+				t.Fatalf("sweep %d at %v: %d emails, %v", i, start.Add(time.Duration(i)*time.Hour), n, err)
+			}
+			if got := box.take(o.Email); len(got) != 1 {
+				t.Fatalf("sweep %d: %d emails", i, len(got))
+			}
 		}
 	})
 }
