@@ -100,6 +100,7 @@ type DeliveryWorker struct {
 
 	soonMu sync.Mutex
 	soon   time.Time // the earliest retry the recorder asked to be woken for; zero when none
+	off    []string  // webhooks whose switch-off the recorder stored since the worker last looked
 }
 
 // NewDeliveryWorker returns the delivery worker; Run starts it.
@@ -175,6 +176,7 @@ func (s *DeliveryWorker) Poke() {
 // the sender's timeout) and returns. Only one Run of a service may be
 // going at once; other processes run their own.
 func (s *DeliveryWorker) Run(ctx context.Context) {
+	s.takeOff() // switch-offs a Run before stored: nothing is held for them
 	w := &worker{
 		s:       s,
 		depth:   s.cfg.PerWebhook * claimAhead,
@@ -405,6 +407,7 @@ func (s *DeliveryWorker) recorded(a ports.Attempt, r ports.AttemptResult) {
 	if !r.SwitchedOff {
 		return
 	}
+	s.switchedOff(r.Webhook.ID)
 	s.deps.Log.Info("webhook switched off", "webhook", r.Webhook.ID, "owner", r.Webhook.OwnerID, "reason", r.Webhook.DisabledReason)
 	if s.deps.SwitchedOff != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
@@ -423,6 +426,27 @@ func (s *DeliveryWorker) wakeAt(t time.Time) {
 	}
 	s.soonMu.Unlock()
 	s.Poke()
+}
+
+// switchedOff tells the worker that webhook id is switched off: what it
+// holds for it goes back to the queue, to wait until the owner switches
+// it on again, rather than each spend a try on a receiver that just
+// failed five times in a row.
+func (s *DeliveryWorker) switchedOff(id string) {
+	s.soonMu.Lock()
+	s.off = append(s.off, id)
+	s.soonMu.Unlock()
+	s.Poke()
+}
+
+// takeOff returns the webhooks switchedOff was told of since the last
+// call.
+func (s *DeliveryWorker) takeOff() []string {
+	s.soonMu.Lock()
+	defer s.soonMu.Unlock()
+	off := s.off
+	s.off = nil
+	return off
 }
 
 // takeSoon returns the earliest time wakeAt was asked for since the last
@@ -601,6 +625,18 @@ func (w *worker) stop() {
 	w.releasing.Wait()
 }
 
+// handBack hands back, still queued, what is held for webhook id: it
+// answered 410 or was switched off, and its deliveries wait until the
+// owner switches it on again. Claims leave out a webhook once its
+// switch-off is stored.
+func (w *worker) handBack(id string) {
+	back := w.held[id]
+	delete(w.held, id)
+	delete(w.more, id)
+	w.waiting -= len(back)
+	w.release(back)
+}
+
 // isGone reports whether webhook id answered 410 within goneHold.
 func (w *worker) isGone(id string) bool {
 	until, ok := w.gone[id]
@@ -628,6 +664,9 @@ func (w *worker) release(back []ports.DueDelivery) {
 // webhook is not left behind the backlogs of channels taking the same
 // matches. A chat channel's held matches start together, as one burst.
 func (w *worker) startHeld() {
+	for _, id := range w.s.takeOff() {
+		w.handBack(id)
+	}
 	now := w.s.deps.Clock.Now()
 	for id, until := range w.quiet {
 		if !now.Before(until) {
@@ -746,11 +785,7 @@ func (w *worker) finished(e sent) bool {
 		// The receiver asked for no more: what is held for it goes back
 		// queued, for when the owner switches the webhook on again.
 		w.gone[id] = time.Now().Add(goneHold)
-		back := w.held[id]
-		delete(w.held, id)
-		delete(w.more, id)
-		w.waiting -= len(back)
-		w.release(back)
+		w.handBack(id)
 	}
 	if w.busy[id]--; w.busy[id] <= 0 {
 		delete(w.busy, id)

@@ -615,3 +615,71 @@ func (p *sharedPool) done() int {
 	defer p.mu.Unlock()
 	return p.got[p.urls[0]] + p.got[p.urls[1]] + p.got[p.urls[2]]
 }
+
+// A webhook switched off after five failed deliveries in a row gets no
+// more of the deliveries the worker had claimed for it: they stay
+// queued, for when it is switched on again, rather than each spend a try
+// on a receiver known to be down. Only the send under way when the
+// switch-off was stored goes out.
+func TestSwitchOffLeavesClaimedDeliveriesQueued(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t) // outside the bubble, as in TestSlowReceiverDoesNotDelayOthers
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		o := w.owner(t, "a@example.com")
+		const url, n = "http://127.0.0.1/hook", 12
+		rcv := &downReceiver{}
+		off := newSignal()
+		h := newHooksVia(t, w, DeliveryConfig{Timeout: senderTimeout, PerWebhook: 1, Schedule: core.RetrySchedule{}}, rcv,
+			func(context.Context, core.Webhook) { off.notify() })
+		zero := 0
+		wh, _, err := h.Create(ctx, o.ID, url, &zero, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.score(t, o.ID, n, 80)
+		h.start()
+		select {
+		case <-off:
+		case <-time.After(time.Minute):
+			t.Fatal("the webhook was not switched off")
+		}
+		// Time enough for every claimed delivery to have been sent, a
+		// second each, on the bubble's clock.
+		<-time.After(2 * n * time.Second)
+		h.stop()
+		if got := rcv.answered(); got != 6 {
+			t.Fatalf("%d messages sent to a webhook switched off after the fifth, want 6", got)
+		}
+		queued := 0
+		for _, d := range h.log(t, o.ID, wh.ID) {
+			if d.Status == core.DeliveryQueued {
+				queued++
+			}
+		}
+		if queued != n-6 {
+			t.Fatalf("%d deliveries left queued, want %d", queued, n-6)
+		}
+	})
+}
+
+// downReceiver answers every message 500 after a second, on the bubble's
+// clock.
+type downReceiver struct {
+	mu  sync.Mutex
+	got int
+}
+
+func (r *downReceiver) Send(context.Context, ports.WebhookMessage) ports.WebhookResult {
+	<-time.After(time.Second)
+	r.mu.Lock()
+	r.got++
+	r.mu.Unlock()
+	return ports.WebhookResult{Status: http.StatusInternalServerError, Error: "http 500", Duration: time.Second}
+}
+
+func (r *downReceiver) answered() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.got
+}
