@@ -197,6 +197,8 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 	}
 	if w.Active {
 		s.w.deps.Wake()
+	} else {
+		s.w.deps.Off(w.ID)
 	}
 	return w, nil
 }

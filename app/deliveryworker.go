@@ -407,7 +407,7 @@ func (s *DeliveryWorker) recorded(a ports.Attempt, r ports.AttemptResult) {
 	if !r.SwitchedOff {
 		return
 	}
-	s.switchedOff(r.Webhook.ID)
+	s.Off(r.Webhook.ID)
 	s.deps.Log.Info("webhook switched off", "webhook", r.Webhook.ID, "owner", r.Webhook.OwnerID, "reason", r.Webhook.DisabledReason)
 	if s.deps.SwitchedOff != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
@@ -428,18 +428,18 @@ func (s *DeliveryWorker) wakeAt(t time.Time) {
 	s.Poke()
 }
 
-// switchedOff tells the worker that webhook id is switched off: what it
-// holds for it goes back to the queue, to wait until the owner switches
-// it on again, rather than each spend a try on a receiver that just
-// failed five times in a row.
-func (s *DeliveryWorker) switchedOff(id string) {
+// Off tells the worker that webhook id is switched off (after five
+// failures in a row, or by its owner) or deleted: what it holds for it
+// goes back to the queue, to wait until the webhook is on again, rather
+// than each spend a try. A claim already under way may still bring a few.
+func (s *DeliveryWorker) Off(id string) {
 	s.soonMu.Lock()
 	s.off = append(s.off, id)
 	s.soonMu.Unlock()
 	s.Poke()
 }
 
-// takeOff returns the webhooks switchedOff was told of since the last
+// takeOff returns the webhooks Off was told of since the last
 // call.
 func (s *DeliveryWorker) takeOff() []string {
 	s.soonMu.Lock()

@@ -683,3 +683,44 @@ func (r *downReceiver) answered() int {
 	defer r.mu.Unlock()
 	return r.got
 }
+
+// A webhook its owner switches off gets none of the deliveries the
+// worker holds for it: they stay queued until it is switched on again.
+func TestOwnerSwitchOffLeavesClaimedDeliveriesQueued(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		o := w.owner(t, "a@example.com")
+		const url, n = "http://127.0.0.1/hook", 12
+		rcv := &downReceiver{}
+		h := newHooksVia(t, w, DeliveryConfig{Timeout: senderTimeout, PerWebhook: 1}, rcv, nil)
+		zero := 0
+		wh, _, err := h.Create(ctx, o.ID, url, &zero, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.score(t, o.ID, n, 80)
+		h.start()
+		// The first send is under way, the rest are held.
+		<-time.After(500 * time.Millisecond)
+		off := false
+		if _, err := h.Update(ctx, o.ID, wh.ID, ports.WebhookChange{Active: &off}); err != nil {
+			t.Fatal(err)
+		}
+		<-time.After(2 * n * time.Second)
+		h.stop()
+		if got := rcv.answered(); got != 1 {
+			t.Fatalf("%d messages sent to a webhook its owner switched off during the first, want 1", got)
+		}
+		queued := 0
+		for _, d := range h.log(t, o.ID, wh.ID) {
+			if d.Status == core.DeliveryQueued {
+				queued++
+			}
+		}
+		if queued != n {
+			t.Fatalf("%d deliveries queued, want %d", queued, n)
+		}
+	})
+}

@@ -35,6 +35,10 @@ type WebhookDeps struct {
 	// now (DeliveryWorker.Poke): a webhook switched on, a manual retry.
 	// Nil leaves them to its poll.
 	Wake func()
+	// Off tells the delivery worker that a webhook was switched off or
+	// deleted (DeliveryWorker.Off), so it sends none of what it holds
+	// for it. Nil leaves those to go out.
+	Off func(id string)
 }
 
 // Webhooks manages owners' webhook subscriptions: create, list, change,
@@ -54,6 +58,9 @@ func NewWebhooks(deps WebhookDeps, cfg WebhookConfig) *Webhooks {
 	deps.Metrics = orNoMetrics(deps.Metrics)
 	if deps.Wake == nil {
 		deps.Wake = func() {}
+	}
+	if deps.Off == nil {
+		deps.Off = func(string) {}
 	}
 	return &Webhooks{deps: deps, cfg: cfg, msg: messenger{sender: deps.Sender, sealer: deps.Sealer, metrics: deps.Metrics}}
 }
@@ -234,8 +241,11 @@ func (s *Webhooks) Update(ctx context.Context, ownerID, id string, ch ports.Webh
 		}
 		return changed(w, ch.Active, ch.MinScore, platforms), nil
 	})
-	if err == nil && w.Active {
+	switch {
+	case err == nil && w.Active:
 		s.deps.Wake()
+	case err == nil:
+		s.deps.Off(w.ID)
 	}
 	return w, err
 }
@@ -255,7 +265,11 @@ func (s *Webhooks) delete(ctx context.Context, ownerID, id string, channel bool)
 	if _, err := s.own(ctx, ownerID, id, channel); err != nil {
 		return err
 	}
-	return named(s.deps.Store.DeleteWebhook(ctx, ownerID, id), channel)
+	if err := s.deps.Store.DeleteWebhook(ctx, ownerID, id); err != nil {
+		return named(err, channel)
+	}
+	s.deps.Off(id)
+	return nil
 }
 
 // Deliveries returns the webhook's log, newest first. KindNotFound,

@@ -142,7 +142,7 @@ func newHooksVia(t *testing.T, w world, cfg DeliveryConfig, sender ports.Webhook
 	h.worker = NewDeliveryWorker(DeliveryDeps{
 		Queue: h.claims, Sender: sender, Sealer: sealer, Log: quiet, SwitchedOff: switchedOff,
 	}, cfg)
-	h.Webhooks = NewWebhooks(WebhookDeps{Store: store, Sender: sender, Sealer: sealer, Log: quiet, Wake: h.worker.Poke},
+	h.Webhooks = NewWebhooks(WebhookDeps{Store: store, Sender: sender, Sealer: sealer, Log: quiet, Wake: h.worker.Poke, Off: h.worker.Off},
 		WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 3}, AllowPrivate: true})
 	t.Cleanup(func() { h.stop() })
 	return h

@@ -131,7 +131,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 		Log: log, Metrics: reg, SwitchedOff: s.Notifications.SwitchedOff, SiteURL: siteURL},
 		app.DeliveryConfig{Schedule: cfg.WebhookRetrySchedule, Timeout: cfg.WebhookTimeout})
 	s.Webhooks = app.NewWebhooks(app.WebhookDeps{Store: st.webhooks, Sender: sender, Sealer: sealer, Clock: clock, Log: log,
-		Metrics: reg, Owners: st.owners, Wake: s.Deliveries.Poke},
+		Metrics: reg, Owners: st.owners, Wake: s.Deliveries.Poke, Off: s.Deliveries.Off},
 		app.WebhookConfig{Limits: cfg.Limits, AllowPrivate: cfg.WebhookAllowPrivate})
 	s.Channels = app.NewChannels(app.ChannelDeps{Webhooks: s.Webhooks, Store: st.channels, Sender: sender})
 	s.Digests = app.NewChannelDigests(app.ChannelDigestDeps{Store: st.channels, Clock: clock, Log: log, Wake: s.Deliveries.Poke,
