@@ -442,15 +442,11 @@ func TestJoinedGroupsPageCheckpoint(t *testing.T) {
 	}
 }
 
-// A story whose creation time is not plausible seconds (milliseconds, or
-// a number past any date) is no post: it would move the search's
-// checkpoint past every later post, and its postedAt would overflow.
-func TestImplausibleCreationTimeIsNoPost(t *testing.T) {
+// readAnswer reads the first phrase's search once, facebook answering
+// answer, with no group searched.
+func readAnswer(t *testing.T, answer string) (*run, *Reader) {
+	t.Helper()
 	r := &run{since: map[string]string{}}
-	answer := `{"data":{"node":{"edges":[` +
-		`{"node":{"post_id":"1","message":{"text":"acme grinder one"},"creation_time":1790168469}},` +
-		`{"node":{"post_id":"2","message":{"text":"acme grinder in ms"},"creation_time":1790168469000}},` +
-		`{"node":{"post_id":"3","message":{"text":"acme grinder huge"},"creation_time":1e300}}]}}}`
 	pages := &fakePages{answer: func(u *url.URL) Page {
 		return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(answer)}}
 	}}
@@ -461,6 +457,17 @@ func TestImplausibleCreationTimeIsNoPost(t *testing.T) {
 	if err := rd.Read(context.Background(), in, r.emit); err != nil {
 		t.Fatal(err)
 	}
+	return r, rd
+}
+
+// A story whose creation time is not plausible seconds (milliseconds, or
+// a number past any date) is no post: it would move the search's
+// checkpoint past every later post, and its postedAt would overflow.
+func TestImplausibleCreationTimeIsNoPost(t *testing.T) {
+	r, _ := readAnswer(t, `{"data":{"node":{"edges":[`+
+		`{"node":{"post_id":"1","message":{"text":"acme grinder one"},"creation_time":1790168469}},`+
+		`{"node":{"post_id":"2","message":{"text":"acme grinder in ms"},"creation_time":1790168469000}},`+
+		`{"node":{"post_id":"3","message":{"text":"acme grinder huge"},"creation_time":1e300}}]}}}`)
 	if got := postIDs(r.posts); got != "1" {
 		t.Fatalf("posts %s, want only 1", got)
 	}
@@ -473,20 +480,9 @@ func TestImplausibleCreationTimeIsNoPost(t *testing.T) {
 // search's checkpoint only to the time of the read: stories made before
 // that date and read later are still sent.
 func TestFutureDateMovesTheCheckpointToTheReadOnly(t *testing.T) {
-	r := &run{since: map[string]string{}}
-	answer := `{"data":{"node":{"edges":[` +
-		`{"node":{"post_id":"1","message":{"text":"acme grinder now"},"creation_time":1790168469}},` +
-		`{"node":{"post_id":"2","message":{"text":"acme grinder from 2040"},"creation_time":2208988800}}]}}}`
-	pages := &fakePages{answer: func(u *url.URL) Page {
-		return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(answer)}}
-	}}
-	rd := newReader(t, pages, r)
-	rd.Groups = -1
-	in := r.in(nil)
-	in.Phrases = in.Phrases[:1]
-	if err := rd.Read(context.Background(), in, r.emit); err != nil {
-		t.Fatal(err)
-	}
+	r, rd := readAnswer(t, `{"data":{"node":{"edges":[`+
+		`{"node":{"post_id":"1","message":{"text":"acme grinder now"},"creation_time":1790168469}},`+
+		`{"node":{"post_id":"2","message":{"text":"acme grinder from 2040"},"creation_time":2208988800}}]}}}`)
 	if got := postIDs(r.posts); got != "1,2" {
 		t.Fatalf("posts %s, want 1,2", got)
 	}
@@ -500,21 +496,10 @@ func TestFutureDateMovesTheCheckpointToTheReadOnly(t *testing.T) {
 // server refuses a post with a negative count, so the post would be lost
 // while its checkpoint moved past it.
 func TestCountsOutOfRangeKeepThePost(t *testing.T) {
-	r := &run{since: map[string]string{}}
-	answer := `{"data":{"node":{"edges":[` +
-		`{"node":{"post_id":"1","message":{"text":"acme grinder"},"creation_time":1790168469,` +
-		`"reaction_count":{"count":1e300},"comment_count":{"total_count":-3}}},` +
-		`{"node":{"post_id":"2","message":{"text":"acme grinder"},"creation_time":1790168470,"reaction_count":{"count":"NaN"}}}]}}}`
-	pages := &fakePages{answer: func(u *url.URL) Page {
-		return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(answer)}}
-	}}
-	rd := newReader(t, pages, r)
-	rd.Groups = -1
-	in := r.in(nil)
-	in.Phrases = in.Phrases[:1]
-	if err := rd.Read(context.Background(), in, r.emit); err != nil {
-		t.Fatal(err)
-	}
+	r, _ := readAnswer(t, `{"data":{"node":{"edges":[`+
+		`{"node":{"post_id":"1","message":{"text":"acme grinder"},"creation_time":1790168469,`+
+		`"reaction_count":{"count":1e300},"comment_count":{"total_count":-3}}},`+
+		`{"node":{"post_id":"2","message":{"text":"acme grinder"},"creation_time":1790168470,"reaction_count":{"count":"NaN"}}}]}}}`)
 	if len(r.posts) != 2 || r.posts[0].Likes != 1<<31-1 || r.posts[0].Comments != 0 || r.posts[1].Likes != 0 {
 		t.Fatalf("posts %+v, want likes 2147483647 and no comments, then no likes", r.posts)
 	}
@@ -524,19 +509,8 @@ func TestCountsOutOfRangeKeepThePost(t *testing.T) {
 // a megabyte would otherwise make a batch over the server's body limit,
 // refused every pass, so that the search never moved on.
 func TestLongStoryIsSentCut(t *testing.T) {
-	r := &run{since: map[string]string{}}
-	answer := `{"data":{"node":{"post_id":"1","message":{"text":"acme grinder ` + strings.Repeat("<", 400_000) + `"},"creation_time":1790168469,` +
-		`"actors":[{"name":"` + strings.Repeat("&", 400_000) + `"}]}}}`
-	pages := &fakePages{answer: func(u *url.URL) Page {
-		return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(answer)}}
-	}}
-	rd := newReader(t, pages, r)
-	rd.Groups = -1
-	in := r.in(nil)
-	in.Phrases = in.Phrases[:1]
-	if err := rd.Read(context.Background(), in, r.emit); err != nil {
-		t.Fatal(err)
-	}
+	r, _ := readAnswer(t, `{"data":{"node":{"post_id":"1","message":{"text":"acme grinder `+strings.Repeat("<", 400_000)+`"},"creation_time":1790168469,`+
+		`"actors":[{"name":"`+strings.Repeat("&", 400_000)+`"}]}}}`)
 	if len(r.posts) != 1 || len(r.posts[0].Body[0]) > core.MaxPostText || len(r.posts[0].AuthorName) > 200 {
 		t.Fatalf("%d posts, the first of %d bytes by an author of %d", len(r.posts), len(r.posts[0].Body[0]), len(r.posts[0].AuthorName))
 	}
