@@ -9,21 +9,25 @@ import (
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
+// phraseChanges are the changes of a phrase that wait for its owner's
+// batches: a pause and a deletion.
+var phraseChanges = map[string]func(*PhraseStore, core.Phrase) error{
+	"update": func(s *PhraseStore, p core.Phrase) error {
+		paused := core.Paused
+		_, err := s.UpdatePhrase(context.Background(), p.OwnerID, p.ID, ports.PhraseChange{Status: &paused})
+		return err
+	},
+	"delete": func(s *PhraseStore, p core.Phrase) error {
+		return s.DeletePhrase(context.Background(), p.OwnerID, p.ID)
+	},
+}
+
 // A phrase changed or deleted while a batch of posts is stored for its
 // owner on Postgres waits for the batch or the batch for it: neither
 // takes the phrase's lock and then the owner's while the other holds the
 // owner's and waits for the phrase's, which Postgres ends by failing one.
 func TestPhraseChangesBesideABatch(t *testing.T) {
-	for name, change := range map[string]func(*PhraseStore, core.Phrase) error{
-		"update": func(s *PhraseStore, p core.Phrase) error {
-			paused := core.Paused
-			_, err := s.UpdatePhrase(context.Background(), p.OwnerID, p.ID, ports.PhraseChange{Status: &paused})
-			return err
-		},
-		"delete": func(s *PhraseStore, p core.Phrase) error {
-			return s.DeletePhrase(context.Background(), p.OwnerID, p.ID)
-		},
-	} {
+	for name, change := range phraseChanges {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			db := openMigrated(t, pgtest.URL(t))
@@ -53,16 +57,7 @@ func TestPhraseChangesBesideABatch(t *testing.T) {
 // as a batch does: a phrase deleted meanwhile gets nothing, and that is
 // not an error.
 func TestPhraseChangesBesideABackfill(t *testing.T) {
-	for name, change := range map[string]func(*PhraseStore, core.Phrase) error{
-		"update": func(s *PhraseStore, p core.Phrase) error {
-			paused := core.Paused
-			_, err := s.UpdatePhrase(context.Background(), p.OwnerID, p.ID, ports.PhraseChange{Status: &paused})
-			return err
-		},
-		"delete": func(s *PhraseStore, p core.Phrase) error {
-			return s.DeletePhrase(context.Background(), p.OwnerID, p.ID)
-		},
-	} {
+	for name, change := range phraseChanges {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			db := openMigrated(t, pgtest.URL(t))
