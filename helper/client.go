@@ -181,6 +181,16 @@ type Post struct {
 	Community  string   `json:"community,omitempty"`
 }
 
+// Count is n as a post's likes or comments: at least 0, since the server
+// refuses a negative count, and at most 2^31-1, since a float past int's
+// range converts to an unspecified number; NaN is 0.
+func Count(n float64) int {
+	if !(n > 0) {
+		return 0
+	}
+	return int(min(n, 1<<31-1))
+}
+
 // IngestResult is POST /ingest's answer.
 type IngestResult struct {
 	AccountID string `json:"accountId"`

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/earshothq/earshot/helper"
 )
 
 // story is the part of a facebook post the helper sends.
@@ -262,13 +264,13 @@ func storyOf(id string, v map[string]any) (story, bool) {
 		s.created = int64(c)
 	}
 	if rc, ok := first(v, "reaction_count").(map[string]any); ok {
-		s.likes = count(rc["count"])
+		s.likes = helper.Count(num(rc["count"]))
 	}
 	// The count is under comment_count in search answers and under
 	// comments in a page's or group's feed.
 	for _, k := range []string{"comment_count", "comments"} {
 		if cc, ok := first(v, k).(map[string]any); ok && cc["total_count"] != nil {
-			s.comments = count(cc["total_count"])
+			s.comments = helper.Count(num(cc["total_count"]))
 			break
 		}
 	}
@@ -339,15 +341,4 @@ func num(v any) float64 {
 		return f
 	}
 	return 0
-}
-
-// count reads a count within 0 to 2^31-1: the server refuses a post with
-// a negative count, and a float out of int's range converts to an
-// unspecified number.
-func count(v any) int {
-	f := num(v)
-	if !(f > 0) { // NaN too
-		return 0
-	}
-	return int(min(f, 1<<31-1))
 }

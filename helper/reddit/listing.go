@@ -43,13 +43,13 @@ func (it item) post(group []string) (helper.Post, string, bool) {
 		ExternalID: id,
 		AuthorName: it.Author,
 		URL:        link(it.Permalink, community, id),
-		Likes:      max(int(min(float64(it.Score), 1<<31-1)), 0),
+		Likes:      helper.Count(float64(it.Score)),
 		PostedAt:   int64(float64(it.CreatedUTC) * 1000),
 		Community:  community,
 	}
 	if it.Kind == redditjson.KindPost {
 		p.Title = core.Cut(redditjson.Entities.Replace(it.Title), core.MaxPostText)
-		p.Comments = max(int(min(float64(it.NumComments), 1<<31-1)), 0)
+		p.Comments = helper.Count(float64(it.NumComments))
 		if text == "" {
 			// A link post has no text of its own; a body is required.
 			text = p.Title

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/helper"
 )
 
 // The one parser of x's answers: the SearchTimeline GraphQL answer its
@@ -91,11 +92,10 @@ type count int
 
 func (c *count) UnmarshalJSON(b []byte) error {
 	var f float64
-	if err := json.Unmarshal(b, &f); err != nil || !(f > 0) {
-		*c = 0
-		return nil
+	if err := json.Unmarshal(b, &f); err != nil {
+		f = 0
 	}
-	*c = count(min(f, 1<<31-1))
+	*c = count(helper.Count(f))
 	return nil
 }
 
