@@ -42,14 +42,9 @@ const MaxKeyNameLen = 100
 // SQLite would, so neither must be asked to. A refusal is KindInvalid
 // and names the field.
 func NormalizeKeyName(kind KeyKind, name string) (string, error) {
-	if !utf8.ValidString(name) {
-		return "", Errorf(KindInvalid, "key name must be valid UTF-8")
-	}
-	name = strings.TrimSpace(name)
-	for _, r := range name {
-		if unicode.IsControl(r) {
-			return "", Errorf(KindInvalid, "key name must not contain control characters")
-		}
+	name, err := plainName("key name", name)
+	if err != nil {
+		return "", err
 	}
 	if n := utf8.RuneCountInString(name); n > MaxKeyNameLen || n == 0 && kind == APIKey {
 		return "", Errorf(KindInvalid, "key name must be 1 to %d characters", MaxKeyNameLen)
@@ -174,4 +169,18 @@ func CheckSecret(kind KeyKind, secret string) (string, error) {
 		}
 	}
 	return HashSecret(secret), nil
+}
+
+// plainName is name trimmed, refused (naming it what) when it is not
+// UTF-8 or holds a control character: both databases store the same
+// thing, and a list of names keeps one a line.
+func plainName(what, name string) (string, error) {
+	if !utf8.ValidString(name) {
+		return "", Errorf(KindInvalid, "%s must be valid UTF-8", what)
+	}
+	name = strings.TrimSpace(name)
+	if strings.ContainsFunc(name, unicode.IsControl) {
+		return "", Errorf(KindInvalid, "%s must not contain control characters", what)
+	}
+	return name, nil
 }

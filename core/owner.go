@@ -4,7 +4,6 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -17,22 +16,16 @@ type Owner struct {
 	CreatedAt time.Time
 }
 
-// NewOwner validates an owner's email address and name. The name is
-// held to a key name's rule (NormalizeKeyName): valid UTF-8 without
-// control characters once trimmed, so both databases store the same
-// thing and the owner list keeps one owner a line.
+// NewOwner validates an owner's email address and name; the name is
+// held to a key name's rule (plainName).
 func NewOwner(email, name string) (Owner, error) {
 	email = strings.TrimSpace(email)
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email {
 		return Owner{}, Errorf(KindInvalid, "email must be a plain address such as ada@example.com")
 	}
-	if !utf8.ValidString(name) {
-		return Owner{}, Errorf(KindInvalid, "name must be valid UTF-8")
-	}
-	name = strings.TrimSpace(name)
-	if strings.ContainsFunc(name, unicode.IsControl) {
-		return Owner{}, Errorf(KindInvalid, "name must not contain control characters")
+	if name, err = plainName("name", name); err != nil {
+		return Owner{}, err
 	}
 	if utf8.RuneCountInString(name) > 200 {
 		return Owner{}, Errorf(KindInvalid, "name must be at most 200 characters")
