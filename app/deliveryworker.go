@@ -99,8 +99,8 @@ type DeliveryWorker struct {
 	site  func() string
 
 	soonMu sync.Mutex
-	soon   time.Time // the earliest retry the recorder asked to be woken for; zero when none
-	off    []string  // webhooks whose switch-off the recorder stored since the worker last looked
+	soon   time.Time       // the earliest retry the recorder asked to be woken for; zero when none
+	off    map[string]bool // webhooks switched off or deleted since the worker last looked: each once
 }
 
 // NewDeliveryWorker returns the delivery worker; Run starts it.
@@ -434,14 +434,17 @@ func (s *DeliveryWorker) wakeAt(t time.Time) {
 // than each spend a try. A claim already under way may still bring a few.
 func (s *DeliveryWorker) Off(id string) {
 	s.soonMu.Lock()
-	s.off = append(s.off, id)
+	if s.off == nil {
+		s.off = map[string]bool{}
+	}
+	s.off[id] = true
 	s.soonMu.Unlock()
 	s.Poke()
 }
 
 // takeOff returns the webhooks Off was told of since the last
 // call.
-func (s *DeliveryWorker) takeOff() []string {
+func (s *DeliveryWorker) takeOff() map[string]bool {
 	s.soonMu.Lock()
 	defer s.soonMu.Unlock()
 	off := s.off
@@ -664,7 +667,7 @@ func (w *worker) release(back []ports.DueDelivery) {
 // webhook is not left behind the backlogs of channels taking the same
 // matches. A chat channel's held matches start together, as one burst.
 func (w *worker) startHeld() {
-	for _, id := range w.s.takeOff() {
+	for id := range w.s.takeOff() {
 		w.handBack(id)
 	}
 	now := w.s.deps.Clock.Now()
