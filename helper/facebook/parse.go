@@ -173,9 +173,11 @@ func walkGroups(v any, found func(Group)) {
 // eachDocument hands each JSON document of a body to f: an answer may
 // hold several, one a line, some prefixed with "for (;;);". A broken
 // document ends what can be read of the body; the documents before it
-// are kept.
+// are kept. Numbers stay json.Number: ids are numbers past 2^53 at
+// times, which a float64 would round to another post's id.
 func eachDocument(body []byte, f func(any)) {
 	dec := json.NewDecoder(strings.NewReader(strings.ReplaceAll(string(body), forLoop, "")))
+	dec.UseNumber()
 	for {
 		var doc any
 		if err := dec.Decode(&doc); err != nil {
@@ -326,16 +328,21 @@ func idOf(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
+	case json.Number:
+		if s := v.String(); strings.Trim(s, "0123456789") == "" {
+			return s
+		}
+		f, _ := v.Float64()
+		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return ""
 }
 
 func num(v any) float64 {
 	switch v := v.(type) {
-	case float64:
-		return v
+	case json.Number:
+		f, _ := v.Float64()
+		return f
 	case string:
 		f, _ := strconv.ParseFloat(v, 64)
 		return f

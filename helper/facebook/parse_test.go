@@ -133,3 +133,23 @@ func TestParseGroups(t *testing.T) {
 		t.Errorf("pageHolds tells a groups page from a search page wrongly")
 	}
 }
+
+// An id written as a JSON number keeps every digit: facebook's post ids
+// pass 2^53, where a float64 holds only every second integer, so two
+// posts would share one externalId and the second would be dropped as
+// the first seen again.
+func TestParseNumericIDsKeepTheirDigits(t *testing.T) {
+	story := func(id string) string {
+		return `{"post_id":` + id + `,"message":{"text":"acme grinder"},"creation_time":1790160000,` +
+			`"to":{"__typename":"Group","id":1242309506256283123,"name":"Home Baristas"}}`
+	}
+	body := []byte(`{"data":{"results":[` + story("10158000000000001") + `,` + story("10158000000000002") + `]}}`)
+	got := parseAnswers([][]byte{body})
+	if len(got) != 2 || got[0].id != "10158000000000001" || got[1].id != "10158000000000002" {
+		t.Fatalf("stories %+v", got)
+	}
+	groups := parseGroups(nil, [][]byte{[]byte(`{"data":{"group":{"__typename":"Group","id":1242309506256283123,"name":"Home Baristas"}}}`)})
+	if len(groups) != 1 || groups[0].ID != "1242309506256283123" {
+		t.Fatalf("groups %+v", groups)
+	}
+}
