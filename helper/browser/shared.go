@@ -11,7 +11,7 @@ import (
 // a person's own machine runs one browser, and one browser's memory
 // rather than one per platform. The browser is started at the first
 // Browser call and restarted when the proxy changes, since a browser's
-// proxy is set when it starts; Close stops it.
+// proxy is set when it starts, or when it died; Close stops it.
 type Shared struct {
 	// Options start the browser; their Proxy is each call's.
 	Options Options
@@ -23,6 +23,8 @@ type Shared struct {
 }
 
 // Browser returns the running browser, started for proxy (nil: direct).
+// A browser that died (a crash, a kill) is started again: the helper runs
+// for weeks, and a dead one would fail every read until it stops.
 func (s *Shared) Browser(ctx context.Context, proxy *url.URL) (*Browser, error) {
 	px := ""
 	if proxy != nil {
@@ -30,7 +32,7 @@ func (s *Shared) Browser(ctx context.Context, proxy *url.URL) (*Browser, error) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.b != nil && s.proxy == px {
+	if s.b != nil && s.proxy == px && s.b.ctx.Err() == nil {
 		return s.b, nil
 	}
 	if err := s.closeLocked(); err != nil {

@@ -4,7 +4,11 @@ import (
 	"context"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // Readers taking turns in a Shared get one browser while the proxy stays
@@ -38,5 +42,35 @@ func TestSharedStartsOneBrowser(t *testing.T) {
 	}
 	if err := s.Close(); err != nil || b3.cancel != nil {
 		t.Errorf("Close left the browser running (%v)", err)
+	}
+}
+
+// A browser that died (Chromium crashed or was killed) is started again
+// at the next call: a helper runs for weeks, and a dead browser kept would
+// fail every x and facebook read until the helper is restarted.
+func TestSharedRestartsADeadBrowser(t *testing.T) {
+	start(t, Options{}).Close() // skips without Chromium
+	s := &Shared{Options: Options{NoSandbox: os.Geteuid() == 0, Timeout: 20 * time.Second}}
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	b1, err := s.Browser(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.FromContext(b1.ctx).Browser.Process().Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-b1.ctx.Done()
+	b2, err := s.Browser(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := site(t)
+	p, err := b2.Read(ctx, Request{URL: srv.URL + "/page?what=small", Match: func(u string) bool { return strings.Contains(u, "/api/") }})
+	if err != nil {
+		t.Fatalf("a read after the browser died: %v", err)
+	}
+	if len(p.Answers) != 1 || s.Starts() != 2 {
+		t.Fatalf("%d answers, %d browsers started", len(p.Answers), s.Starts())
 	}
 }
