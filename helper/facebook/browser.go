@@ -2,6 +2,7 @@ package facebook
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/earshothq/earshot/helper/browser"
 )
@@ -48,6 +49,12 @@ func (p *Browser) Read(ctx context.Context, r PageRequest) (Page, error) {
 		Done: func(p *browser.Page) bool { return done(p, holds) }})
 	if err != nil {
 		return Page{}, err
+	}
+	if pg.Status == 0 {
+		// Cut off before the document answered: no answer came, which
+		// the reader reports as noResponse; a status 0 is no answer the
+		// server takes.
+		return Page{}, fmt.Errorf("the page did not answer (cut off: %s)", pg.CutOff)
 	}
 	out := Page{URL: pg.URL, Status: pg.Status, Head: string(pg.Document[:min(len(pg.Document), headSize)]), Header: pg.Header, Document: pg.Document}
 	for _, a := range pg.Answers {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/health"
 	"github.com/earshothq/earshot/helper/browser"
 )
 
@@ -189,5 +190,39 @@ fetch('/api/graphql/', {method: 'POST', body: 'fb_api_req_friendly_name=GroupsCo
 	defer mu.Unlock()
 	if got := strings.Join(opened, " "); got != "/search/posts/ /groups/joins/ /groups/1242309506256283/search/ /groups/880011223344556/search/" {
 		t.Errorf("pages opened: %s", got)
+	}
+}
+
+// A page whose document never answers within the read's time is no
+// answer: it is reported as noResponse, as the server takes it, not as a
+// status 0 that POST /account-status refuses with 400, which failed the
+// pass with the report's error and left the account's network error
+// unrecorded and unpaused.
+func TestBrowserPageThatNeverAnswersIsNoResponse(t *testing.T) {
+	needBrowser(t)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	pages := &Browser{Options: browser.Options{NoSandbox: true, Timeout: 2 * time.Second}}
+	defer pages.Close()
+	r := &run{since: map[string]string{}}
+	in := r.in([]core.Cookie{{Name: "c_user", Value: "1000", Domain: ".facebook.com"}})
+	in.Phrases = in.Phrases[:1]
+	rd := &Reader{Pages: pages, BaseURL: srv.URL, Pace: -1, Groups: -1}
+	if err := rd.Read(context.Background(), in, r.emit); err == nil {
+		t.Fatal("a page that never answered was read")
+	}
+	if len(r.reports) != 1 || !r.reports[0].NoResponse {
+		t.Fatalf("reports %+v, want one noResponse", r.reports)
+	}
+	s := r.reports[0]
+	if err := health.CheckSignal(health.Signal{Platform: core.Facebook, Status: s.Status, NoResponse: s.NoResponse}); err != nil {
+		t.Errorf("the server refuses the report: %v", err)
 	}
 }
