@@ -420,7 +420,8 @@ func (rd *reading) handle(ctx context.Context, t *chromedp.Target, ev any, loade
 			return true, nil
 		}
 	case *network.EventLoadingFailed:
-		if q := rd.reqs[ev.RequestID]; q != nil && q.doc {
+		// A person's visit goes on: they reload, or move on.
+		if q := rd.reqs[ev.RequestID]; q != nil && q.doc && !rd.person {
 			return true, fmt.Errorf("browser: the page did not load: %s", ev.ErrorText)
 		}
 	case *network.EventLoadingFinished:
