@@ -171,19 +171,22 @@ func walkGroups(v any, found func(Group)) {
 }
 
 // eachDocument hands each JSON document of a body to f: an answer may
-// hold several, one a line, some prefixed with "for (;;);". A broken
-// document ends what can be read of the body; the documents before it
-// are kept. Numbers stay json.Number: ids are numbers past 2^53 at
-// times, which a float64 would round to another post's id.
+// hold several, one a line, some prefixed with "for (;;);", which is
+// taken off where a document starts only, as a post's text may quote it.
+// A broken document ends what can be read of the body; the documents
+// before it are kept. Numbers stay json.Number: ids are numbers past
+// 2^53 at times, which a float64 would round to another post's id.
 func eachDocument(body []byte, f func(any)) {
-	dec := json.NewDecoder(strings.NewReader(strings.ReplaceAll(string(body), forLoop, "")))
-	dec.UseNumber()
 	for {
+		body = bytes.TrimPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte(forLoop))
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
 		var doc any
 		if err := dec.Decode(&doc); err != nil {
 			return
 		}
 		f(doc)
+		body = body[dec.InputOffset():]
 	}
 }
 

@@ -153,3 +153,16 @@ func TestParseNumericIDsKeepTheirDigits(t *testing.T) {
 		t.Fatalf("groups %+v", groups)
 	}
 }
+
+// The "for (;;);" guard is taken off where a document starts only: a
+// post that quotes it (a programmer's, say) keeps its text as written.
+func TestParseKeepsTheLoopGuardInsideAText(t *testing.T) {
+	doc := func(id, text string) string {
+		return `{"data":{"node":{"post_id":"` + id + `","message":{"text":"` + text + `"},"creation_time":1790160000}}}`
+	}
+	body := []byte("for (;;);" + doc("1", "my loop for (;;); never ends") + "\nfor (;;);" + doc("2", "two"))
+	got := parseAnswers([][]byte{body})
+	if len(got) != 2 || got[0].text != "my loop for (;;); never ends" || got[1].id != "2" {
+		t.Fatalf("stories %+v", got)
+	}
+}
