@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/score"
@@ -323,8 +324,10 @@ func parseVerdict(content string) (core.Score, error) {
 	if reason == "" {
 		return core.Score{}, errors.New("empty reason")
 	}
+	// Control characters include NEL (U+0085), a line break to Unicode,
+	// beside the C0 ones; U+2028 and U+2029 are the other line breaks.
 	if strings.ContainsFunc(reason, func(r rune) bool {
-		return r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' || r < 0x20 || r == 0x7f
+		return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 	}) {
 		return core.Score{}, errors.New("reason spans lines")
 	}

@@ -140,6 +140,10 @@ func TestScoreFallsBack(t *testing.T) {
 		{"score fraction", reply(200, answer(`{"score": 80.5, "intent": "buying", "reason": "x"}`)), "not an integer"},
 		{"empty reason", reply(200, answer(`{"score": 80, "intent": "buying", "reason": "  "}`)), "empty reason"},
 		{"multi-line reason", reply(200, answer(`{"score": 80, "intent": "buying", "reason": "one\ntwo"}`)), "spans lines"},
+		// NEL is a line break to Unicode (and to Python's splitlines), so a
+		// reason holding one is two lines to a reader of the API.
+		{"reason with a next-line break", reply(200, answer(`{"score": 80, "intent": "buying", "reason": "one\u0085two"}`)), "spans lines"},
+		{"reason with a C1 control", reply(200, answer(`{"score": 80, "intent": "buying", "reason": "one\u009btwo"}`)), "spans lines"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

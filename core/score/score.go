@@ -216,7 +216,9 @@ func cutBytes(s string, n int) string {
 }
 
 // nearPhrase reports whether an occurrence of phrase lies within nearBytes
-// of the span [start, end).
+// of the span [start, end). An occurrence follows the matching rules'
+// word boundaries: where the phrase's edge is a word character, the text
+// has none just beside it, so "ai" inside "again" is not one.
 func nearPhrase(text, phrase string, start, end int) bool {
 	if phrase == "" {
 		return false
@@ -229,5 +231,26 @@ func nearPhrase(text, phrase string, start, end int) bool {
 	for to < len(text) && !utf8.RuneStart(text[to]) {
 		to++
 	}
-	return strings.Contains(text[from:to], phrase)
+	first, size := utf8.DecodeRuneInString(phrase)
+	last, _ := utf8.DecodeLastRuneInString(phrase)
+	for from < to {
+		i := strings.Index(text[from:to], phrase)
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		before, _ := utf8.DecodeLastRuneInString(text[:at])
+		after, _ := utf8.DecodeRuneInString(text[at+len(phrase):])
+		if !(isWord(first) && at > 0 && isWord(before)) && !(isWord(last) && at+len(phrase) < len(text) && isWord(after)) {
+			return true
+		}
+		from = at + size
+	}
+	return false
+}
+
+// isWord reports whether r is a word character as the matcher reads it:
+// a letter, a digit, '_' or a combining mark.
+func isWord(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc)
 }

@@ -131,6 +131,26 @@ func TestRateNearRaises(t *testing.T) {
 	}
 }
 
+// The phrase counts as near only where it would match: "ai" inside
+// "again" is no occurrence of the phrase "ai", so it neither raises the
+// score nor appears in the reason.
+func TestRateNearNeedsWordBoundaries(t *testing.T) {
+	far := " We have used many tools for years, none stuck with us, honestly. We use AI daily."
+	inWord := score.Rate("ai", core.Post{Text: "Looking for alternatives, again." + far})
+	plain := score.Rate("ai", core.Post{Text: "Looking for alternatives, truly." + far})
+	if inWord != plain {
+		t.Errorf("with \"again\" near the cue %+v, without %+v", inWord, plain)
+	}
+	if strings.Contains(inWord.Reason, "near") {
+		t.Errorf("reason %q names a phrase that is not near", inWord.Reason)
+	}
+	// A phrase whose edge is no word character still needs no boundary
+	// there, as in the matcher.
+	if got := score.Rate("c++", core.Post{Text: "any alternatives to c++x?"}); !strings.Contains(got.Reason, `near "c++"`) {
+		t.Errorf("reason %q does not name c++", got.Reason)
+	}
+}
+
 func TestRateReasonNamesCue(t *testing.T) {
 	got := score.Rate("mailchimp", core.Post{Text: "Any good alternatives to Mailchimp?"})
 	want := `asks for alternatives: "alternatives" near "mailchimp"`
