@@ -17,8 +17,12 @@ type AlertScheduleService interface {
 
 // alertForm is the Account page's alert frequency form.
 type alertForm struct {
-	Schedule core.AlertSchedule // the owner's, or what was asked for
-	Problem  string             // why what was asked for was refused
+	// Current is the owner's schedule, which the page says is in force;
+	// Schedule is what the form shows: the owner's, or what was asked
+	// for and refused.
+	Current  core.AlertSchedule
+	Schedule core.AlertSchedule
+	Problem  string // why what was asked for was refused
 	Saved    bool
 }
 
@@ -83,13 +87,18 @@ func (d *Dashboard) renderAccount(w http.ResponseWriter, r *http.Request, status
 		return
 	}
 	v.Email = o.Email
-	if d.deps.AlertSchedules != nil && v.Alerts == nil {
+	if d.deps.AlertSchedules != nil {
+		// Read even after a change: a refused one left the owner's
+		// schedule as it was, and the page must say that one.
 		sched, err := d.deps.AlertSchedules.Schedule(r.Context(), session(r).OwnerID)
 		if err != nil {
 			d.fail(w, r, err)
 			return
 		}
-		v.Alerts = &alertForm{Schedule: sched}
+		if v.Alerts == nil {
+			v.Alerts = &alertForm{Schedule: sched}
+		}
+		v.Alerts.Current = sched
 	}
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Account", "account", true
 	d.render(w, r, status, "account", &v)

@@ -241,7 +241,7 @@ type channelFormView struct {
 // channelKinds are the forms, in the order pages show them, with what
 // each destination needs.
 func channelFormOf(k core.ChannelKind, f channelForm, errs map[string]string) channelFormView {
-	v := channelFormView{Kind: string(k), Label: k.Label(), Form: f, Errors: errs, Platforms: platformOptions(nilIfEmpty(f.Platforms)),
+	v := channelFormView{Kind: string(k), Label: k.Label(), Form: f, Errors: errs, Platforms: platformOptions(f.Platforms),
 		Frequencies: frequencyOptions(f.Frequency), Open: len(errs) > 0}
 	switch k {
 	case core.ChannelSlack:
@@ -260,13 +260,6 @@ func channelFormOf(k core.ChannelKind, f channelForm, errs map[string]string) ch
 		v.Where = "The topic's address on ntfy.sh or your own server; on a public server pick a long random topic. An access token (tk_…) only if the topic is protected."
 	}
 	return v
-}
-
-func nilIfEmpty(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
 }
 
 // channelForms are the four add forms; the one of kind refused shows f
@@ -297,6 +290,9 @@ func (d *Dashboard) createChannel(w http.ResponseWriter, r *http.Request) {
 	}
 	in, err := readChannel(form, false)
 	f := in.form
+	// Shown back as sent: no box ticked is none, where a blank form
+	// (nil) ticks every platform.
+	f.Platforms = in.platforms
 	var ch core.Webhook
 	if err == nil {
 		ch, err = d.deps.Channels.Create(r.Context(), session(r).OwnerID, ports.NewChannel{Kind: f.Kind, URL: f.URL, Token: f.Token,
@@ -410,7 +406,7 @@ func (d *Dashboard) editChannel(w http.ResponseWriter, r *http.Request) {
 		if field == "" {
 			return false
 		}
-		v := channelPageView{Form: f, Platforms: platformOptions(f.Platforms), Errors: map[string]string{field: core.Message(err)}}
+		v := channelPageView{Form: f, Platforms: platformOptions(in.platforms), Errors: map[string]string{field: core.Message(err)}}
 		v.Problem = "The settings were not saved: see below."
 		d.renderChannel(w, r, statusOf(err), v)
 		return true

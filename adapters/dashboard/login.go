@@ -38,7 +38,7 @@ func (d *Dashboard) requestLink(w http.ResponseWriter, r *http.Request) {
 		err = d.deps.Sessions.RequestLink(r.Context(), f.Email, clientIP(r))
 	}
 	if err != nil {
-		d.render(w, r, statusOf(err), "login", loginView{layout: layout{Title: "Sign in", Problem: core.Message(err)}, Email: f.Email})
+		d.render(w, r, d.statusLogged(r, err), "login", loginView{layout: layout{Title: "Sign in", Problem: core.Message(err)}, Email: f.Email})
 		return
 	}
 	d.render(w, r, http.StatusOK, "login", loginView{layout: layout{Title: "Check your email"}, Email: f.Email, Sent: true})

@@ -158,6 +158,17 @@ func (d *Dashboard) partial(b *bytes.Buffer, name string, v any) error {
 // every HTTP edge shares.
 func statusOf(err error) int { return httpstatus.Of(err) }
 
+// statusLogged is the status of the page that shows err, having logged
+// err when it is internal: a page says only "internal error", so the log
+// is where the reason is.
+func (d *Dashboard) statusLogged(r *http.Request, err error) int {
+	status := statusOf(err)
+	if status == http.StatusInternalServerError {
+		d.cfg.Logger.ErrorContext(r.Context(), "dashboard request failed", "path", r.URL.Path, "err", err)
+	}
+	return status
+}
+
 type errorView struct {
 	layout
 	Message string
@@ -165,10 +176,7 @@ type errorView struct {
 
 // fail shows an error page; internal errors are logged and never shown.
 func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status := statusOf(err)
-	if status == http.StatusInternalServerError {
-		d.cfg.Logger.ErrorContext(r.Context(), "dashboard request failed", "path", r.URL.Path, "err", err)
-	}
+	status := d.statusLogged(r, err)
 	_, signedIn := r.Context().Value(sessionKey{}).(core.Session)
 	d.render(w, r, status, "error", &errorView{layout: layout{Title: http.StatusText(status), SignedIn: signedIn}, Message: core.Message(err)})
 }

@@ -393,7 +393,7 @@ func (d *Dashboard) createWebhook(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, r, err)
 			return
 		}
-		v := webhooksView{Form: f, Platforms: platformOptions(f.Platforms)}
+		v := webhooksView{Form: f, Platforms: platformOptions(f.platforms())}
 		if field := f.field(err, true); field != "" {
 			v.Errors = map[string]string{field: core.Message(err)}
 			v.Problem = "The webhook was not added: see below."
