@@ -56,9 +56,13 @@ func (s *ChannelStore) DigestChannels(ctx context.Context) ([]core.Webhook, erro
 		[]core.AlertFrequency{core.AlertHourly, core.AlertDaily}).Order("id"), "channel", webhookRow.webhook)
 }
 
-// DigestMatches implements ports.ChannelStore. The owner's matches by
-// scored_at are an index range (matches_owner_scored).
+// DigestMatches implements ports.ChannelStore. It reads after the
+// scoring under way (scoringBarrier). The owner's matches by scored_at
+// are an index range (matches_owner_scored).
 func (s *ChannelStore) DigestMatches(ctx context.Context, ch core.Webhook, from, to time.Time, limit int) ([]core.Match, int, error) {
+	if err := s.db.scoringBarrier(ctx); err != nil {
+		return nil, 0, translate(err, "match")
+	}
 	q := s.db.with(ctx).Model(&matchRow{}).Where("owner_id = ? AND score IS NOT NULL AND score >= ? AND scored_at >= ? AND scored_at < ?",
 		ch.OwnerID, ch.MinScore, micros(from), micros(to))
 	if len(ch.Platforms) > 0 && len(ch.Platforms) < len(core.Platforms) {

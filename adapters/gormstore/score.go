@@ -57,7 +57,10 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 	}
 	var out []core.Match
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		now := tx.NowFunc()
+		if err := s.db.scoring(tx); err != nil {
+			return err
+		}
+		now := tx.NowFunc() // after scoring: a digest's read waits for this time's matches
 		first, err := setScores(tx, updates, now.UnixMicro())
 		if err != nil {
 			return err
@@ -99,6 +102,34 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 		return nil, translate(err, "match")
 	}
 	return out, nil
+}
+
+// scoringKey is the Postgres advisory lock that orders a digest's read
+// after the scoring under way; the migrations take 8442201.
+const scoringKey = 8442202
+
+// scoring starts a scoring transaction, and scoringBarrier a digest's
+// read, so that every match is in a digest: a batch that took its time
+// before a period's end but committed after the digest read would be in
+// neither that digest nor the next, whose period starts at that end. The
+// barrier waits for the batches under way; a batch after it takes a later
+// time. On Postgres batches hold the lock shared, so they never wait for
+// each other. On SQLite a batch holds the writer's one connection from
+// before it takes its time, so a turn on it is the barrier (in memory the
+// read shares that connection anyway).
+func (db *DB) scoring(tx *gorm.DB) error {
+	if !db.postgres {
+		return nil
+	}
+	return tx.Exec("SELECT pg_advisory_xact_lock_shared(?)", scoringKey).Error
+}
+
+func (db *DB) scoringBarrier(ctx context.Context) error {
+	if !db.postgres {
+		return db.write(ctx).Exec("SELECT 1").Error
+	}
+	// A statement of its own: its transaction, and the lock, end with it.
+	return db.write(ctx).Exec("SELECT pg_advisory_xact_lock(?)", scoringKey).Error
 }
 
 // setScores stores each update's score where its match had none and says
