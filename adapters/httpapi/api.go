@@ -86,11 +86,11 @@ func New(cfg Config, deps Deps) *API {
 	}
 	paths, routed := map[string]bool{}, map[string]bool{}
 	for _, r := range a.routes() {
-		e := r.endpoint
+		decode := r.decode
 		if r.scope != "" {
-			e = requireScope(r.scope)(e)
+			decode = requireScope(r.scope, decode)
 		}
-		a.mux.Handle(r.method+" "+r.path, httptransport.NewServer(e, r.decode, encodeResponse, opts...))
+		a.mux.Handle(r.method+" "+r.path, httptransport.NewServer(r.endpoint, decode, encodeResponse, opts...))
 		paths[r.path], routed[r.method+" "+r.path] = true, true
 	}
 	// A known path with another method, and any unknown path, answer in

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-kit/kit/endpoint"
+	httptransport "github.com/go-kit/kit/transport/http"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/httpstatus"
@@ -150,15 +150,15 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-// requireScope refuses keys that lack s with KindForbidden.
-func requireScope(s core.Scope) endpoint.Middleware {
-	return func(next endpoint.Endpoint) endpoint.Endpoint {
-		return func(ctx context.Context, req any) (any, error) {
-			if err := keyFrom(ctx).Allow(s); err != nil {
-				return nil, err
-			}
-			return next(ctx, req)
+// requireScope refuses keys that lack s with KindForbidden before the
+// request is decoded: a key that may not use the route learns that, not
+// what its body would have to be.
+func requireScope(s core.Scope, decode httptransport.DecodeRequestFunc) httptransport.DecodeRequestFunc {
+	return func(ctx context.Context, r *http.Request) (any, error) {
+		if err := keyFrom(ctx).Allow(s); err != nil {
+			return nil, err
 		}
+		return decode(ctx, r)
 	}
 }
 
