@@ -42,7 +42,8 @@ const DefaultRateLimit = 60
 // alike. An address past its quota of failed keys gets 429 before any
 // lookup; otherwise the Bearer token is parsed and looked up as a key of
 // kind, and a missing, malformed, unknown or revoked one is
-// KindUnauthorized and counts against the address. The quota (limit:
+// KindUnauthorized and counts against the address; any other failure of
+// the lookup is the service's and counts nothing. The quota (limit:
 // the public API's rate limit, on every edge) and its count
 // (failedKeys) are the address's, whichever edge the keys went to, so
 // an edge with a higher request limit is no cheaper place to guess. A
@@ -54,7 +55,10 @@ func authenticateKey(ctx context.Context, r *http.Request, w http.ResponseWriter
 		return core.Key{}, tooManyFailedKeys(w)
 	}
 	k, err := bearerKey(ctx, r, keys, kind)
-	if err != nil && l != nil {
+	// Only a key refused counts: a lookup that failed on our side (the
+	// store unreachable, the caller gone) says nothing of the key, and
+	// counting it would lock an address's valid keys out after an outage.
+	if core.IsKind(err, core.KindUnauthorized) && l != nil {
 		takeQuota(ctx, l, log, w, failKey, limit)
 	}
 	return k, err
