@@ -125,11 +125,15 @@ func keyCheckAllowed(ctx context.Context, l ports.RateLimiter, log *slog.Logger,
 		log.WarnContext(ctx, "rate limiter failed", "err", err)
 		return true
 	}
-	if q.Allowed {
-		return true
-	}
+	// The address's quota goes on the answer from here, so that one the
+	// key lookup ends in (a 500 counts nothing) carries the rate headers
+	// too; a key's own quota replaces them once it is known.
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
+	if q.Allowed {
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(q.Remaining))
+		return true
+	}
 	h.Set("X-RateLimit-Remaining", "0")
 	h.Set("Retry-After", strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1)))
 	return false

@@ -44,18 +44,25 @@ func TestKeyLookupFailureIsNoFailedKey(t *testing.T) {
 		{"helper", "/proxy", "svc_ingest_good", NewHelper(HelperConfig{FailedKeyLimit: 3, Limiter: &windowLimiter{counts: map[string]int{}}, Logger: quiet}, keys, nil, nil)},
 	} {
 		t.Run(edge.name, func(t *testing.T) {
+			var header http.Header
 			call := func() int {
 				req := httptest.NewRequest("GET", edge.path, nil)
 				req.RemoteAddr = "192.0.2.1:4711"
 				req.Header.Set("Authorization", "Bearer "+edge.key)
 				rec := httptest.NewRecorder()
 				edge.h.ServeHTTP(rec, req)
+				header = rec.Header()
 				return rec.Code
 			}
 			keys.down.Store(true)
 			for i := range 5 {
 				if got := call(); got != http.StatusInternalServerError {
 					t.Fatalf("lookup %d while the store is down answered %d, want 500", i+1, got)
+				}
+				// Every answer carries the rate headers, this one the
+				// address's quota of failed keys, untouched.
+				if header.Get("X-RateLimit-Limit") != "3" || header.Get("X-RateLimit-Remaining") != "3" {
+					t.Fatalf("lookup %d while the store is down: rate headers %v", i+1, header)
 				}
 			}
 			keys.down.Store(false)
