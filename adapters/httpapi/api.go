@@ -86,32 +86,44 @@ func New(cfg Config, deps Deps) *API {
 	}
 	paths, routed := map[string]bool{}, map[string]bool{}
 	for _, r := range a.routes() {
-		e := r.endpoint
+		decode := r.decode
 		if r.scope != "" {
-			e = requireScope(r.scope)(e)
+			decode = requireScope(r.scope, decode)
 		}
-		a.mux.Handle(r.method+" "+r.path, httptransport.NewServer(e, r.decode, encodeResponse, opts...))
+		a.mux.Handle(r.method+" "+r.path, httptransport.NewServer(r.endpoint, decode, encodeResponse, opts...))
 		paths[r.path], routed[r.method+" "+r.path] = true, true
 	}
 	// A known path with another method, and any unknown path, answer in
 	// the documented error body rather than the mux's plain text. The
-	// other methods are named: a pattern without one would clash with a
+	// common methods are named: a pattern without one would clash with a
 	// route of a method on a wider path (POST /keywords/preview beside
-	// GET /keywords/{id}).
+	// GET /keywords/{id}). Any other method falls through to "/", which
+	// tells a known path by the paths alone (known), so it is refused as
+	// a wrong method too rather than as an unknown path.
+	known := http.NewServeMux()
 	for p := range paths {
+		known.Handle(p, http.NotFoundHandler())
 		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
 			if routed[m+" "+p] {
 				continue
 			}
 			a.mux.HandleFunc(m+" "+p, func(w http.ResponseWriter, r *http.Request) {
-				a.encodeError(r.Context(), core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", r.Method, p), w)
+				a.encodeError(r.Context(), wrongMethod(r.Method, p), w)
 			})
 		}
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if _, p := known.Handler(r); p != "" {
+			a.encodeError(r.Context(), wrongMethod(r.Method, p), w)
+			return
+		}
 		a.encodeError(r.Context(), core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path), w)
 	})
 	return a
+}
+
+func wrongMethod(method, path string) error {
+	return core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", method, path)
 }
 
 func (a *API) routes() []route {

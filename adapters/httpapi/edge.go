@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-kit/kit/endpoint"
+	httptransport "github.com/go-kit/kit/transport/http"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/httpstatus"
@@ -42,7 +42,8 @@ const DefaultRateLimit = 60
 // alike. An address past its quota of failed keys gets 429 before any
 // lookup; otherwise the Bearer token is parsed and looked up as a key of
 // kind, and a missing, malformed, unknown or revoked one is
-// KindUnauthorized and counts against the address. The quota (limit:
+// KindUnauthorized and counts against the address; any other failure of
+// the lookup is the service's and counts nothing. The quota (limit:
 // the public API's rate limit, on every edge) and its count
 // (failedKeys) are the address's, whichever edge the keys went to, so
 // an edge with a higher request limit is no cheaper place to guess. A
@@ -54,7 +55,10 @@ func authenticateKey(ctx context.Context, r *http.Request, w http.ResponseWriter
 		return core.Key{}, tooManyFailedKeys(w)
 	}
 	k, err := bearerKey(ctx, r, keys, kind)
-	if err != nil && l != nil {
+	// Only a key refused counts: a lookup that failed on our side (the
+	// store unreachable, the caller gone) says nothing of the key, and
+	// counting it would lock an address's valid keys out after an outage.
+	if core.IsKind(err, core.KindUnauthorized) && l != nil {
 		takeQuota(ctx, l, log, w, failKey, limit)
 	}
 	return k, err
@@ -121,11 +125,15 @@ func keyCheckAllowed(ctx context.Context, l ports.RateLimiter, log *slog.Logger,
 		log.WarnContext(ctx, "rate limiter failed", "err", err)
 		return true
 	}
-	if q.Allowed {
-		return true
-	}
+	// The address's quota goes on the answer from here, so that one the
+	// key lookup ends in (a 500 counts nothing) carries the rate headers
+	// too; a key's own quota replaces them once it is known.
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
+	if q.Allowed {
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(q.Remaining))
+		return true
+	}
 	h.Set("X-RateLimit-Remaining", "0")
 	h.Set("Retry-After", strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1)))
 	return false
@@ -150,15 +158,15 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-// requireScope refuses keys that lack s with KindForbidden.
-func requireScope(s core.Scope) endpoint.Middleware {
-	return func(next endpoint.Endpoint) endpoint.Endpoint {
-		return func(ctx context.Context, req any) (any, error) {
-			if err := keyFrom(ctx).Allow(s); err != nil {
-				return nil, err
-			}
-			return next(ctx, req)
+// requireScope refuses keys that lack s with KindForbidden before the
+// request is decoded: a key that may not use the route learns that, not
+// what its body would have to be.
+func requireScope(s core.Scope, decode httptransport.DecodeRequestFunc) httptransport.DecodeRequestFunc {
+	return func(ctx context.Context, r *http.Request) (any, error) {
+		if err := keyFrom(ctx).Allow(s); err != nil {
+			return nil, err
 		}
+		return decode(ctx, r)
 	}
 }
 
