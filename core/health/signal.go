@@ -37,15 +37,20 @@ type Signal struct {
 
 // Classify normalises a signal to an issue, None when the answer was fine.
 // The most specific evidence wins: a platform error code, then a subcode,
-// then markers in the redirect or body, then the HTTP status.
+// then markers in the redirect or body, then the HTTP status. An address
+// block seen through the proxy, by any evidence, is the proxy's.
 func Classify(s Signal) Issue {
-	if is := byCode(s); is != None {
-		return is
+	is := byCode(s)
+	if is == None {
+		is = byMarkers(s)
 	}
-	if is := byMarkers(s); is != None {
-		return is
+	if is == None {
+		is = byStatus(s)
 	}
-	return byStatus(s)
+	if is == IPBlocked && s.ViaProxy {
+		return ProxyBlocked
+	}
+	return is
 }
 
 func byCode(s Signal) Issue {

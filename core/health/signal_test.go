@@ -48,6 +48,10 @@ func TestClassify(t *testing.T) {
 		{"http 403 direct", Signal{Platform: rd, Status: 403, Body: "<html>blocked</html>"}, IPBlocked},
 		{"http 403 via proxy", Signal{Platform: rd, Status: 403, ViaProxy: true}, ProxyBlocked},
 		{"http 407", Signal{Platform: rd, Status: 407}, ProxyBlocked},
+		// A block page names the address it blocks: through the proxy,
+		// that is the proxy's, and routing through a proxy is no remedy.
+		{"block page direct", Signal{Platform: rd, Status: 403, Body: "<h1>You've been blocked by network security.</h1>"}, IPBlocked},
+		{"block page via proxy", Signal{Platform: rd, Status: 403, ViaProxy: true, Body: "<h1>You've been blocked by network security.</h1>"}, ProxyBlocked},
 		{"http 503", Signal{Platform: x, Status: 503}, NetworkError},
 		{"time-out", Signal{Platform: x, NoResponse: true}, NetworkError},
 		{"http 418", Signal{Platform: x, Status: 418}, Unknown},
