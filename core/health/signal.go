@@ -20,7 +20,8 @@ type Signal struct {
 	// absent.
 	Code    int
 	Subcode int
-	// Location is the redirect target, if any.
+	// Location is the redirect target, if any: where the platform sent
+	// the request instead of answering it.
 	Location string
 	// Body is the start of the answer body; a few kilobytes are enough.
 	Body string
@@ -190,6 +191,10 @@ func byStatus(s Signal) Issue {
 		return NetworkError
 	}
 	switch {
+	case s.Location != "" && s.Status < 400:
+		// Sent somewhere the markers do not name: not the answer asked
+		// for, so not a healthy one either.
+		return Unknown
 	case s.Status == 0, s.Status < 400:
 		return None
 	case s.Status == 429:
