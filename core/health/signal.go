@@ -20,7 +20,8 @@ type Signal struct {
 	// absent.
 	Code    int
 	Subcode int
-	// Location is the redirect target, if any.
+	// Location is the redirect target, if any: where the platform sent
+	// the request instead of answering it.
 	Location string
 	// Body is the start of the answer body; a few kilobytes are enough.
 	Body string
@@ -37,15 +38,20 @@ type Signal struct {
 
 // Classify normalises a signal to an issue, None when the answer was fine.
 // The most specific evidence wins: a platform error code, then a subcode,
-// then markers in the redirect or body, then the HTTP status.
+// then markers in the redirect or body, then the HTTP status. An address
+// block seen through the proxy, by any evidence, is the proxy's.
 func Classify(s Signal) Issue {
-	if is := byCode(s); is != None {
-		return is
+	is := byCode(s)
+	if is == None {
+		is = byMarkers(s)
 	}
-	if is := byMarkers(s); is != None {
-		return is
+	if is == None {
+		is = byStatus(s)
 	}
-	return byStatus(s)
+	if is == IPBlocked && s.ViaProxy {
+		return ProxyBlocked
+	}
+	return is
 }
 
 func byCode(s Signal) Issue {
@@ -185,6 +191,10 @@ func byStatus(s Signal) Issue {
 		return NetworkError
 	}
 	switch {
+	case s.Location != "" && s.Status < 400:
+		// Sent somewhere the markers do not name: not the answer asked
+		// for, so not a healthy one either.
+		return Unknown
 	case s.Status == 0, s.Status < 400:
 		return None
 	case s.Status == 429:

@@ -38,6 +38,11 @@ func TestClassify(t *testing.T) {
 		// to /account/access to verify the owner: x's checkpoint.
 		{"x redirect to access", Signal{Platform: x, Status: 302, Location: "https://x.com/account/access"}, Checkpointed},
 		{"x page moved to access", Signal{Platform: x, Status: 200, Location: "https://x.com/account/access?lang=en"}, Checkpointed},
+		// A redirect the markers do not name is no answer to what was
+		// asked: the helper reports it because it could not read, and it
+		// must not pass for a healthy account.
+		{"redirect elsewhere", Signal{Platform: rd, Status: 302, Location: "https://www.reddit.com/r/somewhere/over18/?dest=x"}, Unknown},
+		{"x page moved elsewhere", Signal{Platform: x, Status: 200, Location: "https://x.com/home"}, Unknown},
 		{"access elsewhere is a lock", Signal{Platform: fb, Status: 302, Location: "https://www.facebook.com/account/access"}, AccountLocked},
 		{"captcha page", Signal{Platform: rd, Status: 200, Body: `<div class="g-recaptcha" data-sitekey="...">`}, CaptchaHTML},
 		{"challenge page", Signal{Platform: x, Status: 403, Body: "<title>Just a moment...</title>"}, ChallengeInterstitial},
@@ -48,6 +53,10 @@ func TestClassify(t *testing.T) {
 		{"http 403 direct", Signal{Platform: rd, Status: 403, Body: "<html>blocked</html>"}, IPBlocked},
 		{"http 403 via proxy", Signal{Platform: rd, Status: 403, ViaProxy: true}, ProxyBlocked},
 		{"http 407", Signal{Platform: rd, Status: 407}, ProxyBlocked},
+		// A block page names the address it blocks: through the proxy,
+		// that is the proxy's, and routing through a proxy is no remedy.
+		{"block page direct", Signal{Platform: rd, Status: 403, Body: "<h1>You've been blocked by network security.</h1>"}, IPBlocked},
+		{"block page via proxy", Signal{Platform: rd, Status: 403, ViaProxy: true, Body: "<h1>You've been blocked by network security.</h1>"}, ProxyBlocked},
 		{"http 503", Signal{Platform: x, Status: 503}, NetworkError},
 		{"time-out", Signal{Platform: x, NoResponse: true}, NetworkError},
 		{"http 418", Signal{Platform: x, Status: 418}, Unknown},
