@@ -141,9 +141,11 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 	// meet them again: on Postgres a post indexed between the two walks.
 	var passed map[int64]bool
 	// walk passes the rows of the query to each, counting them against
-	// the limit; it reports whether the walk should stop, and more.
+	// the limit; it reports whether the walk should stop, and more. The
+	// posts passed already may come again and are read past, so they
+	// take no room of the limit.
 	walk := func(query string, args ...any) (stop, more bool, err error) {
-		rows, err := db.Raw(query+" LIMIT ?", append(args, left+1)...).Rows()
+		rows, err := db.Raw(query+" LIMIT ?", append(args, left+1+len(passed))...).Rows()
 		if err != nil {
 			return true, false, err
 		}

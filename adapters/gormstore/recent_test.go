@@ -73,3 +73,52 @@ func TestKeptCopyAfterUnkeptOne(t *testing.T) {
 		t.Fatalf("%d copies kept, want 1", n)
 	}
 }
+
+// A post indexed on Postgres while RecentPosts passes it among those
+// not indexed yet, which the walk of the index then meets again, takes
+// no room of the limit: the walk reads past it, so the posts passed
+// reach the limit and more says that older ones are left.
+func TestPostIndexedDuringRecentPosts(t *testing.T) {
+	db, ctx := openMigrated(t, pgtest.URL(t)), context.Background()
+	owner, _ := core.NewOwner("indexed-meanwhile@example.com", "")
+	if err := NewOwnerStore(db).CreateOwner(ctx, &owner); err != nil {
+		t.Fatal(err)
+	}
+	at := time.UnixMicro(1_700_000_000_000_000).UTC()
+	var batch []ports.PostMatches
+	for _, id := range []string{"a", "b", "c", "d"} { // kept in this order: d is the newest
+		batch = append(batch, ports.PostMatches{Post: core.Post{ExternalID: id, Text: "acme " + id}, Keep: &ports.RecentKeep{SeenAt: at}})
+	}
+	if _, err := NewMatchStore(db).SaveMatches(ctx, owner.ID, core.X, batch); err != nil {
+		t.Fatal(err)
+	}
+	recent := NewRecentStore(db)
+	kept, err := recent.Unindexed(ctx, 10)
+	if err != nil || len(kept) != 4 {
+		t.Fatalf("Unindexed = %d, %v", len(kept), err)
+	}
+	var words []ports.RecentWords
+	for _, p := range kept[:3] { // a, b and c indexed; d not yet
+		words = append(words, ports.RecentWords{Seq: p.Seq, Words: p.Post.Text})
+	}
+	if err := recent.IndexRecent(ctx, words); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	more, err := recent.RecentPosts(ctx, ports.RecentQuery{OwnerID: owner.ID, Platform: core.X, Words: []string{"acme"}, Limit: 2},
+		func(p core.RecentPost) bool {
+			got = append(got, p.Post.ExternalID)
+			if p.Post.ExternalID == "d" { // the indexer, meanwhile
+				if _, err := db.SQL().Exec("UPDATE recent_posts SET words = to_tsvector('simple', $1) WHERE id = $2", p.Post.Text, p.Seq); err != nil {
+					t.Error(err)
+				}
+			}
+			return true
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != "d" || got[1] != "c" || !more {
+		t.Fatalf("RecentPosts passed %v, more %v; want [d c], more true", got, more)
+	}
+}

@@ -3,6 +3,7 @@ package gormstore
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +59,9 @@ func (s *MatchStore) SetScores(ctx context.Context, updates []ports.ScoreUpdate,
 	var out []core.Match
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := s.db.scoring(tx); err != nil {
+			return err
+		}
+		if err := s.db.holdPhrases(tx, updates); err != nil {
 			return err
 		}
 		now := tx.NowFunc() // after scoring: a digest's read waits for this time's matches
@@ -130,6 +134,31 @@ func (db *DB) scoringBarrier(ctx context.Context) error {
 	}
 	// A statement of its own: its transaction, and the lock, end with it.
 	return db.write(ctx).Exec("SELECT pg_advisory_xact_lock(?)", scoringKey).Error
+}
+
+// holdPhrases holds, on Postgres, the phrases of the updates' matches
+// against their deletion (KEY SHARE, in id order) before the matches are
+// scored. The daily counts refer to the phrases, so storing them takes
+// the phrases; a deletion takes its phrase and then, cascading, its
+// matches: taking a match and then its phrase would deadlock with it.
+// Held first, a phrase is deleted after the batch, or the batch finds it
+// and its matches gone and passes them over.
+func (db *DB) holdPhrases(tx *gorm.DB, updates []ports.ScoreUpdate) error {
+	if !db.postgres {
+		return nil // one writer at a time
+	}
+	var ids []string
+	for _, u := range updates {
+		if storable(u.Match.ID) {
+			ids = append(ids, u.Match.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	list, _ := json.Marshal(ids)
+	return tx.Exec(`SELECT id FROM phrases WHERE id IN (SELECT phrase_id FROM matches WHERE id IN (SELECT value FROM `+
+		db.jsonValues()+`)) ORDER BY id FOR KEY SHARE`, string(list)).Error
 }
 
 // setScores stores each update's score where its match had none and says

@@ -381,6 +381,25 @@ func (s *WebhookStore) dueOf(ctx context.Context, claimed []deliveryRow) ([]port
 func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Attempt, rules ports.AttemptRules) ([]ports.AttemptResult, error) {
 	out := make([]ports.AttemptResult, len(attempts))
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
+		// The attempts' webhooks are locked before any of their deliveries,
+		// in id order: a webhook's deletion takes its row and then,
+		// cascading, its deliveries, so a record that held a delivery and
+		// then waited for its webhook would deadlock with it, as two
+		// replicas' records would in other orders. NO KEY, so not against
+		// the deliveries the scorer queues meanwhile. A webhook deleted
+		// before is not read: its deliveries went with it, unrecorded.
+		var hookIDs []string
+		for _, a := range attempts {
+			if !slices.Contains(hookIDs, a.Delivery.WebhookID) {
+				hookIDs = append(hookIDs, a.Delivery.WebhookID)
+			}
+		}
+		var hooks []webhookRow
+		if len(hookIDs) > 0 {
+			if err := tx.Clauses(lockNoKeyUpdate).Where("id IN ?", hookIDs).Order("id").Find(&hooks).Error; err != nil {
+				return err
+			}
+		}
 		recorded := map[string]bool{} // by delivery id
 		if err := dropBeyondLog(tx, attempts, rules.KeepLog, recorded); err != nil {
 			return err
@@ -393,14 +412,6 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 		for _, a := range attempts {
 			if d := a.Delivery; recorded[d.ID] && d.Status.Final() && !slices.Contains(ids, d.WebhookID) {
 				ids = append(ids, d.WebhookID)
-			}
-		}
-		var hooks []webhookRow
-		if rules.Webhook != nil && len(ids) > 0 {
-			// Locked in id order, so two replicas' batches never deadlock; NO
-			// KEY, so not against the deliveries the scorer queues meanwhile.
-			if err := tx.Clauses(lockNoKeyUpdate).Where("id IN ?", ids).Order("id").Find(&hooks).Error; err != nil {
-				return err
 			}
 		}
 		for i, a := range attempts {
