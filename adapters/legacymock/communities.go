@@ -67,14 +67,26 @@ func (st *state) findCommunity(id string) *community {
 // prune brings derived parts of the state up to date before any read or
 // write: a facebook join whose account is gone (or is no longer a facebook
 // account) is dropped, and account labels are copied from the accounts.
+// It runs under the store's lock on every call, so accounts are looked up
+// by id in one index rather than by a scan per join.
 func (st *state) prune() {
+	var byID map[string]*account
 	for i := range st.Communities {
 		c := &st.Communities[i]
 		if c.AccountID == nil {
 			c.AccountLabel = nil
 			continue
 		}
-		a := st.findAccount(*c.AccountID)
+		if byID == nil {
+			byID = make(map[string]*account, len(st.Accounts))
+			for j := range st.Accounts {
+				// The first account with an id wins, as in findAccount.
+				if _, dup := byID[st.Accounts[j].ID]; !dup {
+					byID[st.Accounts[j].ID] = &st.Accounts[j]
+				}
+			}
+		}
+		a := byID[*c.AccountID]
 		if a == nil || a.Platform != c.Platform {
 			c.leave()
 			continue

@@ -203,8 +203,9 @@ func (s *Server) updateKeyword(_ context.Context, request any) (any, error) {
 			next.Status = req.Status.Value
 		}
 		// Scope rules are checked when the scope or phrase changes, so a
-		// keyword of a community left since can still be paused.
-		if req.Phrase.Set || req.GroupID.Set {
+		// keyword of a community left since can still be paused, also by
+		// a client that sends the whole record back with the new status.
+		if next.Phrase != k.Phrase || !sameGroup(next.GroupID, k.GroupID) {
 			if err := st.checkKeyword(next, next.ID); err != nil {
 				return result{}, err
 			}

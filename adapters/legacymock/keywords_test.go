@@ -108,6 +108,20 @@ func TestKeywordPatchStatusAfterLeaving(t *testing.T) {
 	c.fails(400, "", "PATCH", "/keywords/keyword-1714650180000-n0sh0w", map[string]any{"phrase": "no show"})
 }
 
+// A dashboard that saves the whole record (phrase, groupId and status)
+// to pause a keyword of a community left since sends its scope
+// unchanged: the scope rules apply again only when phrase or groupId
+// change, so the pause is taken.
+func TestKeywordPatchUnchangedScopeAfterLeaving(t *testing.T) {
+	c := newClient(t, Config{})
+	c.must(200, "DELETE", "/communities/"+redditJoined, nil)
+	r := c.must(200, "PATCH", "/keywords/keyword-1714650180000-n0sh0w", map[string]any{"phrase": " no-show ", "groupId": redditJoined, "status": "paused"})
+	if k := r.obj("keyword"); k["status"] != "paused" || k["phrase"] != "no-show" || k["groupId"] != redditJoined {
+		t.Errorf("pause with the record as it was: %s", r.raw)
+	}
+	c.fails(400, "", "PATCH", "/keywords/keyword-1714650180000-n0sh0w", map[string]any{"phrase": "No-Show", "groupId": redditJoined})
+}
+
 func TestKeywordDeleteAndReset(t *testing.T) {
 	c := newClient(t, Config{})
 	r := c.must(200, "DELETE", "/keywords/keyword-1714650300000-schapp", nil)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestMissingStateFileStartsSeededAndWritesIt(t *testing.T) {
@@ -248,5 +249,46 @@ func TestDeepNestingIsRefusedCheaply(t *testing.T) {
 	}
 	if r := c.must(200, "GET", "/brand", nil); r.body["brand"] != nil {
 		t.Errorf("a refused brand is stored: %.200s", r.raw)
+	}
+}
+
+// prune runs before every read and write, under the store's one lock, so
+// it may cost no more than the pass over the state that every write pays
+// to encode it. Here the state is near its 8 MB bound: 12000 accounts and
+// 12000 groups joined through the last of them. Looking each join's
+// account up by a scan of the accounts made every call, GET included,
+// hold the lock for 144 million comparisons.
+func TestPruneCostsLessThanEncodingTheState(t *testing.T) {
+	st, err := seedState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 12000
+	for i := range n {
+		st.Accounts = append(st.Accounts, account{ID: fmt.Sprintf("account-1714557600000-%06d", i), Platform: "facebook", Label: "Facebook"})
+	}
+	last := st.Accounts[len(st.Accounts)-1].ID
+	for i := range n {
+		c := ref{platform: "facebook", id: fmt.Sprintf("fb-group%06d", i), url: "https://www.facebook.com/groups/g/", name: "g"}.newRow()
+		id := last
+		c.JoinState, c.AccountID = joinPending, &id
+		st.Communities = append(st.Communities, c)
+	}
+	start := time.Now()
+	data, err := encodeState(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encode := time.Since(start)
+	if len(data) > maxState {
+		t.Fatalf("the state is %d bytes, past maxState", len(data))
+	}
+	start = time.Now()
+	st.prune()
+	if took := time.Since(start); took > encode {
+		t.Errorf("prune took %v, encoding the whole state %v", took, encode)
+	}
+	if c := st.findCommunity("fb-group000000"); c.JoinState != joinPending || c.AccountLabel == nil || *c.AccountLabel != "Facebook" {
+		t.Errorf("prune changed a live join: %+v", c)
 	}
 }
