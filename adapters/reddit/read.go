@@ -284,7 +284,10 @@ func (s *Source) readReddit(ctx context.Context, w *way, q ports.RedditQuery) (p
 			counts[c]++
 		}
 		if end {
-			ended = true
+			// Reddit's listings stop at about MaxPages pages, and the
+			// page at that cap ends like the listing's true end: only an
+			// end before it says nothing older exists.
+			ended = page < MaxPages-1
 			break
 		}
 		if next == "" || newest || (!reached.IsZero() && !reached.After(oldest)) {
