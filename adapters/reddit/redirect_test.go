@@ -44,3 +44,24 @@ func TestRedirectToCommunitySearchIsNoSuchCommunity(t *testing.T) {
 		t.Errorf("the community search was asked %d times, a request of reddit's budget for nothing", n)
 	}
 }
+
+// A read that ends in reddit's "no such community" still says what it
+// tried, as ports.RedditSource promises of every error: the requests it
+// spent count against the cycle's budget, and the ways that refused
+// before it count as refusals.
+func TestNoSuchCommunityStillSaysWhatWasTried(t *testing.T) {
+	c := newClock()
+	mux := http.NewServeMux()
+	mux.Handle("POST /api/v1/access_token", status(http.StatusUnauthorized, `{"message": "Unauthorized", "error": 401}`))
+	mux.Handle("GET /r/nosuchcommunity/new.json", status(http.StatusNotFound, `{"message": "Not Found", "error": 404}`))
+	srv, _ := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL, ClientID: clientID, ClientSecret: clientSecret})
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+		Want: []ports.RedditWant{{Community: "nosuchcommunity", Since: time.Unix(t0-1000, 0)}}})
+	if !core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("err = %v, want not found", err)
+	}
+	if r.Requests != 1 || len(r.Refused) != 1 || r.Refused[0].Via != ports.RedditViaOAuth {
+		t.Errorf("requests %d, refused %+v: want the one JSON request and OAuth's refusal", r.Requests, r.Refused)
+	}
+}
