@@ -21,18 +21,26 @@ type item redditjson.Item
 // element is of the given kind (the endpoint says which). Arctic Shift
 // reports trouble as {"error": "..."}, sometimes with status 200.
 func decodeMirror(b []byte, kind string) ([]item, error) {
+	items, _, err := decodeMirrorPage(b, kind)
+	return items, err
+}
+
+// decodeMirrorPage is decodeMirror that also says how many elements the
+// answer held, decoded or not: a page is the archive's end only when it
+// held fewer than a full page, whatever was left out of it.
+func decodeMirrorPage(b []byte, kind string) ([]item, int, error) {
 	var m struct {
 		Data  *[]json.RawMessage `json:"data"`
 		Error json.RawMessage    `json:"error"`
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if e := bytes.TrimSpace(m.Error); len(e) > 0 && string(e) != "null" {
-		return nil, errors.New("mirror reported an error")
+		return nil, 0, errors.New("mirror reported an error")
 	}
 	if m.Data == nil {
-		return nil, errors.New("no data in answer")
+		return nil, 0, errors.New("no data in answer")
 	}
 	items := make([]item, 0, len(*m.Data))
 	for _, raw := range *m.Data {
@@ -42,7 +50,7 @@ func decodeMirror(b []byte, kind string) ([]item, error) {
 		}
 		items = append(items, item{Kind: kind, Thing: t})
 	}
-	return items, nil
+	return items, len(*m.Data), nil
 }
 
 // post maps it to a RedditPost. ok is false for a post that is deleted or

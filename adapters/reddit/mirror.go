@@ -68,7 +68,7 @@ func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, 
 		if page == MaxPages {
 			return newestFirst(out), newest, from, nil
 		}
-		items, err := s.mirrorPage(ctx, ep, s.mirror.query(community, since, before))
+		items, held, err := s.mirrorPage(ctx, ep, s.mirror.query(community, since, before))
 		if err != nil {
 			return nil, time.Time{}, time.Time{}, err
 		}
@@ -100,7 +100,7 @@ func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, 
 				out = append(out, rp)
 			}
 		}
-		if since.IsZero() || len(items) < pageSize || reachedSince {
+		if since.IsZero() || held < pageSize || reachedSince {
 			return newestFirst(out), newest, since, nil
 		}
 		if fresh == 0 {
@@ -113,32 +113,33 @@ func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, 
 	}
 }
 
-// mirrorPage fetches and decodes one page of a mirror search.
-func (s *Source) mirrorPage(ctx context.Context, ep endpoint, q url.Values) ([]item, error) {
+// mirrorPage fetches and decodes one page of a mirror search; held is
+// how many elements it held, decoded or not.
+func (s *Source) mirrorPage(ctx context.Context, ep endpoint, q url.Values) ([]item, int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.mirror.url+ep.path+"?"+q.Encode(), nil)
 	if err != nil {
-		return nil, &failure{reason: "request could not be built"}
+		return nil, 0, &failure{reason: "request could not be built"}
 	}
 	req.Header.Set("User-Agent", s.ua)
 	req.Header.Set("Accept", "application/json")
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, transportFailure("", err)
+		return nil, 0, transportFailure("", err)
 	}
 	defer resp.Body.Close()
 	body, err := readBody(resp.Body)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &failure{reason: fmt.Sprintf("http %d", resp.StatusCode), status: resp.StatusCode}
+		return nil, 0, &failure{reason: fmt.Sprintf("http %d", resp.StatusCode), status: resp.StatusCode}
 	}
-	items, err := decodeMirror(body, ep.kind)
+	items, held, err := decodeMirrorPage(body, ep.kind)
 	if err != nil {
 		if !json.Valid(body) {
-			return nil, &failure{reason: "answer is not JSON", cause: err}
+			return nil, 0, &failure{reason: "answer is not JSON", cause: err}
 		}
-		return nil, &failure{reason: "answer is not a search result", cause: err}
+		return nil, 0, &failure{reason: "answer is not a search result", cause: err}
 	}
-	return items, nil
+	return items, held, nil
 }

@@ -106,6 +106,10 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 	var all []ports.RedditRefusal     // and those resting, in the ways' order
 	var causes []error
 	requests := 0
+	// With an error, a read still says what it tried (ports.RedditSource).
+	tried := func() ports.RedditRead {
+		return ports.RedditRead{Refused: refused, Requests: requests, Remaining: -1}
+	}
 	for _, w := range s.ways {
 		if reason, ok := w.resting(s.now()); ok {
 			// A refused way costs no request while it rests. Should no
@@ -124,7 +128,7 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			return read, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return ports.RedditRead{}, core.Wrap(core.KindUnavailable, err, "reading r/"+group+" stopped")
+			return tried(), core.Wrap(core.KindUnavailable, err, "reading r/"+group+" stopped")
 		}
 		var budget errBudget
 		if errors.As(err, &budget) {
@@ -132,18 +136,17 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			// rather than going to the archive. The ways before this one
 			// that refused rest across cycles, so the next try starts
 			// here, not at the first way.
-			return ports.RedditRead{Refused: refused, Requests: requests, Remaining: -1},
-				core.Wrap(core.KindRateLimited, err, "r/"+group+" waits for reddit's budget")
+			return tried(), core.Wrap(core.KindRateLimited, err, "r/"+group+" waits for reddit's budget")
 		}
 		var f *failure
 		if errors.As(err, &f) && f.status == http.StatusNotFound {
-			return ports.RedditRead{}, core.Errorf(core.KindNotFound, "r/%s: reddit says no such community", group)
+			return tried(), core.Errorf(core.KindNotFound, "r/%s: reddit says no such community", group)
 		}
 		if errors.As(err, &f) && f.closed != "" {
 			// The community's own refusal, not a block of the address:
 			// the way does not rest, so the other communities are still
 			// read, and the app reads this one alone from then on.
-			return ports.RedditRead{}, core.Errorf(core.KindNotFound, "r/%s: reddit says the community is %s", group, f.closed)
+			return tried(), core.Errorf(core.KindNotFound, "r/%s: reddit says the community is %s", group, f.closed)
 		}
 		now := s.now()
 		if errors.As(err, &f) && f.status == http.StatusTooManyRequests {
@@ -180,7 +183,7 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 	read, err := s.readArchive(ctx, q)
 	if err != nil {
 		if err := ctx.Err(); err != nil {
-			return ports.RedditRead{}, core.Wrap(core.KindUnavailable, err, "reading r/"+group+" stopped")
+			return failed, core.Wrap(core.KindUnavailable, err, "reading r/"+group+" stopped")
 		}
 		failed.Refused = append(failed.Refused, ports.RedditRefusal{Via: ports.RedditViaArchive, Reason: err.Error()})
 		return failed, core.Wrap(core.KindUnavailable, errors.Join(append(causes, cause(err))...),
@@ -284,7 +287,10 @@ func (s *Source) readReddit(ctx context.Context, w *way, q ports.RedditQuery) (p
 			counts[c]++
 		}
 		if end {
-			ended = true
+			// Reddit's listings stop at about MaxPages pages, and the
+			// page at that cap ends like the listing's true end: only an
+			// end before it says nothing older exists.
+			ended = page < MaxPages-1
 			break
 		}
 		if next == "" || newest || (!reached.IsZero() && !reached.After(oldest)) {

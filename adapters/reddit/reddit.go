@@ -53,8 +53,8 @@
 // Posts whose author or text is [deleted] or [removed], or that have a
 // removed_by_category, are skipped. The whole text is kept (up to
 // reddit's own 40,000 characters); the store cuts what a match keeps. A
-// 404 from reddit (no such community) is core.KindNotFound, without the
-// archive.
+// 404 from reddit, or its redirect to the community search (both say no
+// such community), is core.KindNotFound, without the archive.
 package reddit
 
 import (
@@ -192,6 +192,7 @@ func New(cfg Config) (*Source, error) {
 	if s.client == nil {
 		s.client = &http.Client{Timeout: DefaultTimeout}
 	}
+	s.client = stopAtCommunitySearch(s.client)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -245,6 +246,42 @@ func baseURL(name, v, def string) (string, error) {
 		return "", core.Errorf(core.KindInvalid, "%s must be an http or https address", name)
 	}
 	return strings.TrimRight(v, "/"), nil
+}
+
+// communitySearch is where reddit sends a read of a community that does
+// not exist: /subreddits/search.json?q=NAME (or .rss, or no suffix).
+const communitySearch = "/subreddits/search"
+
+// stopAtCommunitySearch returns a copy of c that does not follow a
+// redirect to reddit's community search: that redirect is reddit's way of
+// saying no such community, and its answer, a listing of communities,
+// would read as an empty listing. Other redirects are followed as c would.
+func stopAtCommunitySearch(c *http.Client) *http.Client {
+	out := *c
+	next := c.CheckRedirect
+	out.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if strings.HasPrefix(req.URL.Path, communitySearch) {
+			return http.ErrUseLastResponse
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &out
+}
+
+// redirectedToSearch reports whether resp is a redirect to reddit's
+// community search, left unfollowed by stopAtCommunitySearch.
+func redirectedToSearch(resp *http.Response) bool {
+	if resp.StatusCode < 300 || resp.StatusCode > 399 {
+		return false
+	}
+	u, err := resp.Location()
+	return err == nil && strings.HasPrefix(u.Path, communitySearch)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -354,6 +391,9 @@ func (s *Source) do(req *http.Request, w *way) (int, []byte, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return 0, nil, err
+	}
+	if redirectedToSearch(resp) {
+		return http.StatusNotFound, body, nil
 	}
 	return resp.StatusCode, body, nil
 }
