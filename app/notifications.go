@@ -173,7 +173,9 @@ func (s *Notifications) SendEmails(ctx context.Context) (int, error) {
 				s.log.WarnContext(ctx, "notification email not sent; retried when its claim runs out", "notification", n.ID, "owner", n.OwnerID, "err", err)
 				continue
 			}
-			if err := s.store.MarkEmailed(ctx, n.ID, s.clock.Now()); err != nil {
+			// The server has it: a stop that comes meanwhile must not
+			// leave it owed, or it goes out again once its claim ends.
+			if err := s.store.MarkEmailed(context.WithoutCancel(ctx), n.ID, s.clock.Now()); err != nil {
 				return sent, err
 			}
 		}
