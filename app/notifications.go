@@ -15,7 +15,12 @@ import (
 // Bounds of the notification list and of the email sender.
 const (
 	DefaultNotificationPage = 50
-	notificationEmailBatch  = 20
+	// notificationEmailBatch is how many emails one claim takes: one, so
+	// that its lease covers the one send that follows. The sends of a
+	// larger claim come one after another, each up to the mail server's
+	// bound, and the last of them could outlast the lease, by when
+	// another replica may have claimed and sent it.
+	notificationEmailBatch = 1
 	// notificationEmailLease covers a send that waits for a slow mail
 	// server; a claim not marked emailed by then is sent again.
 	notificationEmailLease = 5 * time.Minute
