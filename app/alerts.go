@@ -130,7 +130,9 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	for i, m := range ms {
 		ids[i] = m.ID
 	}
-	return true, a.store.MarkEmailed(ctx, o.ID, ids, now)
+	// The server has the message: a stop that comes meanwhile must not
+	// leave its matches pending, or the next start mails them again.
+	return true, a.store.MarkEmailed(context.WithoutCancel(ctx), o.ID, ids, now)
 }
 
 // AlertMail renders the plain-text alert for the matches, strongest first.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	mrand "math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -141,8 +142,9 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize},
 		// A claimed delivery may wait for the sends of its webhook held
 		// before it (up to half a claim, and the claim), each within the
-		// timeout; the margin covers a slow database.
-		lease: max(time.Minute, time.Duration(claimAhead*3/2+2)*cfg.Timeout),
+		// timeout; the margin covers a slow database, and leaseMargin the
+		// record of its own send (leased).
+		lease: max(time.Minute, time.Duration(claimAhead*3/2+2)*cfg.Timeout+leaseMargin),
 		wake:  make(chan struct{}, 1),
 	}
 }
@@ -656,7 +658,7 @@ func (w *worker) release(back []ports.DueDelivery) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := w.s.deps.Queue.ReleaseDeliveries(ctx, back); err != nil {
-			w.s.deps.Log.WarnContext(ctx, "handing back deliveries of a webhook that answered 410 failed; they are taken again when their lease runs out", "err", err)
+			w.s.deps.Log.WarnContext(ctx, "handing back claimed webhook deliveries failed; they are taken again when their lease runs out", "err", err)
 		}
 	})
 }
@@ -691,7 +693,16 @@ func (w *worker) startHeld() {
 		if burstable(q[0]) {
 			group, rest = splitBurst(q)
 		}
-		if q[0].Webhook.Kind.IsChannel() {
+		if len(rest) == 0 {
+			delete(w.held, next)
+		} else {
+			w.held[next] = rest
+		}
+		w.waiting -= len(group)
+		if group = w.leased(group); len(group) == 0 {
+			continue
+		}
+		if group[0].Webhook.Kind.IsChannel() {
 			// Its next message waits for the next slot: one a second,
 			// even when matches of this one come in late (their
 			// transaction began in the second before and committed
@@ -703,13 +714,36 @@ func (w *worker) startHeld() {
 			}
 		}
 		w.start(group)
-		w.waiting -= len(group)
-		if len(rest) == 0 {
-			delete(w.held, next)
+	}
+}
+
+// leaseMargin is what recording an attempt may take after its send: a
+// delivery is sent only while its lease outlasts the sender's timeout
+// and this, so that the attempt is stored before another claim can take
+// the delivery.
+const leaseMargin = 10 * time.Second
+
+// leased returns the deliveries of group whose lease lasts through a
+// send and its record, and hands the others back. When many destinations
+// share the pool, what is held for one may wait past its lease; a claim,
+// this worker's or another's, may then take it again, and sent it would
+// go out twice. Handed back, it is claimed afresh and sent once.
+func (w *worker) leased(group []ports.DueDelivery) []ports.DueDelivery {
+	enough := time.Now().Add(w.s.cfg.Timeout + leaseMargin)
+	short := func(d ports.DueDelivery) bool { return d.LeaseUntil.Before(enough) }
+	if !slices.ContainsFunc(group, short) {
+		return group
+	}
+	var kept, late []ports.DueDelivery
+	for _, d := range group {
+		if short(d) {
+			late = append(late, d)
 		} else {
-			w.held[next] = rest
+			kept = append(kept, d)
 		}
 	}
+	w.release(late)
+	return kept
 }
 
 // burstable reports whether d goes out in its channel's burst: a chat

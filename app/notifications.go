@@ -15,7 +15,12 @@ import (
 // Bounds of the notification list and of the email sender.
 const (
 	DefaultNotificationPage = 50
-	notificationEmailBatch  = 20
+	// notificationEmailBatch is how many emails one claim takes: one, so
+	// that its lease covers the one send that follows. The sends of a
+	// larger claim come one after another, each up to the mail server's
+	// bound, and the last of them could outlast the lease, by when
+	// another replica may have claimed and sent it.
+	notificationEmailBatch = 1
 	// notificationEmailLease covers a send that waits for a slow mail
 	// server; a claim not marked emailed by then is sent again.
 	notificationEmailLease = 5 * time.Minute
@@ -173,7 +178,9 @@ func (s *Notifications) SendEmails(ctx context.Context) (int, error) {
 				s.log.WarnContext(ctx, "notification email not sent; retried when its claim runs out", "notification", n.ID, "owner", n.OwnerID, "err", err)
 				continue
 			}
-			if err := s.store.MarkEmailed(ctx, n.ID, s.clock.Now()); err != nil {
+			// The server has it: a stop that comes meanwhile must not
+			// leave it owed, or it goes out again once its claim ends.
+			if err := s.store.MarkEmailed(context.WithoutCancel(ctx), n.ID, s.clock.Now()); err != nil {
 				return sent, err
 			}
 		}

@@ -141,7 +141,9 @@ func (w *Window) Added(ctx context.Context, p core.Phrase) {
 	if !w.cfg.On() {
 		return
 	}
-	if err := w.d.Recent.RequestBackfill(ctx, p.ID, w.d.Clock.Now()); err != nil {
+	// The phrase is stored: a caller that goes away now must not cost it
+	// its fill, which a replay of the request would not ask for again.
+	if err := w.d.Recent.RequestBackfill(context.WithoutCancel(ctx), p.ID, w.d.Clock.Now()); err != nil {
 		w.d.Log.WarnContext(ctx, "asking to fill a new phrase from the window failed", "phrase", p.ID, "err", err)
 		return
 	}
