@@ -87,6 +87,9 @@ func New(cfg Config, deps Deps) *API {
 	paths, routed := map[string]bool{}, map[string]bool{}
 	for _, r := range a.routes() {
 		decode := r.decode
+		if gate := a.planGate(r.path); gate != nil {
+			decode = requirePlan(gate, decode)
+		}
 		if r.scope != "" {
 			decode = requireScope(r.scope, decode)
 		}

@@ -23,6 +23,8 @@ type ChannelService interface {
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
 	Retry(ctx context.Context, ownerID, channelID, deliveryID string) (core.Delivery, error)
 	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	// Gate is the plan's refusal of channels, or nil.
+	Gate(ctx context.Context) error
 }
 
 // channels returns the service, or the plan's refusal when the API was

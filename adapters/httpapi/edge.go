@@ -170,6 +170,42 @@ func requireScope(s core.Scope, decode httptransport.DecodeRequestFunc) httptran
 	}
 }
 
+// planGate is the plan's check of the webhook and channel routes, nil
+// for the others: on a plan without webhooks every one of them answers
+// plan_limit (spec section 4), whatever its body holds.
+func (a *API) planGate(path string) func(context.Context) error {
+	switch {
+	case strings.HasPrefix(path, "/api/v1/webhooks"):
+		return func(ctx context.Context) error {
+			s, err := a.webhooks()
+			if err != nil {
+				return err
+			}
+			return s.Gate(ctx)
+		}
+	case strings.HasPrefix(path, "/api/v1/channels"):
+		return func(ctx context.Context) error {
+			s, err := a.channels()
+			if err != nil {
+				return err
+			}
+			return s.Gate(ctx)
+		}
+	}
+	return nil
+}
+
+// requirePlan refuses a request the plan does not allow before it is
+// decoded, as requireScope does for a key's scopes.
+func requirePlan(gate func(context.Context) error, decode httptransport.DecodeRequestFunc) httptransport.DecodeRequestFunc {
+	return func(ctx context.Context, r *http.Request) (any, error) {
+		if err := gate(ctx); err != nil {
+			return nil, err
+		}
+		return decode(ctx, r)
+	}
+}
+
 // Status returns the HTTP status of err's kind, from the table every
 // HTTP edge shares.
 func Status(err error) int { return httpstatus.Of(err) }

@@ -20,6 +20,10 @@ func (f *fakeWebhooks) RotateSecret(_ context.Context, _, id string, overlap *ti
 	return w, "whsec_rotated", nil
 }
 
+func (f *fakeWebhooks) Gate(context.Context) error { return nil }
+
+func (p probeWebhooks) Gate(context.Context) error { return nil }
+
 func (f *fakeWebhooks) Replay(_ context.Context, _, id string, from, to time.Time) (ports.ReplayResult, error) {
 	f.gotFrom, f.gotTo, f.gotIDs = from, to, []string{id}
 	return f.replayed, f.err

@@ -25,6 +25,8 @@ type WebhookService interface {
 	Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error)
 	RotateSecret(ctx context.Context, ownerID, id string, overlap *time.Duration) (core.Webhook, string, error)
 	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	// Gate is the plan's refusal of webhooks, or nil.
+	Gate(ctx context.Context) error
 }
 
 // webhooks returns the service, or the plan's refusal when the API was
