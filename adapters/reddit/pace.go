@@ -25,10 +25,11 @@ const slowestGap = time.Minute
 // undoes one halving of the budget. A 429 that names no time may be a
 // passing throttle, so the budget must come back by itself; but reddit is
 // reported to hold some addresses to one request a minute for good, and
-// there each step back costs a 429 a stretch, which the rest after it
-// absorbs. An hour, as the default rest of a refused way
-// (DefaultRefusedRest): from one a minute back to the keyless budget takes
-// four quiet hours, and a single passing 429 costs one.
+// there a step back costs at most one 429 a stretch, which the rest after
+// it absorbs. An hour, as the default rest of a refused way
+// (DefaultRefusedRest): a single passing 429 costs an hour at half the
+// budget; from one a minute back takes four quiet hours keyless, seven
+// with OAuth.
 const quietStretch = time.Hour
 
 // pacer spaces requests to reddit. Every request books a slot at least gap
