@@ -21,6 +21,17 @@ const (
 // time: one request a minute, the least reddit is reported to allow.
 const slowestGap = time.Minute
 
+// quietStretch is how long a slowed pacer goes without a 429 before it
+// undoes one halving of the budget. A 429 that names no time may be a
+// passing throttle, so the budget must come back by itself; but reddit is
+// reported to hold some addresses to one request a minute for good, and
+// there a step back costs at most one 429 a stretch, which the rest after
+// it absorbs. An hour, as the default rest of a refused way
+// (DefaultRefusedRest): a single passing 429 costs an hour at half the
+// budget; from one a minute back takes four quiet hours keyless, seven
+// with OAuth.
+const quietStretch = time.Hour
+
 // pacer spaces requests to reddit. Every request books a slot at least gap
 // after the previous one, so a cycle's reads are spread evenly instead of
 // spending the minute's budget in a burst and being refused for the rest.
@@ -29,20 +40,36 @@ const slowestGap = time.Minute
 // named (X-Ratelimit-Reset seconds from the answer, or Retry-After). When
 // it says how much is left, the rest is spread over the window: no slot
 // comes sooner than Reset divided by Remaining. A 429 that names no time
-// halves the budget, down to one request a minute.
+// halves the budget, down to one request a minute; each quietStretch
+// without a 429 doubles it back, one step at a time, up to the budget it
+// was made with.
 //
 // Slots are booked under a lock and waited for outside it, so concurrent
 // reads queue up in order instead of all waking at once.
 type pacer struct {
-	gap time.Duration
+	budget time.Duration // the gap of the budget the pacer was made with
 
 	mu      sync.Mutex
 	next    time.Time // no request starts before this
 	blocked time.Time // reddit's budget is spent until this
+	halved  int       // halvings of the budget not yet undone
+	quiet   time.Time // the current stretch without a 429 began here
 }
 
 func newPacer(perMinute int) *pacer {
-	return &pacer{gap: time.Minute / time.Duration(perMinute)}
+	return &pacer{budget: time.Minute / time.Duration(perMinute)}
+}
+
+// gap is the spacing between slots now, after the halvings of the budget
+// that quiet stretches have not undone. Counted from the clock when it is
+// asked, not from answers, so the budget comes back however few reads
+// there are. Called with mu held.
+func (p *pacer) gap(now time.Time) time.Duration {
+	for p.halved > 0 && !now.Before(p.quiet.Add(quietStretch)) {
+		p.halved--
+		p.quiet = p.quiet.Add(quietStretch)
+	}
+	return min(p.budget<<p.halved, max(slowestGap, p.budget))
 }
 
 // reserve books the next slot and says how long to wait for it. When the
@@ -62,7 +89,7 @@ func (p *pacer) reserve(now time.Time, limit time.Duration) (wait time.Duration,
 	if wait > limit {
 		return wait, false
 	}
-	p.next = slot.Add(p.gap)
+	p.next = slot.Add(p.gap(now))
 	return wait, true
 }
 
@@ -101,14 +128,19 @@ func (p *pacer) observe(now time.Time, h http.Header) {
 
 // refused takes in a 429 and returns until when the ways on this budget
 // rest: the time reddit named (already observed), or, when it named
-// none, fallback from now, with the budget halved.
+// none, fallback from now, with the budget halved. Either way the quiet
+// stretch that gives the budget back starts again: reddit still refuses.
 func (p *pacer) refused(now time.Time, fallback time.Duration) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	gap := p.gap(now)
+	p.quiet = now
 	if p.blocked.After(now) {
 		return p.blocked
 	}
-	p.gap = min(2*p.gap, max(slowestGap, p.gap))
+	if p.budget > 0 && gap < slowestGap {
+		p.halved++
+	}
 	p.blocked = now.Add(fallback)
 	return p.blocked
 }
