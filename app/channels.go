@@ -179,6 +179,9 @@ const leaveTries = 3
 // Closing that needs the end of the period and the change in one
 // transaction, which ports.ChannelStore does not offer.
 func (s *Channels) closePeriod(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (bool, error) {
+	if ch.Frequency == nil && (ch.Active == nil || *ch.Active) {
+		return false, nil // only a frequency or a switch-off takes a channel off its digest
+	}
 	for range leaveTries {
 		w, err := s.w.own(ctx, ownerID, id, true)
 		if err != nil {
