@@ -66,7 +66,7 @@ func (s *ChannelDigests) Sweep(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return queued, err
 		}
-		ok, err := s.channel(ctx, ch)
+		_, ok, err := s.channel(ctx, ch, false)
 		if err != nil {
 			s.log.WarnContext(ctx, "a channel's digest was not queued; the next sweep tries again", "channel", ch.ID, "err", err)
 			continue
@@ -81,20 +81,28 @@ func (s *ChannelDigests) Sweep(ctx context.Context) (int, error) {
 	return queued, nil
 }
 
-// channel queues ch's digest if it is due and its period had matches,
-// and reports whether it queued one.
-func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook) (bool, error) {
+// channel ends ch's digest period if it is due, or now whatever its
+// schedule when force (the channel leaves its digest: Channels.Update),
+// queuing the period's digest when it had matches. ended reports whether
+// this call ended the period; false with no error means the store
+// refused: another replica ended it first, or the channel is no longer
+// active and on a digest. queued reports whether a digest was queued.
+func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook, force bool) (ended, queued bool, err error) {
 	now := s.clock.Now()
 	due, from := core.DigestDue(ch.Schedule, ch.LastDigestAt, now)
 	if !due {
-		return false, nil
+		if !force {
+			return false, false, nil
+		}
+		// Not due yet: the open period began at the last digest.
+		from = ch.LastDigestAt
 	}
 	if from.Before(ch.CreatedAt) {
 		from = ch.CreatedAt // nothing before the channel was made
 	}
 	ms, total, err := s.store.DigestMatches(ctx, ch, from, now, core.ChannelDigestShown)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	var d *core.Delivery
 	if total > 0 {
@@ -104,12 +112,12 @@ func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook) (bool, er
 		}
 		body, err := core.RenderChannelDigest(ch.Kind, dg)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		d = &core.Delivery{Event: core.EventDigest, Trigger: core.TriggerScheduled, Status: core.DeliveryQueued, Payload: body}
 	}
 	ok, err := s.store.AddDigest(ctx, ch, now, d, core.DeliveryLogSize)
-	return ok && d != nil, err
+	return ok, ok && d != nil, err
 }
 
 // dashboardLink is where a digest, or a channel's burst, sends the owner

@@ -17,6 +17,11 @@ type ChannelDeps struct {
 	// Sender sends test messages; nil means the webhook service's
 	// sender, when it sends channel messages too.
 	Sender ports.ChannelSender
+	// Digests ends a channel's open digest period when its owner takes
+	// it off its digest, as the sweep ends one that is due, so the two
+	// write a digest alike. Nil means one on Store with the webhook
+	// service's clock, log and wake-up, whose digests link nowhere.
+	Digests *ChannelDigests
 }
 
 // Channels manages owners' channels: Slack, Discord, Telegram and ntfy
@@ -26,16 +31,21 @@ type ChannelDeps struct {
 // a secret (core.ChannelTarget) is sealed where a webhook's signing
 // secret is, and only its redacted form is ever shown.
 type Channels struct {
-	w     *Webhooks
-	store ports.ChannelStore
-	msg   messenger
+	w       *Webhooks
+	store   ports.ChannelStore
+	msg     messenger
+	digests *ChannelDigests
 }
 
 // NewChannels returns the channel service.
 func NewChannels(deps ChannelDeps) *Channels {
 	msg := deps.Webhooks.msg
 	msg.channels = channelSender(deps.Sender, deps.Webhooks.deps.Sender)
-	return &Channels{w: deps.Webhooks, store: deps.Store, msg: msg}
+	if deps.Digests == nil {
+		wd := deps.Webhooks.deps
+		deps.Digests = NewChannelDigests(ChannelDigestDeps{Store: deps.Store, Clock: wd.Clock, Log: wd.Log, Wake: wd.Wake})
+	}
+	return &Channels{w: deps.Webhooks, store: deps.Store, msg: msg, digests: deps.Digests}
 }
 
 // emptyChange reports whether c asks for nothing.
@@ -119,11 +129,88 @@ func (s *Channels) Get(ctx context.Context, ownerID, id string) (core.Webhook, e
 	return s.w.own(ctx, ownerID, id, true)
 }
 
+// changedSchedule is the schedule ch gives w, w's own when ch changes
+// none of frequency, hour and zone.
+func changedSchedule(w core.Webhook, ch ports.ChannelChange) (core.AlertSchedule, error) {
+	if ch.Frequency == nil && ch.Hour == nil && ch.Zone == nil {
+		return w.Schedule, nil
+	}
+	freq, hour, zone := string(w.Schedule.Frequency), w.Schedule.Hour, w.Schedule.Zone
+	if ch.Frequency != nil {
+		freq = *ch.Frequency
+	}
+	if ch.Hour != nil {
+		hour = *ch.Hour
+	}
+	if ch.Zone != nil {
+		zone = *ch.Zone
+	}
+	return channelSchedule(freq, hour, zone)
+}
+
+// leavesDigest reports whether ch takes w, active and on a digest, off
+// it: moved to at once, or switched off.
+func leavesDigest(w core.Webhook, ch ports.ChannelChange) (bool, error) {
+	if !w.Active || !w.Schedule.Digest() {
+		return false, nil
+	}
+	sched, err := changedSchedule(w, ch)
+	if err != nil {
+		return false, err
+	}
+	return !sched.Digest() || ch.Active != nil && !*ch.Active, nil
+}
+
+// leaveTries bounds how often closePeriod reads the channel again after
+// the store refused to end its period. Each refusal means a sweep or
+// another change ended it meanwhile, which leaves a new, short period
+// open; several in a row are not expected.
+const leaveTries = 3
+
+// closePeriod ends the open digest period of a channel that ch takes
+// off its digest, queuing the period's digest when it had matches, as
+// the sweep does: while on a digest the channel had no at-once delivery
+// queued for a match, and no later digest would carry those matches. It
+// reports whether a digest was queued.
+//
+// The period ends before the change is stored, so a match scored in the
+// instant between the two, by a scoring batch that read the channel as
+// still on its digest, is in neither the digest nor an at-once message.
+// Closing that needs the end of the period and the change in one
+// transaction, which ports.ChannelStore does not offer.
+func (s *Channels) closePeriod(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (bool, error) {
+	if ch.Frequency == nil && (ch.Active == nil || *ch.Active) {
+		return false, nil // only a frequency or a switch-off takes a channel off its digest
+	}
+	for range leaveTries {
+		w, err := s.w.own(ctx, ownerID, id, true)
+		if err != nil {
+			return false, err
+		}
+		leaves, err := leavesDigest(w, ch)
+		if err != nil || !leaves {
+			return false, err
+		}
+		ended, queued, err := s.digests.channel(ctx, w, true)
+		if err != nil {
+			return false, core.Wrap(core.KindInternal, err, "the channel's open digest could not be queued; try again")
+		}
+		if ended {
+			return queued, nil
+		}
+	}
+	return false, core.Errorf(core.KindInternal, "the channel's open digest could not be queued; try again")
+}
+
 // Update changes a channel: switched on or off (on forgets its failures,
 // as for a webhook), its filters, its frequency, its destination. A
 // channel put on a digest, or switched on while on one, starts its
 // period then: a digest gathers what was scored while the channel was on
-// and on a digest, none of what an at-once message already carried.
+// and on a digest, none of what an at-once message already carried. A
+// channel its owner takes off its digest (to at once, or switched off)
+// first ends its open period, with a digest when the period had matches;
+// switched off, the channel keeps that digest queued until it is on
+// again, as it keeps its at-once messages.
 // KindInvalid, KindNotFound, KindPlanLimit.
 func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (core.Webhook, error) {
 	if err := s.w.gate(ctx); err != nil {
@@ -136,26 +223,18 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 	if err != nil {
 		return core.Webhook{}, err
 	}
+	queued, err := s.closePeriod(ctx, ownerID, id, ch)
+	if err != nil {
+		return core.Webhook{}, named(err, true)
+	}
 	now := s.w.deps.Clock.Now()
 	w, err := s.store.UpdateChannel(ctx, ownerID, id, func(w core.Webhook, sealed []byte) (core.Webhook, []byte, error) {
 		was := w
-		if ch.Frequency != nil || ch.Hour != nil || ch.Zone != nil {
-			freq, hour, zone := string(w.Schedule.Frequency), w.Schedule.Hour, w.Schedule.Zone
-			if ch.Frequency != nil {
-				freq = *ch.Frequency
-			}
-			if ch.Hour != nil {
-				hour = *ch.Hour
-			}
-			if ch.Zone != nil {
-				zone = *ch.Zone
-			}
-			sched, err := channelSchedule(freq, hour, zone)
-			if err != nil {
-				return w, nil, err
-			}
-			w.Schedule = sched
+		sched, err := changedSchedule(w, ch)
+		if err != nil {
+			return w, nil, err
 		}
+		w.Schedule = sched
 		var resealed []byte
 		if ch.URL != nil || ch.Token != nil || ch.ChatID != nil {
 			t, err := s.open(w, sealed)
@@ -193,6 +272,10 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 		return w, resealed, nil
 	})
 	if err != nil {
+		if queued {
+			// The channel is still on, so its digest is due now.
+			s.w.deps.Wake()
+		}
 		return core.Webhook{}, named(err, true)
 	}
 	if w.Active {

@@ -174,8 +174,9 @@ func newChans(t *testing.T, w world, switchedOff func(context.Context, core.Webh
 	svc := NewWebhooks(WebhookDeps{Store: h.store, Sender: sender, Sealer: h.sealer, Clock: clock, Log: quiet, Wake: h.worker.Poke},
 		WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 10}, AllowPrivate: true})
 	store := gormstore.NewChannelStore(w.db)
-	return &chans{hooks: h, svc: svc, Channels: NewChannels(ChannelDeps{Webhooks: svc, Store: store}), cstore: store, clock: clock, fake: fake,
-		digests: NewChannelDigests(ChannelDigestDeps{Store: store, Clock: clock, Log: quiet, Wake: h.worker.Poke, SiteURL: func() string { return "https://earshot.test" }})}
+	digests := NewChannelDigests(ChannelDigestDeps{Store: store, Clock: clock, Log: quiet, Wake: h.worker.Poke, SiteURL: func() string { return "https://earshot.test" }})
+	return &chans{hooks: h, svc: svc, Channels: NewChannels(ChannelDeps{Webhooks: svc, Store: store, Digests: digests}), cstore: store, clock: clock, fake: fake,
+		digests: digests}
 }
 
 // add creates a channel of kind k at the fake, at once unless freq says.

@@ -133,9 +133,9 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	s.Webhooks = app.NewWebhooks(app.WebhookDeps{Store: st.webhooks, Sender: sender, Sealer: sealer, Clock: clock, Log: log,
 		Metrics: reg, Owners: st.owners, Wake: s.Deliveries.Poke, Off: s.Deliveries.Off},
 		app.WebhookConfig{Limits: cfg.Limits, AllowPrivate: cfg.WebhookAllowPrivate})
-	s.Channels = app.NewChannels(app.ChannelDeps{Webhooks: s.Webhooks, Store: st.channels, Sender: sender})
 	s.Digests = app.NewChannelDigests(app.ChannelDigestDeps{Store: st.channels, Clock: clock, Log: log, Wake: s.Deliveries.Poke,
 		SiteURL: siteURL})
+	s.Channels = app.NewChannels(app.ChannelDeps{Webhooks: s.Webhooks, Store: st.channels, Sender: sender, Digests: s.Digests})
 	s.Scoring = app.NewScoring(app.ScoringDeps{Matches: st.matches, Scorer: scorer, Log: log, Metrics: reg,
 		Scored: s.Deliveries.Scored}, scoringConfig(cfg))
 	s.bus, err = bus.Open(cfg.BusURL, bus.Config{Logger: log, Group: bus.DefaultGroup, QueuePrefix: cfg.BusPrefix,
