@@ -309,6 +309,42 @@ func TestAnotherOwnersRowsAnswerAsUnknown(t *testing.T) {
 		}
 	}
 
+	// Nothing of B's shows among A's own: not B's posts in A's matches,
+	// window or preview, not B's cookie jar, accounts or notifications.
+	rig.must(200)(rig.api(b.ingest, "PUT", "/session?platform=x",
+		`[{"domain":".x.com","name":"auth_token","value":"b-auth-cookie","path":"/","secure":true,"httpOnly":true},`+
+			`{"domain":".x.com","name":"ct0","value":"b-ct0-cookie","path":"/","secure":true}]`))
+	for _, c := range [][3]string{
+		{"GET", "/api/v1/matches", ""},
+		{"GET", "/api/v1/matches/export", ""},
+		{"POST", "/api/v1/keywords/preview", `{"phrase":"acme","platform":"x"}`},
+		{"POST", "/api/v1/keywords/" + myPhrase + "/preview", `{"exclude":["zzz"]}`},
+		{"GET", "/api/v1/trends", ""},
+		{"GET", "/session?platform=x", ""},
+	} {
+		key := a.api
+		if c[1] == "/session?platform=x" {
+			key = a.ingest
+		}
+		_, body := rig.api(key, c[0], c[1], c[2])
+		for _, leak := range []string{theirs.match, "bob", "love", "b-auth-cookie", "\"total\":2", "\"matches\":2"} {
+			if strings.Contains(body, leak) {
+				t.Errorf("%s %s as A holds B's %q: %s", c[0], c[1], leak, body)
+			}
+		}
+	}
+	if _, body := rig.page(b, "GET", "/app/?archived=any", ""); !strings.Contains(body, "bob") {
+		t.Fatalf("B's inbox does not show B's matches, so A's is no proof: %.2000s", body)
+	}
+	for _, path := range []string{"/app/", "/app/accounts", "/app/notifications", "/app/webhooks", "/app/keys", "/app/trends", "/app/export"} {
+		_, body := rig.page(a, "GET", path, "")
+		for _, leak := range []string{"bob", "I love", "B&#39;s note", "b@example.com", theirs.hook, theirs.channel, theirs.key} {
+			if strings.Contains(body, leak) {
+				t.Errorf("GET %s as A holds B's %q", path, leak)
+			}
+		}
+	}
+
 	// B's rows are as B left them.
 	_, body := rig.api(b.api, "GET", "/api/v1/keywords/"+theirs.phrase, "")
 	if !strings.Contains(body, `"status":"listening"`) || !strings.Contains(body, `"exclude":["love"]`) {
