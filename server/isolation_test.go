@@ -345,6 +345,21 @@ func TestAnotherOwnersRowsAnswerAsUnknown(t *testing.T) {
 		}
 	}
 
+	// An idempotency key is the owner's: A's request under the key B
+	// used makes A's own phrase rather than replay B's.
+	idem := func(o isolationOwner) (int, string) {
+		req := httptest.NewRequest("POST", "/api/v1/keywords", strings.NewReader(`{"phrase":"zeta","platform":"facebook"}`))
+		req.Header.Set("Authorization", "Bearer "+o.api)
+		req.Header.Set("Idempotency-Key", "same-key")
+		rec := httptest.NewRecorder()
+		rig.root.ServeHTTP(rec, req)
+		return rec.Code, rec.Body.String()
+	}
+	bZeta := rig.data(rig.must(201)(idem(b)), "id")
+	if aZeta := rig.data(rig.must(201)(idem(a)), "id"); aZeta == bZeta {
+		t.Errorf("A's create under B's idempotency key replayed B's phrase %s", bZeta)
+	}
+
 	// B's rows are as B left them.
 	_, body := rig.api(b.api, "GET", "/api/v1/keywords/"+theirs.phrase, "")
 	if !strings.Contains(body, `"status":"listening"`) || !strings.Contains(body, `"exclude":["love"]`) {
