@@ -7,7 +7,10 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
+
+	"github.com/earshothq/earshot/core"
 )
 
 type requestIDKey struct{}
@@ -38,8 +41,8 @@ func validRequestID(id string) bool {
 // it in the context so every log line of the request carries it, logs
 // one line per request and hands the answer's status and duration to
 // observe (the metrics), so one writer records the status for both. The
-// line holds no header, query or body: keys and cookies never reach the
-// log.
+// line holds no header, query or body, and no token a path carries
+// (loggedPath): keys, cookies and links never reach the log.
 func RequestLog(log *slog.Logger, observe func(method, path string, status int, d time.Duration), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
@@ -62,10 +65,23 @@ func RequestLog(log *slog.Logger, observe func(method, path string, status int, 
 			level = slog.LevelDebug
 		}
 		if log.Enabled(ctx, level) {
-			log.Log(ctx, level, "request", "method", r.Method, "path", r.URL.Path, "status", sw.code,
+			log.Log(ctx, level, "request", "method", r.Method, "path", loggedPath(r.URL.Path), "status", sw.code,
 				"duration_ms", float64(d.Microseconds())/1000)
 		}
 	})
+}
+
+// loggedPath is path as the request log writes it: a segment of a
+// token's form (a sign-in link's, an address confirmation's) is written
+// as {token}, since whoever reads it could use the link.
+func loggedPath(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if core.WellFormedToken(s) {
+			segs[i] = "{token}"
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // slowRequest is how long an answer may take before its request is
