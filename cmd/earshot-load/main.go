@@ -82,9 +82,19 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 		if err != nil {
 			return false
 		}
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusForbidden {
+			// The plan limit is an answer the phrase writes expect; any
+			// other 403 (a key without write:phrases) is a refusal.
+			var e struct {
+				Error struct{ Code string } `json:"error"`
+			}
+			_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
+			io.Copy(io.Discard, resp.Body)
+			return e.Error.Code == "plan_limit"
+		}
 		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode < 400 || resp.StatusCode == 409 || resp.StatusCode == 403
+		return resp.StatusCode < 400 || resp.StatusCode == 409
 	}
 
 	// Ingested posts mention acme, so each one stores a match.
