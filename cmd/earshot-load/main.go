@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -50,6 +51,9 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	if err != nil || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" && u.Hostname() != "::1") {
 		return errors.New("-url must be a loopback address")
 	}
+	// Paths are added with their own slash: "//api/v1/..." would be
+	// answered with a redirect, two round trips a request.
+	target = strings.TrimRight(target, "/")
 	if key == "" || ingestKey == "" {
 		return errors.New("-key and -ingest-key are required (the first start of serve prints both)")
 	}
