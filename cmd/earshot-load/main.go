@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -50,6 +51,9 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	if err != nil || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" && u.Hostname() != "::1") {
 		return errors.New("-url must be a loopback address")
 	}
+	// Paths are added with their own slash: "//api/v1/..." would be
+	// answered with a redirect, two round trips a request.
+	target = strings.TrimRight(target, "/")
 	if key == "" || ingestKey == "" {
 		return errors.New("-key and -ingest-key are required (the first start of serve prints both)")
 	}
@@ -82,9 +86,19 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 		if err != nil {
 			return false
 		}
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusForbidden {
+			// The plan limit is an answer the phrase writes expect; any
+			// other 403 (a key without write:phrases) is a refusal.
+			var e struct {
+				Error struct{ Code string } `json:"error"`
+			}
+			_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
+			io.Copy(io.Discard, resp.Body)
+			return e.Error.Code == "plan_limit"
+		}
 		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode < 400 || resp.StatusCode == 409 || resp.StatusCode == 403
+		return resp.StatusCode < 400 || resp.StatusCode == 409
 	}
 
 	// Ingested posts mention acme, so each one stores a match.

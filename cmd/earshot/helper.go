@@ -118,7 +118,14 @@ func helperCmd(ctx context.Context, args []string, getenv func(string) string, s
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if s.challenge != "" {
-		return helperChallenge(ctx, s, client, stderr, log)
+		err := helperChallenge(ctx, s, client, stderr, log)
+		if err != nil && ctx.Err() != nil {
+			// Stopped wherever the signal found it (asking the server,
+			// starting the browser, saving): a stop, not a failure.
+			log.Info("stopped: the session was not saved")
+			return nil
+		}
+		return err
 	}
 	state, err := helper.OpenState(s.state, s.server)
 	if err != nil {

@@ -80,9 +80,12 @@ func helperChallenge(ctx context.Context, s helperSettings, client *helper.Clien
 	defer b.Close()
 	done := make(chan struct{})
 	go func() {
-		// Enter, or the end of the input, ends the visit.
-		_, _ = bufio.NewReader(helperStdin).ReadString('\n')
-		close(done)
+		// Enter ends the visit. Input at its end (no terminal: a desktop
+		// launcher, </dev/null) is no answer from the owner: the visit
+		// then lasts until the tab closes.
+		if _, err := bufio.NewReader(helperStdin).ReadString('\n'); err == nil {
+			close(done)
+		}
 	}()
 	fmt.Fprintf(stderr, "A browser window opened on %s with your %s session.\n"+
 		"Solve the challenge or sign in there; when the site shows your feed, close the tab or press Enter here.\n", site, s.challenge)
