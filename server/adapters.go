@@ -29,11 +29,12 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
-// openDB opens and migrates the database for the life of the app.
+// openDB opens and migrates the database for the life of the app. The
+// migration has no time bound, as `earshot migrate` has none: a long
+// documented step, or another replica's migration holding the lock,
+// must be waited for, not failed and started again on every restart.
 func openDB(lc fx.Lifecycle, cfg Config) (*gormstore.DB, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, err := openMigrated(ctx, cfg)
+	db, err := openMigrated(context.Background(), cfg)
 	if err != nil {
 		return nil, err
 	}
