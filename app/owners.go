@@ -35,6 +35,11 @@ func (s *Owners) Create(ctx context.Context, email, name string) (core.Owner, er
 	return o, nil
 }
 
+// Get returns the owner of id; KindNotFound names the owner.
+func (s *Owners) Get(ctx context.Context, id string) (core.Owner, error) {
+	return s.owners.Owner(ctx, id)
+}
+
 // List returns every owner, oldest first.
 func (s *Owners) List(ctx context.Context) ([]core.Owner, error) {
 	return s.owners.Owners(ctx)

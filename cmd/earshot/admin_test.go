@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,5 +106,21 @@ func TestAdminSessionFileTooLarge(t *testing.T) {
 		if err == nil || !strings.Contains(string(out), "too large") || !strings.Contains(string(out), "262144 bytes") {
 			t.Fatalf("session set --file %s: %v: %s", file, err, out)
 		}
+	}
+}
+
+// A mistyped owner id on the phrase commands is named as one, as on the
+// key commands: not "phrase not found", nor an empty list.
+func TestAdminPhraseUnknownOwner(t *testing.T) {
+	t.Parallel()
+	env := baseEnv(t.TempDir())
+	var re *runError
+	_, err := runEarshot(env, "admin", "phrase", "add", "--owner", "no-such-owner", "--platform", "x", "--phrase", "acme")
+	if !errors.As(err, &re) || !strings.Contains(re.stderr, "owner not found") {
+		t.Errorf("phrase add for an unknown owner: %v; want owner not found", err)
+	}
+	out, err := runEarshot(env, "admin", "phrase", "list", "--owner", "no-such-owner")
+	if !errors.As(err, &re) || !strings.Contains(re.stderr, "owner not found") {
+		t.Errorf("phrase list for an unknown owner: %q, %v; want owner not found", out, err)
 	}
 }

@@ -391,6 +391,11 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	case "phrase add":
+		// The owner first: a mistyped id is "owner not found", not the
+		// store's refusal of the phrase.
+		if _, err := con.Owners.Get(ctx, *owner); err != nil {
+			return err
+		}
 		p, _, err := con.Phrases.Add(ctx, *owner, *phrase, *platform, *community, "")
 		if err != nil {
 			return err
@@ -417,6 +422,10 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "reddit status":
 		return redditStatus(ctx, con, stdout)
 	case "phrase list":
+		// An unknown owner is an error, not an empty list.
+		if _, err := con.Owners.Get(ctx, *owner); err != nil {
+			return err
+		}
 		ps, err := con.Phrases.List(ctx, *owner, ports.PhraseFilter{})
 		if err != nil {
 			return err
