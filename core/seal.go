@@ -10,7 +10,7 @@ import (
 
 // Sealer encrypts secrets at rest (cookie jars, webhook signing secrets)
 // with AES-256-GCM. The key is the SHA-256 of the operator's secret, so
-// any secret of at least 32 characters serves.
+// any secret of at least 32 bytes serves.
 type Sealer struct {
 	aead cipher.AEAD
 }
@@ -18,7 +18,7 @@ type Sealer struct {
 // NewSealer returns a Sealer keyed by secret.
 func NewSealer(secret string) (*Sealer, error) {
 	if len(secret) < 32 {
-		return nil, errors.New("the secret key must be at least 32 characters")
+		return nil, errors.New("the secret key must be at least 32 bytes")
 	}
 	key := sha256.Sum256([]byte(secret))
 	block, err := aes.NewCipher(key[:])

@@ -145,9 +145,9 @@ var settings = []setting{
 		c.BusPrefix = v
 		return nil
 	}},
-	{"EARSHOT_SECRET_KEY", "", "key that encrypts cookie jars and webhook secrets at rest (at least 32 characters; generated into the data dir when empty)", func(c *Config, v string) error {
+	{"EARSHOT_SECRET_KEY", "", "key that encrypts cookie jars and webhook secrets at rest (at least 32 bytes; generated into the data dir when empty)", func(c *Config, v string) error {
 		if v != "" && len(v) < 32 {
-			return errors.New("accepts a secret of at least 32 characters, for example the output of: openssl rand -hex 32")
+			return errors.New("accepts a secret of at least 32 bytes, for example the output of: openssl rand -hex 32")
 		}
 		c.SecretKey = v
 		return nil

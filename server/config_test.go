@@ -54,7 +54,7 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		{"EARSHOT_WEBHOOK_RETRY_SCHEDULE", "1m,,5m", "accepts a comma-separated list of positive durations"},
 		{"EARSHOT_REDDIT_MIRROR_API", "pushshift", "accepts arcticshift or pullpush"},
 		{"EARSHOT_SMTP_URL", "http://user:hunter2@mail", "EARSHOT_SMTP_URL (value not shown: it can hold a secret): accepts smtp://"},
-		{"EARSHOT_SECRET_KEY", "tooshort", "EARSHOT_SECRET_KEY (value not shown: it can hold a secret): accepts a secret of at least 32 characters"},
+		{"EARSHOT_SECRET_KEY", "tooshort", "EARSHOT_SECRET_KEY (value not shown: it can hold a secret): accepts a secret of at least 32 bytes"},
 		{"EARSHOT_SITE_URL", "ftp://x", "accepts an http or https URL"},
 		{"EARSHOT_LOG_LEVEL", "loud", "EARSHOT_LOG_LEVEL=loud: accepts debug, info, warn or error"},
 	} {
@@ -91,7 +91,7 @@ func TestConfigErrorsHideSecrets(t *testing.T) {
 		{"EARSHOT_DATABASE_URL", "postgres://earshot:hunter2@db:port/earshot", "accepts sqlite://PATH"},
 		{"EARSHOT_LLM_URL", "https//key:hunter2@llm", "accepts an http or https URL"},
 		{"EARSHOT_REDDIT_MIRROR_URL", "ftp://u:hunter2@mirror", "accepts an http or https URL"},
-		{"EARSHOT_SECRET_KEY", "hunter2", "accepts a secret of at least 32 characters"},
+		{"EARSHOT_SECRET_KEY", "hunter2", "accepts a secret of at least 32 bytes"},
 	} {
 		for _, viaFlag := range []bool{false, true} {
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)

@@ -51,7 +51,7 @@ func SecretKey(cfg Config, log *slog.Logger) (string, error) {
 	}
 	key := strings.TrimSpace(string(b))
 	if len(key) < 32 {
-		return "", fmt.Errorf("%s holds a key shorter than 32 characters", file)
+		return "", fmt.Errorf("%s holds a key shorter than 32 bytes", file)
 	}
 	log.Warn("EARSHOT_SECRET_KEY is unset: using the key kept in the data directory", "file", file)
 	return key, nil

@@ -63,7 +63,7 @@ func TestBadSettingsExit2(t *testing.T) {
 		{"EARSHOT_LOG_FORMAT=xml", "EARSHOT_LOG_FORMAT=xml: accepts text or json"},
 		{"EARSHOT_ADDR=nowhere", "EARSHOT_ADDR=nowhere: accepts host:port"},
 		{"EARSHOT_BUS_URL=amqp:/guest:hunter2@127.0.0.1", "EARSHOT_BUS_URL (value not shown: it can hold a secret): accepts memory://"},
-		{"EARSHOT_SECRET_KEY=short", "EARSHOT_SECRET_KEY (value not shown: it can hold a secret): accepts a secret of at least 32 characters"},
+		{"EARSHOT_SECRET_KEY=short", "EARSHOT_SECRET_KEY (value not shown: it can hold a secret): accepts a secret of at least 32 bytes"},
 	} {
 		for _, cmd := range [][]string{{"serve"}, {"migrate"}, {"admin", "owner", "create", "--email", "a@example.com"}} {
 			_, err := runEarshot(append(env, tc.setting), cmd...)
