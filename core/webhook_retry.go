@@ -21,7 +21,7 @@ var DefaultRetrySchedule = RetrySchedule{time.Minute, 5 * time.Minute, 30 * time
 // enough to keep a delivery queued for weeks.
 const (
 	maxRetries   = 20
-	minRetryWait = time.Second
+	minRetryWait = 10 * time.Millisecond // test set-ups retry fast; none spins
 	maxRetryWait = 24 * time.Hour
 )
 
@@ -31,7 +31,7 @@ const MaxRetryJitter = 0.1
 
 // ParseRetrySchedule reads a comma-separated list of Go durations such as
 // "1m,5m,30m". An empty or blank string gives DefaultRetrySchedule. Each
-// wait is 1s to 24h and there are at most 20; anything else is a
+// wait is 10ms to 24h and there are at most 20; anything else is a
 // KindInvalid error.
 func ParseRetrySchedule(s string) (RetrySchedule, error) {
 	if strings.TrimSpace(s) == "" {
@@ -49,7 +49,7 @@ func ParseRetrySchedule(s string) (RetrySchedule, error) {
 			return nil, Errorf(KindInvalid, "retry schedule: %q is not a duration such as 5m", p)
 		}
 		if d < minRetryWait || d > maxRetryWait {
-			return nil, Errorf(KindInvalid, "retry schedule: %s is outside 1s to 24h", p)
+			return nil, Errorf(KindInvalid, "retry schedule: %s is outside 10ms to 24h", p)
 		}
 		out = append(out, d)
 	}

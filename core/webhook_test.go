@@ -152,7 +152,9 @@ func TestParseRetrySchedule(t *testing.T) {
 		{"abc", nil, false},
 		{"-1m", nil, false},
 		{"0s", nil, false},
-		{"500ms", nil, false},
+		{"500ms", core.RetrySchedule{500 * time.Millisecond}, true},
+		{"10ms", core.RetrySchedule{10 * time.Millisecond}, true},
+		{"9ms", nil, false},
 		{"25h", nil, false},
 		{strings.Repeat("1m,", 20) + "1m", nil, false},
 	}

@@ -183,12 +183,12 @@ var settings = []setting{
 		c.RedditMirrorAPI = v
 		return nil
 	}},
-	{"EARSHOT_WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m", "waits between webhook tries (1 to 20, each 1s to 24h)", func(c *Config, v string) error {
+	{"EARSHOT_WEBHOOK_RETRY_SCHEDULE", "1m,5m,30m", "waits between webhook tries (1 to 20, each 10ms to 24h)", func(c *Config, v string) error {
 		// core's bounds, the ones its Retry-After cap is reckoned from:
 		// no receiver retried in a tight loop, no delivery queued for weeks.
 		s, err := core.ParseRetrySchedule(v)
 		if err != nil {
-			return errors.New("accepts a comma-separated list of positive durations from 1s to 24h, at most 20, for example 1m,5m,30m")
+			return errors.New("accepts a comma-separated list of positive durations from 10ms to 24h, at most 20, for example 1m,5m,30m")
 		}
 		c.WebhookRetrySchedule = s
 		return nil
