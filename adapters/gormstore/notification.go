@@ -95,12 +95,15 @@ func (s *NotificationStore) MarkAllRead(ctx context.Context, ownerID string, at 
 // replicas claim disjoint rows; SQLite's one writer makes it exclusive.
 // RETURNING gives the rows in the order the update met them, which on
 // Postgres is where each row version lies: the claim is sorted oldest
-// first here.
+// first here. The candidates are picked once, in a CTE, as in
+// ClaimUnscored: an IN (subquery) with a LIMIT may run more than once,
+// each run skipping what the last locked, and lease more than limit.
 func (s *NotificationStore) ClaimEmails(ctx context.Context, limit int, lease time.Duration) ([]core.Notification, error) {
 	now := s.db.gorm.NowFunc()
-	ns, err := list(s.db.write(ctx).Raw(`UPDATE notifications SET lease_until = ? WHERE id IN (
+	ns, err := list(s.db.write(ctx).Raw(`WITH cand AS (
 		SELECT id FROM notifications WHERE email AND emailed_at = 0 AND lease_until < ? ORDER BY created_at, id LIMIT ?`+s.db.pick(" FOR UPDATE SKIP LOCKED", "")+`)
-		RETURNING *`, micros(now.Add(lease)), micros(now), limit), "notification", notificationRow.notification)
+		UPDATE notifications SET lease_until = ? WHERE id IN (SELECT id FROM cand) AND emailed_at = 0 AND lease_until < ?
+		RETURNING *`, micros(now), limit, micros(now.Add(lease)), micros(now)), "notification", notificationRow.notification)
 	slices.SortFunc(ns, func(a, b core.Notification) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 	})
