@@ -1,0 +1,89 @@
+package reddit_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/earshothq/earshot/adapters/reddit"
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/ports"
+)
+
+// htmlStatus answers with an HTML page, as reddit answers a refusal of a
+// feed or of a browser's request.
+func htmlStatus(code int, page []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+		w.WriteHeader(code)
+		_, _ = w.Write(page)
+	}
+}
+
+// closedFeedReddit is a keyless reddit whose JSON is blocked for the
+// address (403 and a block page, testdata/blocked.html) and whose feeds
+// answer, except r/closedclub's: reddit's feed of a private or
+// quarantined community is a 403 with an HTML page and no JSON reason
+// (reddit's own ErrorController renders the private community's error
+// page for every render style but JSON; reddit-archive/reddit,
+// r2/r2/controllers/error.py and reddit_base.py), testdata/private.html.
+func closedFeedReddit(t *testing.T) *http.ServeMux {
+	mux := http.NewServeMux()
+	blocked := htmlStatus(http.StatusForbidden, fixture(t, "blocked.html"))
+	mux.Handle("GET /r/{name}/new.json", blocked)
+	mux.Handle("GET /r/{name}/comments.json", blocked)
+	mux.Handle("GET /r/"+community+"/new/.rss", atomFile(t, "feed_new.xml"))
+	mux.Handle("GET /r/"+community+"/comments/.rss", atomFile(t, "feed_comments.xml"))
+	private := htmlStatus(http.StatusForbidden, fixture(t, "private.html"))
+	mux.Handle("GET /r/closedclub/new/.rss", private)
+	mux.Handle("GET /r/closedclub/comments/.rss", private)
+	return mux
+}
+
+// A busy community that went private is read alone, and first, as its
+// checkpoint is the oldest. Its feed's refusal looks like a block of the
+// address; it must not rest the feeds for every other community, cycle
+// after cycle, and once the feeds answered others it is known as closed.
+func TestClosedCommunityFeedDoesNotStopOthers(t *testing.T) {
+	c := newClock()
+	srv, _ := serve(t, c, closedFeedReddit(t))
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	read := func(name string) (ports.RedditRead, error) {
+		return src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+			Want: []ports.RedditWant{{Community: name, Since: since}}})
+	}
+	for cycle := range 3 {
+		_, cerr := read("closedclub")
+		r, err := read(community)
+		if err != nil || r.Via != ports.RedditViaFeed {
+			t.Fatalf("cycle %d: r/%s after a closed community: via %q, err %v", cycle, community, r.Via, err)
+		}
+		if cycle > 0 && (!core.IsKind(cerr, core.KindNotFound) || !strings.Contains(cerr.Error(), "reddit says the community is")) {
+			t.Errorf("cycle %d: r/closedclub: %v, want it known as closed", cycle, cerr)
+		}
+		c.Set(c.Now().Add(reddit.DefaultInterval))
+	}
+}
+
+// A true block of the feeds still rests them: the second refused read,
+// of other communities, rests the way, so a block costs one request more
+// than it used to, once a rest.
+func TestFeedBlockStillRests(t *testing.T) {
+	c := newClock()
+	mux := http.NewServeMux()
+	mux.Handle("GET /", htmlStatus(http.StatusForbidden, fixture(t, "blocked.html")))
+	srv, rec := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	for _, name := range []string{"alpha", "beta", "gamma", "delta"} {
+		_, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+			Want: []ports.RedditWant{{Community: name, Since: since}}})
+		if core.IsKind(err, core.KindNotFound) {
+			t.Errorf("r/%s: %v, want the block read as a block", name, err)
+		}
+	}
+	// alpha: json and feed refused; beta: both refused again, both rest.
+	if got := len(rec.Hits()); got != 4 {
+		t.Errorf("%d requests under a block, want 4: %v", got, rec.Paths())
+	}
+}
