@@ -87,3 +87,29 @@ func TestFeedBlockStillRests(t *testing.T) {
 		t.Errorf("%d requests under a block, want 4: %v", got, rec.Paths())
 	}
 }
+
+// Reddit answers 451 for a community withheld in the reader's country
+// (prawcore maps it to UnavailableForLegalReasons; the page is reddit's
+// HTML error page, reddit/error-pages). That is about the community: it
+// must not rest the ways of the others, and is known as not readable.
+func TestUnavailableForLegalReasonsDoesNotStopOthers(t *testing.T) {
+	c := newClock()
+	mux := redditRoutes(t)
+	mux.Handle("GET /r/withheld/", htmlStatus(http.StatusUnavailableForLegalReasons, fixture(t, "legal.html")))
+	srv, _ := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	read := func(name string) (ports.RedditRead, error) {
+		return src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+			Want: []ports.RedditWant{{Community: name, Since: since}}})
+	}
+	for round := range 2 {
+		_, werr := read("withheld")
+		r, err := read(community)
+		if err != nil || r.Via != ports.RedditViaJSON {
+			t.Fatalf("round %d: r/%s after a withheld community: via %q, err %v", round, community, r.Via, err)
+		}
+		if round > 0 && (!core.IsKind(werr, core.KindNotFound) || !strings.Contains(werr.Error(), "http 451")) {
+			t.Errorf("round %d: r/withheld: %v, want it known as not readable", round, werr)
+		}
+	}
+}

@@ -107,15 +107,17 @@ func (w *way) suspectAgain(set string) (string, bool) {
 
 // unclear reports whether err is a refusal that may be about the
 // communities read rather than the address: a 403 without reddit's JSON
-// reason, or an answer of the wrong shape (an HTML page, as after a
-// redirect to a login or over-18 page). A 429, a 5xx, a time-out or a
-// feed past its bounds says nothing about the communities.
+// reason, a 451 (a community withheld in the reader's country), or an
+// answer of the wrong shape (an HTML page, as after a redirect to a login
+// or over-18 page). A 429, a 5xx, a time-out or a feed past its bounds
+// says nothing about the communities.
 func unclear(err error) bool {
 	var f *failure
 	if !errors.As(err, &f) || errors.As(err, new(feedBound)) {
 		return false
 	}
-	return (f.status == http.StatusForbidden && f.closed == "") || (f.status >= 200 && f.status <= 299)
+	return (f.status == http.StatusForbidden && f.closed == "") || f.status == http.StatusUnavailableForLegalReasons ||
+		(f.status >= 200 && f.status <= 299)
 }
 
 // resting reports whether w refused lately and is left alone until its
