@@ -113,3 +113,79 @@ func TestUnavailableForLegalReasonsDoesNotStopOthers(t *testing.T) {
 		}
 	}
 }
+
+// Reddit sends a browser asking for an over-18 or quarantined community
+// to its interstitial (/over18?dest=..., an HTML page; reddit-archive/
+// reddit, r2/r2/controllers/reddit_base.py), and a client that follows
+// the redirect gets a page, not a listing. Should reddit do that to a
+// feed or to JSON, that community is not read, but the others are.
+func TestInterstitialRedirectDoesNotStopOthers(t *testing.T) {
+	c := newClock()
+	mux := redditRoutes(t)
+	mux.Handle("GET /r/adultsonly/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/over18?dest="+r.URL.Path, http.StatusFound)
+	}))
+	mux.Handle("GET /over18", htmlStatus(http.StatusOK, []byte("<!DOCTYPE html><html><body><h1>You must be 18+ to view this community</h1></body></html>")))
+	srv, _ := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	read := func(names ...string) (ports.RedditRead, error) {
+		var want []ports.RedditWant
+		for _, n := range names {
+			want = append(want, ports.RedditWant{Community: n, Since: since})
+		}
+		return src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts, Want: want})
+	}
+	for round := range 2 {
+		_, aerr := read("adultsonly")
+		r, err := read(community)
+		if err != nil || r.Via != ports.RedditViaJSON {
+			t.Fatalf("round %d: r/%s after an interstitial: via %q, err %v", round, community, r.Via, err)
+		}
+		if round > 0 && !core.IsKind(aerr, core.KindNotFound) {
+			t.Errorf("round %d: r/adultsonly: %v, want it known as not readable", round, aerr)
+		}
+	}
+}
+
+// Should reddit refuse a whole group for one closed community in it, the
+// group is first held as suspect, then, once the way answered others, not
+// found: the app then reads its communities alone, and the closed one is
+// found the same way, while the feeds never rest for the others.
+func TestGroupWithAClosedCommunity(t *testing.T) {
+	c := newClock()
+	mux := closedFeedReddit(t)
+	mux.Handle("GET /r/closedclub+"+community+"/new/.rss", htmlStatus(http.StatusForbidden, fixture(t, "private.html")))
+	srv, _ := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	read := func(names ...string) (ports.RedditRead, error) {
+		var want []ports.RedditWant
+		for _, n := range names {
+			want = append(want, ports.RedditWant{Community: n, Since: since})
+		}
+		return src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts, Want: want})
+	}
+	answered := func(step string, names ...string) {
+		t.Helper()
+		if r, err := read(names...); err != nil || r.Via != ports.RedditViaFeed {
+			t.Fatalf("%s: r/%v: via %q, err %v", step, names, r.Via, err)
+		}
+	}
+	notReadable := func(step string, names ...string) {
+		t.Helper()
+		if _, err := read(names...); !core.IsKind(err, core.KindNotFound) || !strings.Contains(err.Error(), "not readable") {
+			t.Fatalf("%s: r/%v: %v, want not readable", step, names, err)
+		}
+	}
+	if _, err := read("closedclub", community); err == nil {
+		t.Fatal("the refused group was read")
+	}
+	answered("first cycle", community)
+	notReadable("second cycle", "closedclub", community)
+	// The app reads a group that was not found one community at a time.
+	if _, err := read("closedclub"); core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("closedclub alone, before the way answered others: %v", err)
+	}
+	answered("second cycle, alone", community)
+	notReadable("third cycle", "closedclub")
+	answered("third cycle", community)
+}
