@@ -3,6 +3,7 @@ package reddit_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,4 +189,27 @@ func TestGroupWithAClosedCommunity(t *testing.T) {
 	answered("second cycle, alone", community)
 	notReadable("third cycle", "closedclub")
 	answered("third cycle", community)
+}
+
+// The second listing of communities whose first was refused is not asked
+// again through that way: the way rests, and, as any resting way, is not
+// named a refusal of a read that another way answered.
+func TestSecondListingRestsTheWayUnasked(t *testing.T) {
+	c := newClock()
+	srv, rec := serve(t, c, closedFeedReddit(t))
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	for _, l := range ports.RedditListings {
+		r, err := src.Read(context.Background(), ports.RedditQuery{Listing: l,
+			Want: []ports.RedditWant{{Community: community, Since: since}}})
+		if err != nil || r.Via != ports.RedditViaFeed {
+			t.Fatalf("%s: via %q, err %v", l, r.Via, err)
+		}
+		if l == ports.RedditComments && len(r.Refused) != 0 {
+			t.Errorf("comments: refused %+v, want none asked", r.Refused)
+		}
+	}
+	want := []string{"/r/" + community + "/new.json", "/r/" + community + "/new/.rss", "/r/" + community + "/comments/.rss"}
+	if got := rec.Paths(); !slices.Equal(got, want) {
+		t.Errorf("paths = %v, want %v", got, want)
+	}
 }

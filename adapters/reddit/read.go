@@ -216,8 +216,8 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 				s.log.Warn("reddit refused a way of reading; trying the next", "via", w.via, "communities", group,
 					"reason", reason, "rest", w.rest)
 			}
-			refused = append(refused, ports.RedditRefusal{Via: w.via, Reason: reason})
-			all = append(all, refused[len(refused)-1])
+			// Not asked now: it counts as resting, as it is from here on.
+			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason})
 			continue
 		}
 		read, n, err := s.readReddit(ctx, w, q)
