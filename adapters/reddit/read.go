@@ -29,6 +29,95 @@ type way struct {
 	reason    string    // why it refused last, shown while it rests
 	refused   bool      // logged on change only
 	remaining float64   // X-Ratelimit-Remaining of the last answer; -1 unknown
+
+	// A refusal that may be a community's own (a 403 with no reason, an
+	// HTML page) tells nothing by itself: reddit refuses a private
+	// community's feed as it refuses a blocked address. suspect is the
+	// communities of such a refusal with no answer since; owned are
+	// those whose refusal was followed by an answer to others, so it was
+	// theirs.
+	suspect       string
+	suspectReason string
+	owned         map[string]time.Time
+}
+
+// closedMemory is how long a refusal known to be a community's own is
+// taken as such without being learnt again.
+const closedMemory = 24 * time.Hour
+
+// maxOwned bounds the refusals a way remembers as communities' own.
+const maxOwned = 4096
+
+// answered notes that w answered a read of set: a suspect refusal of
+// other communities before it was theirs, not the address's.
+func (w *way) answered(set string, now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.suspect != "" && w.suspect != set {
+		if w.owned == nil {
+			w.owned = map[string]time.Time{}
+		}
+		if len(w.owned) >= maxOwned {
+			for k, t := range w.owned {
+				if now.Sub(t) >= closedMemory {
+					delete(w.owned, k)
+				}
+			}
+			if len(w.owned) >= maxOwned {
+				clear(w.owned)
+			}
+		}
+		w.owned[w.suspect] = now
+	}
+	w.suspect = ""
+	delete(w.owned, set)
+}
+
+// refusedUnclear weighs a refusal of set that may be the communities' own
+// or the address's. own: w answered others after set was last refused so,
+// and it is set's. rest: the refusal before it, with no answer between,
+// was of this set or others too, so the address is refused. Neither: the
+// first such refusal since an answer, held as suspect until the next.
+func (w *way) refusedUnclear(set, reason string, now time.Time) (own, rest bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if t, ok := w.owned[set]; ok && now.Sub(t) < closedMemory {
+		return true, false
+	}
+	if w.suspect == "" {
+		w.suspect, w.suspectReason = set, reason
+		return false, false
+	}
+	w.suspect = ""
+	return false, true
+}
+
+// suspectAgain reports whether set is the suspect of w, refused last with
+// no answer since, and why. Asking again would tell nothing: the refusal
+// is taken as the address's, and the suspect dropped.
+func (w *way) suspectAgain(set string) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.suspect == "" || w.suspect != set {
+		return "", false
+	}
+	w.suspect = ""
+	return w.suspectReason, true
+}
+
+// unclear reports whether err is a refusal that may be about the
+// communities read rather than the address: a 403 without reddit's JSON
+// reason, a 451 (a community withheld in the reader's country), or an
+// answer of the wrong shape (an HTML page, as after a redirect to a login
+// or over-18 page). A 429, a 5xx, a time-out or a feed past its bounds
+// says nothing about the communities.
+func unclear(err error) bool {
+	var f *failure
+	if !errors.As(err, &f) || errors.As(err, new(feedBound)) {
+		return false
+	}
+	return (f.status == http.StatusForbidden && f.closed == "") || f.status == http.StatusUnavailableForLegalReasons ||
+		(f.status >= 200 && f.status <= 299)
 }
 
 // resting reports whether w refused lately and is left alone until its
@@ -118,9 +207,23 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason})
 			continue
 		}
+		if reason, ok := w.suspectAgain(group); ok {
+			// The same communities again (their other listing), with no
+			// answer between: the way rests without a request, as it
+			// would have after one refusal.
+			until := s.now().Add(w.rest)
+			if w.result(false, reason, until) {
+				s.log.Warn("reddit refused a way of reading; trying the next", "via", w.via, "communities", group,
+					"reason", reason, "rest", w.rest)
+			}
+			// Not asked now: it counts as resting, as it is from here on.
+			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason})
+			continue
+		}
 		read, n, err := s.readReddit(ctx, w, q)
 		requests += n
 		if err == nil {
+			w.answered(group, s.now())
 			if w.result(true, "", time.Time{}) {
 				s.log.Info("reddit answers again", "via", w.via, "communities", group)
 			}
@@ -149,7 +252,22 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			return tried(), core.Errorf(core.KindNotFound, "r/%s: reddit says the community is %s", group, f.closed)
 		}
 		now := s.now()
-		if errors.As(err, &f) && f.status == http.StatusTooManyRequests {
+		rest := true
+		if unclear(err) {
+			var own bool
+			if own, rest = w.refusedUnclear(group, err.Error(), now); own {
+				// The way answered others since this read was last
+				// refused so: the refusal is the communities' own.
+				return tried(), core.Errorf(core.KindNotFound, "r/%s: reddit says the community is not readable (%s: %s)", group, w.via, err)
+			}
+		}
+		if !rest {
+			// The first such refusal since the way last answered: the
+			// way stays open, and the next read tells whether reddit
+			// refuses the address or these communities.
+			s.log.Info("reddit refused a read; the way rests if the next is refused too", "via", w.via, "communities", group,
+				"reason", err.Error())
+		} else if errors.As(err, &f) && f.status == http.StatusTooManyRequests {
 			// Reddit says the budget is spent: every way on it rests
 			// until the time reddit named, and the archive covers the gap.
 			until := w.pace.refused(now, s.shortRest)

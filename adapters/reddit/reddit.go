@@ -26,6 +26,18 @@
 // X-Ratelimit-Reset). The archive is read when every way of reddit's
 // refused, failed or rests.
 //
+// Some refusals may be the communities' own as well as the address's:
+// reddit answers a private or quarantined community's feed with a 403 and
+// an HTML page, as it answers a blocked address, and a 451 withholds one
+// community. Such a refusal (a 403 without reddit's JSON reason, a 451,
+// an answer of the wrong shape) rests the way only when the way's next
+// read, of other communities, is refused too, or at once for the same
+// communities' other listing; so a true block costs one request more per
+// rest. Once the way answered others after it, the refusal is those
+// communities' own: their next refusal so is core.KindNotFound ("reddit
+// says the community is not readable (feed: http 403)"), for a day, and
+// rests nothing.
+//
 // # Budget
 //
 // Reddit allows about 10 requests a minute keyless (KeylessPerMinute;
