@@ -20,6 +20,8 @@ import (
 //	data.search_by_raw_query.search_timeline.timeline.instructions[]
 //	  .entries[].content.itemContent.tweet_results.result
 //	    rest_id, legacy.{full_text, favorite_count, reply_count, created_at},
+//	    note_tweet.note_tweet_results.result.text (a post over 280
+//	      characters: its whole text, full_text being cut there),
 //	    core.user_results.result.legacy.screen_name
 //	    (newer answers: core.user_results.result.core.screen_name)
 //
@@ -77,6 +79,15 @@ type tweetResult struct {
 			} `json:"result"`
 		} `json:"user_results"`
 	} `json:"core"`
+	// NoteTweet holds the whole text of a post longer than 280
+	// characters, whose legacy.full_text x cuts there.
+	NoteTweet struct {
+		Results struct {
+			Result struct {
+				Text string `json:"text"`
+			} `json:"result"`
+		} `json:"note_tweet_results"`
+	} `json:"note_tweet"`
 	Legacy struct {
 		FullText      string `json:"full_text"`
 		FavoriteCount count  `json:"favorite_count"`
@@ -150,7 +161,11 @@ func parseSearch(body []byte) (searchPage, error) {
 			if handle == "" {
 				handle = r.Core.UserResults.Result.Legacy.ScreenName
 			}
-			t := tweet{ID: r.RestID, Handle: handle, Text: r.Legacy.FullText, Likes: int(r.Legacy.FavoriteCount), Replies: int(r.Legacy.ReplyCount)}
+			text := r.NoteTweet.Results.Result.Text
+			if strings.TrimSpace(text) == "" {
+				text = r.Legacy.FullText
+			}
+			t := tweet{ID: r.RestID, Handle: handle, Text: text, Likes: int(r.Legacy.FavoriteCount), Replies: int(r.Legacy.ReplyCount)}
 			if at, err := time.Parse(createdAtLayout, r.Legacy.CreatedAt); err == nil {
 				t.PostedAt = at
 			}

@@ -98,3 +98,25 @@ func TestParseCutsLongTweets(t *testing.T) {
 		t.Fatalf("parseSearch: %d tweets, %v", len(pg.tweets), err)
 	}
 }
+
+// A post longer than 280 characters is sent whole: x cuts its
+// legacy.full_text at 280 and gives the whole text under note_tweet, so a
+// phrase past the cut would otherwise never match. The shape is that of
+// the SearchTimeline answer captured in twscrape's
+// tests/mocked-data/raw_search.json, where 9 of 20 tweets carry a
+// note_tweet whose text is longer than their full_text.
+func TestParseLongPostsWhole(t *testing.T) {
+	b, err := os.ReadFile("testdata/search_timeline_long.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := parseSearch(b)
+	if err != nil || len(pg.tweets) != 2 {
+		t.Fatalf("parseSearch = %+v, %v", pg, err)
+	}
+	long := pg.tweets[0]
+	if long.ID != "1861000000000000005" || !strings.Contains(long.Text, "The one that stuck for us is earshot") ||
+		!strings.HasSuffix(long.Text, "DM me.") || strings.Contains(long.Text, "https://t.co/") {
+		t.Errorf("the long post's text is not its note_tweet's: %q", long.Text)
+	}
+}
