@@ -163,7 +163,7 @@ func parseSearch(body []byte) (searchPage, error) {
 			}
 			text := r.NoteTweet.Results.Result.Text
 			if strings.TrimSpace(text) == "" {
-				text = r.Legacy.FullText
+				text = unescape.Replace(r.Legacy.FullText)
 			}
 			t := tweet{ID: r.RestID, Handle: handle, Text: text, Likes: int(r.Legacy.FavoriteCount), Replies: int(r.Legacy.ReplyCount)}
 			if at, err := time.Parse(createdAtLayout, r.Legacy.CreatedAt); err == nil {
@@ -181,6 +181,13 @@ func parseSearch(body []byte) (searchPage, error) {
 	}
 	return pg, nil
 }
+
+// unescape undoes the escaping x applies to legacy.full_text (and only
+// there: a note_tweet's text comes as written): "&amp;", "&lt;" and
+// "&gt;". Left escaped, "Q&A" would be sent as "Q&amp;A" and match no
+// phrase holding "&", "<" or ">". One pass, so "&amp;lt;" becomes "&lt;"
+// as its author wrote it.
+var unescape = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">")
 
 // isID reports whether s is one of x's ids: a decimal snowflake, at most
 // 19 digits (an int64) without a leading zero. Ids are compared by length

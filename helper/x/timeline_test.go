@@ -120,3 +120,29 @@ func TestParseLongPostsWhole(t *testing.T) {
 		t.Errorf("the long post's text is not its note_tweet's: %q", long.Text)
 	}
 }
+
+// A tweet's legacy full_text comes with "&", "<" and ">" escaped as
+// "&amp;", "&lt;" and "&gt;" (the captured answers in twscrape's
+// tests/mocked-data carry "&amp;" and "-&gt;" in full_text, and the same
+// post's note_tweet text has a plain "&"); it is sent as written, so a
+// phrase holding one of them matches.
+func TestParseUnescapesFullText(t *testing.T) {
+	b, err := os.ReadFile("testdata/search_timeline_long.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := parseSearch(b)
+	if err != nil || len(pg.tweets) != 2 {
+		t.Fatalf("parseSearch = %+v, %v", pg, err)
+	}
+	if got, want := pg.tweets[1].Text, `Q&A on listening tools: "earshot" -> the x search <3`; got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+	if !strings.Contains(pg.tweets[0].Text, "in public & answer") {
+		t.Errorf("the note's text changed: %q", pg.tweets[0].Text)
+	}
+	pg, _ = parseSearch(timelineOf(`{"rest_id":"1861000000000000001","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"&amp;lt;b&amp;gt; is markup"}}`))
+	if len(pg.tweets) != 1 || pg.tweets[0].Text != "&lt;b&gt; is markup" {
+		t.Errorf("an escaped entity as written: %+v", pg.tweets)
+	}
+}
