@@ -3,6 +3,7 @@ package x
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,6 +50,7 @@ type timelineAnswer struct {
 	Errors []struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
+		Path    []any  `json:"path"`
 	} `json:"errors"`
 }
 
@@ -137,8 +139,18 @@ func parseSearch(body []byte) (searchPage, error) {
 	if err := json.Unmarshal(body, &a); err != nil {
 		return pg, fmt.Errorf("not a SearchTimeline answer: %w", err)
 	}
-	if len(a.Errors) > 0 {
-		pg.errCode = a.Errors[0].Code
+	for _, e := range a.Errors {
+		// An error whose path leads into one entry (a quoted tweet x
+		// could not look up, "Dependency: Internal error. (131)") is that
+		// entry's: the page's other tweets came, and it says nothing of
+		// the account. Taken for the answer's, it would fail the search
+		// and report the account's reading as failing, on every pass while
+		// that entry is in the results.
+		if slices.ContainsFunc(e.Path, func(p any) bool { return p == "entries" || p == "entry" }) {
+			continue
+		}
+		pg.errCode = e.Code
+		break
 	}
 	for _, in := range a.Data.Search.Timeline.Timeline.Instructions {
 		entries := in.Entries

@@ -4,8 +4,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/helper/browser"
 )
 
 func TestParseSearchFixture(t *testing.T) {
@@ -144,5 +146,33 @@ func TestParseUnescapesFullText(t *testing.T) {
 	pg, _ = parseSearch(timelineOf(`{"rest_id":"1861000000000000001","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"&amp;lt;b&amp;gt; is markup"}}`))
 	if len(pg.tweets) != 1 || pg.tweets[0].Text != "&lt;b&gt; is markup" {
 		t.Errorf("an escaped entity as written: %+v", pg.tweets)
+	}
+}
+
+// An error about one entry, with the page's tweets all the same, is not
+// the answer's: x names a quoted tweet it could not look up by a
+// DependencyError (131) whose path leads into that entry, beside the
+// data. The shape is the SearchTimeline answer quoted in
+// mahrtayyab/tweety issue 124 (its errors[0], with 19 entries in data);
+// twscrape's queue_client likewise keeps an answer's data despite its
+// errors. An error without such a path still names the account's issue.
+func TestParseEntryErrorKeepsThePage(t *testing.T) {
+	b, err := os.ReadFile("testdata/search_timeline_entry_error.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := parseSearch(b)
+	if err != nil || pg.errCode != 0 || len(pg.tweets) != 2 || pg.bottom != "DAACCgACGdy" {
+		t.Fatalf("parseSearch = %+v, %v", pg, err)
+	}
+	p := &browser.Page{URL: "https://x.com/search?q=earshot&f=live", Status: 200,
+		Answers: []browser.Answer{{URL: "https://x.com/i/api/graphql/q/SearchTimeline", Status: 200, Body: b}}}
+	sig, _, tweets := classify(p, time.Now())
+	if !sig.OK() || len(tweets) != 2 {
+		t.Errorf("classify = %+v, %d tweets; want a normal answer with both", sig, len(tweets))
+	}
+	pg, _ = parseSearch([]byte(`{"data":{},"errors":[{"message":"Authorization: Denied by access control","path":["search_by_raw_query"],"code":326}]}`))
+	if pg.errCode != 326 {
+		t.Errorf("an error of the search itself: code %d", pg.errCode)
 	}
 }
