@@ -27,7 +27,8 @@ import (
 //	    (newer answers: core.user_results.result.core.screen_name)
 //
 // A result may be a TweetWithVisibilityResults wrapping the tweet under
-// "tweet"; entries that are not tweets (prompts) are skipped. The
+// "tweet"; entries that are not tweets (prompts) are skipped, and so are
+// ads (promoted tweets, with itemContent.promotedMetadata). The
 // "Bottom" cursor (content.cursorType, content.value) is what the client
 // asks the next page with, once the page is scrolled to its end: on the
 // first page it is an entry among the tweets, on later pages the entry
@@ -55,6 +56,7 @@ type timelineAnswer struct {
 }
 
 type timelineEntry struct {
+	EntryID string `json:"entryId"`
 	Content struct {
 		CursorType  string `json:"cursorType"`
 		Value       string `json:"value"`
@@ -62,6 +64,7 @@ type timelineEntry struct {
 			TweetResults struct {
 				Result *tweetResult `json:"result"`
 			} `json:"tweet_results"`
+			PromotedMetadata json.RawMessage `json:"promotedMetadata"`
 		} `json:"itemContent"`
 	} `json:"content"`
 }
@@ -162,6 +165,9 @@ func parseSearch(body []byte) (searchPage, error) {
 				pg.bottom = e.Content.Value
 				continue
 			}
+			if promoted(e) {
+				continue
+			}
 			r := e.Content.ItemContent.TweetResults.Result
 			if r != nil && r.RestID == "" && r.Tweet != nil {
 				r = r.Tweet
@@ -192,6 +198,17 @@ func parseSearch(body []byte) (searchPage, error) {
 		}
 	}
 	return pg, nil
+}
+
+// promoted reports whether an entry is an ad x placed among the results
+// (itemContent.promotedMetadata, an entryId "promoted-tweet-..." or
+// "promotedTweet-..."): not a
+// result of the search, often months old, so that taken for one it would
+// be sent as a post and, older than the checkpoint, end the reading of a
+// search whose later pages hold posts not read yet.
+func promoted(e timelineEntry) bool {
+	m := strings.TrimSpace(string(e.Content.ItemContent.PromotedMetadata))
+	return (m != "" && m != "null") || strings.HasPrefix(e.EntryID, "promoted")
 }
 
 // unescape undoes the escaping x applies to legacy.full_text (and only

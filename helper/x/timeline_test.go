@@ -176,3 +176,29 @@ func TestParseEntryErrorKeepsThePage(t *testing.T) {
 		t.Errorf("an error of the search itself: code %d", pg.errCode)
 	}
 }
+
+// An ad among the results is neither sent nor taken for a result: x puts
+// promoted tweets, unrelated to the search and often months old, among a
+// search's results, marked by itemContent.promotedMetadata (as
+// digitalmethodsinitiative/zeeschuimer's modules/twitter.js tells them
+// apart in the web client's SearchTimeline answers; its issue 16 says
+// they pepper search results; trevorhobenshield/twitter-api-client issue
+// 54 shows the metadata). Taken for a result, an ad older than the
+// checkpoint ended the search at its first page, and the posts of the
+// next pages were never read.
+func TestParseSkipsAds(t *testing.T) {
+	b, err := os.ReadFile("testdata/search_timeline_promoted.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := parseSearch(b)
+	if err != nil || len(pg.tweets) != 2 || pg.tweets[0].ID != "1861000000000000002" || pg.tweets[1].ID != "1861000000000000001" {
+		t.Fatalf("parseSearch = %+v, %v; want the two results without the ad", pg.tweets, err)
+	}
+	r := &Reader{Pace: -1}
+	p := &browser.Page{URL: "https://x.com/search?q=earshot&f=live", Status: 200,
+		Answers: []browser.Answer{{URL: "https://x.com/i/api/graphql/q/SearchTimeline", Status: 200, Body: b}}}
+	if r.more(p, "1860000000000000011") == nil {
+		t.Errorf("a page whose results are all newer than the checkpoint did not read on because of its ad")
+	}
+}
