@@ -202,10 +202,10 @@ func parseSearch(body []byte) (searchPage, error) {
 
 // promoted reports whether an entry is an ad x placed among the results
 // (itemContent.promotedMetadata, an entryId "promoted-tweet-..." or
-// "promotedTweet-..."): not a
-// result of the search, often months old, so that taken for one it would
-// be sent as a post and, older than the checkpoint, end the reading of a
-// search whose later pages hold posts not read yet.
+// "promotedTweet-..."): not a result of the search, often months old, so
+// that taken for one it would be sent as a post and, older than the
+// checkpoint, end the reading of a search whose later pages hold posts
+// not read yet.
 func promoted(e timelineEntry) bool {
 	m := strings.TrimSpace(string(e.Content.ItemContent.PromotedMetadata))
 	return (m != "" && m != "null") || strings.HasPrefix(e.EntryID, "promoted")
