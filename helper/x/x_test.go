@@ -3,6 +3,7 @@ package x_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"strings"
 	"sync"
@@ -294,5 +295,31 @@ func TestRateLimitOnALaterPage(t *testing.T) {
 	}
 	if c := h.fake.Cursors(); strings.Join(c, ",") != ",DAACCgACGdy" {
 		t.Errorf("pages asked by cursor: %q", c)
+	}
+}
+
+// An ad on the first page, older than the checkpoint, neither is sent nor
+// ends the search: the second page, whose posts are new, is read too.
+// The first page is testdata's search_timeline_promoted.json (its ad in
+// the shape the README names).
+func TestAnAdDoesNotEndTheSearch(t *testing.T) {
+	h := newHarness(t)
+	h.fake.allPages(t)
+	ad, err := os.ReadFile("testdata/search_timeline_promoted.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := maps.Clone(h.fake.pages.Load().(map[string][]byte))
+	pages[""] = ad
+	h.fake.pages.Store(pages)
+	h.since[x.Key("earshot")] = "1860000000000000011"
+	if err := h.read("earshot"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(h.posts); got != "1860000000000000012,1861000000000000001,1861000000000000002" {
+		t.Errorf("posts %s, want the second page's new one and the first page's two, without the ad", got)
+	}
+	if c := h.fake.Cursors(); strings.Join(c, ",") != ",DAACCgACGdy" {
+		t.Errorf("pages asked by cursor: %q, want the first and second", c)
 	}
 }
