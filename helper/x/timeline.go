@@ -145,11 +145,12 @@ func parseSearch(body []byte) (searchPage, error) {
 	for _, e := range a.Errors {
 		// An error whose path leads into one entry (a quoted tweet x
 		// could not look up, "Dependency: Internal error. (131)") is that
-		// entry's: the page's other tweets came, and it says nothing of
-		// the account. Taken for the answer's, it would fail the search
+		// entry's when the timeline came: the page's other tweets are
+		// there, and it says nothing of the account. Taken for the answer's, it would fail the search
 		// and report the account's reading as failing, on every pass while
 		// that entry is in the results.
-		if slices.ContainsFunc(e.Path, func(p any) bool { return p == "entries" || p == "entry" }) {
+		if len(a.Data.Search.Timeline.Timeline.Instructions) > 0 &&
+			slices.ContainsFunc(e.Path, func(p any) bool { return p == "entries" || p == "entry" }) {
 			continue
 		}
 		pg.errCode = e.Code

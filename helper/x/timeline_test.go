@@ -175,6 +175,11 @@ func TestParseEntryErrorKeepsThePage(t *testing.T) {
 	if pg.errCode != 326 {
 		t.Errorf("an error of the search itself: code %d", pg.errCode)
 	}
+	// Nulled up to the data's top, the timeline did not come: the error is the answer's.
+	pg, _ = parseSearch([]byte(`{"data":{"search_by_raw_query":null},"errors":[{"message":"Dependency: Internal error. (131)","path":["search_by_raw_query","search_timeline","timeline","instructions",0,"entries",0],"code":131}]}`))
+	if pg.errCode != 131 {
+		t.Errorf("an entry's error with no timeline: code %d", pg.errCode)
+	}
 }
 
 // An ad among the results is neither sent nor taken for a result: x puts
