@@ -120,7 +120,8 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	owner := session(r).OwnerID
 	f := parseFilter(r.URL.Query())
-	v := inboxView{layout: layout{Title: "Inbox", Nav: "inbox", SignedIn: true, Notice: bulkNotice(r.URL.Query())}}
+	v := inboxView{layout: layout{Title: "Inbox", Nav: "inbox", SignedIn: true, Notice: bulkNotice(r.URL.Query()),
+		Problem: bulkProblem(r.URL.Query())}}
 	here := f.values()
 	if f.Before != "" {
 		here.Set("before", f.Before)

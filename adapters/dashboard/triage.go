@@ -91,6 +91,12 @@ func (d *Dashboard) triageBulk(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		n, err = d.deps.Inbox.SetMany(r.Context(), session(r).OwnerID, f.IDs, f.Change)
 	}
+	if _, ok := triageChange(f.Action); ok && len(f.IDs) == 0 {
+		// A button pressed before ticking a match: back to the view the
+		// owner was on, its filters and page kept, which says so.
+		http.Redirect(w, r, withDone(f.Return, url.Values{"done": {nothingSelected}}), http.StatusSeeOther)
+		return
+	}
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -100,19 +106,38 @@ func (d *Dashboard) triageBulk(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, withNotice(f.Return, f.Action, n), http.StatusSeeOther)
 }
 
+// nothingSelected is the done= of a bulk action refused because no
+// match was ticked.
+const nothingSelected = "none"
+
 // withNotice adds the bulk action done to a return address; the page
 // words the notice itself, so the address cannot make it say anything
 // else.
 func withNotice(ret, action string, n int) string {
+	return withDone(ret, url.Values{"done": {action}, "n": {strconv.Itoa(n)}})
+}
+
+// withDone sets what the bulk form did on a return address.
+func withDone(ret string, done url.Values) string {
 	u, err := url.Parse(ret)
 	if err != nil {
 		return ret
 	}
 	q := u.Query()
-	q.Set("done", action)
-	q.Set("n", strconv.Itoa(n))
+	q.Del("n")
+	for k, v := range done {
+		q[k] = v
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// bulkProblem words a bulk action refused on the way back to the inbox.
+func bulkProblem(q url.Values) string {
+	if q.Get("done") == nothingSelected {
+		return "Nothing was changed: select at least one match first."
+	}
+	return ""
 }
 
 // bulkNotice words what a bulk action did.
