@@ -316,8 +316,25 @@ func (d *Dashboard) createChannel(w http.ResponseWriter, r *http.Request) {
 		d.renderWebhooks(w, r, statusOf(err), v)
 		return
 	}
-	d.renderWebhooks(w, r, http.StatusOK, webhooksView{layout: layout{Notice: ch.Kind.Label() + " channel added: " + ch.URL +
-		". Send it a test message from its row to check it."}})
+	// Sent back to the list, which names the channel from the store: a
+	// reload of the answer then asks nothing again, where the list shown
+	// in place would add the channel twice.
+	http.Redirect(w, r, "/app/webhooks?added="+url.QueryEscape(ch.ID), http.StatusSeeOther)
+}
+
+// addedNotice is the list's notice after a channel was added: the
+// channel the address names, read as the owner's, so an address can name
+// only one of the owner's channels; empty for none.
+func (d *Dashboard) addedNotice(r *http.Request) string {
+	id := r.URL.Query().Get("added")
+	if id == "" || d.deps.Channels == nil {
+		return ""
+	}
+	ch, err := d.deps.Channels.Get(r.Context(), session(r).OwnerID, id)
+	if err != nil {
+		return ""
+	}
+	return ch.Kind.Label() + " channel added: " + ch.URL + ". Send it a test message from its row to check it."
 }
 
 // channelPageView is one channel's page.

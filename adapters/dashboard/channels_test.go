@@ -36,7 +36,8 @@ func (f *fakeChannels) Create(_ context.Context, owner string, in ports.NewChann
 	if f.err != nil {
 		return core.Webhook{}, f.err
 	}
-	return core.Webhook{ID: "c2", OwnerID: owner, Kind: core.ChannelKind(in.Kind), URL: "ntfy.sh/…abcd", Active: true}, nil
+	f.ch = core.Webhook{ID: "c2", OwnerID: owner, Kind: core.ChannelKind(in.Kind), URL: "ntfy.sh/…abcd", Active: true}
+	return f.ch, nil // the one Get finds from now on, as the store would
 }
 func (f *fakeChannels) All(context.Context, string) ([]core.Webhook, error) {
 	return []core.Webhook{{ID: "h1", URL: "https://hooks.example.com/in", MinScore: 70, Active: true}, f.ch}, nil
@@ -136,9 +137,17 @@ func TestChannelCreateForm(t *testing.T) {
 		t.Fatalf("an hour that is no number: %d", w.Code)
 	}
 	f.err = nil
+	// Added, the browser is sent back to the list, so a reload of the
+	// answer adds nothing twice; the list names the channel from the store.
 	w = postAs(d, "a", "/app/channels", "kind=ntfy&url=https%3A%2F%2Fntfy.sh%2Ft")
-	if w.Code != 200 || !strings.Contains(w.Body.String(), "ntfy channel added: ntfy.sh/…abcd") {
-		t.Fatalf("create: %d\n%s", w.Code, w.Body.String())
+	if at := w.Header().Get("Location"); w.Code != http.StatusSeeOther || at != "/app/webhooks?added=c2" {
+		t.Fatalf("create: %d %q\n%s", w.Code, at, w.Body.String())
+	}
+	if page := getAs(d, "a", "/app/webhooks?added=c2"); page.Code != 200 || !strings.Contains(page.Body.String(), "ntfy channel added: ntfy.sh/…abcd") {
+		t.Fatalf("the list after the add: %d\n%s", page.Code, page.Body.String())
+	}
+	if page := getAs(d, "a", "/app/webhooks?added=c9"); strings.Contains(page.Body.String(), "channel added") {
+		t.Fatal("an address naming no channel of the owner's says one was added")
 	}
 	if in := f.created[len(f.created)-1]; in.Platforms == nil || len(in.Platforms) != 0 || in.MinScore != nil {
 		t.Fatalf("no platform ticked must reach the service as none: %+v", in)

@@ -369,6 +369,8 @@ func (d *Dashboard) showWebhooks(w http.ResponseWriter, r *http.Request) {
 	var v webhooksView
 	if deleted := d.takeDeleted(w, r); deleted != "" {
 		v.Notice = "Deleted the " + deleted + ", with its queued deliveries and delivery log."
+	} else {
+		v.Notice = d.addedNotice(r)
 	}
 	d.renderWebhooks(w, r, http.StatusOK, v)
 }
