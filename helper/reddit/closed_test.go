@@ -320,3 +320,62 @@ func TestAccountProblemsAreStillReported(t *testing.T) {
 		})
 	}
 }
+
+// A split costs at most the group's size, once in a read: a group
+// refused again after its split is left for the next read (its
+// checkpoints unmoved), not split again.
+func TestASplitIsOnceARead(t *testing.T) {
+	g := newClosedRig(t, nil)
+	g.reddit.mu.Lock()
+	g.reddit.answer = func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.URL.Path, "secretclub") || r.URL.Path == "/r/golang+sales/comments.json" {
+			privateAnswer(w, r)
+			return true
+		}
+		return false
+	}
+	g.reddit.mu.Unlock()
+	g.reddit.add("comments", thing{kind: "t1", id: "c1", sub: "sales", text: "acme crm is fine", created: 1767225550})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/r/golang+sales+secretclub/new.json", "/r/golang/new.json", "/r/sales/new.json", "/r/secretclub/new.json",
+		"/r/golang+sales/comments.json"}
+	if got := g.reddit.paths(0); !slices.Equal(got, want) {
+		t.Errorf("asked for %v, want %v", got, want)
+	}
+	st, _ := helper.OpenState(g.state, g.earshot.srv.URL)
+	if v := st.Get(reddit.Key("comments", "sales")); v != "" {
+		t.Errorf("the checkpoint of a listing not read moved to %q", v)
+	}
+	_, reports, _ := g.earshot.snapshot()
+	noAccountIssue(t, reports)
+}
+
+// The closed set holds only the owner's communities: one whose phrases
+// are gone is forgotten, and read with the others when a phrase names
+// it again.
+func TestAClosedCommunityIsForgottenWithItsPhrases(t *testing.T) {
+	g := newClosedRig(t, privateAnswer)
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var all []helper.Phrase
+	g.earshot.set(func(f *earshotFake) {
+		all = f.phrases
+		f.phrases = f.phrases[:2]
+	})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.closed.Store(false)
+	g.earshot.set(func(f *earshotFake) { f.phrases = all })
+	n := g.reddit.count()
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/r/golang+sales+secretclub/new.json", "/r/golang+sales+secretclub/comments.json"}
+	if got := g.reddit.paths(n); !slices.Equal(got, want) {
+		t.Errorf("asked for %v, want %v: the community was remembered after its phrases were gone", got, want)
+	}
+}
