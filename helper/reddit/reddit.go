@@ -12,8 +12,11 @@ package reddit
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -45,6 +48,12 @@ const (
 	// UserAgent names the program honestly; reddit refuses empty and
 	// generic library agents.
 	UserAgent = "earshot-helper/1 (reads an owner's own reddit listings)"
+	// ClosedRetry is how long a community reddit refused for its own
+	// reason is left out before it is read alone again, to learn whether
+	// it reopened: a community goes private for days or weeks (as
+	// thousands did in June 2023), so once a day costs one request a day
+	// and shows a reopening within a day.
+	ClosedRetry = 24 * time.Hour
 )
 
 // Reader reads reddit for one account. One Reader serves one account:
@@ -56,8 +65,25 @@ type Reader struct {
 	// Now and Sleep are the clock; nil uses the system's. Tests replace them.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Log tells the owner of the communities reddit refuses; nil is
+	// slog.Default().
+	Log *slog.Logger
 
 	next time.Time // the earliest the next request may go
+	// closed holds the communities reddit refused for their own reason,
+	// at most the owner's communities (the others are forgotten at each
+	// read). It is kept in memory, not in the state file: a restart costs
+	// one split of the group (at most its size in requests), which finds
+	// the community again, while entries in the file would outlive the
+	// phrases that named them, the file having no way to forget a key.
+	closed map[string]closedCommunity
+}
+
+// closedCommunity is what is known of a community reddit refused.
+type closedCommunity struct {
+	reason string
+	tried  time.Time // when it was last refused
+	warned time.Time // when the owner was last told
 }
 
 var _ helper.Reader = (*Reader)(nil)
@@ -73,6 +99,14 @@ func Key(listing, community string) string { return "reddit:" + listing + ":" + 
 
 // Read implements helper.Reader: for each group of communities, the new
 // posts and the new comments since each community's checkpoint.
+//
+// A refusal reddit gives for a community itself (see refusal) is not the
+// account's: it is not reported through in.Report and pauses nothing.
+// Reddit refuses a group naming such a community whole, so the group is
+// read one community at a time to find it; the community is then left
+// out of the groups and read alone once every ClosedRetry. Its
+// checkpoints do not move while it is refused, so what it posts once
+// reopened is read from where it stopped.
 func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, helper.Mark) error) error {
 	var names []string
 	for _, p := range in.Phrases {
@@ -83,15 +117,112 @@ func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, 
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
+	for c := range r.closed {
+		if _, ok := slices.BinarySearch(names, c); !ok {
+			delete(r.closed, c)
+		}
+	}
+	now := r.now()
+	var open, due []string
+	for _, c := range names {
+		cc, ok := r.closed[c]
+		switch {
+		case !ok:
+			open = append(open, c)
+		case !now.Before(cc.tried.Add(ClosedRetry)):
+			due = append(due, c)
+		}
+	}
 	cookie := helper.CookieHeader(in.Session, "reddit.com")
-	for group := range slices.Chunk(names, MaxGroup) {
-		for _, listing := range Listings {
-			if err := r.readListing(ctx, in, group, listing, cookie, emit); err != nil {
-				return err
-			}
+	for group := range slices.Chunk(open, MaxGroup) {
+		if err := r.readGroup(ctx, in, group, cookie, emit); err != nil {
+			return err
+		}
+	}
+	for _, c := range due {
+		if err := r.readGroup(ctx, in, []string{c}, cookie, emit); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// readGroup reads each listing of group. A group reddit refuses for a
+// community's own reason is read one community at a time, once in a
+// read, for that listing; the communities refused alone are closed and
+// the others read on together.
+func (r *Reader) readGroup(ctx context.Context, in helper.In, group []string, cookie string, emit func(helper.Post, helper.Mark) error) error {
+	split := false
+	for _, listing := range Listings {
+		if len(group) == 0 {
+			return nil
+		}
+		err := r.readListing(ctx, in, group, listing, cookie, emit)
+		var ref *refusal
+		switch {
+		case !errors.As(err, &ref):
+			if err != nil {
+				return err
+			}
+		case len(group) == 1:
+			r.close(group[0], ref.reason)
+			return nil
+		case split:
+			// Refused again after a split found its closed communities:
+			// one more split would double its cost. The checkpoints stay,
+			// so the next read takes this listing up where it stopped.
+			r.log().Warn("reddit refused a group of communities again in the same read; its listing is read next time",
+				"listing", listing, "communities", len(group), "reason", ref.reason)
+			return nil
+		default:
+			split = true
+			var still []string
+			for _, c := range group {
+				err := r.readListing(ctx, in, []string{c}, listing, cookie, emit)
+				if errors.As(err, &ref) {
+					r.close(c, ref.reason)
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				still = append(still, c)
+			}
+			group = still
+		}
+	}
+	for _, c := range group {
+		if cc, ok := r.closed[c]; ok {
+			delete(r.closed, c)
+			r.log().Info("reddit reads the community again; its posts since it closed are read from its checkpoint",
+				"community", "r/"+c, "closedFor", cc.reason)
+		}
+	}
+	return nil
+}
+
+// close records that reddit refused community for reason, and tells the
+// owner, at most once every ClosedRetry per community.
+func (r *Reader) close(community, reason string) {
+	now := r.now()
+	if r.closed == nil {
+		r.closed = map[string]closedCommunity{}
+	}
+	cc := r.closed[community]
+	cc.reason, cc.tried = reason, now
+	if cc.warned.IsZero() || !now.Before(cc.warned.Add(ClosedRetry)) {
+		cc.warned = now
+		r.log().Warn("reddit refuses the community itself: it is not read with the others and is tried alone once a day until it reopens",
+			"community", "r/"+community, "reason", reason, "nextTry", now.Add(ClosedRetry))
+	}
+	r.closed[community] = cc
+}
+
+func (r *Reader) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.Default()
 }
 
 type found struct {
@@ -194,6 +325,12 @@ func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie st
 		}
 		return nil, "", fmt.Errorf("reddit: %s: the answer broke off: %w", path, err)
 	}
+	if reason, ok := communityRefusal(resp.StatusCode, resp.Header.Get("Location"), body); ok {
+		// Not reported: core/health would read it as the account's state
+		// (not_member, group_removed) and the account would wait for its
+		// owner, whom a new session cannot help.
+		return nil, "", &refusal{path: path, status: resp.StatusCode, reason: reason}
+	}
 	sig := helper.Signal{Status: resp.StatusCode, Location: resp.Header.Get("Location")}
 	if loc := sig.Location; resp.StatusCode/100 == 3 && strings.Contains(strings.ToLower(pathOf(loc)), "/login") {
 		// reddit's login wall is what a 401 is to a browser: the session
@@ -224,6 +361,49 @@ func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie st
 		return nil, "", fmt.Errorf("reddit: %s answered %d, not a listing", path, resp.StatusCode)
 	}
 	return pg.Items, pg.After, nil
+}
+
+// refusal is reddit refusing the communities a request named for their
+// own reason, not the account's.
+type refusal struct {
+	path   string
+	status int
+	reason string
+}
+
+func (e *refusal) Error() string {
+	return fmt.Sprintf("reddit: %s answered %d: the community is refused (%s)", e.path, e.status, e.reason)
+}
+
+// communitySearch is where reddit sends a read of a community it does not
+// know (deleted, renamed, mistyped): /subreddits/search.json?q=NAME.
+const communitySearch = "/subreddits/search"
+
+// communityRefusal reports whether an answer is reddit's refusal of the
+// communities asked for, with why, as the server's reader judges it
+// (docs/reddit.md, Decisions): a 403 whose JSON gives reddit's reason
+// (`{"reason": "private", "message": "Forbidden", "error": 403}`, for a
+// private, quarantined or gated community), a 404 (`{"reason":
+// "banned", ...}` for a banned one), or a redirect to the community
+// search. A 403 without such a reason (a block page, a bare Forbidden)
+// may be the account's or the address's, and is reported as before.
+func communityRefusal(status int, location string, body []byte) (string, bool) {
+	var v struct {
+		Reason string `json:"reason"`
+	}
+	named := json.Unmarshal(body, &v) == nil && len(v.Reason) <= 32 && v.Reason != "" &&
+		strings.Trim(v.Reason, "abcdefghijklmnopqrstuvwxyz_") == ""
+	switch {
+	case status/100 == 3 && strings.HasPrefix(pathOf(location), communitySearch):
+		return "unknown to reddit", true
+	case status == http.StatusNotFound && named:
+		return v.Reason, true
+	case status == http.StatusNotFound:
+		return "not found", true
+	case status == http.StatusForbidden && named:
+		return v.Reason, true
+	}
+	return "", false
 }
 
 // pace waits until the account's next request may go.
