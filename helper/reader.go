@@ -14,7 +14,9 @@ import (
 // Reader reads one platform for one owner's account. Part of every
 // reader's contract: it paces its own requests per account (never faster
 // than the platform's own web client), reports every platform answer
-// through In.Report, and stops when Report returns a *Paused.
+// about the account through In.Report (a refusal that is one community's
+// own, such as reddit's private community, is not the account's and is
+// not reported), and stops when Report returns a *Paused.
 type Reader interface {
 	// Platform is the platform's name as the server knows it: reddit, x,
 	// facebook.

@@ -134,7 +134,7 @@ func helperCmd(ctx context.Context, args []string, getenv func(string) string, s
 	// Chromium refuses to start as root with its sandbox (containers).
 	browsers := &browser.Shared{Options: browser.Options{ExecPath: s.browserPath, NoSandbox: os.Geteuid() == 0}}
 	defer browsers.Close()
-	r := &helper.Runner{Client: client, State: state, Direct: s.direct, Log: log, Readers: helperReaders(s, browsers)}
+	r := &helper.Runner{Client: client, State: state, Direct: s.direct, Log: log, Readers: helperReaders(s, browsers, log)}
 	for {
 		err := r.Pass(ctx)
 		if ctx.Err() != nil {
@@ -166,12 +166,13 @@ func helperCmd(ctx context.Context, args []string, getenv func(string) string, s
 
 // helperReaders are the readers of s's platforms. x and facebook take
 // turns in browsers, the helper's one Chromium: one browser at a time per
-// helper, kept open between passes.
-func helperReaders(s helperSettings, browsers *browser.Shared) []helper.Reader {
+// helper, kept open between passes. log is the runner's, for what a
+// reader tells the operator (nil: slog's default).
+func helperReaders(s helperSettings, browsers *browser.Shared, log *slog.Logger) []helper.Reader {
 	var rs []helper.Reader
 	on := func(p string) bool { return len(s.platforms) == 0 || slices.Contains(s.platforms, p) }
 	if on("reddit") {
-		rs = append(rs, &reddit.Reader{BaseURL: s.redditURL, Pace: s.redditPace})
+		rs = append(rs, &reddit.Reader{BaseURL: s.redditURL, Pace: s.redditPace, Log: log})
 	}
 	if on("x") {
 		rs = append(rs, &x.Reader{BaseURL: s.xURL, Browsers: browsers, Pace: s.xPace, Pages: s.xPages})

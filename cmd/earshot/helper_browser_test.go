@@ -15,7 +15,7 @@ func TestHelperReadersShareOneBrowser(t *testing.T) {
 	bs := &browser.Shared{}
 	var xr *x.Reader
 	var fb *facebook.Browser
-	for _, rd := range helperReaders(s, bs) {
+	for _, rd := range helperReaders(s, bs, nil) {
 		switch rd := rd.(type) {
 		case *x.Reader:
 			xr = rd

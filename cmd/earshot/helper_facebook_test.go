@@ -43,7 +43,7 @@ func TestHelperFacebookGroupsAndPace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, rd := range helperReaders(s, &browser.Shared{}) {
+		for _, rd := range helperReaders(s, &browser.Shared{}, nil) {
 			if fb, ok := rd.(*facebook.Reader); ok {
 				return fb
 			}

@@ -65,7 +65,7 @@ func TestHelperXPagesAndPace(t *testing.T) {
 	if s, err = helperFlags(nil, get, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	for _, rd := range helperReaders(s, &browser.Shared{}) {
+	for _, rd := range helperReaders(s, &browser.Shared{}, nil) {
 		if xr, ok := rd.(*x.Reader); ok && (xr.Pages != 5 || xr.Pace != 100*time.Millisecond) {
 			t.Errorf("the x reader reads %d pages at a pace of %s", xr.Pages, xr.Pace)
 		}
