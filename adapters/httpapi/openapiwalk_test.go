@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/health"
+	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
 // openAPI is the served document, decoded, with its $refs followed on
@@ -319,4 +322,53 @@ func jsonTypeIs(v any, name string) bool {
 		return name == "object"
 	}
 	return false
+}
+
+// The documented bounds of GET /matches's and the export's integer
+// parameters are the ones the handler holds, with the real service and
+// store behind it: each bound is taken, one past it is invalid_parameter
+// naming the parameter.
+func TestOpenAPIParameterBounds(t *testing.T) {
+	d := loadOpenAPI(t)
+	matches := app.NewMatches(gormstore.NewMatchStore(dbtest.Memory(t)))
+	srv := exportAPI(t, matches, unlimited{})
+	for _, path := range []string{"/api/v1/matches", "/api/v1/matches/export"} {
+		o := d.operation("GET", path)
+		checked := 0
+		for _, raw := range asList(o["parameters"]) {
+			p := d.resolve(raw)
+			schema := d.resolve(p["schema"])
+			name := p["name"].(string)
+			if schema["type"] != "integer" || p["in"] != "query" {
+				continue
+			}
+			lo, hasLo := schema["minimum"].(float64)
+			hi, hasHi := schema["maximum"].(float64)
+			if !hasLo || !hasHi {
+				t.Errorf("GET %s: %s has no bounds in the document", path, name)
+				continue
+			}
+			checked++
+			for v, want := range map[int]int{int(lo) - 1: 400, int(lo): 200, int(hi): 200, int(hi) + 1: 400} {
+				q := fmt.Sprintf("%s=%d", name, v)
+				if strings.HasSuffix(path, "export") {
+					q += "&format=jsonl"
+				}
+				req, _ := http.NewRequest("GET", srv.URL+path+"?"+q, nil)
+				req.Header.Set("Authorization", "Bearer svc_api_all")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != want || want == 400 && !strings.Contains(string(body), name) {
+					t.Errorf("GET %s?%s: %d %s, want %d (documented %v to %v)", path, q, resp.StatusCode, body, want, lo, hi)
+				}
+			}
+		}
+		if checked == 0 {
+			t.Errorf("GET %s: no bounded parameter checked", path)
+		}
+	}
 }
