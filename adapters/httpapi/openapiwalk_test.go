@@ -106,6 +106,11 @@ func checkAnswers(t *testing.T, d openAPI, op string, answers []answer, bodies b
 				errorf("%s %d carries %s, which the document does not declare there", op, a.status, name)
 			}
 		}
+		// A wait the document promises is there: the helper needs it to
+		// send the request again.
+		if declared["Retry-After"] != nil && a.header.Get("Retry-After") == "" {
+			errorf("%s %d has no Retry-After, which the document promises", op, a.status)
+		}
 		media, _, _ := mime.ParseMediaType(a.header.Get("Content-Type"))
 		if content := d.resolve(resp["content"]); content[media] == nil {
 			errorf("%s %d is %q, which the document does not give it", op, a.status, media)
