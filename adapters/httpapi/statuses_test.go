@@ -96,11 +96,26 @@ func (l *switchLimiter) Take(context.Context, string, int) (ports.Quota, error) 
 	return ports.Quota{Allowed: true, Limit: 60, Remaining: 59, Reset: 20 * time.Second}, nil
 }
 
-// routeStatuses sends each route of the table through the whole API
-// (edge checks, decoder, endpoint) under every condition the edge and
-// the ports can produce, and returns what came back: per operation, each
-// status with the headers it carried.
+// routeStatuses is routeAnswers by status: per operation, each status
+// with the headers it first carried.
 func routeStatuses(t *testing.T) map[string]map[int]http.Header {
+	out := map[string]map[int]http.Header{}
+	for op, answers := range routeAnswers(t) {
+		got := map[int]http.Header{}
+		for _, a := range answers {
+			if _, seen := got[a.status]; !seen {
+				got[a.status] = a.header
+			}
+		}
+		out[op] = got
+	}
+	return out
+}
+
+// routeAnswers sends each route of the table through the whole API
+// (edge checks, decoder, endpoint) under every condition the edge and
+// the ports can produce, and returns what came back, per operation.
+func routeAnswers(t *testing.T) map[string][]answer {
 	p := &probe{}
 	lim := &switchLimiter{}
 	all := core.Key{ID: "k1", OwnerID: "o1", Kind: core.APIKey, Scopes: []core.Scope{core.ScopeRead, core.ScopeWritePhrases, core.ScopeWebhooks}}
@@ -118,10 +133,10 @@ func routeStatuses(t *testing.T) map[string]map[int]http.Header {
 		"PATCH /api/v1/webhooks/{id}": `{"active":true}`,
 	}
 	param := regexp.MustCompile(`\{[^}]+\}`)
-	out := map[string]map[int]http.Header{}
+	out := map[string][]answer{}
 	for _, r := range api.routes() {
 		op := r.method + " " + r.path
-		got := map[int]http.Header{}
+		var got []answer
 		send := func(key, id, body, query string, over bool) {
 			target := param.ReplaceAllString(r.path, id)
 			if query != "" {
@@ -136,9 +151,7 @@ func routeStatuses(t *testing.T) map[string]map[int]http.Header {
 			}
 			rec := httptest.NewRecorder()
 			api.ServeHTTP(rec, req)
-			if _, seen := got[rec.Code]; !seen {
-				got[rec.Code] = rec.Header()
-			}
+			got = append(got, answer{rec.Code, rec.Header(), rec.Body.Bytes()})
 		}
 		body := bodies[op]
 		send("svc_api_all", "known", body, "", false)      // the answer
