@@ -223,6 +223,19 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 	if err != nil {
 		return core.Webhook{}, err
 	}
+	if ch.URL != nil || ch.Token != nil || ch.ChatID != nil {
+		// A refused destination changes nothing, the open digest period
+		// included: checked before the period ends below.
+		w, sealed, err := s.w.deps.Store.WebhookSecrets(ctx, ownerID, id)
+		if err == nil {
+			if err = ofKind(w, true); err == nil {
+				_, err = s.newTarget(w, sealed.Current, ch)
+			}
+		}
+		if err != nil {
+			return core.Webhook{}, named(err, true)
+		}
+	}
 	queued, err := s.closePeriod(ctx, ownerID, id, ch)
 	if err != nil {
 		return core.Webhook{}, named(err, true)
@@ -237,20 +250,8 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 		w.Schedule = sched
 		var resealed []byte
 		if ch.URL != nil || ch.Token != nil || ch.ChatID != nil {
-			t, err := s.open(w, sealed)
+			t, err := s.newTarget(w, sealed, ch)
 			if err != nil {
-				return w, nil, err
-			}
-			if ch.URL != nil {
-				t.URL = *ch.URL
-			}
-			if ch.Token != nil {
-				t.Token = *ch.Token
-			}
-			if ch.ChatID != nil {
-				t.ChatID = *ch.ChatID
-			}
-			if t, err = core.CheckChannelTarget(t, s.w.cfg.AllowPrivate); err != nil {
 				return w, nil, err
 			}
 			plain, err := core.MarshalTarget(t)
@@ -284,6 +285,24 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 		s.w.deps.Off(w.ID)
 	}
 	return w, nil
+}
+
+// newTarget is w's destination with the parts ch gives, checked.
+func (s *Channels) newTarget(w core.Webhook, sealed []byte, ch ports.ChannelChange) (core.ChannelTarget, error) {
+	t, err := s.open(w, sealed)
+	if err != nil {
+		return t, err
+	}
+	if ch.URL != nil {
+		t.URL = *ch.URL
+	}
+	if ch.Token != nil {
+		t.Token = *ch.Token
+	}
+	if ch.ChatID != nil {
+		t.ChatID = *ch.ChatID
+	}
+	return core.CheckChannelTarget(t, s.w.cfg.AllowPrivate)
 }
 
 // open opens a channel's sealed destination.

@@ -156,3 +156,30 @@ func TestChannelDigestLeftWithoutMatchesQueuesNothing(t *testing.T) {
 		t.Fatalf("after the move: log %+v, %d messages; want the match at 80 at once", ds, len(c.fake.requests(core.ChannelSlack)))
 	}
 }
+
+// A change that takes a channel off its digest and also gives a
+// destination that is refused changes nothing: the open period is not
+// ended early and no digest is queued for it.
+func TestChannelLeavingWithARefusedDestinationChangesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t)
+	o := w.owner(t, "refused@example.com")
+	c := newChans(t, w, nil)
+	slack := c.add(t, o.ID, core.ChannelSlack, 50, "hourly")
+	p := hostile
+	p.Title = "post scored 90"
+	c.scorePost(t, o.ID, p, core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"})
+	c.clock.add(30 * time.Minute)
+	once, bad := "at once", "http://127.0.0.1/not-slack"
+	if _, err := c.Update(ctx, o.ID, slack.ID, ports.ChannelChange{Frequency: &once, URL: &bad}); !core.IsKind(err, core.KindInvalid) {
+		t.Fatalf("a change with a refused destination: %v, want invalid", err)
+	}
+	if ds := c.log(t, o.ID, slack.ID); len(ds) != 0 {
+		t.Fatalf("the refused change queued %+v", ds)
+	}
+	got, err := c.Get(ctx, o.ID, slack.ID)
+	if err != nil || got.Schedule.Frequency != core.AlertHourly || !got.LastDigestAt.Equal(slack.LastDigestAt) {
+		t.Fatalf("after the refused change: %+v, %v; want hourly, its period as it was", got, err)
+	}
+}
