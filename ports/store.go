@@ -29,11 +29,13 @@ type OwnerStore interface {
 	// UseEmailChange consumes the change stored under hash and gives its
 	// owner the new address, in one transaction, so of two requests
 	// racing for it one wins. The same transaction removes the owner's
-	// other changes, so no link to an address the owner never had takes
+	// other changes and unused sign-in links (SessionStore), so no link
+	// left in a mailbox the owner moved away from, or never had, takes
 	// the account afterwards. It returns the owner as changed and the
 	// address it had. KindNotFound when the change was used, replaced,
 	// has expired or is unknown; KindConflict when another owner has the
-	// address, and nothing changes: the change stays unused.
+	// address, and nothing changes: the change stays unused and the
+	// links stay.
 	UseEmailChange(ctx context.Context, hash string, now time.Time) (o core.Owner, oldEmail string, err error)
 }
 

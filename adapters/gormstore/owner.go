@@ -137,9 +137,13 @@ func (s *OwnerStore) UseEmailChange(ctx context.Context, hash string, now time.T
 		if err != nil {
 			return err
 		}
-		// A link to an address the owner never had must not take the
-		// account once the right one is confirmed.
-		return tx.Where("owner_id = ? AND hash <> ?", row.ID, hash).Delete(&emailChangeRow{}).Error
+		// Links still in a mailbox the owner no longer has, or never had,
+		// must not take the account: the owner's other changes and unused
+		// sign-in links go with the old address.
+		if err := tx.Where("owner_id = ? AND hash <> ?", row.ID, hash).Delete(&emailChangeRow{}).Error; err != nil {
+			return err
+		}
+		return tx.Where("owner_id = ? AND used_at = 0", row.ID).Delete(&loginLinkRow{}).Error
 	})
 	if err != nil {
 		return core.Owner{}, old, translate(err, "owner")
