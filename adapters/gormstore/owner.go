@@ -108,7 +108,7 @@ func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) 
 
 // UseEmailChange implements ports.OwnerStore.
 func (s *OwnerStore) UseEmailChange(ctx context.Context, hash string, now time.Time) (core.Owner, string, error) {
-	const unknown = "this link was used already, has expired, or is unknown"
+	const unknown = "this link was used already, has expired, was replaced by a later one, or is unknown"
 	var row ownerRow
 	var old string
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
