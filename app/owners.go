@@ -137,7 +137,9 @@ func (s *AddressChanges) Owner(ctx context.Context, id string) (core.Owner, erro
 // under the site address.
 const AddressConfirmPath = "/app/account/confirm/"
 
-// Request emails a link that changes the owner's address to email. It
+// Request emails a link that changes the owner's address to email, in
+// place of any link asked for before: the owner has one pending address,
+// the last asked for, so a mistyped one stops working once corrected. It
 // does not say whether another owner has the address: confirming it
 // does, to whoever reads that mailbox. KindInvalid for a bad address or
 // the one the owner has; KindUnavailable when the server sends no email;
@@ -181,16 +183,17 @@ func (s *AddressChanges) Request(ctx context.Context, ownerID, email string) err
 		To:      to.Email,
 		Subject: "Confirm your new earshot address",
 		Body: fmt.Sprintf("Open this link to make %s the address of your earshot account:\n\n%s\n\n"+
-			"It works once, for %d minutes. If you did not ask for it, ignore this email: nothing changes.\n",
+			"It works once, for %d minutes, and only until you ask for another. If you did not ask for it, ignore this email: nothing changes.\n",
 			to.Email, link, int(core.EmailChangeTTL/time.Minute)),
 		Secret: true,
 	})
 }
 
 // Confirm applies the change of a link's token and returns the owner
-// with the new address; the old address gets a notice. KindNotFound when
-// the link was used, has expired or is unknown; KindConflict when
-// another owner has the address.
+// with the new address; the old address gets a notice. The owner's other
+// address links and unused sign-in links stop working with it.
+// KindNotFound when the link was used, has expired, was replaced or is
+// unknown; KindConflict when another owner has the address.
 func (s *AddressChanges) Confirm(ctx context.Context, token string) (core.Owner, error) {
 	if !core.WellFormedToken(token) {
 		return core.Owner{}, core.Errorf(core.KindNotFound, "this link is not valid")

@@ -21,15 +21,21 @@ type OwnerStore interface {
 	// UpdateOwner stores o's email and name. KindNotFound when there is
 	// no owner o.ID; KindConflict when another owner has the email.
 	UpdateOwner(ctx context.Context, o core.Owner) error
-	// CreateEmailChange stores c and removes the owner's changes that
-	// expired or were used. KindNotFound for an unknown owner.
+	// CreateEmailChange stores c in place of every other change of the
+	// owner, pending ones included: an owner has one pending address at
+	// a time, the last asked for, so a link to a mistyped address dies
+	// when the owner asks again. KindNotFound for an unknown owner.
 	CreateEmailChange(ctx context.Context, c core.EmailChange) error
 	// UseEmailChange consumes the change stored under hash and gives its
 	// owner the new address, in one transaction, so of two requests
-	// racing for it one wins. It returns the owner as changed and the
-	// address it had. KindNotFound when the change was used, has expired
-	// or is unknown; KindConflict when another owner has the address,
-	// and the change stays unused.
+	// racing for it one wins. The same transaction removes the owner's
+	// other changes and unused sign-in links (SessionStore), so no link
+	// left in a mailbox the owner moved away from, or never had, takes
+	// the account afterwards. It returns the owner as changed and the
+	// address it had. KindNotFound when the change was used, replaced,
+	// has expired or is unknown; KindConflict when another owner has the
+	// address, and nothing changes: the change stays unused and the
+	// links stay.
 	UseEmailChange(ctx context.Context, hash string, now time.Time) (o core.Owner, oldEmail string, err error)
 }
 

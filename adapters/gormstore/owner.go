@@ -83,19 +83,48 @@ type emailChangeRow struct {
 
 func (emailChangeRow) TableName() string { return "email_changes" }
 
+// CreateEmailChange implements ports.OwnerStore. It holds the owner's
+// row, as UseEmailChange does before it takes a change's, so requests
+// and confirmations of one owner run one after the other and never
+// deadlock on each other's rows.
 func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) error {
-	return translateOwnerRef(addLink(s.db.write(ctx), &emailChangeRow{Hash: c.Hash, OwnerID: c.OwnerID, Email: c.Email,
-		CreatedAt: micros(c.CreatedAt), ExpiresAt: micros(c.ExpiresAt)}, c.OwnerID, c.CreatedAt), "email change")
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
+		if _, err := lockOwner(tx, c.OwnerID); err != nil {
+			return err
+		}
+		// Used and expired changes are of no use, and a pending one is an
+		// address the owner no longer asks for.
+		if err := tx.Where("owner_id = ?", c.OwnerID).Delete(&emailChangeRow{}).Error; err != nil {
+			return err
+		}
+		return tx.Create(&emailChangeRow{Hash: c.Hash, OwnerID: c.OwnerID, Email: c.Email,
+			CreatedAt: micros(c.CreatedAt), ExpiresAt: micros(c.ExpiresAt)}).Error
+	})
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return core.Errorf(core.KindNotFound, "owner not found")
+	}
+	return translateOwnerRef(err, "email change")
 }
 
 // UseEmailChange implements ports.OwnerStore.
 func (s *OwnerStore) UseEmailChange(ctx context.Context, hash string, now time.Time) (core.Owner, string, error) {
+	const unknown = "this link was used already, has expired, was replaced by a later one, or is unknown"
 	var row ownerRow
 	var old string
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		c, err := useLink[emailChangeRow](tx, hash, now, "this link was used already, has expired, or is unknown")
+		// The owner's row first, as CreateEmailChange takes it before it
+		// deletes the owner's changes; the change is then checked and
+		// consumed under that lock, so one replaced meanwhile is gone.
+		var c emailChangeRow
+		err := tx.Select("owner_id").Take(&c, "hash = ?", hash).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return core.Errorf(core.KindNotFound, unknown)
+		}
 		if err == nil {
 			row, err = lockOwner(tx, c.OwnerID)
+		}
+		if err == nil {
+			c, err = useLink[emailChangeRow](tx, hash, now, unknown)
 		}
 		if err != nil {
 			return err
@@ -105,7 +134,16 @@ func (s *OwnerStore) UseEmailChange(ctx context.Context, hash string, now time.T
 		if errors.Is(err, gorm.ErrDuplicatedKey) {
 			return core.Errorf(core.KindConflict, "another owner has the address %s", c.Email)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		// Links still in a mailbox the owner no longer has, or never had,
+		// must not take the account: the owner's other changes and unused
+		// sign-in links go with the old address.
+		if err := tx.Where("owner_id = ? AND hash <> ?", row.ID, hash).Delete(&emailChangeRow{}).Error; err != nil {
+			return err
+		}
+		return tx.Where("owner_id = ? AND used_at = 0", row.ID).Delete(&loginLinkRow{}).Error
 	})
 	if err != nil {
 		return core.Owner{}, old, translate(err, "owner")

@@ -137,3 +137,77 @@ func testEmailChangeRace(t *testing.T, s Stores) {
 		t.Fatalf("%d uses of one link won, want 1", won)
 	}
 }
+
+// testEmailChangeReplaced: an owner has one pending change, the last
+// asked for; a link to an address asked for before it no longer applies,
+// before or after the last one is confirmed. Another owner's change
+// stays.
+func testEmailChangeReplaced(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	other := newOwner(t, s)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	theirs := newEmailChange(t, s, other.ID, "theirs-"+unique()+"@example.com", now)
+	typo := newEmailChange(t, s, o.ID, "typo-"+unique()+"@exmaple.com", now)
+	right := "right-" + unique() + "@example.com"
+	hash := newEmailChange(t, s, o.ID, right, now.Add(time.Second))
+	_, _, err := s.Owners.UseEmailChange(ctx, typo, now.Add(time.Minute))
+	wantKind(t, err, core.KindNotFound)
+	if got, _, err := s.Owners.UseEmailChange(ctx, hash, now.Add(time.Minute)); err != nil || got.Email != right {
+		t.Fatalf("the last change asked for: %+v, %v", got, err)
+	}
+	_, _, err = s.Owners.UseEmailChange(ctx, typo, now.Add(time.Minute))
+	wantKind(t, err, core.KindNotFound)
+	if got, _, err := s.Owners.UseEmailChange(ctx, theirs, now.Add(time.Minute)); err != nil || got.ID != other.ID {
+		t.Fatalf("another owner's change: %+v, %v", got, err)
+	}
+}
+
+// testEmailChangeRequestRace: requests racing a confirmation of the same
+// owner end without error, the confirmation with none other than
+// KindNotFound, and the owner's last change stored is the one that
+// applies.
+func testEmailChangeRequestRace(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	for round := range 8 {
+		first := newEmailChange(t, s, o.ID, "first-"+unique()+"@example.com", now)
+		var later []string
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for range 4 {
+				_, hash, err := core.NewToken()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				c := core.EmailChange{Hash: hash, OwnerID: o.ID, Email: "later-" + unique() + "@example.com", CreatedAt: now, ExpiresAt: now.Add(core.EmailChangeTTL)}
+				if err := s.Owners.CreateEmailChange(ctx, c); err != nil {
+					t.Errorf("round %d: CreateEmailChange beside a confirmation: %v", round, err)
+					return
+				}
+				later = append(later, hash)
+			}
+		})
+		wg.Go(func() {
+			if _, _, err := s.Owners.UseEmailChange(ctx, first, now.Add(time.Second)); err != nil && !core.IsKind(err, core.KindNotFound) {
+				t.Errorf("round %d: UseEmailChange beside requests: %v", round, err)
+			}
+		})
+		wg.Wait()
+		if t.Failed() {
+			return
+		}
+		// A confirmation either ran before every request, or found its
+		// change replaced: the last change stored applies either way,
+		// and none before it.
+		for i, hash := range later[:len(later)-1] {
+			_, _, err := s.Owners.UseEmailChange(ctx, hash, now.Add(time.Second))
+			if !core.IsKind(err, core.KindNotFound) {
+				t.Fatalf("round %d: change %d of 4 still applies after a later one: %v", round, i+1, err)
+			}
+		}
+		if _, _, err := s.Owners.UseEmailChange(ctx, later[len(later)-1], now.Add(time.Second)); err != nil {
+			t.Fatalf("round %d: the last change stored: %v", round, err)
+		}
+	}
+}

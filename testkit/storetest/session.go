@@ -21,6 +21,7 @@ type Dashboard struct {
 func RunDashboard(t *testing.T, s Stores, d Dashboard) {
 	t.Run("LoginLinks", func(t *testing.T) { t.Parallel(); testLoginLinks(t, s, d.Sessions) })
 	t.Run("LoginLinkRace", func(t *testing.T) { t.Parallel(); testLoginLinkRace(t, s, d.Sessions) })
+	t.Run("LoginLinksOfAnOldAddress", func(t *testing.T) { t.Parallel(); testLoginLinksOfAnOldAddress(t, s, d.Sessions) })
 	t.Run("Sessions", func(t *testing.T) { t.Parallel(); testSessions(t, s, d.Sessions) })
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); testTriage(t, s, d.Triage) })
 	t.Run("InboxFilters", func(t *testing.T) { t.Parallel(); testInboxFilters(t, s, d.Triage) })
@@ -94,6 +95,40 @@ func testLoginLinkRace(t *testing.T, s Stores, st ports.SessionStore) {
 	wg.Wait()
 	if wins.Load() != 1 {
 		t.Fatalf("%d requests used one link, want 1", wins.Load())
+	}
+}
+
+// testLoginLinksOfAnOldAddress: a confirmed change of address voids the
+// owner's unused sign-in links, which went to the old address; a refused
+// one voids nothing, nor does it touch another owner's links. A link made
+// after the change works.
+func testLoginLinksOfAnOldAddress(t *testing.T, s Stores, st ports.SessionStore) {
+	o := newOwner(t, s)
+	other := newOwner(t, s)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	sent := newLink(t, st, o.ID, now)
+	kept := newLink(t, st, o.ID, now)
+	theirs := newLink(t, st, other.ID, now)
+
+	taken := newEmailChange(t, s, o.ID, other.Email, now)
+	_, _, err := s.Owners.UseEmailChange(ctx, taken, now.Add(time.Second))
+	wantKind(t, err, core.KindConflict)
+	if id, err := st.UseLoginLink(ctx, kept, now.Add(time.Second)); err != nil || id != o.ID {
+		t.Fatalf("a link after a refused change = %q, %v", id, err)
+	}
+
+	change := newEmailChange(t, s, o.ID, "moved-"+unique()+"@example.com", now)
+	if _, _, err := s.Owners.UseEmailChange(ctx, change, now.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.UseLoginLink(ctx, sent, now.Add(2*time.Second))
+	wantKind(t, err, core.KindNotFound)
+	if id, err := st.UseLoginLink(ctx, theirs, now.Add(2*time.Second)); err != nil || id != other.ID {
+		t.Fatalf("another owner's link after the change = %q, %v", id, err)
+	}
+	after := newLink(t, st, o.ID, now.Add(2*time.Second))
+	if id, err := st.UseLoginLink(ctx, after, now.Add(3*time.Second)); err != nil || id != o.ID {
+		t.Fatalf("a link made after the change = %q, %v", id, err)
 	}
 }
 

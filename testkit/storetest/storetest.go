@@ -66,6 +66,8 @@ func Run(t *testing.T, f Factory) {
 		{"OwnerUpdate", testOwnerUpdate},
 		{"EmailChange", testEmailChange},
 		{"EmailChangeRace", testEmailChangeRace},
+		{"EmailChangeReplaced", testEmailChangeReplaced},
+		{"EmailChangeRequestRace", testEmailChangeRequestRace},
 		{"Keys", testKeys},
 		{"KeyLimit", testKeyLimit},
 		{"KeyByIDAndLastUse", testKeyByIDAndLastUse},
