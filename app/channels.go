@@ -287,6 +287,9 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 	return w, nil
 }
 
+// Gate is the plan's refusal of channels, which count as webhooks.
+func (s *Channels) Gate(ctx context.Context) error { return s.w.gate(ctx) }
+
 // newTarget is w's destination with the parts ch gives, checked.
 func (s *Channels) newTarget(w core.Webhook, sealed []byte, ch ports.ChannelChange) (core.ChannelTarget, error) {
 	t, err := s.open(w, sealed)

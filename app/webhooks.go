@@ -65,15 +65,12 @@ func NewWebhooks(deps WebhookDeps, cfg WebhookConfig) *Webhooks {
 	return &Webhooks{deps: deps, cfg: cfg, msg: messenger{sender: deps.Sender, sealer: deps.Sealer, metrics: deps.Metrics}}
 }
 
-// gate refuses every webhook route when the plan has no webhooks. The
-// owners are counted only then, to word the refusal.
 // Gate is the plan's refusal of webhooks (KindPlanLimit), or nil: the
 // API asks it before it reads a webhook route's body.
 func (s *Webhooks) Gate(ctx context.Context) error { return s.gate(ctx) }
 
-// Gate is the plan's refusal of channels, which count as webhooks.
-func (s *Channels) Gate(ctx context.Context) error { return s.w.gate(ctx) }
-
+// gate refuses every webhook route when the plan has no webhooks. The
+// owners are counted only then, to word the refusal.
 func (s *Webhooks) gate(ctx context.Context) error {
 	if s.cfg.Limits.CheckWebhooks(core.Usage{}) == nil {
 		return nil

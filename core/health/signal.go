@@ -203,9 +203,7 @@ func byStatus(s Signal) Issue {
 		return SessionExpired
 	case s.Status == 407:
 		return ProxyBlocked
-	case s.Status == 403 && s.ViaProxy:
-		return ProxyBlocked
-	case s.Status == 403:
+	case s.Status == 403: // through the proxy, Classify makes it the proxy's
 		return IPBlocked
 	case s.Status == 408, s.Status >= 500:
 		return NetworkError
