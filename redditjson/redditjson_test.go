@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -154,5 +155,35 @@ func FuzzNumber(f *testing.F) {
 		}
 		_ = n.Int()
 		_ = n.Time()
+	})
+}
+
+// Reason takes reddit's refusal reason from its JSON body, and nothing
+// from a page that is not: a block page, a bare Forbidden, or a reason
+// that is no short lowercase word.
+func TestReason(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"reason": "private", "message": "Forbidden", "error": 403}`: "private",
+		`{"reason": "banned", "message": "Not Found", "error": 404}`:  "banned",
+		`{"reason": "gold_only"}`:                                     "gold_only",
+		`{"message": "Forbidden", "error": 403}`:                      "",
+		`<html><body>blocked by network security</body></html>`:       "",
+		`{"reason": "Visit evil.example now"}`:                        "",
+		`{"reason": "` + strings.Repeat("a", 33) + `"}`:               "",
+		`{"reason": 7}`: "",
+	} {
+		if got := Reason([]byte(body)); got != want {
+			t.Errorf("Reason(%s) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+func FuzzReason(f *testing.F) {
+	f.Add([]byte(`{"reason": "private"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := Reason(body)
+		if len(r) > 32 || strings.Trim(r, "abcdefghijklmnopqrstuvwxyz_") != "" {
+			t.Fatalf("Reason gave %q", r)
+		}
 	})
 }

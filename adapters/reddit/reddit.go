@@ -72,7 +72,6 @@ package reddit
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -85,6 +84,7 @@ import (
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/redditjson"
 )
 
 // Defaults of Config.
@@ -260,10 +260,6 @@ func baseURL(name, v, def string) (string, error) {
 	return strings.TrimRight(v, "/"), nil
 }
 
-// communitySearch is where reddit sends a read of a community that does
-// not exist: /subreddits/search.json?q=NAME (or .rss, or no suffix).
-const communitySearch = "/subreddits/search"
-
 // stopAtCommunitySearch returns a copy of c that does not follow a
 // redirect to reddit's community search: that redirect is reddit's way of
 // saying no such community, and its answer, a listing of communities,
@@ -272,7 +268,7 @@ func stopAtCommunitySearch(c *http.Client) *http.Client {
 	out := *c
 	next := c.CheckRedirect
 	out.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if strings.HasPrefix(req.URL.Path, communitySearch) {
+		if strings.HasPrefix(req.URL.Path, redditjson.CommunitySearch) {
 			return http.ErrUseLastResponse
 		}
 		if next != nil {
@@ -293,7 +289,7 @@ func redirectedToSearch(resp *http.Response) bool {
 		return false
 	}
 	u, err := resp.Location()
-	return err == nil && strings.HasPrefix(u.Path, communitySearch)
+	return err == nil && strings.HasPrefix(u.Path, redditjson.CommunitySearch)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -339,16 +335,10 @@ type failure struct {
 // private community. A block of the address answers an HTML page or no
 // reason, and is "".
 func closedReason(status int, body []byte) string {
-	var v struct{ Reason string }
-	if status != http.StatusForbidden || json.Unmarshal(body, &v) != nil || len(v.Reason) > 32 {
+	if status != http.StatusForbidden {
 		return ""
 	}
-	for _, r := range v.Reason {
-		if (r < 'a' || r > 'z') && r != '_' {
-			return ""
-		}
-	}
-	return v.Reason
+	return redditjson.Reason(body)
 }
 
 func (f *failure) Error() string { return f.reason }

@@ -12,7 +12,6 @@ package reddit
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -375,10 +374,6 @@ func (e *refusal) Error() string {
 	return fmt.Sprintf("reddit: %s answered %d: the community is refused (%s)", e.path, e.status, e.reason)
 }
 
-// communitySearch is where reddit sends a read of a community it does not
-// know (deleted, renamed, mistyped): /subreddits/search.json?q=NAME.
-const communitySearch = "/subreddits/search"
-
 // communityRefusal reports whether an answer is reddit's refusal of the
 // communities asked for, with why, as the server's reader judges it
 // (docs/reddit.md, Decisions): a 403 whose JSON gives reddit's reason
@@ -388,20 +383,16 @@ const communitySearch = "/subreddits/search"
 // search. A 403 without such a reason (a block page, a bare Forbidden)
 // may be the account's or the address's, and is reported as before.
 func communityRefusal(status int, location string, body []byte) (string, bool) {
-	var v struct {
-		Reason string `json:"reason"`
-	}
-	named := json.Unmarshal(body, &v) == nil && len(v.Reason) <= 32 && v.Reason != "" &&
-		strings.Trim(v.Reason, "abcdefghijklmnopqrstuvwxyz_") == ""
+	reason := redditjson.Reason(body)
 	switch {
-	case status/100 == 3 && strings.HasPrefix(pathOf(location), communitySearch):
+	case status/100 == 3 && strings.HasPrefix(pathOf(location), redditjson.CommunitySearch):
 		return "unknown to reddit", true
-	case status == http.StatusNotFound && named:
-		return v.Reason, true
+	case status == http.StatusNotFound && reason != "":
+		return reason, true
 	case status == http.StatusNotFound:
 		return "not found", true
-	case status == http.StatusForbidden && named:
-		return v.Reason, true
+	case status == http.StatusForbidden && reason != "":
+		return reason, true
 	}
 	return "", false
 }
