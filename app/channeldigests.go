@@ -61,12 +61,16 @@ func (s *ChannelDigests) Sweep(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// One end for every period the sweep closes, so that the store's
+	// wait for the scoring under way (DigestMatches) is one a sweep, not
+	// one a channel.
+	now := s.clock.Now()
 	queued := 0
 	for _, ch := range chans {
 		if err := ctx.Err(); err != nil {
 			return queued, err
 		}
-		_, ok, err := s.channel(ctx, ch, false)
+		_, ok, err := s.channel(ctx, ch, now, false)
 		if err != nil {
 			s.log.WarnContext(ctx, "a channel's digest was not queued; the next sweep tries again", "channel", ch.ID, "err", err)
 			continue
@@ -87,8 +91,7 @@ func (s *ChannelDigests) Sweep(ctx context.Context) (int, error) {
 // this call ended the period; false with no error means the store
 // refused: another replica ended it first, or the channel is no longer
 // active and on a digest. queued reports whether a digest was queued.
-func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook, force bool) (ended, queued bool, err error) {
-	now := s.clock.Now()
+func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook, now time.Time, force bool) (ended, queued bool, err error) {
 	due, from := core.DigestDue(ch.Schedule, ch.LastDigestAt, now)
 	if !due {
 		if !force {

@@ -191,7 +191,7 @@ func (s *Channels) closePeriod(ctx context.Context, ownerID, id string, ch ports
 		if err != nil || !leaves {
 			return false, err
 		}
-		ended, queued, err := s.digests.channel(ctx, w, true)
+		ended, queued, err := s.digests.channel(ctx, w, s.w.deps.Clock.Now(), true)
 		if err != nil {
 			return false, core.Wrap(core.KindInternal, err, "the channel's open digest could not be queued; try again")
 		}

@@ -60,7 +60,7 @@ func (s *ChannelStore) DigestChannels(ctx context.Context) ([]core.Webhook, erro
 // scoring under way (scoringBarrier). The owner's matches by scored_at
 // are an index range (matches_owner_scored).
 func (s *ChannelStore) DigestMatches(ctx context.Context, ch core.Webhook, from, to time.Time, limit int) ([]core.Match, int, error) {
-	if err := s.db.scoringBarrier(ctx); err != nil {
+	if err := s.db.scoringBarrier(ctx, to); err != nil {
 		return nil, 0, translate(err, "match")
 	}
 	q := s.db.with(ctx).Model(&matchRow{}).Where("owner_id = ? AND score IS NOT NULL AND score >= ? AND scored_at >= ? AND scored_at < ?",

@@ -86,3 +86,59 @@ func digestWaits(t *testing.T, db *DB) bool {
 	}
 	return n > 0
 }
+
+// A barrier serves every later read whose period ended before it was
+// asked for: a sweep that ends many periods at one time holds scoring up
+// once, not once a channel. The second read here ends where the first
+// did, so it reads at once beside a batch under way, whose time is later.
+func TestOneBarrierServesTheSweep(t *testing.T) {
+	for dialect, url := range dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := context.Background()
+			db := openMigrated(t, url)
+			o, _, ms := trendFixture(t, db, 1)
+			ch, to := core.Webhook{OwnerID: o.ID}, time.Now()
+			if _, _, err := NewChannelStore(db).DigestMatches(ctx, ch, to.Add(-time.Hour), to, 10); err != nil {
+				t.Fatal(err)
+			}
+
+			inside, release := make(chan struct{}, 1), make(chan struct{})
+			plan := func(core.Match, []core.Webhook, time.Time) []core.Delivery {
+				inside <- struct{}{}
+				<-release
+				return nil
+			}
+			scored := make(chan error, 1)
+			go func() {
+				_, err := NewMatchStore(db).SetScores(ctx, []ports.ScoreUpdate{{Match: ms[0],
+					Score: core.Score{Value: 80, Intent: core.IntentBuying, Reason: "r"}}}, plan)
+				scored <- err
+			}()
+			<-inside
+			defer func() {
+				close(release)
+				if err := <-scored; err != nil {
+					t.Error(err)
+				}
+			}()
+			read := make(chan error, 1)
+			go func() {
+				_, _, err := NewChannelStore(db).DigestMatches(ctx, ch, to.Add(-time.Hour), to, 10)
+				read <- err
+			}()
+			for {
+				select {
+				case err := <-read:
+					if err != nil {
+						t.Fatal(err)
+					}
+					return
+				case <-time.After(10 * time.Millisecond):
+					if digestWaits(t, db) {
+						t.Fatal("the second read of the sweep waited for a batch that took its time after the sweep's")
+					}
+				}
+			}
+		})
+	}
+}

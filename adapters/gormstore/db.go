@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -53,7 +54,8 @@ type DB struct {
 	plain    *gorm.DB  // the writer's pool unprepared: a migration's file is several statements
 	pools    []*sql.DB // the read pool, then the SQLite file's write pool or Postgres's page pool
 	postgres bool
-	keys     keyCache // Postgres only (key.go)
+	keys     keyCache     // Postgres only (key.go)
+	barrier  atomic.Int64 // when the last scoring barrier was asked for, in µs (score.go)
 }
 
 // Open connects to url: `sqlite://PATH`, `sqlite://:memory:` or

@@ -128,12 +128,30 @@ func (db *DB) scoring(tx *gorm.DB) error {
 	return tx.Exec("SELECT pg_advisory_xact_lock_shared(?)", scoringKey).Error
 }
 
-func (db *DB) scoringBarrier(ctx context.Context) error {
-	if !db.postgres {
-		return db.write(ctx).Exec("SELECT 1").Error
+// scoringBarrier is the barrier before a digest's read of the matches
+// scored before to. One asked for at or after to serves every read up to
+// to: the batches that took an earlier time held the lock, or the
+// writer, when it was asked for. So a sweep that ends many periods at one time waits
+// once, and scoring is held up once a sweep, not once a channel.
+func (db *DB) scoringBarrier(ctx context.Context, to time.Time) error {
+	if to.UnixMicro() <= db.barrier.Load() {
+		return nil
 	}
-	// A statement of its own: its transaction, and the lock, end with it.
-	return db.write(ctx).Exec("SELECT pg_advisory_xact_lock(?)", scoringKey).Error
+	asked := time.Now().UnixMicro()
+	var err error
+	if !db.postgres {
+		err = db.write(ctx).Exec("SELECT 1").Error
+	} else {
+		// A statement of its own: its transaction, and the lock, end with it.
+		err = db.write(ctx).Exec("SELECT pg_advisory_xact_lock(?)", scoringKey).Error
+	}
+	for err == nil { // keep the latest: two sweeps may race
+		last := db.barrier.Load()
+		if asked <= last || db.barrier.CompareAndSwap(last, asked) {
+			break
+		}
+	}
+	return err
 }
 
 // holdPhrases holds, on Postgres, the phrases of the updates' matches
