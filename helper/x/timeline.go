@@ -146,9 +146,10 @@ func parseSearch(body []byte) (searchPage, error) {
 		// An error whose path leads into one entry (a quoted tweet x
 		// could not look up, "Dependency: Internal error. (131)") is that
 		// entry's when the timeline came: the page's other tweets are
-		// there, and it says nothing of the account. Taken for the answer's, it would fail the search
-		// and report the account's reading as failing, on every pass while
-		// that entry is in the results.
+		// there, and it says nothing of the account. Taken for the
+		// answer's, it would fail the search and report the account's
+		// reading as failing, on every pass while that entry is in the
+		// results.
 		if len(a.Data.Search.Timeline.Timeline.Instructions) > 0 &&
 			slices.ContainsFunc(e.Path, func(p any) bool { return p == "entries" || p == "entry" }) {
 			continue
