@@ -35,10 +35,14 @@ func (r archiveSetRow) set() core.ArchiveSet {
 }
 
 // PhraseMatches implements ports.FilterArchiveStore: a walk of
-// matches_phrase_created.
-func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseID string, limit int, each func(core.Match, bool) bool) (bool, error) {
-	q := s.db.with(ctx).Table(inboxJoin).Select(inboxColumns).Where("m.phrase_id = ? AND m.owner_id = ?", phraseID, ownerID).
-		Order("m.created_us DESC").Limit(limit + 1)
+// matches_phrase_created, each match's triage looked up by its key, so
+// the archived ones left out are passed over in the walk, not sorted.
+func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseID string, limit int, unarchived bool, each func(core.Match, bool) bool) (bool, error) {
+	q := s.db.with(ctx).Table(inboxJoin).Select(inboxColumns).Where("m.phrase_id = ? AND m.owner_id = ?", phraseID, ownerID)
+	if unarchived {
+		q = q.Where("COALESCE(t.archived, 0) = 0")
+	}
+	q = q.Order("m.created_us DESC").Limit(limit + 1)
 	rows, err := q.Rows()
 	if err != nil {
 		return false, translate(err, "match")
