@@ -50,6 +50,9 @@ type WindowConfig struct {
 	// Reads bounds the posts of the window a preview or backfill reads;
 	// 0 means MaxWindowReads.
 	Reads int
+	// MatchReads bounds the matches of a phrase a preview or an
+	// application of its filters reads; 0 means MaxMatchReads.
+	MatchReads int
 }
 
 // On reports whether the window keeps posts.
@@ -95,6 +98,9 @@ func NewWindow(d WindowDeps, cfg WindowConfig) *Window {
 	}
 	if cfg.Reads <= 0 {
 		cfg.Reads = MaxWindowReads
+	}
+	if cfg.MatchReads <= 0 {
+		cfg.MatchReads = MaxMatchReads
 	}
 	return &Window{d: d, cfg: cfg, wake: make(chan struct{}, 1)}
 }
@@ -364,7 +370,7 @@ func (w *Window) preview(ctx context.Context, p core.Phrase, existing bool) (por
 	}
 	if existing {
 		var err error
-		if out.Dropped, out.Archivable, err = w.dropped(ctx, p, nil); err != nil {
+		if out.Dropped, out.Archivable, err = w.dropped(ctx, p, false, nil); err != nil {
 			return ports.Preview{}, err
 		}
 	}
@@ -396,20 +402,24 @@ func (w *Window) find(ctx context.Context, p core.Phrase, each func(core.RecentP
 	return r, err
 }
 
-// dropped reads p's matches, newest first, at most MaxMatchReads, and
+// dropped reads p's matches, newest first, at most cfg.MatchReads, and
 // returns those p's filters would not have made, how many of them are
-// not archived, and, when ids is not nil, their ids into it.
+// not archived, and, when ids is not nil, their ids into it. With
+// unarchived it reads only those not archived, so its bound counts the
+// matches an application judges and applying again goes on past the
+// ones archived before; a preview reads the archived ones too, as the
+// owner sees them among the phrase's matches.
 //
 // A match's post is stored with its text cut at core.MaxPostText, where
 // the phrase may have been found further on: each is checked with the
 // phrase added as a part of its own, so the phrase is found as it was
 // and the filters alone decide. The phrase brings no word the post
 // lacked: the post held it.
-func (w *Window) dropped(ctx context.Context, p core.Phrase, ids *[]string) (ports.Finds[core.Match], int, error) {
+func (w *Window) dropped(ctx context.Context, p core.Phrase, unarchived bool, ids *[]string) (ports.Finds[core.Match], int, error) {
 	c := Compile([]core.Phrase{p})
 	var out ports.Finds[core.Match]
 	archivable := 0
-	more, err := w.d.Archives.PhraseMatches(ctx, p.OwnerID, p.ID, MaxMatchReads, func(m core.Match, archived bool) bool {
+	more, err := w.d.Archives.PhraseMatches(ctx, p.OwnerID, p.ID, w.cfg.MatchReads, unarchived, func(m core.Match, archived bool) bool {
 		out.Read++
 		if len(c.Match(m.Post, p.Community, m.Post.Title, m.Post.Text, p.Phrase)) > 0 {
 			return true
@@ -428,15 +438,15 @@ func (w *Window) dropped(ctx context.Context, p core.Phrase, ids *[]string) (por
 }
 
 // ApplyFilters archives, in one step, the phrase's matches its filters
-// now drop (of the newest MaxMatchReads) that are not archived, as a set
-// UndoApply restores. KindNotFound.
+// now drop, among its newest cfg.MatchReads that are not archived, as a
+// set UndoApply restores. KindNotFound.
 func (w *Window) ApplyFilters(ctx context.Context, ownerID, phraseID string) (ports.Applied, error) {
 	p, err := w.d.Phrases.Phrase(ctx, ownerID, phraseID)
 	if err != nil {
 		return ports.Applied{}, err
 	}
 	var ids []string
-	found, _, err := w.dropped(ctx, p, &ids)
+	found, _, err := w.dropped(ctx, p, true, &ids)
 	if err != nil {
 		return ports.Applied{}, err
 	}

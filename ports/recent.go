@@ -89,9 +89,11 @@ type RecentStore interface {
 type FilterArchiveStore interface {
 	// PhraseMatches calls each with the phrase's matches, newest first,
 	// and whether each is archived, at most limit of them, until each
-	// returns false; each must not call the store. more reports that it
-	// stopped at limit with matches left.
-	PhraseMatches(ctx context.Context, ownerID, phraseID string, limit int, each func(m core.Match, archived bool) bool) (more bool, err error)
+	// returns false; each must not call the store. With unarchived, the
+	// archived ones are left out and do not count against limit, so a
+	// walk after some were archived goes on past them. more reports that
+	// it stopped at limit with matches left that it would have passed.
+	PhraseMatches(ctx context.Context, ownerID, phraseID string, limit int, unarchived bool, each func(m core.Match, archived bool) bool) (more bool, err error)
 	// ArchiveSet archives, in one transaction, the phrase's matches among
 	// ids that are not archived, and keeps them as the phrase's set,
 	// which replaces the set it had. It returns the set; its Matches
@@ -135,7 +137,11 @@ type Preview struct {
 
 // Applied is what applying a phrase's filters to its matches did.
 type Applied struct {
-	Set     core.ArchiveSet // the matches archived, as one set; an empty ID when none was
-	Read    int             // matches read
-	Partial bool            // matches were left unread: applying again reaches older ones
+	Set core.ArchiveSet // the matches archived, as one set; an empty ID when none was
+	// Read counts the matches judged: those not archived, newest first.
+	Read int
+	// Partial: matches not archived were left unread. Applying again
+	// reads on past those this archived; the ones the filters keep are
+	// read again, so it reaches older ones only as far as this archived.
+	Partial bool
 }

@@ -35,10 +35,17 @@ func (r archiveSetRow) set() core.ArchiveSet {
 }
 
 // PhraseMatches implements ports.FilterArchiveStore: a walk of
-// matches_phrase_created.
-func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseID string, limit int, each func(core.Match, bool) bool) (bool, error) {
-	q := s.db.with(ctx).Table(inboxJoin).Select(inboxColumns).Where("m.phrase_id = ? AND m.owner_id = ?", phraseID, ownerID).
-		Order("m.created_us DESC").Limit(limit + 1)
+// matches_phrase_created. The archived are left out with NOT EXISTS,
+// which Postgres estimates from match_triage's own figures: a filter on
+// the outer join's COALESCE gets a fixed guess of very few rows, so it
+// sorted every match of the phrase rather than walk the index to the
+// limit.
+func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseID string, limit int, unarchived bool, each func(core.Match, bool) bool) (bool, error) {
+	q := s.db.with(ctx).Table(inboxJoin).Select(inboxColumns).Where("m.phrase_id = ? AND m.owner_id = ?", phraseID, ownerID)
+	if unarchived {
+		q = q.Where("NOT EXISTS (SELECT 1 FROM match_triage a WHERE a.owner_id = m.owner_id AND a.match_id = m.id AND a.archived <> 0)")
+	}
+	q = q.Order("m.created_us DESC").Limit(limit + 1)
 	rows, err := q.Rows()
 	if err != nil {
 		return false, translate(err, "match")

@@ -502,7 +502,7 @@ func testFilterArchive(t *testing.T, s Stores) {
 	qs := saveMatches(t, s, o.ID, q, 1)
 	flags := func() map[string]bool {
 		out := map[string]bool{}
-		more, err := s.FilterArchives.PhraseMatches(ctx, o.ID, p.ID, 100, func(m core.Match, archived bool) bool {
+		more, err := s.FilterArchives.PhraseMatches(ctx, o.ID, p.ID, 100, false, func(m core.Match, archived bool) bool {
 			out[m.ID] = archived
 			return true
 		})
@@ -512,7 +512,7 @@ func testFilterArchive(t *testing.T, s Stores) {
 		return out
 	}
 	var order []string
-	more, err := s.FilterArchives.PhraseMatches(ctx, o.ID, p.ID, 3, func(m core.Match, _ bool) bool { order = append(order, m.ID); return true })
+	more, err := s.FilterArchives.PhraseMatches(ctx, o.ID, p.ID, 3, false, func(m core.Match, _ bool) bool { order = append(order, m.ID); return true })
 	if err != nil || !more || !slices.Equal(order, []string{ms[4].ID, ms[3].ID, ms[2].ID}) {
 		t.Fatalf("PhraseMatches limit 3 = %v, more %v, %v", order, more, err)
 	}
@@ -548,10 +548,55 @@ func testFilterArchive(t *testing.T, s Stores) {
 	if got := flags(); !equalFlags(got, want) {
 		t.Fatalf("after restoring: %v, want %v", got, want)
 	}
+	// Matches unarchived again are walked as those never archived.
+	if got, more := unarchivedWalk(t, s, o.ID, p.ID, 10); more || !slices.Equal(got, []string{ms[4].ID, ms[3].ID, ms[2].ID, ms[1].ID}) {
+		t.Fatalf("unarchived after restoring = %v, more %v", got, more)
+	}
 	_, err = s.FilterArchives.RestoreArchiveSet(ctx, o.ID, set.ID)
 	wantKind(t, err, core.KindNotFound)
 	_, err = s.FilterArchives.LatestArchiveSet(ctx, o.ID, p.ID)
 	wantKind(t, err, core.KindNotFound)
+}
+
+// testFilterArchiveUnarchived: a walk of a phrase's matches not
+// archived leaves the archived ones out of its limit and of more, so it
+// goes on past the newest, archived, to older ones. Applying filters
+// again relies on it to reach the matches an earlier application left
+// unread.
+func testFilterArchiveUnarchived(t *testing.T, s Stores) {
+	o, other := newOwner(t, s), newOwner(t, s)
+	p := newPhrase(t, s, o.ID, "walk "+unique(), "x", "")
+	ms := saveMatches(t, s, o.ID, p, 4)
+	if _, err := s.FilterArchives.ArchiveSet(ctx, o.ID, p.ID, []string{ms[3].ID, ms[1].ID}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got, more := unarchivedWalk(t, s, o.ID, p.ID, 1); !more || !slices.Equal(got, []string{ms[2].ID}) {
+		t.Fatalf("unarchived, limit 1 = %v, more %v", got, more)
+	}
+	if got, more := unarchivedWalk(t, s, o.ID, p.ID, 2); more || !slices.Equal(got, []string{ms[2].ID, ms[0].ID}) {
+		t.Fatalf("unarchived, limit 2 = %v, more %v", got, more)
+	}
+	if got, more := unarchivedWalk(t, s, other.ID, p.ID, 10); more || len(got) != 0 {
+		t.Fatalf("another owner's unarchived walk = %v, more %v", got, more)
+	}
+}
+
+// unarchivedWalk lists the ids the walk of the phrase's matches not
+// archived passes, at most limit, and whether it stopped there.
+func unarchivedWalk(t *testing.T, s Stores, ownerID, phraseID string, limit int) ([]string, bool) {
+	t.Helper()
+	var out []string
+	more, err := s.FilterArchives.PhraseMatches(ctx, ownerID, phraseID, limit, true, func(m core.Match, archived bool) bool {
+		if archived {
+			t.Errorf("the unarchived walk passed %s as archived", m.ID)
+		}
+		out = append(out, m.ID)
+		return true
+	})
+	if err != nil {
+		t.Fatalf("PhraseMatches unarchived: %v", err)
+	}
+	return out, more
 }
 
 func equalFlags(a, b map[string]bool) bool {

@@ -108,6 +108,7 @@ func Run(t *testing.T, f Factory) {
 		{"RecentSearch", testRecentSearch},
 		{"Backfill", testBackfill},
 		{"FilterArchive", testFilterArchive},
+		{"FilterArchiveUnarchived", testFilterArchiveUnarchived},
 	}
 	// Delivery claims take due deliveries of every owner, so the cases
 	// that claim run one at a time, before the others start: run beside
