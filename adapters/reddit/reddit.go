@@ -36,8 +36,10 @@
 // Otherwise the communities are held as suspect, and the way rests only
 // when four are refused with no answer between, or at once when a
 // suspect's other listing comes next; so closed communities read one
-// after the other do not rest the way for everyone, and a block on a
-// fresh process costs three requests more per rest. Once the way
+// after the other do not rest the way for everyone, and a block first
+// seen on communities the way has not answered lately costs up to three
+// requests more per rest (keyless JSON, blocked for most server
+// addresses, answers none, so four requests a rest). Once the way
 // answered others after them, the suspects' refusals are their own:
 // their next refusal so is core.KindNotFound ("reddit says the community
 // is not readable (feed: http 403)"), for a day, and rests nothing.
