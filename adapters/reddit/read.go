@@ -55,7 +55,8 @@ const maxOwned = 4096
 // with no answer between, are taken for a block of the address. More
 // than one, so closed communities read one after the other (the oldest
 // checkpoints come first, cycle after cycle) do not rest the way for
-// everyone; few, so a block on a fresh process costs few requests.
+// everyone; few, so a block seen first on communities not answered
+// lately costs few requests.
 const maxSuspects = 4
 
 // remember notes set at now in m, made if nil, dropping entries older
