@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/earshothq/earshot/adapters/reddit"
@@ -67,25 +68,146 @@ func TestClosedCommunityFeedDoesNotStopOthers(t *testing.T) {
 	}
 }
 
-// A true block of the feeds still rests them: the second refused read,
-// of other communities, rests the way, so a block costs one request more
-// than it used to, once a rest.
+// A true block of the feeds still rests them. On a fresh process the
+// way knows no community it answered, so each refusal is held as
+// suspect, and the way rests at the fourth (maxSuspects) with no answer
+// between: a block costs three requests more than it used to, once a
+// rest. A block whose first refused communities had answered lately rests
+// the way at once (TestAnsweredThenRefusedRestsAtOnce).
 func TestFeedBlockStillRests(t *testing.T) {
 	c := newClock()
 	mux := http.NewServeMux()
 	mux.Handle("GET /", htmlStatus(http.StatusForbidden, fixture(t, "blocked.html")))
 	srv, rec := serve(t, c, mux)
 	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
-	for _, name := range []string{"alpha", "beta", "gamma", "delta"} {
+	for _, name := range []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta"} {
 		_, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
 			Want: []ports.RedditWant{{Community: name, Since: since}}})
 		if core.IsKind(err, core.KindNotFound) {
 			t.Errorf("r/%s: %v, want the block read as a block", name, err)
 		}
 	}
-	// alpha: json and feed refused; beta: both refused again, both rest.
-	if got := len(rec.Hits()); got != 4 {
-		t.Errorf("%d requests under a block, want 4: %v", got, rec.Paths())
+	// alpha to gamma: json and feed refused, held as suspects; delta:
+	// both refused again, the fourth suspect, and both rest.
+	if got := len(rec.Hits()); got != 8 {
+		t.Errorf("%d requests under a block, want 8: %v", got, rec.Paths())
+	}
+}
+
+// openable is a handler that answers with open until close is set, then
+// with closed.
+type openable struct {
+	open, closed http.Handler
+	shut         atomic.Bool
+}
+
+func (o *openable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if o.shut.Load() {
+		o.closed.ServeHTTP(w, r)
+		return
+	}
+	o.open.ServeHTTP(w, r)
+}
+
+// Communities the feeds answered lately that are now refused are a
+// change at the address (a block), not theirs: the way rests at once,
+// with no request more. Should it be the community that just went
+// private, that costs one rest, once: its answer is forgotten, so its
+// next refusal is weighed afresh, and once the feeds answered others it
+// is known as not readable.
+func TestAnsweredThenRefusedRestsAtOnce(t *testing.T) {
+	c := newClock()
+	feed := &openable{open: atomFile(t, "feed_new.xml"), closed: htmlStatus(http.StatusForbidden, fixture(t, "private.html"))}
+	mux := closedFeedReddit(t)
+	mux.Handle("GET /r/turncoat/new/.rss", feed)
+	srv, rec := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	read := func(name string) (ports.RedditRead, error) {
+		return src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+			Want: []ports.RedditWant{{Community: name, Since: since}}})
+	}
+	feedHits := func() int {
+		n := 0
+		for _, p := range rec.Paths() {
+			if strings.HasSuffix(p, ".rss") {
+				n++
+			}
+		}
+		return n
+	}
+	if r, err := read("turncoat"); err != nil || r.Via != ports.RedditViaFeed {
+		t.Fatalf("r/turncoat while open: via %q, err %v", r.Via, err)
+	}
+	feed.shut.Store(true)
+	c.Set(c.Now().Add(reddit.DefaultInterval))
+	if _, err := read("turncoat"); err == nil || core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("r/turncoat refused after it answered: %v, want the way's refusal", err)
+	}
+	before := feedHits()
+	if _, err := read(community); err == nil {
+		t.Fatalf("r/%s was read by a way that rests", community)
+	}
+	if got := feedHits(); got != before {
+		t.Errorf("the feeds were asked %d times while resting", got-before)
+	}
+	// The next cycle: turncoat is weighed afresh, held as suspect, and
+	// the feeds answering others make it known as not readable.
+	c.Set(c.Now().Add(reddit.DefaultInterval))
+	if _, err := read("turncoat"); err == nil || core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("r/turncoat weighed afresh: %v, want a refusal, not yet known as its own", err)
+	}
+	if r, err := read(community); err != nil || r.Via != ports.RedditViaFeed {
+		t.Fatalf("r/%s after turncoat was held as suspect: via %q, err %v", community, r.Via, err)
+	}
+	c.Set(c.Now().Add(reddit.DefaultInterval))
+	if _, err := read("turncoat"); !core.IsKind(err, core.KindNotFound) || !strings.Contains(err.Error(), "not readable") {
+		t.Fatalf("r/turncoat: %v, want not readable", err)
+	}
+	if r, err := read(community); err != nil || r.Via != ports.RedditViaFeed {
+		t.Fatalf("r/%s after turncoat was known: via %q, err %v", community, r.Via, err)
+	}
+}
+
+// Two closed communities come first every cycle (their checkpoints are
+// the oldest). Refused one after the other, they are held as suspects,
+// not taken for a block; the feeds answering the next community make
+// both known as not readable, and the feeds never rest.
+func TestTwoClosedCommunitiesInARow(t *testing.T) {
+	c := newClock()
+	mux := closedFeedReddit(t)
+	mux.Handle("GET /r/closedtoo/new/.rss", htmlStatus(http.StatusForbidden, fixture(t, "private.html")))
+	srv, rec := serve(t, c, mux)
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	read := func(name string) (ports.RedditRead, error) {
+		return src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
+			Want: []ports.RedditWant{{Community: name, Since: since}}})
+	}
+	for cycle := range 4 {
+		hits := len(rec.Hits())
+		for _, name := range []string{"closedclub", "closedtoo"} {
+			_, err := read(name)
+			if err == nil {
+				t.Fatalf("cycle %d: r/%s was read", cycle, name)
+			}
+			if known := core.IsKind(err, core.KindNotFound) && strings.Contains(err.Error(), "not readable"); known != (cycle > 0) {
+				t.Errorf("cycle %d: r/%s: %v, known as not readable: %v", cycle, name, err, known)
+			}
+		}
+		r, err := read(community)
+		if err != nil || r.Via != ports.RedditViaFeed {
+			t.Fatalf("cycle %d: r/%s after two closed communities: via %q, err %v", cycle, community, r.Via, err)
+		}
+		var feeds []string
+		for _, h := range rec.Hits()[hits:] {
+			if strings.HasSuffix(h.Path, ".rss") {
+				feeds = append(feeds, h.Path)
+			}
+		}
+		want := []string{"/r/closedclub/new/.rss", "/r/closedtoo/new/.rss", "/r/" + community + "/new/.rss"}
+		if !slices.Equal(feeds, want) {
+			t.Errorf("cycle %d: feeds asked %v, want %v (never resting)", cycle, feeds, want)
+		}
+		c.Set(c.Now().Add(reddit.DefaultInterval))
 	}
 }
 

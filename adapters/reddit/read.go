@@ -32,77 +32,110 @@ type way struct {
 
 	// A refusal that may be a community's own (a 403 with no reason, an
 	// HTML page) tells nothing by itself: reddit refuses a private
-	// community's feed as it refuses a blocked address. suspect is the
-	// communities of such a refusal with no answer since; owned are
-	// those whose refusal was followed by an answer to others, so it was
-	// theirs.
-	suspect       string
-	suspectReason string
-	owned         map[string]time.Time
+	// community's feed as it refuses a blocked address. suspects are the
+	// communities of such refusals with no answer since, and why each was
+	// refused; owned are those whose refusal was followed by an answer to
+	// others, so it was theirs; answeredAt are those the way answered
+	// lately, whose refusal is a change at the address, not theirs.
+	suspects   map[string]string
+	owned      map[string]time.Time
+	answeredAt map[string]time.Time
 }
 
 // closedMemory is how long a refusal known to be a community's own is
-// taken as such without being learnt again.
+// taken as such without being learnt again, and how long an answer
+// makes a refusal of the same communities the address's.
 const closedMemory = 24 * time.Hour
 
-// maxOwned bounds the refusals a way remembers as communities' own.
+// maxOwned bounds the refusals a way remembers as communities' own, and
+// the answers it remembers.
 const maxOwned = 4096
 
-// answered notes that w answered a read of set: a suspect refusal of
-// other communities before it was theirs, not the address's.
+// maxSuspects is how many refusals of communities not known to answer,
+// with no answer between, are taken for a block of the address. More
+// than one, so closed communities read one after the other (the oldest
+// checkpoints come first, cycle after cycle) do not rest the way for
+// everyone; few, so a block seen first on communities not answered
+// lately costs few requests.
+const maxSuspects = 4
+
+// remember notes set at now in m, made if nil, dropping entries older
+// than closedMemory (or all of them) when m is full.
+func remember(m *map[string]time.Time, set string, now time.Time) {
+	if *m == nil {
+		*m = map[string]time.Time{}
+	}
+	if _, ok := (*m)[set]; !ok && len(*m) >= maxOwned {
+		for k, t := range *m {
+			if now.Sub(t) >= closedMemory {
+				delete(*m, k)
+			}
+		}
+		if len(*m) >= maxOwned {
+			clear(*m)
+		}
+	}
+	(*m)[set] = now
+}
+
+// answered notes that w answered a read of set: the suspect refusals of
+// other communities before it were theirs, not the address's.
 func (w *way) answered(set string, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.suspect != "" && w.suspect != set {
-		if w.owned == nil {
-			w.owned = map[string]time.Time{}
+	for s := range w.suspects {
+		if s != set {
+			remember(&w.owned, s, now)
 		}
-		if len(w.owned) >= maxOwned {
-			for k, t := range w.owned {
-				if now.Sub(t) >= closedMemory {
-					delete(w.owned, k)
-				}
-			}
-			if len(w.owned) >= maxOwned {
-				clear(w.owned)
-			}
-		}
-		w.owned[w.suspect] = now
 	}
-	w.suspect = ""
+	clear(w.suspects)
 	delete(w.owned, set)
+	remember(&w.answeredAt, set, now)
 }
 
 // refusedUnclear weighs a refusal of set that may be the communities' own
 // or the address's. own: w answered others after set was last refused so,
-// and it is set's. rest: the refusal before it, with no answer between,
-// was of this set or others too, so the address is refused. Neither: the
-// first such refusal since an answer, held as suspect until the next.
+// and it is set's. rest: w answered set lately, so the refusal is a
+// change at the address (or set just closed, which costs one rest, once:
+// its answer is forgotten); or maxSuspects such refusals came with no
+// answer between. Neither: set joins the suspects until an answer.
 func (w *way) refusedUnclear(set, reason string, now time.Time) (own, rest bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if t, ok := w.owned[set]; ok && now.Sub(t) < closedMemory {
 		return true, false
 	}
-	if w.suspect == "" {
-		w.suspect, w.suspectReason = set, reason
-		return false, false
+	if t, ok := w.answeredAt[set]; ok {
+		delete(w.answeredAt, set)
+		if now.Sub(t) < closedMemory {
+			clear(w.suspects)
+			return false, true
+		}
 	}
-	w.suspect = ""
-	return false, true
+	if len(w.suspects)+1 >= maxSuspects {
+		clear(w.suspects)
+		return false, true
+	}
+	if w.suspects == nil {
+		w.suspects = map[string]string{}
+	}
+	w.suspects[set] = reason
+	return false, false
 }
 
-// suspectAgain reports whether set is the suspect of w, refused last with
-// no answer since, and why. Asking again would tell nothing: the refusal
-// is taken as the address's, and the suspect dropped.
+// suspectAgain reports whether set is among the suspects of w, refused
+// with no answer since, and why. Asking again would tell nothing: the
+// refusal is taken as the address's, and the suspects are dropped, as
+// the rest that follows accounts for them.
 func (w *way) suspectAgain(set string) (string, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.suspect == "" || w.suspect != set {
+	reason, ok := w.suspects[set]
+	if !ok {
 		return "", false
 	}
-	w.suspect = ""
-	return w.suspectReason, true
+	clear(w.suspects)
+	return reason, true
 }
 
 // unclear reports whether err is a refusal that may be about the
@@ -262,10 +295,10 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			}
 		}
 		if !rest {
-			// The first such refusal since the way last answered: the
-			// way stays open, and the next read tells whether reddit
+			// Communities not known to answer, held as suspect: the way
+			// stays open, and the reads that follow tell whether reddit
 			// refuses the address or these communities.
-			s.log.Info("reddit refused a read; the way rests if the next is refused too", "via", w.via, "communities", group,
+			s.log.Info("reddit refused a read; the way rests if the next few are refused too", "via", w.via, "communities", group,
 				"reason", err.Error())
 		} else if errors.As(err, &f) && f.status == http.StatusTooManyRequests {
 			// Reddit says the budget is spent: every way on it rests

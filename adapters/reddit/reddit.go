@@ -30,13 +30,19 @@
 // reddit answers a private or quarantined community's feed with a 403 and
 // an HTML page, as it answers a blocked address, and a 451 withholds one
 // community. Such a refusal (a 403 without reddit's JSON reason, a 451,
-// an answer of the wrong shape) rests the way only when the way's next
-// read, of other communities, is refused too, or at once for the same
-// communities' other listing; so a true block costs one request more per
-// rest. Once the way answered others after it, the refusal is those
-// communities' own: their next refusal so is core.KindNotFound ("reddit
-// says the community is not readable (feed: http 403)"), for a day, and
-// rests nothing.
+// an answer of the wrong shape) of communities the way answered within a
+// day is a change at the address: the way rests at once, and forgets
+// that answer, so a community that just closed costs one rest, once.
+// Otherwise the communities are held as suspect, and the way rests only
+// when four are refused with no answer between, or at once when a
+// suspect's other listing comes next; so closed communities read one
+// after the other do not rest the way for everyone, and a block first
+// seen on communities the way has not answered lately costs up to three
+// requests more per rest (keyless JSON, blocked for most server
+// addresses, answers none, so four requests a rest). Once the way
+// answered others after them, the suspects' refusals are their own:
+// their next refusal so is core.KindNotFound ("reddit says the community
+// is not readable (feed: http 403)"), for a day, and rests nothing.
 //
 // # Budget
 //
