@@ -314,9 +314,9 @@ func TestGroupWithAClosedCommunity(t *testing.T) {
 }
 
 // The second listing of communities whose first was refused is not asked
-// again through that way: the way rests, and, as any resting way, is not
-// named a refusal of a read that another way answered.
-func TestSecondListingRestsTheWayUnasked(t *testing.T) {
+// again through that way, and a way passed over so is not named a
+// refusal of a read that another way answered.
+func TestSecondListingIsNotAskedAgain(t *testing.T) {
 	c := newClock()
 	srv, rec := serve(t, c, closedFeedReddit(t))
 	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
@@ -333,5 +333,33 @@ func TestSecondListingRestsTheWayUnasked(t *testing.T) {
 	want := []string{"/r/" + community + "/new.json", "/r/" + community + "/new/.rss", "/r/" + community + "/comments/.rss"}
 	if got := rec.Paths(); !slices.Equal(got, want) {
 		t.Errorf("paths = %v, want %v", got, want)
+	}
+}
+
+// A closed community's two listings come first every cycle, one after
+// the other (their checkpoints are the oldest and stop moving). The
+// second is passed over unasked, not taken for a block: the feeds rest
+// for neither, answer the next community, and learn the refusal was the
+// community's own.
+func TestClosedCommunitysTwoListingsInARow(t *testing.T) {
+	c := newClock()
+	srv, _ := serve(t, c, closedFeedReddit(t))
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	for cycle := range 3 {
+		for _, l := range ports.RedditListings {
+			_, err := src.Read(context.Background(), ports.RedditQuery{Listing: l,
+				Want: []ports.RedditWant{{Community: "closedclub", Since: since}}})
+			if err == nil {
+				t.Fatalf("cycle %d: r/closedclub's %s was read", cycle, l)
+			}
+		}
+		for _, l := range ports.RedditListings {
+			r, err := src.Read(context.Background(), ports.RedditQuery{Listing: l,
+				Want: []ports.RedditWant{{Community: community, Since: since}}})
+			if err != nil || r.Via != ports.RedditViaFeed {
+				t.Fatalf("cycle %d: r/%s's %s after the closed community's two: via %q, err %v", cycle, community, l, r.Via, err)
+			}
+		}
+		c.Set(c.Now().Add(reddit.DefaultInterval))
 	}
 }

@@ -37,7 +37,7 @@ type way struct {
 	// refused; owned are those whose refusal was followed by an answer to
 	// others, so it was theirs; answeredAt are those the way answered
 	// lately, whose refusal is a change at the address, not theirs.
-	suspects   map[string]string
+	suspects   map[string]suspect
 	owned      map[string]time.Time
 	answeredAt map[string]time.Time
 }
@@ -117,25 +117,30 @@ func (w *way) refusedUnclear(set, reason string, now time.Time) (own, rest bool)
 		return false, true
 	}
 	if w.suspects == nil {
-		w.suspects = map[string]string{}
+		w.suspects = map[string]suspect{}
 	}
-	w.suspects[set] = reason
+	w.suspects[set] = suspect{reason: reason, at: now}
 	return false, false
 }
 
-// suspectAgain reports whether set is among the suspects of w, refused
-// with no answer since, and why. Asking again would tell nothing: the
-// refusal is taken as the address's, and the suspects are dropped, as
-// the rest that follows accounts for them.
-func (w *way) suspectAgain(set string) (string, bool) {
+// suspect is an unclear refusal held until the way answers: why, and when.
+type suspect struct {
+	reason string
+	at     time.Time
+}
+
+// suspected reports whether set is among the suspects of w, refused
+// with no answer since, and why. A suspect is passed over for as long as
+// a refused way would rest; then it is asked again, as the way would be.
+func (w *way) suspected(set string, now time.Time) (string, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	reason, ok := w.suspects[set]
-	if !ok {
+	s, ok := w.suspects[set]
+	if ok && now.Sub(s.at) >= w.rest {
+		delete(w.suspects, set)
 		return "", false
 	}
-	clear(w.suspects)
-	return reason, true
+	return s.reason, ok
 }
 
 // unclear reports whether err is a refusal that may be about the
@@ -240,16 +245,13 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason})
 			continue
 		}
-		if reason, ok := w.suspectAgain(group); ok {
+		if reason, ok := w.suspected(group, s.now()); ok {
 			// The same communities again (their other listing), with no
-			// answer between: the way rests without a request, as it
-			// would have after one refusal.
-			until := s.now().Add(w.rest)
-			if w.result(false, reason, until) {
-				s.log.Warn("reddit refused a way of reading; trying the next", "via", w.via, "communities", group,
-					"reason", reason, "rest", w.rest)
-			}
-			// Not asked now: it counts as resting, as it is from here on.
+			// answer between: asking would tell nothing new, so this way
+			// is passed over for them, unasked. It does not rest for it:
+			// a closed community's two listings, read one after the
+			// other every cycle, would then rest it every cycle before it
+			// could answer anyone else and learn the refusal was theirs.
 			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason})
 			continue
 		}
