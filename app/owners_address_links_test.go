@@ -67,3 +67,37 @@ func TestSignInLinkToOldAddress(t *testing.T) {
 		t.Fatal("a sign-in link mailed to the old address still signs in after the change")
 	}
 }
+
+// The operator's change of an owner's address (earshot admin owner
+// update --email) voids the links sent before, as a confirmed change
+// does; a change of the name alone leaves them.
+func TestOwnerUpdateVoidsLinksToTheOldAddress(t *testing.T) {
+	ctx := context.Background()
+	db, owners := ownersOver(t)
+	mail := &sentMail{}
+	sessions := app.NewSessions(app.SessionDeps{Store: gormstore.NewSessionStore(db), Mailer: mail, Clock: &stepClock{now: time.Now()}}, app.SessionConfig{})
+	boot, _ := owners.Bootstrap(ctx)
+	token := func(link string) string { return link[strings.LastIndex(link, "/")+1:] }
+	kept, err := sessions.LoginLink(ctx, boot.Owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "Ada"
+	if _, err := owners.Update(ctx, boot.Owner.ID, nil, &name); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sessions.SignIn(ctx, token(kept)); err != nil {
+		t.Fatalf("a link after a change of the name alone: %v", err)
+	}
+	old, err := sessions.LoginLink(ctx, boot.Owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	email := "ada@example.com"
+	if _, err := owners.Update(ctx, boot.Owner.ID, &email, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sessions.SignIn(ctx, token(old)); err == nil {
+		t.Fatal("a sign-in link mailed to the old address still signs in after the operator changed it")
+	}
+}

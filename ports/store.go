@@ -18,8 +18,10 @@ type OwnerStore interface {
 	CountOwners(ctx context.Context) (int, error)
 	// Owners lists every owner, oldest first.
 	Owners(ctx context.Context) ([]core.Owner, error)
-	// UpdateOwner stores o's email and name. KindNotFound when there is
-	// no owner o.ID; KindConflict when another owner has the email.
+	// UpdateOwner stores o's email and name; a new email voids the
+	// owner's address changes and unused sign-in links, as a confirmed
+	// change does. KindNotFound when there is no owner o.ID; KindConflict
+	// when another owner has the email.
 	UpdateOwner(ctx context.Context, o core.Owner) error
 	// CreateEmailChange stores c in place of every other change of the
 	// owner, pending ones included: an owner has one pending address at

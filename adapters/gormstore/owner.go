@@ -68,11 +68,35 @@ func (s *OwnerStore) Owners(ctx context.Context) ([]core.Owner, error) {
 }
 
 func (s *OwnerStore) UpdateOwner(ctx context.Context, o core.Owner) error {
-	err := affected(s.db.write(ctx).Model(&ownerRow{}).Where("id = ?", o.ID).Updates(map[string]any{"email": o.Email, "name": o.Name}))
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
+		row, err := lockOwner(tx, o.ID)
+		if err != nil {
+			return err
+		}
+		old := row.Email
+		if err := tx.Model(&row).Updates(map[string]any{"email": o.Email, "name": o.Name}).Error; err != nil { // sets row's too
+			return err
+		}
+		if old == o.Email {
+			return nil
+		}
+		return forgetLinks(tx, o.ID, "")
+	})
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return core.Errorf(core.KindNotFound, "owner not found")
 	}
 	return translate(err, "owner with this email")
+}
+
+// forgetLinks deletes the owner's address changes, all but keep, and its
+// unused sign-in links, as the owner's address changes: links still in a
+// mailbox the owner no longer has, or never had, must not take the
+// account.
+func forgetLinks(tx *gorm.DB, ownerID, keep string) error {
+	if err := tx.Where("owner_id = ? AND hash <> ?", ownerID, keep).Delete(&emailChangeRow{}).Error; err != nil {
+		return err
+	}
+	return tx.Where("owner_id = ? AND used_at = 0", ownerID).Delete(&loginLinkRow{}).Error
 }
 
 type emailChangeRow struct {
@@ -137,13 +161,7 @@ func (s *OwnerStore) UseEmailChange(ctx context.Context, hash string, now time.T
 		if err != nil {
 			return err
 		}
-		// Links still in a mailbox the owner no longer has, or never had,
-		// must not take the account: the owner's other changes and unused
-		// sign-in links go with the old address.
-		if err := tx.Where("owner_id = ? AND hash <> ?", row.ID, hash).Delete(&emailChangeRow{}).Error; err != nil {
-			return err
-		}
-		return tx.Where("owner_id = ? AND used_at = 0", row.ID).Delete(&loginLinkRow{}).Error
+		return forgetLinks(tx, row.ID, hash)
 	})
 	if err != nil {
 		return core.Owner{}, old, translate(err, "owner")
