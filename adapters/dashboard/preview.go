@@ -161,11 +161,16 @@ func (d *Dashboard) applyFilters(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	if _, err := d.deps.Window.ApplyFilters(r.Context(), session(r).OwnerID, id); err != nil {
+	a, err := d.deps.Window.ApplyFilters(r.Context(), session(r).OwnerID, id)
+	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/app/phrases/"+id+"/filters?done=applied", http.StatusSeeOther)
+	done := "applied"
+	if a.Set.Matches == 0 {
+		done = "appliednone"
+	}
+	http.Redirect(w, r, "/app/phrases/"+id+"/filters?done="+done, http.StatusSeeOther)
 }
 
 // undoApply restores the matches the last application archived.

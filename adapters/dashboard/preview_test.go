@@ -38,6 +38,9 @@ type fakeWindow struct {
 	previewed, changed int
 	applied, undone    int
 	last               *core.ArchiveSet
+	// older: the newest matches hold none the filters skip, older ones
+	// are left unread, and an application archives none either.
+	older bool
 }
 
 var (
@@ -73,6 +76,9 @@ func (f *fakeWindow) PreviewChange(_ context.Context, _, id string, ch core.Phra
 	}
 	p := core.Phrase{ID: "p1", Phrase: "acme", Platform: core.X}
 	p.Filters = p.Filters.With(checked)
+	if f.older {
+		return ports.Preview{Phrase: p, Days: 7, Posts: 1000, Existing: true, Dropped: ports.Finds[core.Match]{Read: 9, Partial: true}}, nil
+	}
 	return ports.Preview{Phrase: p, Days: 7, Posts: 1000, Window: ports.Finds[core.RecentPost]{Count: 1, Read: 5, First: windowHits},
 		Existing: true, Archivable: 3, Dropped: ports.Finds[core.Match]{Count: 4, Read: 9,
 			First: []core.Match{{ID: "m1", Platform: core.X, CreatedAt: seenAt, Post: core.Post{Text: "acme is hiring"}}}}}, nil
@@ -80,6 +86,9 @@ func (f *fakeWindow) PreviewChange(_ context.Context, _, id string, ch core.Phra
 
 func (f *fakeWindow) ApplyFilters(_ context.Context, _, id string) (ports.Applied, error) {
 	f.applied++
+	if f.older {
+		return ports.Applied{Read: 9}, nil
+	}
 	f.last = &core.ArchiveSet{ID: "s1", PhraseID: id, Matches: 3, CreatedAt: seenAt}
 	return ports.Applied{Set: *f.last}, nil
 }
@@ -189,6 +198,26 @@ func TestFiltersPreviewAndApply(t *testing.T) {
 	w = serve(d, formPost("/app/phrases/p1/apply/s1/undo", nil, "same-origin", true))
 	if w.Code != 303 || w.Header().Get("Location") != "/app/phrases/p1/filters?done=restored" || win.undone != 1 {
 		t.Fatalf("undo: %d %s", w.Code, w.Header().Get("Location"))
+	}
+}
+
+// Once the newest matches hold none the filters skip while older ones
+// were left unread (an application archived the newest), the page still
+// offers to look further back, and says so when nothing more is skipped.
+func TestFiltersOfferOlderMatches(t *testing.T) {
+	f, win := &filterPhrases{p: core.Phrase{ID: "p1", Phrase: "acme", Platform: core.X, Status: core.Listening}}, &fakeWindow{older: true}
+	d := windowDashboard(t, f, win)
+	body := get(d, "/app/phrases/p1/filters", true).Body.String()
+	if !strings.Contains(body, "it has older ones, which they may skip") ||
+		!strings.Contains(body, `<form method="post" action="/app/phrases/p1/apply"><button type="submit">Archive older matches they skip</button></form>`) {
+		t.Fatalf("no offer to look further back:\n%s", body)
+	}
+	w := serve(d, formPost("/app/phrases/p1/apply", nil, "same-origin", true))
+	if at := w.Header().Get("Location"); w.Code != 303 || at != "/app/phrases/p1/filters?done=appliednone" || win.applied != 1 {
+		t.Fatalf("apply: %d %s", w.Code, at)
+	}
+	if body := get(d, "/app/phrases/p1/filters?done=appliednone", true).Body.String(); !strings.Contains(body, "nothing was archived") {
+		t.Fatalf("after an application that archived none:\n%s", body)
 	}
 }
 

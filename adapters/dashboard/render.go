@@ -73,6 +73,7 @@ var notices = map[string]string{
 	"phrases/filling":     "Phrase added. The posts of the last days it matches are being added to your inbox, marked “found in recent posts”.",
 	"filters/saved":       "Filters saved: they apply from the next post read.",
 	"filters/applied":     "The matches these filters skip are archived. Undo below.",
+	"filters/appliednone": "No match of those read is skipped by these filters: nothing was archived.",
 	"filters/restored":    "The archived matches are back in the inbox.",
 	"phrases/deleted":     "Phrase deleted, with its matches.",
 	"phrases/paused":      "Phrase paused.",
