@@ -328,7 +328,7 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 	}
 	refused = all
 	reasons := refusalText(refused)
-	failed := ports.RedditRead{Refused: refused, Requests: requests, Remaining: -1}
+	failed := tried()
 	if s.mirror == nil {
 		return failed, core.Wrap(core.KindUnavailable, errors.Join(causes...),
 			fmt.Sprintf("r/%s: reddit %s; no archive set", group, reasons))
