@@ -16,7 +16,8 @@ import (
 )
 
 // AMQP topology, per topic T (with the queue prefix) and consumer group G:
-// a durable fanout exchange T, and a durable queue T_G bound to it.
+// a durable fanout exchange T, and a durable queue bound to it, T_G when
+// neither name holds "_" (see queueName).
 // Subscribers of one group consume one queue and so compete for its
 // messages; every group has its own queue and so gets every message.
 // Messages are persistent and the publisher waits for the broker's confirm,
@@ -125,9 +126,9 @@ func (a *amqpTransport) publish(ctx context.Context, topic string, msgs []*messa
 	}
 }
 
-func (a *amqpTransport) subscribe(ctx context.Context, topic, group string) (<-chan *message.Message, func(), error) {
+func (a *amqpTransport) subscribe(ctx context.Context, topic, _, queue string) (<-chan *message.Message, func(), error) {
 	cfg := a.cfg
-	cfg.Queue.GenerateName = wamqp.GenerateQueueNameTopicNameWithSuffix(group)
+	cfg.Queue.GenerateName = func(string) string { return queue }
 	// A watermill subscriber per subscription, so that stopping one is
 	// Close: it nacks what it holds, which ending its ctx alone does not
 	// (a message being handed over would wait for a reader forever).

@@ -74,15 +74,53 @@ const keyMetadata = "event_key"
 // checks it too so that a topic working in tests works in production.
 var topicPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,200}$`)
 
+// maxName bounds AMQP exchange and queue names (a short string). The AMQP
+// client does not refuse a longer name: it sends its length modulo 256 and
+// that many bytes, so the name would quietly become another, shorter one.
+// memory:// checks it too, as it does topicPattern.
+const maxName = 255
+
+// queueName is the AMQP queue of group on topic, both without the prefix.
+//
+// Names without "_" keep the form earshot has always used,
+// <prefix><topic>_<group>, so the queues of a running deployment stay
+// where they are on upgrade. That form is ambiguous once either name holds
+// "_" (topic a_b in group c and topic a in group b_c would share a queue),
+// so then each "_" of topic and group is doubled and the two are joined by
+// "_:". Read left to right after the prefix, such a name splits one way
+// only, and it holds at least three "_" where the plain form holds one.
+func queueName(prefix, topic, group string) string {
+	if !strings.Contains(topic, "_") && !strings.Contains(group, "_") {
+		return prefix + topic + "_" + group
+	}
+	return prefix + strings.ReplaceAll(topic, "_", "__") + "_:" + strings.ReplaceAll(group, "_", "__")
+}
+
+// checkNames refuses a topic (and group, when not empty) whose AMQP
+// exchange or queue name would pass maxName.
+func (b *Bus) checkNames(topic, group string) error {
+	if n := len(b.cfg.QueuePrefix + topic); n > maxName {
+		return core.Errorf(core.KindInvalid, "topic %q: with the queue prefix the exchange name is %d bytes, over AMQP's %d", topic, n, maxName)
+	}
+	if group == "" {
+		return nil
+	}
+	if n := len(queueName(b.cfg.QueuePrefix, topic, group)); n > maxName {
+		return core.Errorf(core.KindInvalid, "topic %q in group %q: with the queue prefix the queue name is %d bytes, over AMQP's %d; use shorter names", topic, group, n, maxName)
+	}
+	return nil
+}
+
 // transport is what a backend provides; Bus adds validation, the handler
 // loop, retries and lifecycle on top.
 type transport interface {
 	// publish sends msgs to topic (already prefixed).
 	publish(ctx context.Context, topic string, msgs []*message.Message) error
-	// subscribe starts consuming topic for group. The channel closes when
-	// the transport stops; stop releases the consumer (nacking what it
-	// holds) and is called exactly once, after the last read.
-	subscribe(ctx context.Context, topic, group string) (msgs <-chan *message.Message, stop func(), err error)
+	// subscribe starts consuming topic for group, whose queue (for a
+	// broker) is named queue. The channel closes when the transport stops;
+	// stop releases the consumer (nacking what it holds) and is called
+	// exactly once, after the last read.
+	subscribe(ctx context.Context, topic, group, queue string) (msgs <-chan *message.Message, stop func(), err error)
 	ping(ctx context.Context) error
 	close() error
 }
@@ -212,6 +250,9 @@ func (b *Bus) Publish(ctx context.Context, events ...ports.Event) error {
 		if !topicPattern.MatchString(e.Topic) {
 			return core.Errorf(core.KindInvalid, "event topic %q: use 1 to 200 letters, digits and . _ : -", e.Topic)
 		}
+		if err := b.checkNames(e.Topic, ""); err != nil {
+			return err
+		}
 		msg := message.NewMessage(watermill.NewUUID(), e.Payload)
 		if e.Key != "" {
 			msg.Metadata.Set(keyMetadata, e.Key)
@@ -266,6 +307,9 @@ func (b *Bus) subscribe(ctx context.Context, topic, group string, h ports.Handle
 	if !topicPattern.MatchString(group) {
 		return core.Errorf(core.KindInvalid, "group %q: use letters, digits and . _ : -", group)
 	}
+	if err := b.checkNames(topic, group); err != nil {
+		return err
+	}
 	if h == nil {
 		return core.Errorf(core.KindInvalid, "nil handler")
 	}
@@ -285,7 +329,7 @@ func (b *Bus) subscribe(ctx context.Context, topic, group string, h ports.Handle
 	// The subscription ends with the caller's ctx or with the bus.
 	sctx, cancel := context.WithCancel(ctx)
 	unlink := context.AfterFunc(b.root, cancel)
-	msgs, stop, err := b.tr.subscribe(sctx, b.cfg.QueuePrefix+topic, group)
+	msgs, stop, err := b.tr.subscribe(sctx, b.cfg.QueuePrefix+topic, group, queueName(b.cfg.QueuePrefix, topic, group))
 	if err != nil {
 		unlink()
 		cancel()

@@ -189,7 +189,7 @@ type recordingSubscriber struct {
 }
 
 func (s recordingSubscriber) Subscribe(ctx context.Context, topic string, h ports.Handler) error {
-	s.names.add(s.prefix+topic, s.prefix+topic+"_"+s.group)
+	s.names.add(s.prefix+topic, queueName(s.prefix, topic, s.group))
 	return s.Bus.Subscribe(ctx, topic, h)
 }
 
@@ -254,7 +254,7 @@ func TestLifecycle(t *testing.T) {
 				t.Errorf("Subscribe after Close: %v, want kind %v", err, core.KindUnavailable)
 			}
 			if name == "amqp" {
-				deleteObjects(t, url, b.cfg.QueuePrefix+topic, b.cfg.QueuePrefix+topic+"_"+DefaultGroup)
+				deleteObjects(t, url, b.cfg.QueuePrefix+topic, queueName(b.cfg.QueuePrefix, topic, DefaultGroup))
 			}
 		})
 	}
@@ -351,4 +351,163 @@ func TestRetryDelay(t *testing.T) {
 			t.Errorf("retryDelay(%d) = %v, want %v", tt.failures, got, tt.want)
 		}
 	}
+}
+
+// TestQueueNamesKept: the queues earshot itself declares keep their names,
+// so a running deployment's queues do not move on upgrade. server/wire.go
+// subscribes app.TopicMatchStored ("match.stored") in DefaultGroup under
+// EARSHOT_BUS_PREFIX (default "earshot"); releases before 2026-11-24 also
+// consumed "match.created", whose idle queue operators are told to delete
+// by that name. Any topic and group without "_" keep the old form.
+func TestQueueNamesKept(t *testing.T) {
+	if DefaultGroup != "earshot" {
+		t.Fatalf("DefaultGroup = %q, want earshot", DefaultGroup)
+	}
+	tests := []struct{ prefix, topic, group, want string }{
+		{"earshot", "match.stored", DefaultGroup, "earshotmatch.stored_earshot"},
+		{"earshot", "match.created", DefaultGroup, "earshotmatch.created_earshot"},
+		{"", "match.stored", DefaultGroup, "match.stored_earshot"},
+		{"cluster-0a1b2c3d", "match.stored", DefaultGroup, "cluster-0a1b2c3dmatch.stored_earshot"},
+		// A prefix may hold "_" (EARSHOT_BUS_PREFIX allows it): it is kept as is.
+		{"prod_eu_", "match.stored", DefaultGroup, "prod_eu_match.stored_earshot"},
+		{"p.", "orders:v1-x", "billing.svc", "p.orders:v1-x_billing.svc"},
+	}
+	for _, tt := range tests {
+		if got := queueName(tt.prefix, tt.topic, tt.group); got != tt.want {
+			t.Errorf("queueName(%q, %q, %q) = %q, want %q", tt.prefix, tt.topic, tt.group, got, tt.want)
+		}
+	}
+
+	// The broker gets that very name.
+	url := amqpURL(t)
+	prefix := "earshot-test." + randomHex(t) + "."
+	b := openBus(t, url, Config{QueuePrefix: prefix})
+	t.Cleanup(func() { deleteObjects(t, url, prefix+"match.stored", prefix+"match.stored_earshot") })
+	if err := b.Subscribe(t.Context(), "match.stored", func(context.Context, ports.Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !brokerHas(t, url, "queue", prefix+"match.stored_earshot") {
+		t.Fatalf("no queue %s on the broker", prefix+"match.stored_earshot")
+	}
+}
+
+// TestQueueNamesApart: names holding "_" that the old form mixed up get
+// different queues, and none of them takes the old form of another.
+func TestQueueNamesApart(t *testing.T) {
+	pairs := [][2][2]string{
+		{{"a_b", "c"}, {"a", "b_c"}},
+		{{"a_", "b"}, {"a", "_b"}},
+		{{"a", "b"}, {"a", "b_"}},
+		{{"a_:b", "c"}, {"a", ":b_c"}},
+	}
+	seen := map[string][2]string{}
+	for _, p := range pairs {
+		for _, tg := range p {
+			q := queueName("x", tg[0], tg[1])
+			if other, ok := seen[q]; ok && other != tg {
+				t.Errorf("topic %q in group %q and topic %q in group %q share queue %q", tg[0], tg[1], other[0], other[1], q)
+			}
+			seen[q] = tg
+		}
+	}
+}
+
+// TestNameLengths: AMQP names hold at most 255 bytes, and the AMQP client
+// would cut a longer one to its length modulo 256 (256 bytes becomes "",
+// a fresh server-named queue per subscriber). Up to 255 works; past it,
+// Publish and Subscribe refuse with KindInvalid, on both backends, and
+// the broker is not touched.
+func TestNameLengths(t *testing.T) {
+	for _, name := range []string{"memory", "amqp"} {
+		t.Run(name, func(t *testing.T) {
+			url := "memory://"
+			if name == "amqp" {
+				url = amqpURL(t)
+			}
+			prefix := "earshot-test." + randomHex(t) + "." // 22 bytes
+			long := func(c string, n int) string { return strings.Repeat(c, n) }
+			names := &brokerNames{}
+			if name == "amqp" {
+				t.Cleanup(func() { names.delete(t, url) })
+			}
+
+			// Queue: 22 + 200 + 1 + 32 = 255 bytes works.
+			topic, group := long("t", 195)+randomHex(t)[:5], long("g", 32)
+			names.add(prefix+topic, queueName(prefix, topic, group))
+			b := openBus(t, url, Config{QueuePrefix: prefix, Group: group})
+			if q := queueName(prefix, topic, group); len(q) != 255 {
+				t.Fatalf("queue name of %d bytes, want 255", len(q))
+			}
+			got := make(chan string, 1)
+			if err := b.Subscribe(t.Context(), topic, func(_ context.Context, e ports.Event) error {
+				got <- e.Key
+				return nil
+			}); err != nil {
+				t.Fatalf("Subscribe with a 255-byte queue name: %v", err)
+			}
+			if err := b.Publish(t.Context(), ports.Event{Topic: topic, Key: "k"}); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-got:
+			case <-time.After(bustest.Wait):
+				t.Fatal("event not delivered through a 255-byte queue name")
+			}
+
+			// One byte more is refused, before the broker sees anything.
+			topic2 := long("u", 195) + randomHex(t)[:5]
+			names.add(prefix+topic2, "")
+			err := b.Group(group+"g").Subscribe(t.Context(), topic2, func(context.Context, ports.Event) error { return nil })
+			if !core.IsKind(err, core.KindInvalid) || !strings.Contains(err.Error(), "256 bytes") {
+				t.Errorf("Subscribe with a 256-byte queue name: %v, want kind %v naming 256 bytes", err, core.KindInvalid)
+			}
+
+			// Exchange: a 100-byte prefix and a 156-byte topic.
+			bigPrefix := prefix + long("p", 78)
+			b2 := openBus(t, url, Config{QueuePrefix: bigPrefix})
+			// Its name is not recorded for cleanup: the client would cut
+			// it to "", the default exchange.
+			topic3 := long("v", 150) + randomHex(t)[:6]
+			if err := b2.Publish(t.Context(), ports.Event{Topic: topic3, Key: "k"}); !core.IsKind(err, core.KindInvalid) {
+				t.Errorf("Publish with a 256-byte exchange name: %v, want kind %v", err, core.KindInvalid)
+			}
+			err = b2.Subscribe(t.Context(), topic3, func(context.Context, ports.Event) error { return nil })
+			if !core.IsKind(err, core.KindInvalid) {
+				t.Errorf("Subscribe with a 256-byte exchange name: %v, want kind %v", err, core.KindInvalid)
+			}
+			// The refused subscription's exchange name was fine on its
+			// own; it was not declared either.
+			if name == "amqp" && brokerHas(t, url, "exchange", prefix+topic2) {
+				t.Errorf("exchange %s declared by a refused subscription", prefix+topic2)
+			}
+		})
+	}
+}
+
+// brokerHas reports whether the broker holds a queue or exchange name,
+// by a passive declare (which fails with 404 for a missing one).
+func brokerHas(t *testing.T, url, kind, name string) bool {
+	t.Helper()
+	conn, err := amqp.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kind == "queue" {
+		_, err = ch.QueueDeclarePassive(name, true, false, false, false, nil)
+	} else {
+		err = ch.ExchangeDeclarePassive(name, "fanout", true, false, false, false, nil)
+	}
+	var aerr *amqp.Error
+	if errors.As(err, &aerr) && aerr.Code == amqp.NotFound {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("passive declare of %s %s: %v", kind, name, err)
+	}
+	return true
 }

@@ -117,7 +117,7 @@ func takeSlot(slots chan struct{}) bool {
 	}
 }
 
-func (m *memory) subscribe(_ context.Context, topic, group string) (<-chan *message.Message, func(), error) {
+func (m *memory) subscribe(_ context.Context, topic, group, _ string) (<-chan *message.Message, func(), error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := groupKey{topic, group}

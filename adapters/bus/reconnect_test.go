@@ -37,7 +37,7 @@ func TestAMQPReconnect(t *testing.T) {
 	prefix := "earshot-test." + randomHex(t) + "."
 	topic := bustest.Topic(t)
 	t.Cleanup(func() {
-		deleteObjects(t, broker.String(), prefix+topic, prefix+topic+"_"+DefaultGroup)
+		deleteObjects(t, broker.String(), prefix+topic, queueName(prefix, topic, DefaultGroup))
 	})
 	b := openBus(t, viaProxy.String(), Config{QueuePrefix: prefix})
 

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -82,6 +83,7 @@ func Run(t *testing.T, f Factory) {
 		{"KeptWhileGroupAway", testKeptWhileGroupAway},
 		{"ConcurrentPublishers", testConcurrentPublishers},
 		{"FullDropsAndCounts", testFullDropsAndCounts},
+		{"UnderscoredNamesApart", testUnderscoredNamesApart},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -498,5 +500,59 @@ func waitCount(t *testing.T, c *atomic.Int64, want int) {
 			t.Fatalf("after %v, %d events handled, want %d", Wait, c.Load(), want)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// testUnderscoredNamesApart subscribes pairs of (topic, group) that read
+// alike once joined by "_": topic X_b in group c and topic X in group b_c,
+// and topic X_ in group b and topic X in group _b. Each subscription gets
+// every event of its own topic and none of another's; a broker that named
+// both queues of a pair X_b_c (or X__b) would have them compete for one
+// queue fed by both topics.
+func testUnderscoredNamesApart(t *testing.T, f Factory) {
+	const n = 20
+	b := f(t)
+	base := Topic(t)
+	subs := []struct {
+		topic, group string
+		r            *recorder
+	}{
+		{base + "_b", "c", newRecorder()}, {base, "b_c", newRecorder()},
+		{base + "_", "b", newRecorder()}, {base, "_b", newRecorder()},
+	}
+	all := newRecorder()
+	for _, s := range subs {
+		own, any := s.r.handler(s.group), all.handler(s.group)
+		subscribe(t, t.Context(), b.Subscriber(t, s.group), s.topic, func(ctx context.Context, e ports.Event) error {
+			_ = any(ctx, e)
+			return own(ctx, e)
+		})
+	}
+	keys := map[string][]string{} // topic -> its events' keys
+	var events []ports.Event
+	for _, topic := range []string{base + "_b", base, base + "_"} {
+		for i := range n {
+			k := fmt.Sprintf("%s-%02d", topic, i)
+			keys[topic] = append(keys[topic], k)
+			events = append(events, ports.Event{Topic: topic, Key: k, Payload: []byte(`{}`)})
+		}
+	}
+	publish(t, b.Publisher, events...)
+
+	// Every event reaches some subscription either way; which one tells.
+	var every []string
+	for _, ks := range keys {
+		every = append(every, ks...)
+	}
+	all.waitKeys(t, every...)
+	for _, s := range subs {
+		for _, c := range s.r.calls() {
+			if !slices.Contains(keys[s.topic], c.event.Key) {
+				t.Fatalf("the subscription to %s in group %s got event %s of another topic", s.topic, s.group, c.event.Key)
+			}
+		}
+	}
+	for _, s := range subs {
+		s.r.waitKeys(t, keys[s.topic]...)
 	}
 }
