@@ -137,8 +137,10 @@ func (a *amqpTransport) subscribe(ctx context.Context, topic, _, queue string) (
 		return nil, nil, err
 	}
 	// While the broker is away the watermill subscription waits for the
-	// connection watching its ctx but not Close, so stop ends both.
-	wctx, cancel := context.WithCancel(ctx)
+	// connection watching its ctx but not Close, so stop ends both. Only
+	// stop does: a message's context derives from wctx and ends when its
+	// Ack has been sent, which consume waits for after ctx has ended.
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	msgs, err := sub.Subscribe(wctx, topic)
 	if err != nil {
 		cancel()

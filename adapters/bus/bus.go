@@ -67,6 +67,11 @@ const (
 	retryMax = 5 * time.Second
 )
 
+// ackWait bounds how long a stopping subscription waits for the transport
+// to pass on its last Ack (a write to the broker's socket, normally
+// immediate).
+const ackWait = 5 * time.Second
+
 // keyMetadata carries Event.Key in the watermill metadata (an AMQP header).
 const keyMetadata = "event_key"
 
@@ -350,6 +355,23 @@ func (b *Bus) subscribe(ctx context.Context, topic, group string, h ports.Handle
 func (b *Bus) consume(ctx context.Context, topic, group string, msgs <-chan *message.Message, h ports.Handler) {
 	log := b.log.With("topic", topic, "group", group)
 	failures := 0
+	// The transport sends an Ack to the broker after consume has moved on;
+	// stopping the transport before then (the caller's next step) could
+	// turn a handled event into a redelivered one. A message's context
+	// ends once the transport has dealt with its Ack, so the last one
+	// acknowledged is waited for, briefly, before returning.
+	var acked *message.Message
+	defer func() {
+		if acked == nil {
+			return
+		}
+		t := time.NewTimer(ackWait)
+		defer t.Stop()
+		select {
+		case <-acked.Context().Done():
+		case <-t.C:
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -369,6 +391,7 @@ func (b *Bus) consume(ctx context.Context, topic, group string, msgs <-chan *mes
 			if err == nil {
 				failures = 0
 				msg.Ack()
+				acked = msg
 				continue
 			}
 			if ctx.Err() != nil {
