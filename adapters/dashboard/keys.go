@@ -39,6 +39,9 @@ type keysView struct {
 	MaxAPI     int
 	Scopes     []scopeOption
 	Form       keyForm
+	// IngestName is the ingest key's name as typed, shown back when the
+	// key was refused.
+	IngestName string
 	Errors     map[string]string // field -> message
 	// NewSecret is the secret of the key just made, shown on this answer
 	// only: it is not stored and no later page can show it.
@@ -165,6 +168,8 @@ func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, kind core.
 		v := keysView{Errors: map[string]string{field: core.Message(err)}}
 		if kind == core.APIKey {
 			v.Form = f
+		} else {
+			v.IngestName = f.Name
 		}
 		v.Problem = "The key was not made: see below."
 		d.renderKeys(w, r, statusOf(err), v)

@@ -3,7 +3,6 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/earshothq/earshot/core"
@@ -211,7 +210,7 @@ func (d *Dashboard) showFilters(w http.ResponseWriter, r *http.Request) {
 // archive the matches the saved filters drop.
 func (d *Dashboard) renderFilters(w http.ResponseWriter, r *http.Request, status int, p core.Phrase, f filtersForm, errs map[string]string,
 	preview *previewView) {
-	v := phraseFiltersView{layout: layout{Title: "Filters of " + strconv.Quote(p.Phrase), Nav: "phrases", SignedIn: true,
+	v := phraseFiltersView{layout: layout{Title: "Filters of “" + p.Phrase + "”", Nav: "phrases", SignedIn: true,
 		Notice: doneNotice(r, "filters")}, Phrase: d.phraseView(p), Fields: filterFieldsView{Form: f, Errors: errs},
 		CanPreview: d.deps.Window != nil, Preview: preview}
 	if len(errs) > 0 {
@@ -308,7 +307,7 @@ func (d *Dashboard) confirmDeletePhrase(w http.ResponseWriter, r *http.Request) 
 		d.fail(w, r, err)
 		return
 	}
-	d.render(w, r, http.StatusOK, "delete", &deleteView{layout: layout{Title: "Delete " + strconv.Quote(p.Phrase), Nav: "phrases", SignedIn: true},
+	d.render(w, r, http.StatusOK, "delete", &deleteView{layout: layout{Title: "Delete “" + p.Phrase + "”", Nav: "phrases", SignedIn: true},
 		Phrase: d.phraseView(p)})
 }
 
