@@ -515,3 +515,96 @@ func TestLongStoryIsSentCut(t *testing.T) {
 		t.Fatalf("%d posts, the first of %d bytes by an author of %d", len(r.posts), len(r.posts[0].Body[0]), len(r.posts[0].AuthorName))
 	}
 }
+
+// readSearchPage reads the first phrase's posts search once, facebook's
+// page being pg, and returns the read's error.
+func readSearchPage(t *testing.T, pg Page) (*run, error) {
+	t.Helper()
+	r := &run{since: map[string]string{}}
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		p := pg
+		p.URL = u.String()
+		return p
+	}}
+	rd := newReader(t, pages, r)
+	rd.Groups = -1
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	report := in.Report
+	in.Report = func(ctx context.Context, s helper.Signal, wait time.Duration) error {
+		if s.NoResponse || s.Status >= 500 || s.OK() || (s.Status == 200 && s.Location == "" && s.Code == 0) {
+			// The server's answer to a network error or an unnamed page
+			// is a wait or nothing: the read goes on to fail on its own.
+			r.reports = append(r.reports, s)
+			return nil
+		}
+		return report(ctx, s, wait)
+	}
+	return r, rd.Read(context.Background(), in, r.emit)
+}
+
+// A search facebook answered with its empty list of results is read as
+// nothing found, in an answer as in the page's HTML: the read succeeds,
+// and the phrase is recorded as read.
+func TestSearchWithNoResultsIsNothingFound(t *testing.T) {
+	for name, pg := range map[string]Page{
+		"answer": {Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{readFixture(t, "search_empty.txt")}},
+		"html":   {Status: 200, Head: "<!DOCTYPE html>", Document: readFixture(t, "search_empty_page.html")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, err := readSearchPage(t, pg)
+			if err != nil {
+				t.Fatalf("a search facebook answered with no results failed: %v", err)
+			}
+			if len(r.posts) != 0 || len(r.reports) != 1 || !r.reports[0].OK() {
+				t.Errorf("posts %v, reports %+v", r.posts, r.reports)
+			}
+		})
+	}
+}
+
+// A search page that never showed facebook's answer is a failed read,
+// not an empty one: the read fails (so no empty batch records the phrase
+// as read) and reports what the page was, a cut-off page as the network
+// error a page that never answered is.
+func TestSearchCutOffBeforeItsResultsFails(t *testing.T) {
+	// The first document of the answer, broken off in its first story.
+	first, _, _ := strings.Cut(string(readFixture(t, "search_posts.txt")), "\n")
+	broken := []byte(first[:strings.Index(first, `"creation_time"`)])
+	for _, tc := range []struct {
+		name string
+		pg   Page
+		want func(helper.Signal) bool
+	}{
+		{"cut off by the time cap", Page{Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(`{"data":{"viewer":{"notifications_unseen_count":0}}}`)}, CutOff: "time"},
+			func(s helper.Signal) bool { return s.NoResponse }},
+		{"an answer that broke off", Page{Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{broken}, CutOff: "time"},
+			func(s helper.Signal) bool { return s.NoResponse }},
+		{"a shell with no results", Page{Status: 200, Head: `<!DOCTYPE html><html id="facebook"><div id="mount_0_0_x"></div>`},
+			func(s helper.Signal) bool { return !s.OK() && !s.NoResponse && strings.Contains(s.Body, "mount_0_0_x") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := readSearchPage(t, tc.pg)
+			if err == nil || !strings.Contains(err.Error(), "no search results") {
+				t.Fatalf("err %v, want the read to fail: the page showed no results", err)
+			}
+			if len(r.posts) != 0 || len(r.reports) != 1 || !tc.want(r.reports[0]) {
+				t.Errorf("posts %v, reports %+v", r.posts, r.reports)
+			}
+		})
+	}
+}
+
+// A login wall that comes in an answer of the page, the page's own
+// address staying put, is the session's end, reported and paused on as
+// the login wall of the document is.
+func TestSearchLoginWallInAnAnswerPauses(t *testing.T) {
+	r, err := readSearchPage(t, Page{Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{readFixture(t, "login_required.txt")}})
+	var p *helper.Paused
+	if !errors.As(err, &p) {
+		t.Fatalf("err %v, want the pause", err)
+	}
+	if len(r.posts) != 0 || len(r.reports) != 1 || r.reports[0].Status != 401 {
+		t.Errorf("posts %v, reports %+v, want the 401 of a login wall", r.posts, r.reports)
+	}
+}

@@ -75,3 +75,29 @@ func classify(finalURL string, status int, head string) (string, helper.Signal) 
 	}
 	return "", seen
 }
+
+// codeLoginRequired is the error facebook's endpoints answer a request
+// whose session no longer signs in, in the envelope the page's script
+// reads before any data: for (;;);{"__ar":1,"error":1357001,
+// "errorSummary":"Log in to continue",...}. It comes in an answer while
+// the page's own address stays put, when the session ends mid-load.
+const codeLoginRequired = 1357001
+
+// answersHealth classifies what the answers a page received say about
+// the account, as Health does the page's document: "" when none names an
+// issue.
+func answersHealth(answers [][]byte) (string, helper.Signal) {
+	for _, a := range answers {
+		login := false
+		eachDocument(a, func(doc any) {
+			if m, ok := doc.(map[string]any); ok && num(m["error"]) == codeLoginRequired {
+				login = true
+			}
+		})
+		if login {
+			// Reported as the login wall is, for the same reason.
+			return SessionExpired, helper.Signal{Status: 401, Body: string(a[:min(len(a), helper.MaxSignalBody)]), Unusable: true}
+		}
+	}
+	return "", helper.Signal{}
+}
