@@ -290,7 +290,7 @@ func (r *Reader) joinedGroups(ctx context.Context, in helper.In) ([]Group, error
 	}
 	now := r.now()
 	if j := r.joined; j == nil || now.Sub(j.At) >= cmp.Or(r.GroupsEvery, DefaultGroupsEvery) || now.Before(j.At) {
-		pg, err := r.open(ctx, in, r.base()+"/groups/joins/", hasGroups, nil)
+		pg, err := r.open(ctx, in, r.base()+"/groups/joins/", hasGroups, groupsShown)
 		if err != nil {
 			return nil, err
 		}
@@ -407,22 +407,32 @@ func (r *Reader) post(s story, group string) helper.Post {
 // the read's caps, an answer that broke off, a shell with no results, a
 // login wall that came in an answer) is a failure of the read, reported
 // as such, so that the phrase is not recorded as read.
-func resultsShown(pg Page) (why, issue string, sig helper.Signal) {
-	if pageHolds(pg.Document, pg.Answers, hasResults) {
-		return "", "", helper.Signal{Status: pg.Status}
+var resultsShown = shows(hasResults, "search results")
+
+// groupsShown judges the groups page likewise: a page cut off before the
+// list of joined groups would otherwise be kept as an empty list, and no
+// group searched until the list is read again.
+var groupsShown = shows(hasGroups, "list of joined groups")
+
+// shows returns the judge of a page opened for what has finds.
+func shows(has func([]byte) bool, what string) func(Page) (why, issue string, sig helper.Signal) {
+	return func(pg Page) (why, issue string, sig helper.Signal) {
+		if pageHolds(pg.Document, pg.Answers, has) {
+			return "", "", helper.Signal{Status: pg.Status}
+		}
+		if issue, sig := answersHealth(pg.Answers); issue != "" {
+			return "an answer of the page was facebook's " + issue, issue, sig
+		}
+		if pg.CutOff != "" {
+			// No answer came in the read's time: a network error, as a
+			// page whose document never came is.
+			return "the page showed no " + what + " before it was cut off (" + pg.CutOff + ")", "", helper.Signal{NoResponse: true}
+		}
+		// The page loaded whole without it: its start goes to the
+		// server, which may name what it shows instead (a group only its
+		// members see).
+		return "the page showed no " + what, "", helper.Signal{Status: pg.Status, Body: pg.Head[:min(len(pg.Head), helper.MaxSignalBody)], Unusable: true}
 	}
-	if issue, sig := answersHealth(pg.Answers); issue != "" {
-		return "an answer of the page was facebook's " + issue, issue, sig
-	}
-	if pg.CutOff != "" {
-		// No answer to the search came in the read's time: a network
-		// error, as a page whose document never came is.
-		return "the page showed no search results before it was cut off (" + pg.CutOff + ")", "", helper.Signal{NoResponse: true}
-	}
-	// The page loaded whole and holds no results: its start goes to the
-	// server, which may name what it shows instead (a group only its
-	// members see).
-	return "the page showed no search results", "", helper.Signal{Status: pg.Status, Body: pg.Head[:min(len(pg.Head), helper.MaxSignalBody)], Unusable: true}
 }
 
 func orUnknown(s string) string {

@@ -2,6 +2,7 @@ package facebook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -606,5 +607,65 @@ func TestSearchLoginWallInAnAnswerPauses(t *testing.T) {
 	}
 	if len(r.posts) != 0 || len(r.reports) != 1 || r.reports[0].Status != 401 {
 		t.Errorf("posts %v, reports %+v, want the 401 of a login wall", r.posts, r.reports)
+	}
+}
+
+// A groups page cut off before it showed the list of joined groups is a
+// failed read: no empty list is kept (which would leave every group
+// unsearched until GroupsEvery passed), and the next read opens the
+// groups page again. A list facebook showed empty is kept as it is.
+func TestJoinedGroupsPageCutOffKeepsNoList(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	answer := groupPages(t)
+	cut := true
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		if u.Path == "/groups/joins/" && cut {
+			return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", CutOff: "time",
+				Answers: [][]byte{[]byte(`{"data":{"viewer":{"notifications_unseen_count":0}}}`)}}
+		}
+		return answer(u)
+	}}
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	in.Save = func(k, v string) error { r.since[k] = v; return nil }
+	in.Report = func(ctx context.Context, s helper.Signal, wait time.Duration) error {
+		r.reports = append(r.reports, s)
+		return nil
+	}
+	rd := newReader(t, pages, r)
+	err := rd.Read(context.Background(), in, r.emit)
+	if err == nil || !strings.Contains(err.Error(), "groups") {
+		t.Fatalf("err %v, want the groups page's failure", err)
+	}
+	if v, ok := r.since[groupsKey]; ok {
+		t.Errorf("kept the list %s from a page that showed none", v)
+	}
+	if s := r.reports[len(r.reports)-1]; !s.NoResponse {
+		t.Errorf("reported %+v, want noResponse", s)
+	}
+	cut = false
+	pages.opened = nil
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(pages.opened); !strings.HasPrefix(got, "/search/posts/ /groups/joins/ /groups/") {
+		t.Errorf("the next read opened %s, want the groups page again and its groups", got)
+	}
+	// A list facebook showed empty: no group joined.
+	r.since = map[string]string{}
+	pages.answer = func(u *url.URL) Page {
+		if u.Path == "/groups/joins/" {
+			return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>",
+				Answers: [][]byte{[]byte(`{"data":{"viewer":{"groups_tab":{"tab_groups_list":{"edges":[],"page_info":{"has_next_page":false}}}}}}`)}}
+		}
+		return answer(u)
+	}
+	rd = newReader(t, pages, r)
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatalf("a groups page with no group joined: %v", err)
+	}
+	var kept joinedGroups
+	if err := json.Unmarshal([]byte(r.since[groupsKey]), &kept); err != nil || len(kept.Groups) != 0 || kept.At.IsZero() {
+		t.Errorf("kept %q, want the empty list", r.since[groupsKey])
 	}
 }

@@ -142,9 +142,44 @@ func resultList(v any) bool {
 }
 
 // hasGroups says whether an answer, or a blob of a document, holds
-// groups.
+// groups, or the list of joined groups empty (tab_groups_list.edges) for
+// an owner in none: a page waiting for groups that will never come
+// would end only at the read's time cap, and fail.
 func hasGroups(b []byte) bool {
-	return bytes.Contains(b, []byte(`"__typename":"Group"`))
+	if bytes.Contains(b, []byte(`"__typename":"Group"`)) {
+		return true
+	}
+	if !bytes.Contains(b, []byte(`"tab_groups_list"`)) {
+		return false
+	}
+	found := false
+	eachDocument(b, func(doc any) { found = found || groupsList(doc) })
+	return found
+}
+
+// groupsList says whether v holds the list of joined groups,
+// tab_groups_list with its edges.
+func groupsList(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if l, ok := v["tab_groups_list"].(map[string]any); ok {
+			if _, ok := l["edges"].([]any); ok {
+				return true
+			}
+		}
+		for _, c := range v {
+			if groupsList(c) {
+				return true
+			}
+		}
+	case []any:
+		for _, c := range v {
+			if groupsList(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pageHolds says whether a blob of the document or one of the answers
