@@ -340,6 +340,17 @@ func (r *Reader) open(ctx context.Context, in helper.In, pageURL string, holds f
 		return Page{}, fmt.Errorf("facebook: %s: no answer (through the proxy: %t): %w", pathOf(pageURL), in.ViaProxy, err)
 	}
 	issue, sig := Health(pg.URL, pg.Status, pg.Head)
+	if issue != "" && shown != nil {
+		// An issue read from the body alone (the address and the status
+		// name none) on a page that holds what it was opened for is the
+		// page's own words, a post that speaks of a captcha among the
+		// results: a captcha or block page holds no results.
+		if byPlace, _ := Health(pg.URL, pg.Status, ""); byPlace == "" {
+			if why, _, _ := shown(pg); why == "" {
+				issue, sig = "", helper.Signal{Status: pg.Status}
+			}
+		}
+	}
 	why := ""
 	if issue == "" && sig.OK() && shown != nil {
 		why, issue, sig = shown(pg)

@@ -669,3 +669,36 @@ func TestJoinedGroupsPageCutOffKeepsNoList(t *testing.T) {
 		t.Errorf("kept %q, want the empty list", r.since[groupsKey])
 	}
 }
+
+// A search page's own words are not facebook's: a phrase that names a
+// captcha or a block ("captcha solver"), which the page repeats in its
+// title, or a post among the results that speaks of one, is no captcha
+// or block page, and the account is not paused for it.
+func TestPageWordsAreNoCaptcha(t *testing.T) {
+	doc := strings.Replace(string(readFixture(t, "search_page.html")), "Is the acme grinder worth it for espresso at home?",
+		"Facebook keeps asking me for a captcha and says I am temporarily blocked", 1)
+	for name, pg := range map[string]Page{
+		"the phrase in the title": {Status: 200, Head: "<!DOCTYPE html><title>captcha solver - Search | Facebook</title>",
+			Answers: [][]byte{readFixture(t, "search_posts.txt")}},
+		"a post of the results": {Status: 200, Head: doc, Document: []byte(doc)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := &run{since: map[string]string{}}
+			pages := &fakePages{answer: func(u *url.URL) Page {
+				p := pg
+				p.URL = u.String()
+				return p
+			}}
+			rd := newReader(t, pages, r)
+			rd.Groups = -1
+			in := r.in(nil)
+			in.Phrases = []helper.Phrase{{Phrase: "captcha solver"}}
+			if err := rd.Read(context.Background(), in, r.emit); err != nil {
+				t.Fatalf("the search read as a captcha or block page: %v", err)
+			}
+			if len(r.posts) == 0 || len(r.reports) != 1 || !r.reports[0].OK() {
+				t.Errorf("%d posts, reports %+v", len(r.posts), r.reports)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package facebook
 
 import (
+	"html"
 	"net/url"
 	"strings"
 
@@ -42,11 +43,18 @@ func Health(finalURL string, status int, head string) (string, helper.Signal) {
 
 func classify(finalURL string, status int, head string) (string, helper.Signal) {
 	head = head[:min(len(head), helper.MaxSignalBody)]
-	path := ""
+	path, query := "", ""
 	if u, err := url.Parse(finalURL); err == nil {
 		path = strings.ToLower(u.Path)
+		query = strings.ToLower(strings.TrimSpace(u.Query().Get("q")))
 	}
 	body := strings.ToLower(head)
+	if query != "" {
+		// A search page repeats its phrase (its title, its
+		// configuration): a phrase naming a captcha or a block is the
+		// owner's words, not facebook's.
+		body = strings.ReplaceAll(strings.ReplaceAll(body, query, ""), html.EscapeString(query), "")
+	}
 	seen := helper.Signal{Status: status, Body: head}
 	moved := helper.Signal{Status: status, Location: finalURL, Body: head}
 	switch {
