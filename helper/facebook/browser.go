@@ -56,7 +56,7 @@ func (p *Browser) Read(ctx context.Context, r PageRequest) (Page, error) {
 		// server takes.
 		return Page{}, fmt.Errorf("the page did not answer (cut off: %s)", pg.CutOff)
 	}
-	out := Page{URL: pg.URL, Status: pg.Status, Head: string(pg.Document[:min(len(pg.Document), headSize)]), Header: pg.Header, Document: pg.Document}
+	out := Page{URL: pg.URL, Status: pg.Status, Head: string(pg.Document[:min(len(pg.Document), headSize)]), Header: pg.Header, Document: pg.Document, CutOff: pg.CutOff}
 	for _, a := range pg.Answers {
 		if a.Body != nil {
 			out.Answers = append(out.Answers, a.Body)

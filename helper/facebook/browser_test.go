@@ -14,6 +14,7 @@ import (
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/health"
+	"github.com/earshothq/earshot/helper"
 	"github.com/earshothq/earshot/helper/browser"
 )
 
@@ -224,5 +225,90 @@ func TestBrowserPageThatNeverAnswersIsNoResponse(t *testing.T) {
 	s := r.reports[0]
 	if err := health.CheckSignal(health.Signal{Platform: core.Facebook, Status: s.Status, NoResponse: s.NoResponse}); err != nil {
 		t.Errorf("the server refuses the report: %v", err)
+	}
+}
+
+// In Chromium, a search page is read as "no results" only when facebook
+// answered with its empty list; a page whose results answer never came,
+// or came as the login wall, or that moved to a checkpoint while it
+// loaded, fails the read and reports what it was.
+func TestBrowserSearchCutOffBeforeItsResults(t *testing.T) {
+	needBrowser(t)
+	empty, login := readFixture(t, "search_empty.txt"), readFixture(t, "login_required.txt")
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/search/posts/":
+			// The page's script asks for the results as facebook's does;
+			// q names how the fake answers.
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!DOCTYPE html><html id="facebook"><body><div id="mount_0_0_x"></div><script>
+fetch('/api/graphql/', {method: 'POST', body: 'fb_api_req_friendly_name=CometNotificationsBadgeCountQuery'})
+  .then(() => fetch('/api/graphql/', {method: 'POST', body: %q}))
+  .then(r => r.text()).then(t => { if (t === 'checkpoint') location.href = '/checkpoint/828281030927956/?next=%%2F'; });
+</script></body></html>`, r.URL.Query().Get("q"))
+		case "/checkpoint/828281030927956/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<!DOCTYPE html><title>Confirm your identity</title>")
+		case "/api/graphql/":
+			body, _ := io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			switch string(body) {
+			case "empty":
+				w.Write(empty)
+			case "login":
+				w.Write(login)
+			case "checkpoint":
+				fmt.Fprint(w, "checkpoint")
+			case "never":
+				select {
+				case <-r.Context().Done():
+				case <-release:
+				}
+			default:
+				fmt.Fprint(w, `{"data":{"viewer":{"notifications_unseen_count":0}}}`)
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	// The page that never gets its results waits out a short cap; the
+	// others have the time a busy machine needs.
+	pages := &Browser{Options: browser.Options{NoSandbox: true, Timeout: 30 * time.Second}}
+	defer pages.Close()
+	short := &Browser{Options: browser.Options{NoSandbox: true, Timeout: 3 * time.Second}}
+	defer short.Close()
+	for _, tc := range []struct {
+		q    string
+		ok   bool
+		want func(s helper.Signal) bool
+	}{
+		{"empty", true, helper.Signal.OK},
+		{"never", false, func(s helper.Signal) bool { return s.NoResponse }},
+		{"login", false, func(s helper.Signal) bool { return s.Status == 401 }},
+		{"checkpoint", false, func(s helper.Signal) bool { return strings.Contains(s.Location, "/checkpoint/") }},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			r := &run{since: map[string]string{}}
+			in := r.in([]core.Cookie{{Name: "c_user", Value: "1000", Domain: ".facebook.com"}})
+			in.Phrases = []helper.Phrase{{Phrase: tc.q}}
+			in.Report = func(ctx context.Context, s helper.Signal, wait time.Duration) error {
+				r.reports = append(r.reports, s)
+				return nil
+			}
+			rd := &Reader{Pages: pages, BaseURL: srv.URL, Pace: -1, Groups: -1}
+			if tc.q == "never" {
+				rd.Pages = short
+			}
+			err := rd.Read(context.Background(), in, r.emit)
+			if (err == nil) != tc.ok {
+				t.Fatalf("err %v, want a failed read: %t", err, !tc.ok)
+			}
+			if len(r.posts) != 0 || len(r.reports) != 1 || !tc.want(r.reports[0]) {
+				t.Errorf("posts %v, reports %+v", r.posts, r.reports)
+			}
+		})
 	}
 }

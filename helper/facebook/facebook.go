@@ -82,6 +82,9 @@ type Page struct {
 	// Answers are the bodies of the answers the page received whose
 	// address matched, in the order they came.
 	Answers [][]byte
+	// CutOff says why the read stopped before the page held what it was
+	// opened for (its time or size cap), "" when it did not stop early.
+	CutOff string
 }
 
 // PageRequest is one page to open.
@@ -287,7 +290,7 @@ func (r *Reader) joinedGroups(ctx context.Context, in helper.In) ([]Group, error
 	}
 	now := r.now()
 	if j := r.joined; j == nil || now.Sub(j.At) >= cmp.Or(r.GroupsEvery, DefaultGroupsEvery) || now.Before(j.At) {
-		pg, err := r.open(ctx, in, r.base()+"/groups/joins/", hasGroups)
+		pg, err := r.open(ctx, in, r.base()+"/groups/joins/", hasGroups, groupsShown)
 		if err != nil {
 			return nil, err
 		}
@@ -309,8 +312,11 @@ func (r *Reader) joinedGroups(ctx context.Context, in helper.In) ([]Group, error
 
 // open opens a page, after the pace, and reports what facebook answered;
 // it returns the page when it is the one asked for, and an error (a
-// *helper.Paused among them) when it is not.
-func (r *Reader) open(ctx context.Context, in helper.In, pageURL string, holds func([]byte) bool) (Page, error) {
+// *helper.Paused among them) when it is not. shown, when set, judges a
+// page that answered normally: it says why the page did not show what it
+// was opened for ("" when it did), with the issue and the signal that
+// report it.
+func (r *Reader) open(ctx context.Context, in helper.In, pageURL string, holds func([]byte) bool, shown func(Page) (why, issue string, sig helper.Signal)) (Page, error) {
 	if err := r.pace(ctx); err != nil {
 		return Page{}, err
 	}
@@ -334,12 +340,30 @@ func (r *Reader) open(ctx context.Context, in helper.In, pageURL string, holds f
 		return Page{}, fmt.Errorf("facebook: %s: no answer (through the proxy: %t): %w", pathOf(pageURL), in.ViaProxy, err)
 	}
 	issue, sig := Health(pg.URL, pg.Status, pg.Head)
+	if issue != "" && shown != nil {
+		// An issue read from the body alone (the address and the status
+		// name none) on a page that holds what it was opened for is the
+		// page's own words, a post that speaks of a captcha among the
+		// results: a captcha or block page holds no results.
+		if byPlace, _ := Health(pg.URL, pg.Status, ""); byPlace == "" {
+			if why, _, _ := shown(pg); why == "" {
+				issue, sig = "", helper.Signal{Status: pg.Status}
+			}
+		}
+	}
+	why := ""
+	if issue == "" && sig.OK() && shown != nil {
+		why, issue, sig = shown(pg)
+	}
 	wait := time.Duration(0)
 	if n, err := strconv.Atoi(strings.TrimSpace(pg.Header.Get("Retry-After"))); err == nil && n > 0 && issue == RateLimited {
 		wait = time.Duration(n) * time.Second // the wait facebook named
 	}
 	if err := in.Report(ctx, sig, wait); err != nil {
 		return Page{}, err
+	}
+	if why != "" {
+		return Page{}, fmt.Errorf("facebook: %s: %s (through the proxy: %t)", pathOf(pageURL), why, in.ViaProxy)
 	}
 	if issue != "" || !sig.OK() {
 		return Page{}, fmt.Errorf("facebook: %s: the page answered %d (%s), not the page asked for", pathOf(pageURL), pg.Status, orUnknown(issue))
@@ -348,7 +372,7 @@ func (r *Reader) open(ctx context.Context, in helper.In, pageURL string, holds f
 }
 
 func (r *Reader) readSearch(ctx context.Context, in helper.In, s search, emit func(helper.Post, helper.Mark) error) error {
-	pg, err := r.open(ctx, in, r.searchURL(s), hasResults)
+	pg, err := r.open(ctx, in, r.searchURL(s), hasResults, resultsShown)
 	if err != nil {
 		return err
 	}
@@ -386,6 +410,40 @@ func (r *Reader) post(s story, group string) helper.Post {
 		p.Community = group
 	}
 	return p
+}
+
+// resultsShown judges a search page that answered normally. Only
+// facebook's own answer to the search, its results or its empty list of
+// them, says that nothing matched; a page that shows neither (cut off by
+// the read's caps, an answer that broke off, a shell with no results, a
+// login wall that came in an answer) is a failure of the read, reported
+// as such, so that the phrase is not recorded as read.
+var resultsShown = shows(hasResults, "search results")
+
+// groupsShown judges the groups page likewise: a page cut off before the
+// list of joined groups would otherwise be kept as an empty list, and no
+// group searched until the list is read again.
+var groupsShown = shows(hasGroups, "list of joined groups")
+
+// shows returns the judge of a page opened for what has finds.
+func shows(has func([]byte) bool, what string) func(Page) (why, issue string, sig helper.Signal) {
+	return func(pg Page) (why, issue string, sig helper.Signal) {
+		if pageHolds(pg.Document, pg.Answers, has) {
+			return "", "", helper.Signal{Status: pg.Status}
+		}
+		if issue, sig := answersHealth(pg.Answers); issue != "" {
+			return "an answer of the page was facebook's " + issue, issue, sig
+		}
+		if pg.CutOff != "" {
+			// No answer came in the read's time: a network error, as a
+			// page whose document never came is.
+			return "the page showed no " + what + " before it was cut off (" + pg.CutOff + ")", "", helper.Signal{NoResponse: true}
+		}
+		// The page loaded whole without it: its start goes to the
+		// server, which may name what it shows instead (a group only its
+		// members see).
+		return "the page showed no " + what, "", helper.Signal{Status: pg.Status, Body: pg.Head[:min(len(pg.Head), helper.MaxSignalBody)], Unusable: true}
+	}
 }
 
 func orUnknown(s string) string {

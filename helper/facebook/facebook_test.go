@@ -2,6 +2,7 @@ package facebook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -513,5 +514,191 @@ func TestLongStoryIsSentCut(t *testing.T) {
 		`"actors":[{"name":"`+strings.Repeat("&", 400_000)+`"}]}}}`)
 	if len(r.posts) != 1 || len(r.posts[0].Body[0]) > core.MaxPostText || len(r.posts[0].AuthorName) > 200 {
 		t.Fatalf("%d posts, the first of %d bytes by an author of %d", len(r.posts), len(r.posts[0].Body[0]), len(r.posts[0].AuthorName))
+	}
+}
+
+// readSearchPage reads the first phrase's posts search once, facebook's
+// page being pg, and returns the read's error.
+func readSearchPage(t *testing.T, pg Page) (*run, error) {
+	t.Helper()
+	r := &run{since: map[string]string{}}
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		p := pg
+		p.URL = u.String()
+		return p
+	}}
+	rd := newReader(t, pages, r)
+	rd.Groups = -1
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	report := in.Report
+	in.Report = func(ctx context.Context, s helper.Signal, wait time.Duration) error {
+		if s.NoResponse || s.Status >= 500 || s.OK() || (s.Status == 200 && s.Location == "" && s.Code == 0) {
+			// The server's answer to a network error or an unnamed page
+			// is a wait or nothing: the read goes on to fail on its own.
+			r.reports = append(r.reports, s)
+			return nil
+		}
+		return report(ctx, s, wait)
+	}
+	return r, rd.Read(context.Background(), in, r.emit)
+}
+
+// A search facebook answered with its empty list of results is read as
+// nothing found, in an answer as in the page's HTML: the read succeeds,
+// and the phrase is recorded as read.
+func TestSearchWithNoResultsIsNothingFound(t *testing.T) {
+	for name, pg := range map[string]Page{
+		"answer": {Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{readFixture(t, "search_empty.txt")}},
+		"html":   {Status: 200, Head: "<!DOCTYPE html>", Document: readFixture(t, "search_empty_page.html")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, err := readSearchPage(t, pg)
+			if err != nil {
+				t.Fatalf("a search facebook answered with no results failed: %v", err)
+			}
+			if len(r.posts) != 0 || len(r.reports) != 1 || !r.reports[0].OK() {
+				t.Errorf("posts %v, reports %+v", r.posts, r.reports)
+			}
+		})
+	}
+}
+
+// A search page that never showed facebook's answer is a failed read,
+// not an empty one: the read fails (so no empty batch records the phrase
+// as read) and reports what the page was, a cut-off page as the network
+// error a page that never answered is.
+func TestSearchCutOffBeforeItsResultsFails(t *testing.T) {
+	// The first document of the answer, broken off in its first story.
+	first, _, _ := strings.Cut(string(readFixture(t, "search_posts.txt")), "\n")
+	broken := []byte(first[:strings.Index(first, `"creation_time"`)])
+	for _, tc := range []struct {
+		name string
+		pg   Page
+		want func(helper.Signal) bool
+	}{
+		{"cut off by the time cap", Page{Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{[]byte(`{"data":{"viewer":{"notifications_unseen_count":0}}}`)}, CutOff: "time"},
+			func(s helper.Signal) bool { return s.NoResponse }},
+		{"an answer that broke off", Page{Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{broken}, CutOff: "time"},
+			func(s helper.Signal) bool { return s.NoResponse }},
+		{"a shell with no results", Page{Status: 200, Head: `<!DOCTYPE html><html id="facebook"><div id="mount_0_0_x"></div>`},
+			func(s helper.Signal) bool { return !s.OK() && !s.NoResponse && strings.Contains(s.Body, "mount_0_0_x") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := readSearchPage(t, tc.pg)
+			if err == nil || !strings.Contains(err.Error(), "no search results") {
+				t.Fatalf("err %v, want the read to fail: the page showed no results", err)
+			}
+			if len(r.posts) != 0 || len(r.reports) != 1 || !tc.want(r.reports[0]) {
+				t.Errorf("posts %v, reports %+v", r.posts, r.reports)
+			}
+		})
+	}
+}
+
+// A login wall that comes in an answer of the page, the page's own
+// address staying put, is the session's end, reported and paused on as
+// the login wall of the document is.
+func TestSearchLoginWallInAnAnswerPauses(t *testing.T) {
+	r, err := readSearchPage(t, Page{Status: 200, Head: "<!DOCTYPE html>", Answers: [][]byte{readFixture(t, "login_required.txt")}})
+	var p *helper.Paused
+	if !errors.As(err, &p) {
+		t.Fatalf("err %v, want the pause", err)
+	}
+	if len(r.posts) != 0 || len(r.reports) != 1 || r.reports[0].Status != 401 {
+		t.Errorf("posts %v, reports %+v, want the 401 of a login wall", r.posts, r.reports)
+	}
+}
+
+// A groups page cut off before it showed the list of joined groups is a
+// failed read: no empty list is kept (which would leave every group
+// unsearched until GroupsEvery passed), and the next read opens the
+// groups page again. A list facebook showed empty is kept as it is.
+func TestJoinedGroupsPageCutOffKeepsNoList(t *testing.T) {
+	r := &run{since: map[string]string{}}
+	answer := groupPages(t)
+	cut := true
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		if u.Path == "/groups/joins/" && cut {
+			return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>", CutOff: "time",
+				Answers: [][]byte{[]byte(`{"data":{"viewer":{"notifications_unseen_count":0}}}`)}}
+		}
+		return answer(u)
+	}}
+	in := r.in(nil)
+	in.Phrases = in.Phrases[:1]
+	in.Save = func(k, v string) error { r.since[k] = v; return nil }
+	in.Report = func(ctx context.Context, s helper.Signal, wait time.Duration) error {
+		r.reports = append(r.reports, s)
+		return nil
+	}
+	rd := newReader(t, pages, r)
+	err := rd.Read(context.Background(), in, r.emit)
+	if err == nil || !strings.Contains(err.Error(), "groups") {
+		t.Fatalf("err %v, want the groups page's failure", err)
+	}
+	if v, ok := r.since[groupsKey]; ok {
+		t.Errorf("kept the list %s from a page that showed none", v)
+	}
+	if s := r.reports[len(r.reports)-1]; !s.NoResponse {
+		t.Errorf("reported %+v, want noResponse", s)
+	}
+	cut = false
+	pages.opened = nil
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(pages.opened); !strings.HasPrefix(got, "/search/posts/ /groups/joins/ /groups/") {
+		t.Errorf("the next read opened %s, want the groups page again and its groups", got)
+	}
+	// A list facebook showed empty: no group joined.
+	r.since = map[string]string{}
+	pages.answer = func(u *url.URL) Page {
+		if u.Path == "/groups/joins/" {
+			return Page{URL: u.String(), Status: 200, Head: "<!DOCTYPE html>",
+				Answers: [][]byte{[]byte(`{"data":{"viewer":{"groups_tab":{"tab_groups_list":{"edges":[],"page_info":{"has_next_page":false}}}}}}`)}}
+		}
+		return answer(u)
+	}
+	rd = newReader(t, pages, r)
+	if err := rd.Read(context.Background(), in, r.emit); err != nil {
+		t.Fatalf("a groups page with no group joined: %v", err)
+	}
+	var kept joinedGroups
+	if err := json.Unmarshal([]byte(r.since[groupsKey]), &kept); err != nil || len(kept.Groups) != 0 || kept.At.IsZero() {
+		t.Errorf("kept %q, want the empty list", r.since[groupsKey])
+	}
+}
+
+// A search page's own words are not facebook's: a phrase that names a
+// captcha or a block ("captcha solver"), which the page repeats in its
+// title, or a post among the results that speaks of one, is no captcha
+// or block page, and the account is not paused for it.
+func TestPageWordsAreNoCaptcha(t *testing.T) {
+	doc := strings.Replace(string(readFixture(t, "search_page.html")), "Is the acme grinder worth it for espresso at home?",
+		"Facebook keeps asking me for a captcha and says I am temporarily blocked", 1)
+	for name, pg := range map[string]Page{
+		"the phrase in the title": {Status: 200, Head: "<!DOCTYPE html><title>captcha solver - Search | Facebook</title>",
+			Answers: [][]byte{readFixture(t, "search_posts.txt")}},
+		"a post of the results": {Status: 200, Head: doc, Document: []byte(doc)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := &run{since: map[string]string{}}
+			pages := &fakePages{answer: func(u *url.URL) Page {
+				p := pg
+				p.URL = u.String()
+				return p
+			}}
+			rd := newReader(t, pages, r)
+			rd.Groups = -1
+			in := r.in(nil)
+			in.Phrases = []helper.Phrase{{Phrase: "captcha solver"}}
+			if err := rd.Read(context.Background(), in, r.emit); err != nil {
+				t.Fatalf("the search read as a captcha or block page: %v", err)
+			}
+			if len(r.posts) == 0 || len(r.reports) != 1 || !r.reports[0].OK() {
+				t.Errorf("%d posts, reports %+v", len(r.posts), r.reports)
+			}
+		})
 	}
 }

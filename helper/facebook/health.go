@@ -1,6 +1,7 @@
 package facebook
 
 import (
+	"html"
 	"net/url"
 	"strings"
 
@@ -42,11 +43,18 @@ func Health(finalURL string, status int, head string) (string, helper.Signal) {
 
 func classify(finalURL string, status int, head string) (string, helper.Signal) {
 	head = head[:min(len(head), helper.MaxSignalBody)]
-	path := ""
+	path, query := "", ""
 	if u, err := url.Parse(finalURL); err == nil {
 		path = strings.ToLower(u.Path)
+		query = strings.ToLower(strings.TrimSpace(u.Query().Get("q")))
 	}
 	body := strings.ToLower(head)
+	if query != "" {
+		// A search page repeats its phrase (its title, its
+		// configuration): a phrase naming a captcha or a block is the
+		// owner's words, not facebook's.
+		body = strings.ReplaceAll(strings.ReplaceAll(body, query, ""), html.EscapeString(query), "")
+	}
 	seen := helper.Signal{Status: status, Body: head}
 	moved := helper.Signal{Status: status, Location: finalURL, Body: head}
 	switch {
@@ -74,4 +82,30 @@ func classify(finalURL string, status int, head string) (string, helper.Signal) 
 		return "", helper.Signal{Status: status}
 	}
 	return "", seen
+}
+
+// codeLoginRequired is the error facebook's endpoints answer a request
+// whose session no longer signs in, in the envelope the page's script
+// reads before any data: for (;;);{"__ar":1,"error":1357001,
+// "errorSummary":"Log in to continue",...}. It comes in an answer while
+// the page's own address stays put, when the session ends mid-load.
+const codeLoginRequired = 1357001
+
+// answersHealth classifies what the answers a page received say about
+// the account, as Health does the page's document: "" when none names an
+// issue.
+func answersHealth(answers [][]byte) (string, helper.Signal) {
+	for _, a := range answers {
+		login := false
+		eachDocument(a, func(doc any) {
+			if m, ok := doc.(map[string]any); ok && num(m["error"]) == codeLoginRequired {
+				login = true
+			}
+		})
+		if login {
+			// Reported as the login wall is, for the same reason.
+			return SessionExpired, helper.Signal{Status: 401, Body: string(a[:min(len(a), helper.MaxSignalBody)]), Unusable: true}
+		}
+	}
+	return "", helper.Signal{}
 }

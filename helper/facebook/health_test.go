@@ -27,6 +27,8 @@ func TestHealth(t *testing.T) {
 		{"captcha in the body", base + "/search/posts/?q=acme", 200, "<div id=\"captcha\">Enter the characters you see</div>", CaptchaHTML},
 		{"429", base + "/search/posts/?q=acme", 429, "", RateLimited},
 		{"temporarily blocked", base + "/search/posts/?q=acme", 200, "<h2>You’re Temporarily Blocked</h2><p>It looks like you were misusing this feature by going too fast.</p>", RateLimited},
+		{"the phrase in the page", base + "/search/posts/?q=Captcha+Solver", 200, "<title>captcha solver - Search | Facebook</title>", ""},
+		{"captcha beside the phrase", base + "/search/posts/?q=acme", 200, "<title>acme</title><div id=\"captcha\">", CaptchaHTML},
 		{"server error is no account issue", base + "/search/posts/?q=acme", 500, "", ""},
 	}
 	for _, c := range cases {

@@ -88,16 +88,98 @@ func blobs(doc []byte) [][]byte {
 }
 
 // hasResults says whether an answer, or a blob of a document, holds
-// search results: stories, or the empty result list of a search that
-// found none.
+// facebook's answer to a search: stories, or its list of results, which
+// is empty when the search found nothing (serpResponse.results.edges in
+// a search, group_feed.edges in a group's feed). It reads the JSON, not
+// the bytes: an answer that broke off after its first "post_id" holds
+// no answer to read, and a page waiting on it would end before the
+// answer came.
 func hasResults(b []byte) bool {
-	return bytes.Contains(b, []byte(`"post_id"`)) || bytes.Contains(b, []byte(`"serpResponse"`)) || bytes.Contains(b, []byte(`"group_feed"`))
+	if !bytes.Contains(b, []byte(`"post_id"`)) && !bytes.Contains(b, []byte(`"serpResponse"`)) && !bytes.Contains(b, []byte(`"group_feed"`)) {
+		return false
+	}
+	found := false
+	eachDocument(b, func(doc any) {
+		if !found && !resultList(doc) {
+			walk(doc, "", func(story) { found = true })
+			return
+		}
+		found = true
+	})
+	return found
+}
+
+// resultList says whether v holds a search's list of results, empty or
+// not: an edges list under serpResponse.results or group_feed.
+func resultList(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if r, ok := v["serpResponse"].(map[string]any); ok {
+			if res, ok := r["results"].(map[string]any); ok {
+				if _, ok := res["edges"].([]any); ok {
+					return true
+				}
+			}
+		}
+		if f, ok := v["group_feed"].(map[string]any); ok {
+			if _, ok := f["edges"].([]any); ok {
+				return true
+			}
+		}
+		for _, c := range v {
+			if resultList(c) {
+				return true
+			}
+		}
+	case []any:
+		for _, c := range v {
+			if resultList(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasGroups says whether an answer, or a blob of a document, holds
-// groups.
+// groups, or the list of joined groups empty (tab_groups_list.edges) for
+// an owner in none: a page waiting for groups that will never come
+// would end only at the read's time cap, and fail.
 func hasGroups(b []byte) bool {
-	return bytes.Contains(b, []byte(`"__typename":"Group"`))
+	if bytes.Contains(b, []byte(`"__typename":"Group"`)) {
+		return true
+	}
+	if !bytes.Contains(b, []byte(`"tab_groups_list"`)) {
+		return false
+	}
+	found := false
+	eachDocument(b, func(doc any) { found = found || groupsList(doc) })
+	return found
+}
+
+// groupsList says whether v holds the list of joined groups,
+// tab_groups_list with its edges.
+func groupsList(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if l, ok := v["tab_groups_list"].(map[string]any); ok {
+			if _, ok := l["edges"].([]any); ok {
+				return true
+			}
+		}
+		for _, c := range v {
+			if groupsList(c) {
+				return true
+			}
+		}
+	case []any:
+		for _, c := range v {
+			if groupsList(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pageHolds says whether a blob of the document or one of the answers
