@@ -55,11 +55,11 @@ const closedMemory = 24 * time.Hour
 const maxOwned = 4096
 
 // maxSuspects is how many refusals of communities not known to answer,
-// with no answer between, are taken for a block of the address. More
-// than one, so closed communities read one after the other (the oldest
-// checkpoints come first, cycle after cycle) do not rest the way for
-// everyone; few, so a block seen first on communities not answered
-// lately costs few requests.
+// with no answer between, make the way ask a community it answered
+// lately (a control read) or, with none to ask, are taken for a block of
+// the address. More than one, so a closed community's two listings, or
+// a few closed communities, cost no control read; few, so a block seen
+// first on communities not answered lately costs few requests.
 const maxSuspects = 4
 
 // remember notes set at now in m, made if nil, dropping entries older
