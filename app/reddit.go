@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -45,7 +46,22 @@ type Reddit struct {
 	window      *Window
 
 	maxGroup int // communities a read takes at most; 0: ports.MaxRedditGroup
+
+	// quietMu guards quietSince: per community, since when the group
+	// reads reddit answered held none of its items (see silentFor).
+	quietMu    sync.Mutex
+	quietSince map[string]time.Time
 }
+
+// silentFor is how long group reads that reddit answered may hold none of
+// a community's posts or comments before its posts are read alone once,
+// to check it. Reddit answers a group (/r/a+b+c) without the items of a
+// member it will not show (private, banned, unknown) and says nothing of
+// it; read alone, such a member is refused, and named. A day of silence in
+// both listings is rare for a community anyone watches, so a readable
+// quiet one costs one request more a day, never one a cycle. Kept in
+// memory: a restart starts the day again.
+const silentFor = 24 * time.Hour
 
 // RedditDeps are the ports the reddit poller uses, and the settings that
 // name this process and reach back.
@@ -100,7 +116,8 @@ type community struct {
 	phrases []core.Phrase
 	set     *Compiled // compiled on first use
 	cps     map[ports.RedditListing]*ports.RedditCheckpoint
-	whole   int // listings read whole this cycle
+	whole   int  // listings read whole this cycle
+	check   bool // silent for silentFor in group reads: its posts are read alone
 }
 
 // Cycle reads each watched community's two listings, quiet ones together.
@@ -151,6 +168,7 @@ func (r *Reddit) Cycle(ctx context.Context, interval time.Duration) (RedditCycle
 		}
 	}
 	st.Communities = len(mine)
+	r.markSilent(byName, mine, start)
 
 	// A listing never read starts from its community's oldest phrase's
 	// last check (its creation, or the last read before checkpoints were
@@ -227,6 +245,8 @@ func (r *Reddit) planItem(c *community, l ports.RedditListing, now time.Time) pl
 	// A community reddit said does not exist, or refused as closed, is
 	// read alone, so its neighbours in a group are not held up by it.
 	it.solo = (cp.LastError == errNoCommunity || strings.HasPrefix(cp.LastError, errClosed)) && cp.LastErrorAt.Equal(cp.LastReadAt)
+	// One listing read alone is enough to check a silent community.
+	it.solo = it.solo || (c.check && l == ports.RedditPosts)
 	it.since = maxTime(since.Add(-r.overlap), now.Add(-maxLookback))
 	return it
 }
@@ -287,6 +307,7 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		return false, r.checkpoints.SaveRedditCheckpoints(ctx, cps)
 	}
 	st.Reads++
+	r.heard(read, len(want) > 1, now)
 	for _, rf := range read.Refused {
 		r.sources.CountRead(rf.Via, false)
 	}
@@ -367,6 +388,46 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		}
 	}
 	return false, nil
+}
+
+// markSilent sets check on each of mine that group reads reddit answered
+// held nothing of for silentFor, and forgets communities no longer
+// watched, so the memory stays as large as the watched set.
+func (r *Reddit) markSilent(byName map[string]*community, mine []*community, now time.Time) {
+	r.quietMu.Lock()
+	defer r.quietMu.Unlock()
+	for name := range r.quietSince {
+		if byName[name] == nil {
+			delete(r.quietSince, name)
+		}
+	}
+	for _, c := range mine {
+		if t, ok := r.quietSince[c.name]; ok && now.Sub(t) >= silentFor {
+			c.check = true
+		}
+	}
+}
+
+// heard takes in a read reddit answered: a community of it starts its
+// silence at its first read, and starts it again whenever the read held
+// an item of it, or read it alone (reddit refuses a member it will not
+// show when it is read alone, so an answer says it is readable). The
+// archive answers one community at a time and says nothing of reddit's
+// groups.
+func (r *Reddit) heard(read ports.RedditRead, group bool, now time.Time) {
+	if read.Via == ports.RedditViaArchive {
+		return
+	}
+	r.quietMu.Lock()
+	defer r.quietMu.Unlock()
+	if r.quietSince == nil {
+		r.quietSince = map[string]time.Time{}
+	}
+	for _, cv := range read.Covered {
+		if _, ok := r.quietSince[cv.Community]; !ok || cv.Posts > 0 || !group {
+			r.quietSince[cv.Community] = now
+		}
+	}
 }
 
 // refusals says briefly which ways refused and why ("json: http 403,

@@ -40,6 +40,9 @@ type way struct {
 	suspects   map[string]suspect
 	owned      map[string]time.Time
 	answeredAt map[string]time.Time
+	// controlling is set while a control read is out (see refusedUnclear),
+	// so concurrent reads do not send a second one for the same rest.
+	controlling bool
 }
 
 // closedMemory is how long a refusal known to be a community's own is
@@ -52,11 +55,11 @@ const closedMemory = 24 * time.Hour
 const maxOwned = 4096
 
 // maxSuspects is how many refusals of communities not known to answer,
-// with no answer between, are taken for a block of the address. More
-// than one, so closed communities read one after the other (the oldest
-// checkpoints come first, cycle after cycle) do not rest the way for
-// everyone; few, so a block seen first on communities not answered
-// lately costs few requests.
+// with no answer between, make the way ask a community it answered
+// lately (a control read) or, with none to ask, are taken for a block of
+// the address. More than one, so a closed community's two listings, or
+// a few closed communities, cost no control read; few, so a block seen
+// first on communities not answered lately costs few requests.
 const maxSuspects = 4
 
 // remember notes set at now in m, made if nil, dropping entries older
@@ -83,6 +86,10 @@ func remember(m *map[string]time.Time, set string, now time.Time) {
 func (w *way) answered(set string, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.answeredLocked(set, now)
+}
+
+func (w *way) answeredLocked(set string, now time.Time) {
 	for s := range w.suspects {
 		if s != set {
 			remember(&w.owned, s, now)
@@ -98,29 +105,85 @@ func (w *way) answered(set string, now time.Time) {
 // and it is set's. rest: w answered set lately, so the refusal is a
 // change at the address (or set just closed, which costs one rest, once:
 // its answer is forgotten); or maxSuspects such refusals came with no
-// answer between. Neither: set joins the suspects until an answer.
-func (w *way) refusedUnclear(set, reason string, now time.Time) (own, rest bool) {
+// answer between and no community answered lately is left to ask.
+// control: maxSuspects such refusals came with no answer between, and
+// control is a community w answered lately: set is held as suspect, and
+// the caller asks control once, then hands the outcome to controlled.
+// Several closed communities read one after the other (their
+// checkpoints are the oldest, cycle after cycle) would otherwise rest the
+// way for everyone. None of these: set joins the suspects until an answer.
+func (w *way) refusedUnclear(set, reason string, now time.Time) (own, rest bool, control string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if t, ok := w.owned[set]; ok && now.Sub(t) < closedMemory {
-		return true, false
+		return true, false, ""
 	}
 	if t, ok := w.answeredAt[set]; ok {
 		delete(w.answeredAt, set)
 		if now.Sub(t) < closedMemory {
 			clear(w.suspects)
-			return false, true
+			return false, true, ""
 		}
 	}
-	if len(w.suspects)+1 >= maxSuspects {
-		clear(w.suspects)
-		return false, true
+	if len(w.suspects)+1 >= maxSuspects && !w.controlling {
+		control = w.controlFor(set, now)
+		if control == "" {
+			clear(w.suspects)
+			return false, true, ""
+		}
+		w.controlling = true
 	}
 	if w.suspects == nil {
 		w.suspects = map[string]suspect{}
 	}
 	w.suspects[set] = suspect{reason: reason, at: now}
-	return false, false
+	return false, false, control
+}
+
+// controlFor is the communities w answered last, within closedMemory,
+// other than set and the suspects: the likeliest to answer again unless
+// the address is refused. "" when there are none, as where a single
+// community is watched. Called with mu held.
+func (w *way) controlFor(set string, now time.Time) string {
+	best, at := "", time.Time{}
+	for s, t := range w.answeredAt {
+		if _, held := w.suspects[s]; held || s == set || now.Sub(t) >= closedMemory {
+			continue
+		}
+		if best == "" || t.After(at) || (t.Equal(at) && s < best) {
+			best, at = s, t
+		}
+	}
+	return best
+}
+
+// The outcomes of a control read.
+const (
+	controlAnswered = iota // the way answered it
+	controlRefused         // asked, and refused or failed
+	controlNotAsked        // no request went out (reddit's budget, the caller's ctx)
+)
+
+// controlled takes in how the control read of refusedUnclear went, and
+// reports whether the way rests. Answered: the suspects' refusals were
+// their own, as when the way answers any other read. Refused: the address
+// is refused; the suspects are dropped, and the control's answer is
+// forgotten, so should the control itself have just closed, that costs
+// one rest, once. Not asked: nothing is known, and the way rests as it
+// did before control reads.
+func (w *way) controlled(control string, outcome int, now time.Time) (rest bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.controlling = false
+	switch outcome {
+	case controlAnswered:
+		w.answeredLocked(control, now)
+		return false
+	case controlRefused:
+		delete(w.answeredAt, control)
+	}
+	clear(w.suspects)
+	return true
 }
 
 // suspect is an unclear refusal held until the way answers: why, and when.
@@ -290,10 +353,34 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 		rest := true
 		if unclear(err) {
 			var own bool
-			if own, rest = w.refusedUnclear(group, err.Error(), now); own {
+			var control string
+			if own, rest, control = w.refusedUnclear(group, err.Error(), now); own {
 				// The way answered others since this read was last
 				// refused so: the refusal is the communities' own.
 				return tried(), core.Errorf(core.KindNotFound, "r/%s: reddit says the community is not readable (%s: %s)", group, w.via, err)
+			}
+			if control != "" {
+				n, cerr := s.control(ctx, w, q.Listing, control, q.Deadline)
+				requests += n
+				outcome := controlAnswered
+				switch {
+				case cerr == nil:
+				case n == 0:
+					outcome = controlNotAsked
+				default:
+					outcome = controlRefused
+				}
+				rest = w.controlled(control, outcome, s.now())
+				if ctx.Err() != nil {
+					return tried(), core.Wrap(core.KindUnavailable, ctx.Err(), "reading r/"+group+" stopped")
+				}
+				if errors.As(cerr, &f) && f.status == http.StatusTooManyRequests {
+					// The control met reddit's budget, not a block: rest
+					// every way on it, as any 429 does.
+					err = cerr
+				}
+				s.log.Info("reddit refused several communities in a row; asked one it answered lately", "via", w.via,
+					"communities", group, "control", control, "answered", cerr == nil)
 			}
 		}
 		if !rest {
@@ -546,6 +633,23 @@ func (s *Source) fetchPage(ctx context.Context, w *way, path string, qs url.Valu
 		es := listingEntries(l.Items, single)
 		return es, l.After, l.After == "" || len(es) == 0, nil
 	}
+}
+
+// control asks w for one item of the listing l of set, a read it
+// answered lately, paced as any request. Its answer says only whether the
+// way still answers; its items are left to set's own reads. n is the
+// number of requests made.
+func (s *Source) control(ctx context.Context, w *way, l ports.RedditListing, set string, deadline time.Time) (n int, err error) {
+	path := "/r/" + set + "/" + string(l)
+	qs := url.Values{"limit": {"1"}}
+	if w.via == ports.RedditViaFeed {
+		path += "/.rss"
+	} else {
+		path += ".json"
+		qs.Set("raw_json", "1")
+	}
+	_, _, _, err = s.fetchPage(ctx, w, path, qs, deadline, "", &n)
+	return n, err
 }
 
 // listingEntries turns a JSON page into entries. single is the community

@@ -33,14 +33,18 @@
 // an answer of the wrong shape) of communities the way answered within a
 // day is a change at the address: the way rests at once, and forgets
 // that answer, so a community that just closed costs one rest, once.
-// Otherwise the communities are held as suspect, and the way rests only
-// when four are refused with no answer between, or at once when a
-// suspect's other listing comes next; so closed communities read one
-// after the other do not rest the way for everyone, and a block first
-// seen on communities the way has not answered lately costs up to three
-// requests more per rest (keyless JSON, blocked for most server
-// addresses, answers none, so four requests a rest). Once the way
-// answered others after them, the suspects' refusals are their own:
+// Otherwise the communities are held as suspect, and a suspect's other
+// listing passes the way over. At the fourth refused with no answer
+// between, the way asks once, for one item, communities it answered
+// lately (a control read, paced and counted as any request): answered,
+// the suspects were closed, and the way stays open; refused, or with none
+// answered lately to ask (keyless JSON, blocked for most server
+// addresses, answers none; a single watched community), the way rests.
+// So closed communities read one after the other, however many, do not
+// rest the way for everyone, and a block first seen on communities the
+// way has not answered lately costs up to four requests more per rest
+// (three without a control read). Once the way answered others after
+// them, the suspects' refusals are their own:
 // their next refusal so is core.KindNotFound ("reddit says the community
 // is not readable (feed: http 403)"), for a day, and rests nothing.
 //
