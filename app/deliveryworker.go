@@ -139,7 +139,9 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 		deps:  deps,
 		cfg:   cfg,
 		msg:   messenger{sender: deps.Sender, channels: channelSender(deps.Channels, deps.Sender), sealer: deps.Sealer, metrics: deps.Metrics},
-		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize},
+		// A channel on a digest that failed sends switch off ends its
+		// period, as its owner's switch-off does.
+		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize, EndPeriod: periodEnd(deps.Clock, deps.SiteURL)},
 		// A claimed delivery may wait for the sends of its webhook held
 		// before it (up to half a claim, and the claim), each within the
 		// timeout; the margin covers a slow database, and leaseMargin the
