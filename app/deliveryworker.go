@@ -135,10 +135,10 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 		deps.SiteURL = func() string { return "" }
 	}
 	return &DeliveryWorker{
-		site:  deps.SiteURL,
-		deps:  deps,
-		cfg:   cfg,
-		msg:   messenger{sender: deps.Sender, channels: channelSender(deps.Channels, deps.Sender), sealer: deps.Sealer, metrics: deps.Metrics},
+		site: deps.SiteURL,
+		deps: deps,
+		cfg:  cfg,
+		msg:  messenger{sender: deps.Sender, channels: channelSender(deps.Channels, deps.Sender), sealer: deps.Sealer, metrics: deps.Metrics},
 		// A channel on a digest that failed sends switch off ends its
 		// period, as its owner's switch-off does.
 		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize, EndPeriod: periodEnd(deps.Clock, deps.SiteURL)},
