@@ -70,7 +70,7 @@ func (s *ChannelDigests) Sweep(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return queued, err
 		}
-		_, ok, err := s.channel(ctx, ch, now, false)
+		ok, err := s.channel(ctx, ch, now)
 		if err != nil {
 			s.log.WarnContext(ctx, "a channel's digest was not queued; the next sweep tries again", "channel", ch.ID, "err", err)
 			continue
@@ -85,17 +85,41 @@ func (s *ChannelDigests) Sweep(ctx context.Context) (int, error) {
 	return queued, nil
 }
 
-// channel ends ch's digest period if it is due, or now whatever its
-// schedule when force (the channel leaves its digest: Channels.Update),
-// queuing the period's digest when it had matches. ended reports whether
-// this call ended the period; false with no error means the store
-// refused: another replica ended it first, or the channel is no longer
-// active and on a digest. queued reports whether a digest was queued.
-func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook, now time.Time, force bool) (ended, queued bool, err error) {
+// channel ends ch's digest period if it is due, queuing the period's
+// digest when it had matches, and reports whether it queued one. The
+// store refuses the end, with no error, when another replica ended the
+// period first, or the channel is no longer active and on a digest.
+func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook, now time.Time) (bool, error) {
+	due, d, err := digestOf(ch, now, false, s.site, func(from, to time.Time, limit int) ([]core.Match, int, error) {
+		return s.store.DigestMatches(ctx, ch, from, to, limit)
+	})
+	if err != nil || !due {
+		return false, err
+	}
+	ok, err := s.store.AddDigest(ctx, ch, now, d, core.DeliveryLogSize)
+	return ok && d != nil, err
+}
+
+// periodEnd ends a channel's open period at the clock's now, whatever its
+// schedule, with the digest the sweep would write (ports.PeriodEnd): the
+// channel leaves its digest, by its owner's change or switched off by
+// failed sends.
+func periodEnd(clock ports.Clock, site func() string) ports.PeriodEnd {
+	return func(ch core.Webhook, read ports.DigestRead) (time.Time, *core.Delivery, error) {
+		now := clock.Now()
+		_, d, err := digestOf(ch, now, true, site, read)
+		return now, d, err
+	}
+}
+
+// digestOf reports whether ch's digest is due at now, or ends its period
+// now whatever its schedule when force, and writes the period's digest
+// of the matches read gives: nil when the period had none.
+func digestOf(ch core.Webhook, now time.Time, force bool, site func() string, read ports.DigestRead) (bool, *core.Delivery, error) {
 	due, from := core.DigestDue(ch.Schedule, ch.LastDigestAt, now)
 	if !due {
 		if !force {
-			return false, false, nil
+			return false, nil, nil
 		}
 		// Not due yet: the open period began at the last digest.
 		from = ch.LastDigestAt
@@ -103,24 +127,19 @@ func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook, now time.
 	if from.Before(ch.CreatedAt) {
 		from = ch.CreatedAt // nothing before the channel was made
 	}
-	ms, total, err := s.store.DigestMatches(ctx, ch, from, now, core.ChannelDigestShown)
+	ms, total, err := read(from, now, core.ChannelDigestShown)
+	if err != nil || total == 0 {
+		return true, nil, err
+	}
+	dg := core.ChannelDigest{Frequency: ch.Schedule.Frequency, At: now, Total: total, MoreURL: dashboardLink(site)}
+	for _, m := range ms {
+		dg.Matches = append(dg.Matches, core.ChannelMatchOf(m))
+	}
+	body, err := core.RenderChannelDigest(ch.Kind, dg)
 	if err != nil {
-		return false, false, err
+		return true, nil, err
 	}
-	var d *core.Delivery
-	if total > 0 {
-		dg := core.ChannelDigest{Frequency: ch.Schedule.Frequency, At: now, Total: total, MoreURL: dashboardLink(s.site)}
-		for _, m := range ms {
-			dg.Matches = append(dg.Matches, core.ChannelMatchOf(m))
-		}
-		body, err := core.RenderChannelDigest(ch.Kind, dg)
-		if err != nil {
-			return false, false, err
-		}
-		d = &core.Delivery{Event: core.EventDigest, Trigger: core.TriggerScheduled, Status: core.DeliveryQueued, Payload: body}
-	}
-	ok, err := s.store.AddDigest(ctx, ch, now, d, core.DeliveryLogSize)
-	return ok, ok && d != nil, err
+	return true, &core.Delivery{Event: core.EventDigest, Trigger: core.TriggerScheduled, Status: core.DeliveryQueued, Payload: body}, nil
 }
 
 // dashboardLink is where a digest, or a channel's burst, sends the owner

@@ -17,10 +17,11 @@ type ChannelDeps struct {
 	// Sender sends test messages; nil means the webhook service's
 	// sender, when it sends channel messages too.
 	Sender ports.ChannelSender
-	// Digests ends a channel's open digest period when its owner takes
-	// it off its digest, as the sweep ends one that is due, so the two
-	// write a digest alike. Nil means one on Store with the webhook
-	// service's clock, log and wake-up, whose digests link nowhere.
+	// Digests gives the address the digest links to when its owner takes
+	// a channel off its digest, which ends the open period as the sweep
+	// ends one that is due, so the two write a digest alike. Nil means one
+	// on Store with the webhook service's clock, log and wake-up, whose
+	// digests link nowhere.
 	Digests *ChannelDigests
 }
 
@@ -148,69 +149,17 @@ func changedSchedule(w core.Webhook, ch ports.ChannelChange) (core.AlertSchedule
 	return channelSchedule(freq, hour, zone)
 }
 
-// leavesDigest reports whether ch takes w, active and on a digest, off
-// it: moved to at once, or switched off.
-func leavesDigest(w core.Webhook, ch ports.ChannelChange) (bool, error) {
-	if !w.Active || !w.Schedule.Digest() {
-		return false, nil
-	}
-	sched, err := changedSchedule(w, ch)
-	if err != nil {
-		return false, err
-	}
-	return !sched.Digest() || ch.Active != nil && !*ch.Active, nil
-}
-
-// leaveTries bounds how often closePeriod reads the channel again after
-// the store refused to end its period. Each refusal means a sweep or
-// another change ended it meanwhile, which leaves a new, short period
-// open; several in a row are not expected.
-const leaveTries = 3
-
-// closePeriod ends the open digest period of a channel that ch takes
-// off its digest, queuing the period's digest when it had matches, as
-// the sweep does: while on a digest the channel had no at-once delivery
-// queued for a match, and no later digest would carry those matches. It
-// reports whether a digest was queued.
-//
-// The period ends before the change is stored, so a match scored in the
-// instant between the two, by a scoring batch that read the channel as
-// still on its digest, is in neither the digest nor an at-once message.
-// Closing that needs the end of the period and the change in one
-// transaction, which ports.ChannelStore does not offer.
-func (s *Channels) closePeriod(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (bool, error) {
-	if ch.Frequency == nil && (ch.Active == nil || *ch.Active) {
-		return false, nil // only a frequency or a switch-off takes a channel off its digest
-	}
-	for range leaveTries {
-		w, err := s.w.own(ctx, ownerID, id, true)
-		if err != nil {
-			return false, err
-		}
-		leaves, err := leavesDigest(w, ch)
-		if err != nil || !leaves {
-			return false, err
-		}
-		ended, queued, err := s.digests.channel(ctx, w, s.w.deps.Clock.Now(), true)
-		if err != nil {
-			return false, core.Wrap(core.KindInternal, err, "the channel's open digest could not be queued; try again")
-		}
-		if ended {
-			return queued, nil
-		}
-	}
-	return false, core.Errorf(core.KindInternal, "the channel's open digest could not be queued; try again")
-}
-
 // Update changes a channel: switched on or off (on forgets its failures,
 // as for a webhook), its filters, its frequency, its destination. A
 // channel put on a digest, or switched on while on one, starts its
 // period then: a digest gathers what was scored while the channel was on
 // and on a digest, none of what an at-once message already carried. A
 // channel its owner takes off its digest (to at once, or switched off)
-// first ends its open period, with a digest when the period had matches;
-// switched off, the channel keeps that digest queued until it is on
-// again, as it keeps its at-once messages.
+// ends its open period with the change, in one transaction, with a
+// digest when the period had matches; switched off, the channel keeps
+// that digest queued until it is on again, as it keeps its at-once
+// messages. Scoring that read the channel as on its digest is in that
+// digest, and scoring after reads the change.
 // KindInvalid, KindNotFound, KindPlanLimit.
 func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (core.Webhook, error) {
 	if err := s.w.gate(ctx); err != nil {
@@ -223,25 +172,9 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 	if err != nil {
 		return core.Webhook{}, err
 	}
-	if ch.URL != nil || ch.Token != nil || ch.ChatID != nil {
-		// A refused destination changes nothing, the open digest period
-		// included: checked before the period ends below.
-		w, sealed, err := s.w.deps.Store.WebhookSecrets(ctx, ownerID, id)
-		if err == nil {
-			if err = ofKind(w, true); err == nil {
-				_, err = s.newTarget(w, sealed.Current, ch)
-			}
-		}
-		if err != nil {
-			return core.Webhook{}, named(err, true)
-		}
-	}
-	queued, err := s.closePeriod(ctx, ownerID, id, ch)
-	if err != nil {
-		return core.Webhook{}, named(err, true)
-	}
 	now := s.w.deps.Clock.Now()
-	w, err := s.store.UpdateChannel(ctx, ownerID, id, func(w core.Webhook, sealed []byte) (core.Webhook, []byte, error) {
+	end := periodEnd(s.w.deps.Clock, s.digests.site)
+	w, err := s.store.UpdateChannelPeriod(ctx, ownerID, id, func(w core.Webhook, sealed []byte) (core.Webhook, []byte, error) {
 		was := w
 		sched, err := changedSchedule(w, ch)
 		if err != nil {
@@ -271,12 +204,8 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 			w.LastDigestAt = now
 		}
 		return w, resealed, nil
-	})
+	}, end, core.DeliveryLogSize)
 	if err != nil {
-		if queued {
-			// The channel is still on, so its digest is due now.
-			s.w.deps.Wake()
-		}
 		return core.Webhook{}, named(err, true)
 	}
 	if w.Active {

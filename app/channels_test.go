@@ -167,15 +167,24 @@ type chans struct {
 
 func newChans(t *testing.T, w world, switchedOff func(context.Context, core.Webhook)) *chans {
 	t.Helper()
+	clock := &handClock{now: time.Now().UTC()}
+	c := newChansOn(t, w, switchedOff, clock)
+	c.clock = clock
+	return c
+}
+
+// newChansOn is newChans on clock, which the worker does not share: it
+// keeps the system's. c.clock is nil.
+func newChansOn(t *testing.T, w world, switchedOff func(context.Context, core.Webhook), clock ports.Clock) *chans {
+	t.Helper()
 	fake := newFakeServices(t)
 	sender := webhooksender.New(webhooksender.Config{Timeout: 2 * time.Second, AllowPrivate: true, TelegramAPI: fake.srv.URL})
 	h := newHooksVia(t, w, DeliveryConfig{Schedule: core.RetrySchedule{}}, sender, switchedOff) // one try each
-	clock := &handClock{now: time.Now().UTC()}
 	svc := NewWebhooks(WebhookDeps{Store: h.store, Sender: sender, Sealer: h.sealer, Clock: clock, Log: quiet, Wake: h.worker.Poke},
 		WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 10}, AllowPrivate: true})
 	store := gormstore.NewChannelStore(w.db)
 	digests := NewChannelDigests(ChannelDigestDeps{Store: store, Clock: clock, Log: quiet, Wake: h.worker.Poke, SiteURL: func() string { return "https://earshot.test" }})
-	return &chans{hooks: h, svc: svc, Channels: NewChannels(ChannelDeps{Webhooks: svc, Store: store, Digests: digests}), cstore: store, clock: clock, fake: fake,
+	return &chans{hooks: h, svc: svc, Channels: NewChannels(ChannelDeps{Webhooks: svc, Store: store, Digests: digests}), cstore: store, fake: fake,
 		digests: digests}
 }
 

@@ -135,11 +135,13 @@ func NewDeliveryWorker(deps DeliveryDeps, cfg DeliveryConfig) *DeliveryWorker {
 		deps.SiteURL = func() string { return "" }
 	}
 	return &DeliveryWorker{
-		site:  deps.SiteURL,
-		deps:  deps,
-		cfg:   cfg,
-		msg:   messenger{sender: deps.Sender, channels: channelSender(deps.Channels, deps.Sender), sealer: deps.Sealer, metrics: deps.Metrics},
-		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize},
+		site: deps.SiteURL,
+		deps: deps,
+		cfg:  cfg,
+		msg:  messenger{sender: deps.Sender, channels: channelSender(deps.Channels, deps.Sender), sealer: deps.Sealer, metrics: deps.Metrics},
+		// A channel on a digest that failed sends switch off ends its
+		// period, as its owner's switch-off does.
+		rules: ports.AttemptRules{Webhook: core.Webhook.AfterDelivery, KeepLog: core.DeliveryLogSize, EndPeriod: periodEnd(deps.Clock, deps.SiteURL)},
 		// A claimed delivery may wait for the sends of its webhook held
 		// before it (up to half a claim, and the claim), each within the
 		// timeout; the margin covers a slow database, and leaseMargin the

@@ -34,6 +34,14 @@ type ChannelStore interface {
 	// nothing is stored. KindNotFound for an unknown id and for a
 	// webhook's.
 	UpdateChannel(ctx context.Context, ownerID, id string, change func(w core.Webhook, sealed []byte) (core.Webhook, []byte, error)) (core.Webhook, error)
+	// UpdateChannelPeriod is UpdateChannel that, when change takes the
+	// channel, active and on a digest, off it (to at once, or switched
+	// off), ends the channel's open period in the same transaction (end,
+	// which sets LastDigestAt), its digest queued as AddDigest queues d,
+	// the log trimmed to keep. An error from end is returned as is and
+	// nothing is stored.
+	UpdateChannelPeriod(ctx context.Context, ownerID, id string, change func(w core.Webhook, sealed []byte) (core.Webhook, []byte, error),
+		end PeriodEnd, keep int) (core.Webhook, error)
 
 	// DigestChannels returns every active channel on a digest (hourly or
 	// daily), of every owner, in id order: those a digest sweep looks at.
@@ -53,6 +61,22 @@ type ChannelStore interface {
 	// deleted meanwhile is false, not an error.
 	AddDigest(ctx context.Context, ch core.Webhook, at time.Time, d *core.Delivery, keep int) (bool, error)
 }
+
+// DigestRead reads the matches a digest of a channel gathers, scored in
+// [from, to), as ChannelStore.DigestMatches does.
+type DigestRead func(from, to time.Time, limit int) (shown []core.Match, total int, err error)
+
+// PeriodEnd ends the open digest period of a channel that leaves its
+// digest (ChannelStore.UpdateChannelPeriod, AttemptRules.EndPeriod):
+// given the channel, its schedule and period as they stood, and read, it
+// returns the period's
+// end, the channel's LastDigestAt from then on, and the period's digest,
+// nil when it had no match. The store calls it under the channel's row
+// lock, in the transaction that stores the change, once the scoring
+// under way has been stored and with later scoring held until that
+// transaction ends: a match is scored before the end and read, or after
+// the change, by scoring that reads the channel as it now stands.
+type PeriodEnd func(ch core.Webhook, read DigestRead) (end time.Time, digest *core.Delivery, err error)
 
 // NewChannel is what an owner gives for a new channel. MinScore nil
 // means core.DefaultWebhookMinScore, Platforms nil every platform, an

@@ -118,6 +118,12 @@ type AttemptRules struct {
 	// KeepLog is how many of its newest deliveries a webhook's log keeps;
 	// 0 keeps every one.
 	KeepLog int
+	// EndPeriod ends the open period of a channel on a digest that
+	// Webhook switches off, in the same transaction, as
+	// ChannelStore.UpdateChannelPeriod ends one its owner takes off its
+	// digest: the digest waits queued while the channel is off, and the
+	// period the switch-on starts drops nothing. Nil leaves it open.
+	EndPeriod PeriodEnd
 }
 
 // AttemptResult is what recording an attempt did.

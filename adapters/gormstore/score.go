@@ -138,13 +138,8 @@ func (db *DB) scoringBarrier(ctx context.Context, to time.Time) error {
 		return nil
 	}
 	asked := time.Now().UnixMicro()
-	var err error
-	if !db.postgres {
-		err = db.write(ctx).Exec("SELECT 1").Error
-	} else {
-		// A statement of its own: its transaction, and the lock, end with it.
-		err = db.write(ctx).Exec("SELECT pg_advisory_xact_lock(?)", scoringKey).Error
-	}
+	// A statement of its own: its transaction, and the lock, end with it.
+	err := db.holdScoring(db.write(ctx))
 	for err == nil { // keep the latest: two sweeps may race
 		last := db.barrier.Load()
 		if asked <= last || db.barrier.CompareAndSwap(last, asked) {
@@ -152,6 +147,15 @@ func (db *DB) scoringBarrier(ctx context.Context, to time.Time) error {
 		}
 	}
 	return err
+}
+
+// holdScoring waits for the scoring under way and holds later scoring
+// until q's transaction ends: on Postgres the scoring lock taken alone, on
+// SQLite a turn on the writer, which a transaction on it holds already.
+// One taken after row locks must leave the scoring able to read those
+// rows (KEY SHARE), or the two would wait for each other.
+func (db *DB) holdScoring(q *gorm.DB) error {
+	return q.Exec(db.pick("SELECT pg_advisory_xact_lock(?)", "SELECT ?"), scoringKey).Error
 }
 
 // holdPhrases holds, on Postgres, the phrases of the updates' matches

@@ -432,6 +432,13 @@ func (s *WebhookStore) FinishAttempts(ctx context.Context, attempts []ports.Atte
 				}
 			}
 			out[i].Webhook, out[i].SwitchedOff = row.webhook(), before.Active && !row.Active
+			if out[i].SwitchedOff && before.Schedule.Digest() && rules.EndPeriod != nil {
+				// Trimmed below with the rest of the channel's log.
+				if err := s.db.endPeriod(tx, row, rules.EndPeriod, 0); err != nil {
+					return err
+				}
+				out[i].Webhook = row.webhook()
+			}
 		}
 		for _, id := range ids {
 			if err := trimLog(tx, id, rules.KeepLog); err != nil {

@@ -20,6 +20,7 @@ func testChannelStore(t *testing.T, s Stores) {
 	// Before the others, which start once this function returns: they
 	// claim every due delivery, and would take this one's.
 	t.Run("ClaimBurst", func(t *testing.T) { testClaimBurst(t, s) })
+	t.Run("SwitchOffEndsPeriod", func(t *testing.T) { testSwitchOffEndsPeriod(t, s) })
 	for _, c := range []struct {
 		name string
 		run  func(*testing.T, Stores)
@@ -29,6 +30,7 @@ func testChannelStore(t *testing.T, s Stores) {
 		{"QueuedOnScore", testChannelQueuedOnScore},
 		{"DigestMatches", testDigestMatches},
 		{"AddDigest", testAddDigest},
+		{"UpdateChannelPeriod", testUpdateChannelPeriod},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
