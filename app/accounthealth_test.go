@@ -408,7 +408,7 @@ func TestNotificationEmailsSentOnce(t *testing.T) {
 		subjects = append(subjects, m.Subject)
 	}
 	all := strings.Join(subjects, "\n")
-	if !strings.Contains(all, "Your facebook account needs you: Facebook wants to verify the account") ||
+	if !strings.Contains(all, "Your facebook account needs you: The platform wants to verify the account") ||
 		!strings.Contains(all, "Your reddit account needs you: Session expired") {
 		t.Fatalf("subjects %q", subjects)
 	}

@@ -58,7 +58,7 @@ type Info struct {
 // infos holds each issue's headline, remedy and action; the rest of its
 // Info follows from the action (Describe).
 var infos = map[Issue]Info{
-	Checkpointed: {Title: "Facebook wants to verify the account", Action: OpenChallenge,
+	Checkpointed: {Title: "The platform wants to verify the account", Action: OpenChallenge,
 		Remedy: "Open the challenge, complete the checkpoint in the browser, then mark it resolved."},
 	ChallengeInterstitial: {Title: "A challenge page blocks the account", Action: OpenChallenge,
 		Remedy: "Open the challenge, get past it in the browser, then mark it resolved."},

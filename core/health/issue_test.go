@@ -1,6 +1,9 @@
 package health
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseIssue(t *testing.T) {
 	tests := []struct {
@@ -81,6 +84,22 @@ func TestResolvable(t *testing.T) {
 	for _, is := range append(Issues, None) {
 		if got := is.Resolvable(); got != want[is] {
 			t.Errorf("%q.Resolvable() = %v", is, got)
+		}
+	}
+}
+
+// An x account sent to /account/access is checkpointed too (and subcode
+// 459 is a checkpoint on any platform): the words shown for it must not
+// say Facebook.
+func TestCheckpointNamesNoPlatform(t *testing.T) {
+	is := Classify(Signal{Platform: "x", Status: 302, Location: "https://x.com/account/access"})
+	if is != Checkpointed {
+		t.Fatalf("x's /account/access = %q, want %q", is, Checkpointed)
+	}
+	in, _ := Describe(is)
+	for _, s := range []string{in.Title, in.Remedy} {
+		if strings.Contains(strings.ToLower(s), "facebook") {
+			t.Fatalf("a checkpoint on x is described as %q", s)
 		}
 	}
 }
