@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -127,7 +128,10 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		}
 		delete(r.paused, platform)
 	}
-	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}}
+	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}, unread: func() []string { return nil }}
+	if u, ok := rd.(Unreader); ok {
+		b.unread = u.Unread
+	}
 	in := In{
 		Phrases:  phrases,
 		Session:  jar,
@@ -158,8 +162,9 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	// What was found before a failure is sent all the same: the posts
 	// come oldest first, so their checkpoints never pass a post unsent.
 	// A read that found nothing sends an empty batch, which records the
-	// read of the phrases on the server.
-	if len(b.posts) > 0 || (readErr == nil && b.sent == 0) {
+	// read of the phrases on the server; so does one that read, after its
+	// last batch, communities that batch named unread.
+	if len(b.posts) > 0 || (readErr == nil && (b.sent == 0 || !slices.Equal(b.unread(), b.sentUnread))) {
 		if err := b.flush(ctx); err != nil {
 			return errors.Join(readErr, err)
 		}
@@ -188,6 +193,10 @@ type batcher struct {
 	sent     int
 	ingested int
 	skipped  int
+	// unread returns the communities the read has not read yet (see
+	// Unreader); sentUnread is what the last batch accepted named.
+	unread     func() []string
+	sentUnread []string
 }
 
 func (b *batcher) add(p Post, m Mark) error {
@@ -210,11 +219,13 @@ func (b *batcher) add(p Post, m Mark) error {
 
 // flush sends the batch and, once it is accepted, moves its checkpoints.
 func (b *batcher) flush(ctx context.Context) error {
-	res, err := b.r.Client.Ingest(ctx, b.platform, b.posts)
+	unread := b.unread()
+	res, err := b.r.Client.IngestUnread(ctx, b.platform, b.posts, unread)
 	if err != nil {
 		return fmt.Errorf("%s: sending %d posts: %w", b.platform, len(b.posts), err)
 	}
 	b.sent++
+	b.sentUnread = unread
 	b.ingested += res.Ingested
 	b.skipped += res.Skipped
 	if err := b.r.State.Set(b.marks); err != nil {
