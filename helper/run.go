@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -162,9 +161,10 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	// What was found before a failure is sent all the same: the posts
 	// come oldest first, so their checkpoints never pass a post unsent.
 	// A read that found nothing sends an empty batch, which records the
-	// read of the phrases on the server; so does one that read, after its
-	// last batch, communities that batch named unread.
-	if len(b.posts) > 0 || (readErr == nil && (b.sent == 0 || !slices.Equal(b.unread(), b.sentUnread))) {
+	// read of the phrases on the server. The last batch names what the
+	// whole read left unread: a batch is sent only once a post follows it
+	// (batcher.add), so after a batch there is always one more.
+	if len(b.posts) > 0 || (readErr == nil && b.sent == 0) {
 		if err := b.flush(ctx); err != nil {
 			return errors.Join(readErr, err)
 		}
@@ -194,9 +194,8 @@ type batcher struct {
 	ingested int
 	skipped  int
 	// unread returns the communities the read has not read yet (see
-	// Unreader); sentUnread is what the last batch accepted named.
-	unread     func() []string
-	sentUnread []string
+	// Unreader), named by each batch as it is sent.
+	unread func() []string
 }
 
 func (b *batcher) add(p Post, m Mark) error {
@@ -225,7 +224,6 @@ func (b *batcher) flush(ctx context.Context) error {
 		return fmt.Errorf("%s: sending %d posts: %w", b.platform, len(b.posts), err)
 	}
 	b.sent++
-	b.sentUnread = unread
 	b.ingested += res.Ingested
 	b.skipped += res.Skipped
 	if err := b.r.State.Set(b.marks); err != nil {
