@@ -75,11 +75,25 @@ func NewIngest(d IngestDeps, limits core.Limits) *Ingest {
 // It returns the account the posts were read with and the counts of posts
 // stored and skipped.
 func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, posts []core.IngestPost) (accountID string, ingested, skipped int, err error) {
-	p, err := core.ParsePlatform("platform", platform)
+	return s.IngestBatch(ctx, ownerID, core.IngestBatch{Platform: platform, Posts: posts})
+}
+
+// IngestBatch is Ingest of a batch that may name the reddit communities
+// its helper's pass did not read (b.Unread, see core.UnreadCommunities):
+// the batch records the read of the other phrases only. A bad value
+// refuses the batch whole (KindInvalid) before anything is stored or
+// recorded.
+func (s *Ingest) IngestBatch(ctx context.Context, ownerID string, b core.IngestBatch) (accountID string, ingested, skipped int, err error) {
+	posts := b.Posts
+	p, err := core.ParsePlatform("platform", b.Platform)
 	if err != nil {
 		return "", 0, 0, err
 	}
 	if err := core.CheckIngestBatch(len(posts)); err != nil {
+		return "", 0, 0, err
+	}
+	unread, err := b.Unread.On(p)
+	if err != nil {
 		return "", 0, 0, err
 	}
 	if err := s.backlog.admit(); err != nil {
@@ -93,8 +107,9 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 	if err != nil {
 		return "", 0, 0, err
 	}
-	// A batch, even an empty one, is a helper's pass over these phrases.
-	if err := s.matchers.markRead(ctx, m, s.clock.Now()); err != nil {
+	// A batch, even an empty one, is a helper's pass over these phrases,
+	// but for those of the communities it says it did not read.
+	if err := s.matchers.markRead(ctx, m, s.clock.Now(), unread); err != nil {
 		s.log.WarnContext(ctx, "recording the phrases a helper read failed", "owner", ownerID, "platform", p, "err", err)
 	}
 	batch := make([]ports.PostMatches, 0, len(posts))

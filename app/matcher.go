@@ -24,8 +24,11 @@ type Compiled struct {
 	// words holds, for each phrase with such words, the numbers in set
 	// of its exclude and require words; nil when no phrase has any.
 	words  []filterWords
-	nwords int          // distinct filter words
-	read   atomic.Int64 // when a helper's read of these phrases was last recorded, in µs since 1970
+	nwords int // distinct filter words
+	// read holds, for each phrase, when a helper's read of it was last
+	// recorded, in µs since 1970 (0: not yet): per phrase, since a batch
+	// may leave the phrases of some communities unread.
+	read []atomic.Int64
 }
 
 // filterWords are the numbers in Compiled.set of a phrase's exclude and
@@ -80,17 +83,27 @@ func (m *Matchers) For(ctx context.Context, ownerID string, p core.Platform) (*C
 const readEvery = time.Minute
 
 // markRead records that a helper read c's phrases at now (their
-// lastCheckedAt, from helper), at most once every readEvery per process.
-// A phrase added, paused or resumed compiles a new set, so its first read
-// is recorded at once.
-func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time) error {
-	last := c.read.Load()
-	if len(c.phrases) == 0 || (last != 0 && now.UnixMicro()-last < readEvery.Microseconds()) || !c.read.CompareAndSwap(last, now.UnixMicro()) {
-		return nil
+// lastCheckedAt, from helper), all but those of the communities unread
+// (sorted), each phrase at most once every readEvery per process. A
+// phrase added, paused or resumed compiles a new set, so its first read
+// is recorded at once; a phrase left unread by one batch is recorded by
+// the next that reads it, however soon.
+func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time, unread []string) error {
+	at := now.UnixMicro()
+	var ids []string
+	for i := range c.phrases {
+		p := &c.phrases[i]
+		if _, skip := slices.BinarySearch(unread, p.Community); skip && p.Community != "" {
+			continue
+		}
+		last := c.read[i].Load()
+		if (last != 0 && at-last < readEvery.Microseconds()) || !c.read[i].CompareAndSwap(last, at) {
+			continue
+		}
+		ids = append(ids, p.ID)
 	}
-	ids := make([]string, len(c.phrases))
-	for i, p := range c.phrases {
-		ids[i] = p.ID
+	if len(ids) == 0 {
+		return nil
 	}
 	return m.store.MarkChecked(ctx, ids, core.SourceHelper, now)
 }
@@ -100,7 +113,7 @@ func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time) err
 // them: folded, white space as one space), so a list whose phrases have
 // none compiles as the phrases alone.
 func Compile(ps []core.Phrase) *Compiled {
-	c := &Compiled{phrases: ps}
+	c := &Compiled{phrases: ps, read: make([]atomic.Int64, len(ps))}
 	texts := make([]string, len(ps))
 	for i, p := range ps {
 		texts[i] = p.Phrase

@@ -3,6 +3,7 @@ package core
 import (
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -23,6 +24,60 @@ type IngestPost struct {
 	Title      string   // empty when the post has none
 	PostedAt   *float64 // milliseconds since 1970, like every ...At; nil when not given
 	Community  string   // the subreddit of a reddit post
+}
+
+// MaxUnreadCommunities is the most communities one batch may name as
+// unread: more than a helper's owner plausibly listens in, few enough
+// that reading them costs nothing next to the batch's posts.
+const MaxUnreadCommunities = 1000
+
+// IngestBatch is one POST /ingest: the platform, the posts, and, beyond
+// the spec, the communities the helper's pass did not read.
+type IngestBatch struct {
+	Platform string
+	Posts    []IngestPost
+	Unread   UnreadCommunities
+}
+
+// UnreadCommunities is a batch's unreadCommunities as it came: the
+// reddit communities the helper's pass has not read (reddit refused
+// them, or the pass has not come to them yet), whose phrases the batch
+// must not record as read. The zero value is a batch that names none,
+// as every batch of a helper older than the field is: all were read.
+type UnreadCommunities struct {
+	Names   []string // as sent; at most MaxUnreadCommunities+1 are kept
+	Invalid bool     // the value was neither null nor an array of strings
+	Over    bool     // the array held more than MaxUnreadCommunities names
+}
+
+// On returns the communities to leave unread on platform pl, normalised
+// as phrases store them, sorted and without repeats. The field is
+// reddit's, the one platform whose phrases have communities: on x and
+// facebook it is ignored, whatever it holds, as a post's community is.
+// On reddit, a value that is not an array of at most
+// MaxUnreadCommunities subreddit names refuses the batch whole
+// (KindInvalid naming the field), so a helper's mistake is seen rather
+// than read as "all were read".
+func (u UnreadCommunities) On(pl Platform) ([]string, error) {
+	if pl != Reddit {
+		return nil, nil
+	}
+	if u.Invalid || u.Over {
+		return nil, Errorf(KindInvalid, "unreadCommunities must be an array of at most %d subreddit names", MaxUnreadCommunities)
+	}
+	if len(u.Names) == 0 {
+		return nil, nil
+	}
+	out := make([]string, 0, len(u.Names))
+	for i, n := range u.Names {
+		c, err := NormalizeCommunity(n)
+		if err != nil {
+			return nil, Errorf(KindInvalid, "unreadCommunities[%d]: %s", i, Message(err))
+		}
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // maxPostedAt is the first millisecond of the year 10000: a time past it

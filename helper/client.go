@@ -203,6 +203,17 @@ type IngestResult struct {
 // it was, within the retry bounds: the server skips the posts it has, so
 // a batch stored before its answer was lost is not stored twice.
 func (c *Client) Ingest(ctx context.Context, platform string, posts []Post) (IngestResult, error) {
+	return c.IngestUnread(ctx, platform, posts, nil)
+}
+
+// IngestUnread is Ingest of a reddit batch that names the communities
+// its pass did not read (unreadCommunities), whose phrases the server
+// then leaves as they were rather than record as read. At most
+// core.MaxUnreadCommunities are named: past that the rest are recorded as
+// read, as every community was before the field. A server older than the
+// field ignores it, as it ignores every member it does not know, and
+// records all as read.
+func (c *Client) IngestUnread(ctx context.Context, platform string, posts []Post, unread []string) (IngestResult, error) {
 	if len(posts) > MaxBatch {
 		return IngestResult{}, fmt.Errorf("a batch holds at most %d posts, not %d", MaxBatch, len(posts))
 	}
@@ -210,9 +221,10 @@ func (c *Client) Ingest(ctx context.Context, platform string, posts []Post) (Ing
 		posts = []Post{}
 	}
 	body, err := json.Marshal(struct {
-		Platform string `json:"platform"`
-		Posts    []Post `json:"posts"`
-	}{platform, posts})
+		Platform string   `json:"platform"`
+		Posts    []Post   `json:"posts"`
+		Unread   []string `json:"unreadCommunities,omitempty"`
+	}{platform, posts, unread[:min(len(unread), core.MaxUnreadCommunities)]})
 	if err != nil {
 		return IngestResult{}, err
 	}

@@ -29,6 +29,18 @@ type Reader interface {
 	Read(ctx context.Context, in In, emit func(Post, Mark) error) error
 }
 
+// Unreader is a Reader that can tell, while it reads and after, which
+// communities of its phrases the read has not read: those the platform
+// refused for their own reason (a private reddit community) and those it
+// has not come to yet. Every batch names them (Client.IngestUnread), so
+// the server records as read only the phrases actually read so far.
+type Unreader interface {
+	Reader
+	// Unread returns those communities of the current or last read,
+	// sorted; nil when every one was read.
+	Unread() []string
+}
+
 // In is what a Reader is given for one read.
 type In struct {
 	Phrases []Phrase

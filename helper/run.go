@@ -127,7 +127,10 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		}
 		delete(r.paused, platform)
 	}
-	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}}
+	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}, unread: func() []string { return nil }}
+	if u, ok := rd.(Unreader); ok {
+		b.unread = u.Unread
+	}
 	in := In{
 		Phrases:  phrases,
 		Session:  jar,
@@ -158,7 +161,9 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	// What was found before a failure is sent all the same: the posts
 	// come oldest first, so their checkpoints never pass a post unsent.
 	// A read that found nothing sends an empty batch, which records the
-	// read of the phrases on the server.
+	// read of the phrases on the server. The last batch names what the
+	// whole read left unread: a batch is sent only once a post follows it
+	// (batcher.add), so after a batch there is always one more.
 	if len(b.posts) > 0 || (readErr == nil && b.sent == 0) {
 		if err := b.flush(ctx); err != nil {
 			return errors.Join(readErr, err)
@@ -188,6 +193,9 @@ type batcher struct {
 	sent     int
 	ingested int
 	skipped  int
+	// unread returns the communities the read has not read yet (see
+	// Unreader), named by each batch as it is sent.
+	unread func() []string
 }
 
 func (b *batcher) add(p Post, m Mark) error {
@@ -210,7 +218,8 @@ func (b *batcher) add(p Post, m Mark) error {
 
 // flush sends the batch and, once it is accepted, moves its checkpoints.
 func (b *batcher) flush(ctx context.Context) error {
-	res, err := b.r.Client.Ingest(ctx, b.platform, b.posts)
+	unread := b.unread()
+	res, err := b.r.Client.IngestUnread(ctx, b.platform, b.posts, unread)
 	if err != nil {
 		return fmt.Errorf("%s: sending %d posts: %w", b.platform, len(b.posts), err)
 	}

@@ -22,7 +22,8 @@ const maxHelperBody = 1 << 20
 
 // IngestService is what the helper endpoints ask of ingest.
 type IngestService interface {
-	Ingest(ctx context.Context, ownerID, platform string, posts []core.IngestPost) (accountID string, ingested, skipped int, err error)
+	// IngestBatch validates, stores and matches a batch (app.Ingest).
+	IngestBatch(ctx context.Context, ownerID string, b core.IngestBatch) (accountID string, ingested, skipped int, err error)
 	// Phrases returns the owner's listening phrases on the platform.
 	Phrases(ctx context.Context, ownerID, platform string) ([]core.Phrase, error)
 }
@@ -272,6 +273,9 @@ func (s *slots) release(key string) {
 type ingestRequest struct {
 	platform string
 	posts    []core.IngestPost
+	// unread is unreadCommunities as sent: judged with the platform, by
+	// ingest, since it is reddit's only and ignored elsewhere.
+	unread core.UnreadCommunities
 }
 
 // ingestPostJSON is one post on the wire. A row that does not decode is
@@ -318,7 +322,7 @@ func decodePlatformQuery(_ context.Context, r *http.Request) (any, error) {
 
 func (h *Helper) ingestPosts(ctx context.Context, req any) (any, error) {
 	r := req.(ingestRequest)
-	acc, ingested, skipped, err := h.ingest.Ingest(ctx, keyFrom(ctx).OwnerID, r.platform, r.posts)
+	acc, ingested, skipped, err := h.ingest.IngestBatch(ctx, keyFrom(ctx).OwnerID, core.IngestBatch{Platform: r.platform, Posts: r.posts, Unread: r.unread})
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,8 @@ type fakeIngest struct {
 	most    atomic.Int32
 }
 
-func (f *fakeIngest) Ingest(_ context.Context, _, _ string, posts []core.IngestPost) (string, int, int, error) {
+func (f *fakeIngest) IngestBatch(_ context.Context, _ string, b core.IngestBatch) (string, int, int, error) {
+	posts := b.Posts
 	n := f.now.Add(1)
 	defer f.now.Add(-1)
 	for {

@@ -71,7 +71,7 @@ func readIngest(body []byte) (ingestRequest, error) {
 			}
 		}
 	}
-	out := ingestRequest{platform: *r.platform, posts: make([]core.IngestPost, len(r.posts))}
+	out := ingestRequest{platform: *r.platform, posts: make([]core.IngestPost, len(r.posts)), unread: r.unread}
 	for i, p := range r.posts {
 		out.posts[i] = core.IngestPost(p)
 	}
@@ -101,6 +101,9 @@ type ingestReader struct {
 	// wrongShape: platform was neither a string nor null, or posts neither
 	// an array nor null. wrongRow: a row of some posts array was not a post.
 	wrongShape, wrongRow bool
+	// unread is the last unreadCommunities, as sent; ingest judges it, as
+	// only a reddit batch heeds it.
+	unread core.UnreadCommunities
 }
 
 // read reads the one object of the body and what follows it, which must
@@ -122,6 +125,8 @@ func (r *ingestReader) read() error {
 			err = r.readPlatform()
 		case strings.EqualFold(key, "posts"):
 			err = r.readPosts()
+		case strings.EqualFold(key, "unreadCommunities"):
+			err = r.readUnread()
 		default:
 			err = dec.SkipValue()
 		}
@@ -201,6 +206,47 @@ func (r *ingestReader) readPosts() error {
 	}
 	r.lastArray = r.body[start:dec.InputOffset()]
 	return nil
+}
+
+// readUnread reads unreadCommunities: null is none, as absent; an array
+// keeps its strings up to one past core.MaxUnreadCommunities and is only
+// checked to be JSON beyond, so the names a body can make the server hold
+// are bounded; any other value, or an element that is not a string, is
+// marked invalid and read past. The last of two equal names wins.
+func (r *ingestReader) readUnread() error {
+	dec := r.dec
+	r.unread = core.UnreadCommunities{}
+	switch dec.PeekKind() {
+	case 'n':
+		return dec.SkipValue()
+	case '[':
+	default:
+		r.unread.Invalid = true
+		return dec.SkipValue()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != ']' {
+		if dec.PeekKind() != '"' || r.unread.Invalid || r.unread.Over {
+			r.unread.Invalid = r.unread.Invalid || dec.PeekKind() != '"'
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if len(r.unread.Names) == core.MaxUnreadCommunities {
+			r.unread.Over, r.unread.Names = true, nil
+			continue
+		}
+		r.unread.Names = append(r.unread.Names, tok.String())
+	}
+	_, err := dec.ReadToken()
+	return err
 }
 
 // rows reads the rows of a posts array whose '[' was read, up to its ']',

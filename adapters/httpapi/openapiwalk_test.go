@@ -146,8 +146,13 @@ func (p *helperProbe) check(platform string) error {
 	return p.fail
 }
 
-func (p *helperProbe) Ingest(_ context.Context, _, platform string, posts []core.IngestPost) (string, int, int, error) {
-	return "a1", len(posts), 0, p.check(platform)
+func (p *helperProbe) IngestBatch(_ context.Context, _ string, b core.IngestBatch) (string, int, int, error) {
+	if pl, err := core.ParsePlatform("platform", b.Platform); err == nil {
+		if _, err := b.Unread.On(pl); err != nil {
+			return "", 0, 0, err
+		}
+	}
+	return "a1", len(b.Posts), 0, p.check(b.Platform)
 }
 
 func (p *helperProbe) Phrases(_ context.Context, _, platform string) ([]core.Phrase, error) {
@@ -224,6 +229,9 @@ func TestOpenAPIDeclaresEveryHelperAnswer(t *testing.T) {
 			send("svc_ingest_one", "platform=nope", body, false) // an unknown platform
 			send("svc_ingest_one", "", "{", false)               // no platform, a malformed body
 			send("svc_ingest_one", "", `{"x":1}`, false)         // an unknown field
+			if op == "POST /ingest" {                            // unreadCommunities not names
+				send("svc_ingest_one", "", `{"platform":"reddit","unreadCommunities":["no such name!"]}`, false)
+			}
 			for _, k := range append(fails[op], core.KindInternal) {
 				p.fail = core.Errorf(k, "refused")
 				send("svc_ingest_one", "platform=x", body, false)

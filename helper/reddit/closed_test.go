@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -377,5 +379,41 @@ func TestAClosedCommunityIsForgottenWithItsPhrases(t *testing.T) {
 	want := []string{"/r/golang+sales+secretclub/new.json", "/r/golang+sales+secretclub/comments.json"}
 	if got := g.reddit.paths(n); !slices.Equal(got, want) {
 		t.Errorf("asked for %v, want %v: the community was remembered after its phrases were gone", got, want)
+	}
+}
+
+// Each batch names the communities the pass has not read by then: a
+// batch sent while the pass is still in r/golang's comments names all
+// three (none is read whole yet), and the pass's last batch names only
+// r/secretclub, which reddit refused; so the server records as read only
+// what the pass read.
+func TestBatchesNameTheCommunitiesNotRead(t *testing.T) {
+	g := newClosedRig(t, privateAnswer)
+	for i := range 100 {
+		g.reddit.add("new", thing{kind: "t3", id: fmt.Sprintf("p%d", i), sub: "golang", title: "acme?", text: "x", created: float64(1767225000 + i)})
+	}
+	g.reddit.add("comments", thing{kind: "t1", id: "c1", sub: "golang", text: "acme works", created: 1767225500})
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.earshot.mu.Lock()
+	got := g.earshot.unread
+	g.earshot.mu.Unlock()
+	want := [][]string{{"golang", "sales", "secretclub"}, {"secretclub"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the batches named %q unread, want %q", got, want)
+	}
+
+	// Reopened and read alone a day later: the pass names none.
+	g.closed.Store(false)
+	g.clock.move(reddit.ClosedRetry)
+	if err := g.runner.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.earshot.mu.Lock()
+	got = g.earshot.unread[len(want):]
+	g.earshot.mu.Unlock()
+	if len(got) != 1 || got[0] != nil {
+		t.Fatalf("after r/secretclub reopened the batches named %q unread, want one naming none", got)
 	}
 }

@@ -33,7 +33,8 @@ type earshotFake struct {
 	batches    int
 	ingestFail int // the next ingests answer 500
 	reports    []helper.Signal
-	countOnly  bool // keep no posts (benchmarks)
+	countOnly  bool       // keep no posts (benchmarks)
+	unread     [][]string // each batch's unreadCommunities, in order
 }
 
 func newEarshot(t testing.TB) *earshotFake {
@@ -89,12 +90,14 @@ func (f *earshotFake) serve(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Platform string        `json:"platform"`
 			Posts    []helper.Post `json:"posts"`
+			Unread   []string      `json:"unreadCommunities"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Posts) > 100 {
 			writeJSON(w, 400, errorBody("invalid_parameter", "bad batch"))
 			return
 		}
 		f.batches++
+		f.unread = append(f.unread, req.Unread)
 		in := 0
 		for _, p := range req.Posts {
 			if f.countOnly {

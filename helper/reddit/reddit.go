@@ -76,6 +76,11 @@ type Reader struct {
 	// the community again, while entries in the file would outlive the
 	// phrases that named them, the file having no way to forget a key.
 	closed map[string]closedCommunity
+	// names are the communities of the current (or last) read, sorted;
+	// done those of them it has read, both listings. The others are
+	// Unread: refused, or not come to yet.
+	names []string
+	done  map[string]bool
 }
 
 // closedCommunity is what is known of a community reddit refused.
@@ -85,7 +90,22 @@ type closedCommunity struct {
 	warned time.Time // when the owner was last told
 }
 
-var _ helper.Reader = (*Reader)(nil)
+var _ helper.Unreader = (*Reader)(nil)
+
+// Unread implements helper.Unreader: the communities of the read that it
+// has not read, reddit having refused them (closed, read alone once a
+// day, or refused again within the read) or the read not having come to
+// them yet; nil when it read them all. The server leaves their phrases'
+// lastCheckedAt where it was.
+func (r *Reader) Unread() []string {
+	var out []string
+	for _, c := range r.names {
+		if !r.done[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // Platform implements helper.Reader.
 func (r *Reader) Platform() string { return "reddit" }
@@ -116,6 +136,7 @@ func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, 
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
+	r.names, r.done = names, make(map[string]bool, len(names))
 	for c := range r.closed {
 		if _, ok := slices.BinarySearch(names, c); !ok {
 			delete(r.closed, c)
@@ -191,6 +212,7 @@ func (r *Reader) readGroup(ctx context.Context, in helper.In, group []string, co
 		}
 	}
 	for _, c := range group {
+		r.done[c] = true
 		if cc, ok := r.closed[c]; ok {
 			delete(r.closed, c)
 			r.log().Info("reddit reads the community again; its posts since it closed are read from its checkpoint",
