@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/go-kit/kit/endpoint"
@@ -249,6 +250,15 @@ func jsonError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
+	case errors.As(err, &typeErr) && outOfRange(typeErr):
+		where, lit := "the body", strings.TrimPrefix(typeErr.Value, "number ")
+		if typeErr.Field != "" {
+			where = typeErr.Field
+		}
+		if len(lit) > 40 {
+			lit = lit[:40] + "..."
+		}
+		return core.Errorf(core.KindInvalidJSON, "the number %s in %s is out of range", lit, where)
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		return core.Errorf(core.KindInvalidJSON, "%s must be %s", typeErr.Field, describeType(typeErr.Type))
 	case errors.As(err, &typeErr):
@@ -258,6 +268,21 @@ func jsonError(err error) error {
 	default:
 		return core.Errorf(core.KindInvalidJSON, "invalid JSON: %v", err)
 	}
+}
+
+// outOfRange tells a number Go cannot hold (1e400, an integer past 64
+// bits) from a value of the wrong type: only the first carries its
+// literal in Value. A fraction for an integer field is of the wrong type.
+func outOfRange(e *json.UnmarshalTypeError) bool {
+	lit, isNum := strings.CutPrefix(e.Value, "number ")
+	if !isNum || e.Type == nil {
+		return false
+	}
+	switch e.Type.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return true
+	}
+	return !strings.ContainsAny(lit, ".eE")
 }
 
 func describeType(t reflect.Type) string {

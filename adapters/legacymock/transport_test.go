@@ -40,3 +40,16 @@ func TestOversizedBodyAnswers413(t *testing.T) {
 	big := `{"phrase":"` + strings.Repeat("a", maxBody) + `","platform":"x"}`
 	c.fails(413, "", "POST", "/keywords", big)
 }
+
+// A number JSON can write but Go cannot hold is out of range, not of the
+// wrong type: the answer says so, and never that the object body is not
+// an object.
+func TestOutOfRangeNumberIsNamed(t *testing.T) {
+	c := newClient(t, Config{})
+	c.fails(400, "the number 1e400 in the body is out of range", "PUT", "/brand", `{"identity":{"name":"Slotwise","founded":1e400}}`)
+	c.fails(400, "the number 1e400 in locationPoint.radiusKm is out of range", "POST", "/listings",
+		`{"title":"a","price":"1","location":"b","images":["x.jpg"],"locationPoint":{"lat":1,"lng":2,"radiusKm":1e400}}`)
+	c.fails(400, "the number 99999999999999999999 in rawSignal.code is out of range", "PATCH", "/accounts/"+fbAccount, `{"rawSignal":{"code":99999999999999999999}}`)
+	// A fraction where an integer belongs is of the wrong type.
+	c.fails(400, "rawSignal.code must be an integer", "PATCH", "/accounts/"+fbAccount, `{"rawSignal":{"code":1.5}}`)
+}
