@@ -165,7 +165,7 @@ func decodeJSON(r *http.Request, v any, optional bool) error {
 		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return jsonError(err)
+		return jsonError(err, v)
 	}
 	return checkSizes(data)
 }
@@ -246,7 +246,7 @@ func checkSizes(data []byte) error {
 	}
 }
 
-func jsonError(err error) error {
+func jsonError(err error, v any) error {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
@@ -260,6 +260,10 @@ func jsonError(err error) error {
 		}
 		return core.Errorf(core.KindInvalidJSON, "the number %s in %s is out of range", lit, where)
 	case errors.As(err, &typeErr) && typeErr.Field != "":
+		// The error names the list, and the type of the item that was wrong.
+		if list := fieldType(reflect.TypeOf(v), typeErr.Field); list != nil && list.Kind() == reflect.Slice && list != typeErr.Type {
+			return core.Errorf(core.KindInvalidJSON, "%s must be an array of %s", typeErr.Field, describeItems(list.Elem()))
+		}
 		return core.Errorf(core.KindInvalidJSON, "%s must be %s", typeErr.Field, describeType(typeErr.Type))
 	case errors.As(err, &typeErr):
 		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
@@ -310,6 +314,71 @@ func describeType(t reflect.Type) string {
 	return "of another type"
 }
 
+// fieldType is the type the request type t declares at path, the dotted
+// JSON names of a decoding error's Field, pointers and optional[T] read as
+// what they hold; nil when the path leaves the declared fields.
+func fieldType(t reflect.Type, path string) reflect.Type {
+	for _, name := range strings.Split(path, ".") {
+		t = unwrapField(t)
+		for t.Kind() == reflect.Slice {
+			t = unwrapField(t.Elem())
+		}
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		next := reflect.Type(nil)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.IsExported() && (tag == name || tag == "" && f.Name == name) {
+				next = f.Type
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		t = next
+	}
+	return unwrapField(t)
+}
+
+var optionalType = reflect.TypeFor[interface{ isOptional() }]()
+
+func unwrapField(t reflect.Type) reflect.Type {
+	for {
+		switch {
+		case t.Kind() == reflect.Pointer:
+			t = t.Elem()
+		case t.Implements(optionalType):
+			f, _ := t.FieldByName("Value")
+			t = f.Type
+		default:
+			return t
+		}
+	}
+}
+
+// describeItems names the items of a list of type t, in the plural.
+func describeItems(t reflect.Type) string {
+	switch unwrapField(t).Kind() {
+	case reflect.String:
+		return "strings"
+	case reflect.Bool:
+		return "booleans"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integers"
+	case reflect.Float32, reflect.Float64:
+		return "numbers"
+	case reflect.Slice, reflect.Array:
+		return "arrays"
+	case reflect.Map, reflect.Struct:
+		return "objects"
+	}
+	return "values of another type"
+}
+
 // optional is a JSON field that tells "absent" from "null" from a value,
 // which PATCH routes need.
 type optional[T any] struct {
@@ -317,6 +386,9 @@ type optional[T any] struct {
 	Null  bool
 	Value T
 }
+
+// isOptional marks optional[T] for fieldType.
+func (optional[T]) isOptional() {}
 
 func (o *optional[T]) UnmarshalJSON(b []byte) error {
 	o.Set = true
