@@ -164,10 +164,25 @@ func decodeJSON(r *http.Request, v any, optional bool) error {
 	if data[0] != '{' {
 		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
-	if err := json.Unmarshal(data, v); err != nil {
+	if err := unmarshal(data, v); err != nil {
 		return jsonError(err, v)
 	}
 	return checkSizes(data)
+}
+
+// unmarshal is json.Unmarshal keeping the numbers of free-form parts
+// (the brand) as json.Number: read as float64, an integer past 2^53 was
+// stored rounded, not as it was sent.
+func unmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		return fmt.Errorf("invalid character %q after the top-level value at byte %d", rest[0], dec.InputOffset())
+	}
+	return nil
 }
 
 // Field bounds of every request body: no text longer than maxString
@@ -226,6 +241,17 @@ func checkSizes(data []byte) error {
 		if top != nil && top.wantKey {
 			top.key, top.wantKey = tok.(string), false
 			continue
+		}
+		// A number the free-form parts keep as sent must still be one
+		// every client can read back.
+		if n, isNum := tok.(json.Number); isNum {
+			if _, err := n.Float64(); err != nil {
+				lit := string(n)
+				if len(lit) > 40 {
+					lit = lit[:40] + "..."
+				}
+				return core.Errorf(core.KindInvalid, "the number %s in %s is out of range", lit, name())
+			}
 		}
 		// A value starts.
 		if top != nil {

@@ -46,7 +46,7 @@ func TestOversizedBodyAnswers413(t *testing.T) {
 // an object.
 func TestOutOfRangeNumberIsNamed(t *testing.T) {
 	c := newClient(t, Config{})
-	c.fails(400, "the number 1e400 in the body is out of range", "PUT", "/brand", `{"identity":{"name":"Slotwise","founded":1e400}}`)
+	c.fails(400, "the number 1e400 in founded is out of range", "PUT", "/brand", `{"identity":{"name":"Slotwise","founded":1e400}}`)
 	c.fails(400, "the number 1e400 in locationPoint.radiusKm is out of range", "POST", "/listings",
 		`{"title":"a","price":"1","location":"b","images":["x.jpg"],"locationPoint":{"lat":1,"lng":2,"radiusKm":1e400}}`)
 	c.fails(400, "the number 99999999999999999999 in rawSignal.code is out of range", "PATCH", "/accounts/"+fbAccount, `{"rawSignal":{"code":99999999999999999999}}`)
