@@ -237,12 +237,26 @@ func optionalTime(field string, o optional[string], cur *string) (*string, error
 	case o.Null:
 		return nil, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(o.Value))
-	if err != nil {
+	ts, valid := parseStamp(o.Value)
+	if !valid {
 		return nil, core.Errorf(core.KindInvalid, "%s must be an RFC 3339 timestamp or null", field)
 	}
-	ts := timestamp(t)
 	return &ts, nil
+}
+
+// parseStamp reads an RFC 3339 time into the mock's format. A time whose
+// offset carries it past year 9999 (or before year 0) in UTC is refused:
+// stored, it would no longer be RFC 3339, and a client sending the
+// record back would be refused.
+func parseStamp(s string) (string, bool) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return "", false
+	}
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return "", false
+	}
+	return timestamp(t), true
 }
 
 // retryAfter reads a retryAfter value: null, a number of seconds from now,
@@ -265,11 +279,10 @@ func (s *Server) retryAfter(o optional[json.RawMessage]) (*string, error) {
 	if err := json.Unmarshal(o.Value, &str); err != nil {
 		return nil, bad
 	}
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(str))
-	if err != nil {
+	ts, valid := parseStamp(str)
+	if !valid {
 		return nil, bad
 	}
-	ts := timestamp(t)
 	return &ts, nil
 }
 

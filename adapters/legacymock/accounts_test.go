@@ -186,3 +186,27 @@ func TestAccountResolveRefusesAPIKeys(t *testing.T) {
 	}
 	c.must(200, "POST", "/accounts/"+fbAccount+"/resolve", nil)
 }
+
+// A time whose offset carries it past year 9999 in UTC would be stored as
+// "10000-01-01T...", which is not RFC 3339: the record could no longer be
+// sent back as it was read. Such times are refused like any bad time.
+func TestAccountPatchRefusesTimesOutsideRFC3339Years(t *testing.T) {
+	c := newClient(t, Config{})
+	for _, tt := range []struct {
+		field, value, msg string
+	}{
+		{"connectedAt", "9999-12-31T23:59:59-23:59", "connectedAt must be an RFC 3339 timestamp or null"},
+		{"lastCheckedAt", "0000-01-01T00:00:00+01:00", "lastCheckedAt must be an RFC 3339 timestamp or null"},
+		{"retryAfter", "9999-12-31T23:00:00-02:00", "retryAfter must be null, a number of seconds or an RFC 3339 timestamp"},
+	} {
+		c.fails(400, tt.msg, "PATCH", "/accounts/"+redditAccount, map[string]any{tt.field: tt.value})
+	}
+	// The ends of the range still fit.
+	r := c.must(200, "PATCH", "/accounts/"+redditAccount, map[string]any{"connectedAt": "9999-12-31T23:00:00-00:59", "lastCheckedAt": "0000-01-01T01:00:00+01:00"})
+	a := find(r.list("accounts"), "id", redditAccount)
+	if a["connectedAt"] != "9999-12-31T23:59:00.000Z" || a["lastCheckedAt"] != "0000-01-01T00:00:00.000Z" {
+		t.Errorf("account %v", a)
+	}
+	// What was stored can be sent back as it is.
+	c.must(200, "PATCH", "/accounts/"+redditAccount, a)
+}

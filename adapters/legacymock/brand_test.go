@@ -1,6 +1,8 @@
 package legacymock
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -269,5 +271,31 @@ func TestBrandPutNullSourcesRemovesThem(t *testing.T) {
 	}
 	if src := c.must(200, "GET", "/brand/sources", nil).list("sources"); len(src) != 0 {
 		t.Errorf("GET /brand/sources after null: %v", src)
+	}
+}
+
+// Numbers in the free-form parts of the brand come back as they were
+// sent: read as float64, an integer past 2^53 came back rounded
+// (123456789012345678901 as 123456789012345680000), at once, after a
+// refused change and after a restart.
+func TestBrandKeepsNumbersAsSent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	c := newClient(t, Config{StatePath: path})
+	const big = "123456789012345678901"
+	body := `{"identity":{"name":"Slotwise","taxId":` + big + `,"rating":4.75},"location":{"lat":30.2672}}`
+	if raw := c.must(200, "PUT", "/brand", body).raw; !strings.Contains(raw, big) {
+		t.Errorf("PUT changed the number: %s", raw)
+	}
+	if raw := c.must(200, "POST", "/brand/intelligence", `{"targetCommunities":[{"id":"r-saas","weight":9007199254740993}]}`).raw; !strings.Contains(raw, "9007199254740993") {
+		t.Errorf("intelligence changed the number: %s", raw)
+	}
+	c.fails(400, "Invalid brand payload", "PUT", "/brand", map[string]any{"voice": map[string]any{"formality": "shouty"}})
+	for _, cl := range []*client{c, newClient(t, Config{StatePath: path})} {
+		raw := cl.must(200, "GET", "/brand", nil).raw
+		for _, n := range []string{`"taxId":` + big, `"rating":4.75`, `"lat":30.2672`, `"weight":9007199254740993`} {
+			if !strings.Contains(raw, n) {
+				t.Errorf("%s lost: %s", n, raw)
+			}
+		}
 	}
 }

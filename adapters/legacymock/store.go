@@ -123,7 +123,7 @@ func loadState(path string) (*state, error) {
 		return nil, fmt.Errorf("legacymock: state file %s %w; it is left untouched: give --state another path, or delete the file to start from the seed", path, err)
 	}
 	var st state
-	if err := json.Unmarshal(data, &st); err != nil {
+	if err := unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("legacymock: state file %s is not valid: %w", path, err)
 	}
 	st.fillNils()
@@ -247,7 +247,7 @@ func checkGrowth(before, after int) error {
 
 func (s *store) rollback() {
 	var st state
-	if err := json.Unmarshal(s.saved, &st); err != nil {
+	if err := unmarshal(s.saved, &st); err != nil {
 		// saved was produced by encodeState; failing to read it back is a
 		// programming error, and keeping the current state is the least bad.
 		return

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/go-kit/kit/endpoint"
@@ -163,10 +164,25 @@ func decodeJSON(r *http.Request, v any, optional bool) error {
 	if data[0] != '{' {
 		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return jsonError(err)
+	if err := unmarshal(data, v); err != nil {
+		return jsonError(err, v)
 	}
 	return checkSizes(data)
+}
+
+// unmarshal is json.Unmarshal keeping the numbers of free-form parts
+// (the brand) as json.Number: read as float64, an integer past 2^53 was
+// stored rounded, not as it was sent.
+func unmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		return fmt.Errorf("invalid character %q after the top-level value at byte %d", rest[0], dec.InputOffset())
+	}
+	return nil
 }
 
 // Field bounds of every request body: no text longer than maxString
@@ -226,6 +242,17 @@ func checkSizes(data []byte) error {
 			top.key, top.wantKey = tok.(string), false
 			continue
 		}
+		// A number the free-form parts keep as sent must still be one
+		// every client can read back.
+		if n, isNum := tok.(json.Number); isNum {
+			if _, err := n.Float64(); err != nil {
+				lit := string(n)
+				if len(lit) > 40 {
+					lit = lit[:40] + "..."
+				}
+				return core.Errorf(core.KindInvalid, "the number %s in %s is out of range", lit, name())
+			}
+		}
 		// A value starts.
 		if top != nil {
 			if top.array {
@@ -245,11 +272,24 @@ func checkSizes(data []byte) error {
 	}
 }
 
-func jsonError(err error) error {
+func jsonError(err error, v any) error {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
+	case errors.As(err, &typeErr) && outOfRange(typeErr):
+		where, lit := "the body", strings.TrimPrefix(typeErr.Value, "number ")
+		if typeErr.Field != "" {
+			where = typeErr.Field
+		}
+		if len(lit) > 40 {
+			lit = lit[:40] + "..."
+		}
+		return core.Errorf(core.KindInvalidJSON, "the number %s in %s is out of range", lit, where)
 	case errors.As(err, &typeErr) && typeErr.Field != "":
+		// The error names the list, and the type of the item that was wrong.
+		if list := fieldType(reflect.TypeOf(v), typeErr.Field); list != nil && list.Kind() == reflect.Slice && list != typeErr.Type {
+			return core.Errorf(core.KindInvalidJSON, "%s must be an array of %s", typeErr.Field, describeItems(list.Elem()))
+		}
 		return core.Errorf(core.KindInvalidJSON, "%s must be %s", typeErr.Field, describeType(typeErr.Type))
 	case errors.As(err, &typeErr):
 		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
@@ -258,6 +298,21 @@ func jsonError(err error) error {
 	default:
 		return core.Errorf(core.KindInvalidJSON, "invalid JSON: %v", err)
 	}
+}
+
+// outOfRange tells a number Go cannot hold (1e400, an integer past 64
+// bits) from a value of the wrong type: only the first carries its
+// literal in Value. A fraction for an integer field is of the wrong type.
+func outOfRange(e *json.UnmarshalTypeError) bool {
+	lit, isNum := strings.CutPrefix(e.Value, "number ")
+	if !isNum || e.Type == nil {
+		return false
+	}
+	switch e.Type.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return true
+	}
+	return !strings.ContainsAny(lit, ".eE")
 }
 
 func describeType(t reflect.Type) string {
@@ -285,6 +340,71 @@ func describeType(t reflect.Type) string {
 	return "of another type"
 }
 
+// fieldType is the type the request type t declares at path, the dotted
+// JSON names of a decoding error's Field, pointers and optional[T] read as
+// what they hold; nil when the path leaves the declared fields.
+func fieldType(t reflect.Type, path string) reflect.Type {
+	for _, name := range strings.Split(path, ".") {
+		t = unwrapField(t)
+		for t.Kind() == reflect.Slice {
+			t = unwrapField(t.Elem())
+		}
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		next := reflect.Type(nil)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.IsExported() && (tag == name || tag == "" && f.Name == name) {
+				next = f.Type
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		t = next
+	}
+	return unwrapField(t)
+}
+
+var optionalType = reflect.TypeFor[interface{ isOptional() }]()
+
+func unwrapField(t reflect.Type) reflect.Type {
+	for {
+		switch {
+		case t.Kind() == reflect.Pointer:
+			t = t.Elem()
+		case t.Implements(optionalType):
+			f, _ := t.FieldByName("Value")
+			t = f.Type
+		default:
+			return t
+		}
+	}
+}
+
+// describeItems names the items of a list of type t, in the plural.
+func describeItems(t reflect.Type) string {
+	switch unwrapField(t).Kind() {
+	case reflect.String:
+		return "strings"
+	case reflect.Bool:
+		return "booleans"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integers"
+	case reflect.Float32, reflect.Float64:
+		return "numbers"
+	case reflect.Slice, reflect.Array:
+		return "arrays"
+	case reflect.Map, reflect.Struct:
+		return "objects"
+	}
+	return "values of another type"
+}
+
 // optional is a JSON field that tells "absent" from "null" from a value,
 // which PATCH routes need.
 type optional[T any] struct {
@@ -292,6 +412,9 @@ type optional[T any] struct {
 	Null  bool
 	Value T
 }
+
+// isOptional marks optional[T] for fieldType.
+func (optional[T]) isOptional() {}
 
 func (o *optional[T]) UnmarshalJSON(b []byte) error {
 	o.Set = true

@@ -40,3 +40,37 @@ func TestOversizedBodyAnswers413(t *testing.T) {
 	big := `{"phrase":"` + strings.Repeat("a", maxBody) + `","platform":"x"}`
 	c.fails(413, "", "POST", "/keywords", big)
 }
+
+// A number JSON can write but Go cannot hold is out of range, not of the
+// wrong type: the answer says so, and never that the object body is not
+// an object.
+func TestOutOfRangeNumberIsNamed(t *testing.T) {
+	c := newClient(t, Config{})
+	c.fails(400, "the number 1e400 in founded is out of range", "PUT", "/brand", `{"identity":{"name":"Slotwise","founded":1e400}}`)
+	c.fails(400, "the number 1e400 in locationPoint.radiusKm is out of range", "POST", "/listings",
+		`{"title":"a","price":"1","location":"b","images":["x.jpg"],"locationPoint":{"lat":1,"lng":2,"radiusKm":1e400}}`)
+	c.fails(400, "the number 99999999999999999999 in rawSignal.code is out of range", "PATCH", "/accounts/"+fbAccount, `{"rawSignal":{"code":99999999999999999999}}`)
+	// A fraction where an integer belongs is of the wrong type.
+	c.fails(400, "rawSignal.code must be an integer", "PATCH", "/accounts/"+fbAccount, `{"rawSignal":{"code":1.5}}`)
+}
+
+// An item of a list of the wrong type is named as such: "images must be
+// a string" sent a client that had sent a list back to sending a string.
+func TestWrongItemTypeNamesTheList(t *testing.T) {
+	c := newClient(t, Config{})
+	id := c.must(201, "POST", "/listings", newListing()).obj("listing")["listingId"].(string)
+	for _, tt := range []struct {
+		method, path, body, msg string
+	}{
+		{"POST", "/listings", `{"title":"a","price":"1","location":"b","images":[{"url":"x.jpg"}]}`, "images must be an array of strings"},
+		{"PATCH", "/listings/" + id, `{"images":[1]}`, "images must be an array of strings"},
+		{"POST", "/communities/" + fbOpen + "/join", `{"accountId":"personal","answers":[7]}`, "answers must be an array of strings"},
+		{"POST", "/brand/intelligence", `{"targetCommunities":["r-saas"]}`, "targetCommunities must be an array of objects"},
+		{"POST", "/brand/index", `{"urls":[true]}`, "urls must be an array of strings"},
+		// The field itself of the wrong type, and a field inside an object, read as before.
+		{"POST", "/listings", `{"title":"a","price":"1","location":"b","images":"x.jpg"}`, "images must be an array"},
+		{"PATCH", "/listings/" + id, `{"locationPoint":{"lat":"north","lng":1}}`, "locationPoint.lat must be a number"},
+	} {
+		c.fails(400, tt.msg, tt.method, tt.path, tt.body)
+	}
+}
