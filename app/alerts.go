@@ -179,15 +179,19 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// Run sweeps every interval until ctx ends.
+// Run sweeps at start, then every interval, until ctx ends. The sweep
+// at start keeps a restart from holding alerts back an interval, and a
+// service restarted more often than the interval from never mailing.
 func (a *Alerts) Run(ctx context.Context, interval time.Duration) {
-	every(ctx, interval, nil, func() {
+	sweep := func() {
 		if n, err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
 			a.log.WarnContext(ctx, "alert sweep failed", "err", err)
 		} else if n > 0 {
 			a.log.InfoContext(ctx, "alert emails "+mailed(a.mailer), "emails", n)
 		}
-	})
+	}
+	sweep()
+	every(ctx, interval, nil, sweep)
 }
 
 // mailed is what the sweeps' summary lines say became of the mail m
