@@ -119,6 +119,12 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	if err != nil || len(ms) == 0 {
 		return false, err
 	}
+	if at := sched.DailyHourBefore(now); !at.IsZero() && now.Sub(at) >= time.Hour && !createdBefore(ms, at) {
+		// Past the owner's hour, which found nothing to send: what came
+		// since waits for the next one. Only a digest the hour missed
+		// (the service was down) goes out late.
+		return false, nil
+	}
 	m := AlertMail(o, ms, a.site())
 	if sched.Digest() {
 		m = DigestMail(o, sched, ms, a.site())
@@ -133,6 +139,16 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	// The server has the message: a stop that comes meanwhile must not
 	// leave its matches pending, or the next start mails them again.
 	return true, a.store.MarkEmailed(context.WithoutCancel(ctx), o.ID, ids, now)
+}
+
+// createdBefore reports whether one of ms was created before at.
+func createdBefore(ms []core.Match, at time.Time) bool {
+	for _, m := range ms {
+		if m.CreatedAt.Before(at) {
+			return true
+		}
+	}
+	return false
 }
 
 // AlertMail renders the plain-text alert for the matches, strongest first.

@@ -114,6 +114,20 @@ func (s AlertSchedule) Due(now, last time.Time) bool {
 	}
 }
 
+// DailyHourBefore is, for a daily schedule, the latest start of the
+// chosen hour at or before now, in the schedule's zone; zero for the
+// others.
+func (s AlertSchedule) DailyHourBefore(now time.Time) time.Time {
+	if s.Frequency != AlertDaily {
+		return time.Time{}
+	}
+	loc, err := alertZone(s.Zone)
+	if err != nil {
+		loc = time.UTC // as Due does
+	}
+	return s.lastDailyHour(now.In(loc))
+}
+
 // lastDailyHour is the latest start of the chosen hour at or before now,
 // in now's zone.
 func (s AlertSchedule) lastDailyHour(now time.Time) time.Time {
