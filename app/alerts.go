@@ -119,6 +119,12 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	if err != nil || len(ms) == 0 {
 		return false, err
 	}
+	if at := sched.DailyHourBefore(now); !at.IsZero() && now.Sub(at) >= time.Hour && !createdBefore(ms, at) {
+		// Past the owner's hour, which found nothing to send: what came
+		// since waits for the next one. Only a digest the hour missed
+		// (the service was down) goes out late.
+		return false, nil
+	}
 	m := AlertMail(o, ms, a.site())
 	if sched.Digest() {
 		m = DigestMail(o, sched, ms, a.site())
@@ -133,6 +139,16 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	// The server has the message: a stop that comes meanwhile must not
 	// leave its matches pending, or the next start mails them again.
 	return true, a.store.MarkEmailed(context.WithoutCancel(ctx), o.ID, ids, now)
+}
+
+// createdBefore reports whether one of ms was created before at.
+func createdBefore(ms []core.Match, at time.Time) bool {
+	for _, m := range ms {
+		if m.CreatedAt.Before(at) {
+			return true
+		}
+	}
+	return false
 }
 
 // AlertMail renders the plain-text alert for the matches, strongest first.
@@ -179,15 +195,19 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// Run sweeps every interval until ctx ends.
+// Run sweeps at start, then every interval, until ctx ends. The sweep
+// at start keeps a restart from holding alerts back an interval, and a
+// service restarted more often than the interval from never mailing.
 func (a *Alerts) Run(ctx context.Context, interval time.Duration) {
-	every(ctx, interval, nil, func() {
+	sweep := func() {
 		if n, err := a.Sweep(ctx); err != nil && ctx.Err() == nil {
 			a.log.WarnContext(ctx, "alert sweep failed", "err", err)
 		} else if n > 0 {
 			a.log.InfoContext(ctx, "alert emails "+mailed(a.mailer), "emails", n)
 		}
-	})
+	}
+	sweep()
+	every(ctx, interval, nil, sweep)
 }
 
 // mailed is what the sweeps' summary lines say became of the mail m

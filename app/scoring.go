@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -172,6 +174,9 @@ func (s *Scoring) scoreAll(ctx context.Context, ms []core.Match) []ports.ScoreUp
 	verdicts := make([]*core.Score, len(ms))
 	one := func(i int) {
 		sc, err := s.scorer.Score(ctx, ms[i])
+		if err == nil {
+			sc, err = inShape(sc)
+		}
 		if err != nil {
 			s.metrics.Count(ports.EventScoringFailed, 1)
 			if ctx.Err() == nil {
@@ -210,6 +215,25 @@ func (s *Scoring) scoreAll(ctx context.Context, ms []core.Match) []ports.ScoreUp
 		}
 	}
 	return out
+}
+
+// inShape checks a scorer's verdict against the spec before it is
+// stored, since the scorer may be an embedder's: a score of 0 to 100, an
+// intent among core.Intents, a reason of one line that is not empty. A
+// reason past core.MaxReasonLen is cut, as the model scorer cuts one.
+func inShape(sc core.Score) (core.Score, error) {
+	switch {
+	case sc.Value < 0 || sc.Value > 100:
+		return core.Score{}, core.Errorf(core.KindInvalid, "scorer gave score %d, outside 0 to 100", sc.Value)
+	case !sc.Intent.Valid():
+		return core.Score{}, core.Errorf(core.KindInvalid, "scorer gave intent %q, not one of %v", core.Cut(string(sc.Intent), 40), core.Intents)
+	case strings.TrimSpace(sc.Reason) == "":
+		return core.Score{}, core.Errorf(core.KindInvalid, "scorer gave no reason")
+	case strings.ContainsFunc(sc.Reason, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }):
+		return core.Score{}, core.Errorf(core.KindInvalid, "scorer gave a reason of more than one line")
+	}
+	sc.Reason = core.Cut(strings.ToValidUTF8(sc.Reason, "\uFFFD"), core.MaxReasonLen)
+	return sc, nil
 }
 
 // Listen subscribes to new matches, so that each one wakes the loop of

@@ -114,14 +114,44 @@ func (s AlertSchedule) Due(now, last time.Time) bool {
 	}
 }
 
+// DailyHourBefore is, for a daily schedule, the latest start of the
+// chosen hour at or before now, in the schedule's zone; zero for the
+// others.
+func (s AlertSchedule) DailyHourBefore(now time.Time) time.Time {
+	if s.Frequency != AlertDaily {
+		return time.Time{}
+	}
+	loc, err := alertZone(s.Zone)
+	if err != nil {
+		loc = time.UTC // as Due does
+	}
+	return s.lastDailyHour(now.In(loc))
+}
+
 // lastDailyHour is the latest start of the chosen hour at or before now,
-// in now's zone. On a day that skips the hour (a clock change), time.Date
-// moves it to the hour after.
+// in now's zone.
 func (s AlertSchedule) lastDailyHour(now time.Time) time.Time {
 	y, m, d := now.Date()
-	at := time.Date(y, m, d, s.Hour, 0, 0, 0, now.Location())
+	at := s.hourOn(y, m, d, now.Location())
 	if at.After(now) {
-		at = time.Date(y, m, d-1, s.Hour, 0, 0, 0, now.Location())
+		at = s.hourOn(y, m, d-1, now.Location())
+	}
+	return at
+}
+
+// hourOn is when the chosen hour starts on that day in loc. On a day
+// whose clocks skip it, it is the instant of the change, when the clocks
+// pass it: time.Date reads a skipped time by one of the two offsets,
+// which west of UTC is the hour before the chosen one.
+func (s AlertSchedule) hourOn(y int, m time.Month, d int, loc *time.Location) time.Time {
+	at := time.Date(y, m, d, s.Hour, 0, 0, 0, loc)
+	ay, am, ad := at.Date()
+	wall := time.Date(ay, am, ad, at.Hour(), at.Minute(), at.Second(), 0, time.UTC)
+	if wall.Before(time.Date(y, m, d, s.Hour, 0, 0, 0, time.UTC)) {
+		_, end := at.ZoneBounds()
+		if !end.IsZero() {
+			at = end
+		}
 	}
 	return at
 }

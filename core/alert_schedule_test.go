@@ -116,3 +116,34 @@ func TestAlertZoneOffsetDigitsOnly(t *testing.T) {
 		}
 	}
 }
+
+// West of UTC, time.Date reads an hour the clocks skip as the hour
+// before: New York's 02:00 on the day of the spring change would be
+// 01:00 EST. The digest goes out when the clocks reach the chosen hour,
+// at the change (03:00 EDT), never before it.
+func TestAlertScheduleDailySkippedHourWestOfUTC(t *testing.T) {
+	s := AlertSchedule{AlertDaily, 2, "America/New_York"} // 8 March 2026 skips 02:00
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := time.Date(2026, 3, 7, 2, 0, 0, 0, ny) // yesterday's digest
+	for _, c := range []struct {
+		now  time.Time
+		want bool
+	}{
+		{time.Date(2026, 3, 8, 1, 0, 0, 0, ny), false},  // 06:00Z, 01:00 EST: before the hour
+		{time.Date(2026, 3, 8, 1, 59, 0, 0, ny), false}, // 06:59Z
+		{time.Date(2026, 3, 8, 3, 0, 0, 0, ny), true},   // 07:00Z, the change: 03:00 EDT
+	} {
+		if got := s.Due(c.now, last); got != c.want {
+			t.Errorf("Due(%v) = %v, want %v", c.now, got, c.want)
+		}
+	}
+	if got := s.Due(time.Date(2026, 3, 8, 1, 30, 0, 0, ny), time.Time{}); got {
+		t.Errorf("never emailed: due at 01:30 EST, an hour before the chosen one")
+	}
+	if got := s.Due(time.Date(2026, 3, 8, 3, 30, 0, 0, ny), time.Time{}); !got {
+		t.Errorf("never emailed: not due at 03:30 EDT, within the hour after the change")
+	}
+}
