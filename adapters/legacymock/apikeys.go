@@ -41,32 +41,16 @@ type keyScopes struct {
 	CanReceiveMessages bool     `json:"canReceiveMessages"`
 }
 
-// apiKeyView is a key as the API shows it: the record without its hash,
-// which no client needs and which would only help someone guess offline.
-type apiKeyView struct {
-	ID         string    `json:"id"`
-	Name       string    `json:"name"`
-	Prefix     string    `json:"prefix"`
-	Scopes     keyScopes `json:"scopes"`
-	CreatedAt  string    `json:"createdAt"`
-	LastUsedAt *string   `json:"lastUsedAt"`
-}
-
-func (k apiKey) view() apiKeyView {
-	return apiKeyView{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: k.Scopes, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt}
-}
-
-func (st *state) keyViews() []apiKeyView {
-	out := make([]apiKeyView, 0, len(st.APIKeys))
-	for _, k := range st.APIKeys {
-		out = append(out, k.view())
-	}
-	return out
+// keys is the key list as the API shows it: the records as stored (the
+// spec's record shape has secretHash; the secret itself is never
+// stored), [] when there are none.
+func (st *state) keys() []apiKey {
+	return append([]apiKey{}, st.APIKeys...)
 }
 
 func (s *Server) listAPIKeys(context.Context, any) (any, error) {
 	return s.store.read(func(st *state) (result, error) {
-		return ok(map[string]any{"apiKeys": st.keyViews()}), nil
+		return ok(map[string]any{"apiKeys": st.keys()}), nil
 	})
 }
 
@@ -180,7 +164,7 @@ func (s *Server) createAPIKey(_ context.Context, request any) (any, error) {
 			SecretHash: core.HashSecret(secret), Scopes: scopes, CreatedAt: s.store.stamp(),
 		}
 		st.APIKeys = append(st.APIKeys, k)
-		return created(map[string]any{"apiKey": k.view(), "apiKeys": st.keyViews(), "key": secret}), nil
+		return created(map[string]any{"apiKey": k, "apiKeys": st.keys(), "key": secret}), nil
 	})
 }
 
@@ -196,6 +180,6 @@ func (s *Server) revokeAPIKey(_ context.Context, request any) (any, error) {
 				break
 			}
 		}
-		return ok(map[string]any{"apiKeys": st.keyViews()}), nil
+		return ok(map[string]any{"apiKeys": st.keys()}), nil
 	})
 }
