@@ -188,6 +188,16 @@ func writeAtomic(path string, data []byte) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("legacymock: write state: %w", err)
 	}
+	// The rename is in the directory: until it is synced, a power cut can
+	// bring back the state before a change already answered.
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("legacymock: write state: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("legacymock: write state: %w", err)
+	}
 	return nil
 }
 
