@@ -145,3 +145,43 @@ func TestWebhookDeletedBesideRecord(t *testing.T) {
 		t.Errorf("the webhook after its deletion: %v", err)
 	}
 }
+
+// Two batches of one owner on Postgres that share posts in other orders
+// (two helpers reading one feed) both end: neither is chosen as a
+// deadlock's victim, which would fail a helper's batch whole. Each
+// inserts its posts, and an insert of a post another batch has inserted
+// waits for that batch; taken in one order, no batch holds a post
+// another holds it waiting for. Here the first batch is held, between
+// its first post and the shared ones, by an insert of its second.
+func TestBatchesSharingPostsInOtherOrders(t *testing.T) {
+	ctx := context.Background()
+	db := openMigrated(t, pgtest.URL(t))
+	o, p, _ := trendFixture(t, db, 0)
+	pid, release := holdRows(t, db.SQL(), "INSERT INTO posts (owner_id, platform, external_id, created_at) VALUES ($1, 'x', 'a-held', 0) RETURNING 1", o.ID)
+	save := func(ids ...string) <-chan error {
+		var batch []ports.PostMatches
+		for _, id := range ids {
+			batch = append(batch, ports.PostMatches{Post: core.Post{ExternalID: id, Text: "acme"}, PhraseIDs: []string{p.ID}})
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := NewMatchStore(db).SaveMatches(ctx, o.ID, core.X, batch)
+			done <- err
+		}()
+		return done
+	}
+	first := save("b", "a-held", "c")
+	waitBlocked(t, db.SQL(), pid, 1, first)
+	second := save("c", "b")
+	secondErr, secondEnded := waitBlockedOrDone(t, db.SQL(), pid, 2, second)
+	release()
+	if !secondEnded {
+		secondErr = <-second
+	}
+	if err := <-first; err != nil {
+		t.Errorf("the first batch: %v", err)
+	}
+	if secondErr != nil {
+		t.Errorf("the second batch: %v", secondErr)
+	}
+}

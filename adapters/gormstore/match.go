@@ -88,7 +88,9 @@ func (s *MatchStore) SaveMatches(ctx context.Context, ownerID string, platform c
 			_, err := lockOwner(tx, ownerID)
 			return err
 		}
-		list, _ := json.Marshal(convert(batch, func(pm ports.PostMatches) string { return pm.Post.ExternalID }))
+		// Posts are inserted in one order, so two batches sharing some
+		// never each hold one the other waits for (a deadlock on Postgres).
+		list, _ := json.Marshal(slices.Sorted(slices.Values(convert(batch, func(pm ports.PostMatches) string { return pm.Post.ExternalID }))))
 		fresh, err := column[string](tx.Raw(`INSERT INTO posts (owner_id, platform, external_id, created_at)
 			SELECT ?, ?, value, ? FROM `+s.db.jsonValues()+
 			` WHERE true ON CONFLICT DO NOTHING RETURNING external_id`, ownerID, string(platform), now, string(list)))

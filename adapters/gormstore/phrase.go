@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -184,7 +185,10 @@ func (s *PhraseStore) MarkChecked(ctx context.Context, ids []string, src core.So
 	if len(ids) == 0 {
 		return nil
 	}
-	err := s.db.write(ctx).Model(&phraseRow{}).Where("id IN ?", ids).
+	// The ids as one JSON value: the reddit poller's list, of every
+	// owner, may pass either database's limit on bound values.
+	list, _ := json.Marshal(ids)
+	err := s.db.write(ctx).Model(&phraseRow{}).Where("id IN (SELECT value FROM "+s.db.jsonValues()+")", string(list)).
 		Updates(map[string]any{"last_checked_at": micros(at), "last_source": string(src)}).Error
 	return translate(err, "phrase")
 }

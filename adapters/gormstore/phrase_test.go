@@ -3,6 +3,7 @@ package gormstore
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -63,6 +64,33 @@ func besidePhraseChanges(t *testing.T, store func(*DB, core.Owner, core.Phrase) 
 				if err := <-ended; err != nil {
 					t.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// The reddit poller marks every phrase of the communities it read, of
+// every owner, in one call: more ids than either database takes bound
+// values in one statement (32,766 on SQLite, 65,535 on Postgres) are
+// marked all the same, the unknown ones passed over.
+func TestMarkCheckedManyIDs(t *testing.T) {
+	for name, url := range dialects(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			db := openMigrated(t, url)
+			o, p, _ := trendFixture(t, db, 0)
+			ids := []string{}
+			for range 70_000 {
+				ids = append(ids, newID())
+			}
+			ids[len(ids)/2] = p.ID
+			at := time.Now().UTC().Truncate(time.Microsecond).Add(time.Hour)
+			if err := NewPhraseStore(db).MarkChecked(ctx, ids, core.SourceMirror, at); err != nil {
+				t.Fatalf("MarkChecked of %d ids: %v", len(ids), err)
+			}
+			got, err := NewPhraseStore(db).Phrase(ctx, o.ID, p.ID)
+			if err != nil || !got.LastCheckedAt.Equal(at) || got.LastSource != core.SourceMirror {
+				t.Fatalf("the phrase after MarkChecked: %v %s, %v", got.LastCheckedAt, got.LastSource, err)
 			}
 		})
 	}

@@ -49,14 +49,23 @@ var keepLaterUntil = clause.OnConflict{
 // SaveRedditCheckpoints implements ports.RedditStore: one upsert per 100
 // rows (well inside both databases' limits on parameters), in one transaction.
 func (s *RedditStore) SaveRedditCheckpoints(ctx context.Context, cps []ports.RedditCheckpoint) error {
-	rows := make([]redditCheckpointRow, len(cps))
-	for i, cp := range cps {
+	rows := make([]redditCheckpointRow, 0, len(cps))
+	at := map[[2]string]int{} // a checkpoint's row: Postgres refuses a statement that upserts one row twice
+	for _, cp := range cps {
 		if cp.Listing != ports.RedditPosts && cp.Listing != ports.RedditComments {
 			return core.Errorf(core.KindInvalid, "listing must be %s or %s", ports.RedditPosts, ports.RedditComments)
 		}
+		k := [2]string{cp.Community, string(cp.Listing)}
+		i, seen := at[k]
+		if !seen {
+			i, at[k] = len(rows), len(rows)
+			rows = append(rows, redditCheckpointRow{})
+		}
+		until := rows[i].UntilUs // named again: the later one's fields, as a second call would store, and the later Until
 		rows[i] = redditCheckpointRow{Community: cp.Community, Listing: string(cp.Listing), UntilUs: micros(cp.Until), Rate: cp.Rate,
 			LastVia: cp.LastVia, LastReadAt: micros(cp.LastReadAt), LastSuccessAt: micros(cp.LastSuccessAt), LastError: cp.LastError,
 			LastErrorAt: micros(cp.LastErrorAt), ArchiveLagUs: cp.ArchiveLag.Microseconds()}
+		rows[i].UntilUs = max(rows[i].UntilUs, until)
 	}
 	if len(rows) == 0 {
 		return nil

@@ -14,6 +14,7 @@ import (
 func RunReddit(t *testing.T, st ports.RedditStore) {
 	t.Run("Checkpoints", func(t *testing.T) { t.Parallel(); testRedditCheckpoints(t, st) })
 	t.Run("CheckpointsConcurrent", func(t *testing.T) { t.Parallel(); testRedditCheckpointsConcurrent(t, st) })
+	t.Run("CheckpointNamedTwice", func(t *testing.T) { t.Parallel(); testRedditCheckpointNamedTwice(t, st) })
 }
 
 func checkpointsOf(t *testing.T, st ports.RedditStore, names ...string) map[string]ports.RedditCheckpoint {
@@ -124,5 +125,29 @@ func testRedditCheckpointsConcurrent(t *testing.T, st ports.RedditStore) {
 	wg.Wait()
 	if g := checkpointsOf(t, st, name)[name+"/new"]; !g.Until.Equal(base.Add(7 * time.Minute)) {
 		t.Errorf("after racing writers Until = %v, want %v", g.Until, base.Add(7*time.Minute))
+	}
+}
+
+// testRedditCheckpointNamedTwice: a call that names a checkpoint twice
+// stores what two calls in turn would (the later's fields, the later
+// Until), on every database, rather than failing the whole call.
+func testRedditCheckpointNamedTwice(t *testing.T, st ports.RedditStore) {
+	a := "c" + unique()
+	t1 := time.UnixMicro(1767225600123456).UTC()
+	in := []ports.RedditCheckpoint{
+		{Community: a, Listing: ports.RedditPosts, Until: t1.Add(time.Minute), Rate: 1, LastReadAt: t1},
+		{Community: a, Listing: ports.RedditComments, Until: t1},
+		{Community: a, Listing: ports.RedditPosts, Until: t1, Rate: 2, LastReadAt: t1.Add(time.Second), LastError: "late"},
+	}
+	if err := st.SaveRedditCheckpoints(ctx, in); err != nil {
+		t.Fatalf("SaveRedditCheckpoints naming one twice: %v", err)
+	}
+	got := checkpointsOf(t, st, a)
+	if len(got) != 2 {
+		t.Fatalf("stored %d checkpoints, want 2: %+v", len(got), got)
+	}
+	g := got[a+"/"+string(ports.RedditPosts)]
+	if !g.Until.Equal(t1.Add(time.Minute)) || g.Rate != 2 || !g.LastReadAt.Equal(t1.Add(time.Second)) || g.LastError != "late" {
+		t.Errorf("the checkpoint named twice: %+v", g)
 	}
 }
