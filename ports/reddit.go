@@ -153,6 +153,7 @@ type RedditStore interface {
 	RedditCheckpoints(ctx context.Context) ([]RedditCheckpoint, error)
 	// SaveRedditCheckpoints stores the checkpoints, adding those not yet
 	// stored. Until never moves back: a stored Until later than the one
-	// given is kept. KindInvalid for an unknown listing.
+	// given is kept. A checkpoint named twice is stored as two calls in
+	// turn would store it. KindInvalid for an unknown listing.
 	SaveRedditCheckpoints(ctx context.Context, cps []RedditCheckpoint) error
 }
