@@ -133,6 +133,22 @@ func (w *Window) keeper() func(community string) *ports.RecentKeep {
 	}
 }
 
+// withBounds is k for a helper's post of several body parts, with where
+// they begin, so the window's readers search them apart as matching did;
+// k itself when the window is off (nil) or the post has one part.
+func withBounds(k *ports.RecentKeep, ip core.IngestPost) *ports.RecentKeep {
+	if k == nil {
+		return nil
+	}
+	b := ip.Bounds()
+	if b == "" {
+		return k
+	}
+	c := *k
+	c.Bounds = b
+	return &c
+}
+
 // wordsOf are the words of a kept post as the text index holds them:
 // its title's and its text's as kept, as the matcher cuts them.
 func wordsOf(p core.Post) string {
@@ -394,7 +410,7 @@ func (w *Window) find(ctx context.Context, p core.Phrase, each func(core.RecentP
 	r.more, err = w.d.Recent.RecentPosts(ctx, ports.RecentQuery{OwnerID: p.OwnerID, Platform: p.Platform, Community: p.Community,
 		Words: match.Words(p.Phrase), Limit: w.cfg.Reads}, func(rp core.RecentPost) bool {
 		r.n++
-		if len(c.Match(rp.Post, rp.Community, rp.Post.Title, rp.Post.Text)) == 0 {
+		if len(c.Match(rp.Post, rp.Community, rp.Post.Title, rp.Body()...)) == 0 {
 			return true
 		}
 		return each(rp)
