@@ -126,7 +126,7 @@ func (s *Ingest) IngestBatch(ctx context.Context, ownerID string, b core.IngestB
 			continue
 		}
 		title, body := ip.SearchTexts()
-		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(post, community, title, body...), Keep: keep(community)})
+		batch = append(batch, ports.PostMatches{Post: post, PhraseIDs: m.Match(post, community, title, body...), Keep: withBounds(keep(community), ip)})
 	}
 	if len(batch) == 0 {
 		s.metrics.Count(ports.EventPostsSkipped, skipped)

@@ -133,8 +133,26 @@ func (w *Window) keeper() func(community string) *ports.RecentKeep {
 	}
 }
 
+// withBounds is k for a helper's post of several body parts, with where
+// they begin, so the window's readers search them apart as matching did;
+// k itself when the window is off (nil) or the post has one part.
+func withBounds(k *ports.RecentKeep, ip core.IngestPost) *ports.RecentKeep {
+	if k == nil {
+		return nil
+	}
+	b := ip.Bounds()
+	if b == "" {
+		return k
+	}
+	c := *k
+	c.Bounds = b
+	return &c
+}
+
 // wordsOf are the words of a kept post as the text index holds them:
-// its title's and its text's as kept, as the matcher cuts them.
+// its title's and its text's as kept, as the matcher cuts them. Its
+// parts' words run on from one to the next, so the index may pass a post
+// whose phrase runs across two; find then matches part by part.
 func wordsOf(p core.Post) string {
 	return string(match.AppendWords(match.AppendWords(nil, p.Title), p.Text))
 }
@@ -385,8 +403,8 @@ type reads struct {
 // find calls each with the posts of p's owner's window that p matches,
 // newest first, until each returns false, reading at most cfg.Reads
 // posts. The store narrows the posts by p's words; each is then matched
-// as ingest matches it, so what find passes is exactly what matching
-// would have made of the posts read.
+// as ingest matches it, its body parts apart (RecentPost.Body), so what
+// find passes is exactly what matching would have made of the posts read.
 func (w *Window) find(ctx context.Context, p core.Phrase, each func(core.RecentPost) bool) (reads, error) {
 	c := Compile([]core.Phrase{p})
 	var r reads
@@ -394,7 +412,7 @@ func (w *Window) find(ctx context.Context, p core.Phrase, each func(core.RecentP
 	r.more, err = w.d.Recent.RecentPosts(ctx, ports.RecentQuery{OwnerID: p.OwnerID, Platform: p.Platform, Community: p.Community,
 		Words: match.Words(p.Phrase), Limit: w.cfg.Reads}, func(rp core.RecentPost) bool {
 		r.n++
-		if len(c.Match(rp.Post, rp.Community, rp.Post.Title, rp.Post.Text)) == 0 {
+		if len(c.Match(rp.Post, rp.Community, rp.Post.Title, rp.Body()...)) == 0 {
 			return true
 		}
 		return each(rp)

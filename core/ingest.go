@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -123,12 +124,7 @@ func (p IngestPost) Post() (Post, error) {
 	if id == "" || utf8.RuneCountInString(id) > 200 || !utf8.ValidString(id) {
 		return Post{}, Errorf(KindInvalid, "externalId must be 1 to 200 characters")
 	}
-	var parts []string
-	for _, b := range p.Body {
-		if b = strings.TrimSpace(cleanText(b)); b != "" {
-			parts = append(parts, b)
-		}
-	}
+	parts := p.bodyParts()
 	if len(parts) == 0 {
 		return Post{}, Errorf(KindInvalid, "body must hold at least one non-empty part")
 	}
@@ -157,6 +153,45 @@ func (p IngestPost) Post() (Post, error) {
 		Comments:   p.Comments,
 		PostedAt:   posted,
 	})
+}
+
+// bodyParts are the body parts Post keeps, in order: each cleaned and
+// trimmed, the blank ones left out.
+func (p IngestPost) bodyParts() []string {
+	var parts []string
+	for _, b := range p.Body {
+		if b = strings.TrimSpace(cleanText(b)); b != "" {
+			parts = append(parts, b)
+		}
+	}
+	return parts
+}
+
+// Bounds says where each body part after the first begins in the text
+// Post keeps (the parts joined by blank lines, cut at MaxPostText), for
+// the window of recent posts, whose readers search the parts apart as
+// matching does (RecentPost.Body): byte offsets joined by commas, "" for
+// a post of one part. A part the cut leaves out has none.
+func (p IngestPost) Bounds() string {
+	if len(p.Body) < 2 {
+		return ""
+	}
+	var b []byte
+	at, chars := 0, 0
+	for i, part := range p.bodyParts() {
+		if i > 0 {
+			at, chars = at+2, chars+2
+			if chars >= MaxPostText {
+				break
+			}
+			if len(b) > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(at), 10)
+		}
+		at, chars = at+len(part), chars+utf8.RuneCountInString(part)
+	}
+	return string(b)
 }
 
 // CleanPost is the check every post passes before it is matched and

@@ -12,6 +12,7 @@ import (
 type RecentKeep struct {
 	Community string // the post's subreddit on reddit; "" elsewhere
 	SeenAt    time.Time
+	Bounds    string // where the post's body parts begin (core.RecentPost.Bounds); "" for one part
 }
 
 // RecentWords are a kept post's words as the text index holds them: its

@@ -52,6 +52,9 @@ type recentPostJSON struct {
 	Likes    int    `json:"likes"`
 	Comments int    `json:"comments"`
 	Posted   int64  `json:"posted"`
+	// Bounds is core.RecentPost.Bounds, left out for a post of one part:
+	// a post kept before it was is read as one part, as it was kept.
+	Bounds string `json:"bounds,omitempty"`
 }
 
 func (r *recentRow) post() (core.RecentPost, error) {
@@ -61,7 +64,7 @@ func (r *recentRow) post() (core.RecentPost, error) {
 	}
 	return core.RecentPost{Seq: r.ID, OwnerID: r.OwnerID, Platform: core.Platform(r.Platform), Community: r.Community,
 		SeenAt: fromMicros(r.SeenAt), Post: core.Post{ExternalID: p.ID, Author: p.Author, Title: p.Title, Text: p.Text, URL: p.URL,
-			Likes: p.Likes, Comments: p.Comments, PostedAt: fromMicros(p.Posted)}}, nil
+			Likes: p.Likes, Comments: p.Comments, PostedAt: fromMicros(p.Posted)}, Bounds: p.Bounds}, nil
 }
 
 // lid is the owner's number on SQLite: the key of the owner's index and
@@ -108,7 +111,7 @@ func (db *DB) keepRecent(tx *gorm.DB, ownerID string, platform core.Platform, ba
 		}
 		p := pm.Post
 		groups[k].posts = append(groups[k].posts, recentPostJSON{ID: p.ExternalID, Author: p.Author, Title: p.Title,
-			Text: core.Cut(p.Text, core.MaxPostText), URL: p.URL, Likes: p.Likes, Comments: p.Comments, Posted: micros(p.PostedAt)})
+			Text: core.Cut(p.Text, core.MaxPostText), URL: p.URL, Likes: p.Likes, Comments: p.Comments, Posted: micros(p.PostedAt), Bounds: pm.Keep.Bounds})
 	}
 	for _, g := range groups {
 		list, err := json.Marshal(g.posts)

@@ -122,3 +122,52 @@ func TestPostIndexedDuringRecentPosts(t *testing.T) {
 		t.Fatalf("RecentPosts passed %v, more %v; want [d c], more true", got, more)
 	}
 }
+
+// A post kept with its parts' bounds reads back with them, and one kept
+// with the JSON of before bounds were (no "bounds") reads back as one
+// part, as it was matched then, on both databases.
+func TestKeptPostBounds(t *testing.T) {
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			url := "sqlite://:memory:"
+			if name == "postgres" {
+				url = pgtest.URL(t)
+			}
+			db, ctx := openMigrated(t, url), context.Background()
+			owner, _ := core.NewOwner("bounds@example.com", "")
+			if err := NewOwnerStore(db).CreateOwner(ctx, &owner); err != nil {
+				t.Fatal(err)
+			}
+			at := time.UnixMicro(1_700_000_000_000_000).UTC()
+			ip := core.IngestPost{ExternalID: "new", Body: []string{"we signed a big", " ", "deal with acme"}, URL: "https://x.com/a/new"}
+			post, err := ip.Post()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := NewMatchStore(db).SaveMatches(ctx, owner.ID, core.X, []ports.PostMatches{{Post: post,
+				Keep: &ports.RecentKeep{SeenAt: at, Bounds: ip.Bounds()}}}); err != nil {
+				t.Fatal(err)
+			}
+			old := `{"id":"old","author":"","title":"","text":"we signed a big\n\ndeal with acme","url":"https://x.com/a/old","likes":0,"comments":0,"posted":0}`
+			q := "INSERT INTO recent_posts (owner_id, lid, platform, community, seen_at, post) VALUES (?, ?, 'x', '', ?, ?)"
+			args := []any{owner.ID, lid(owner.ID), micros(at), old}
+			if db.postgres {
+				q, args = "INSERT INTO recent_posts (owner_id, platform, community, seen_at, post) VALUES (?, 'x', '', ?, ?)", []any{owner.ID, micros(at), old}
+			}
+			if err := db.write(ctx).Exec(q, args...).Error; err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]string{}
+			if _, err := NewRecentStore(db).RecentPosts(ctx, ports.RecentQuery{OwnerID: owner.ID, Platform: core.X, Limit: 10},
+				func(p core.RecentPost) bool { got[p.Post.ExternalID] = p.Body(); return true }); err != nil {
+				t.Fatal(err)
+			}
+			if b := got["new"]; len(b) != 2 || b[0] != "we signed a big" || b[1] != "deal with acme" {
+				t.Errorf("the post kept with bounds reads back as %q", b)
+			}
+			if b := got["old"]; len(b) != 1 || b[0] != "we signed a big\n\ndeal with acme" {
+				t.Errorf("the post kept before bounds reads back as %q", b)
+			}
+		})
+	}
+}
