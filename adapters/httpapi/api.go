@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -214,5 +216,17 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if r.ContentLength < 0 {
+		// A body of unknown length (chunked) is read here, at most the
+		// limit and a byte, so it is refused in the same place as one that
+		// announced its size: before the route, scope and plan, and on
+		// routes that never read a body.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			a.encodeError(ctx, core.Wrap(core.KindInvalidRequest, err, "could not read the request body"), w)
+			return
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	}
 	a.mux.ServeHTTP(w, r.WithContext(ctx))
 }
