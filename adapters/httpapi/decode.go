@@ -211,7 +211,7 @@ func typeError(te *json.UnmarshalTypeError, v any) error {
 	if f, ok := jsonField(reflect.TypeOf(v), name); ok {
 		typ = f
 	}
-	return core.Errorf(core.KindInvalid, "%s must be of type %s", name, jsonType(typ.String()))
+	return core.Errorf(core.KindInvalid, "%s must be of type %s", name, jsonType(typ))
 }
 
 // jsonField returns the type of the field of struct t (or a pointer to
@@ -238,16 +238,27 @@ func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
 	return nil, false
 }
 
-func jsonType(goType string) string {
-	switch goType {
-	case "string", "*string":
-		return "string"
-	case "int", "*int", "float64":
-		return "number"
-	case "bool", "*bool":
-		return "boolean"
-	case "[]string", "*[]string":
-		return "array of strings"
+// jsonType names a field's type as JSON (and the OpenAPI document) do:
+// a whole number is an integer, and no Go type name reaches a caller.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return goType
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.String {
+			return "array of strings"
+		}
+		return "array"
+	}
+	return "object"
 }
