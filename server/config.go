@@ -95,7 +95,11 @@ func (s setting) flagName() string {
 
 var settings = []setting{
 	{"EARSHOT_ADDR", "127.0.0.1:8080", "listen address, host:port", func(c *Config, v string) error {
-		if _, _, err := net.SplitHostPort(v); err != nil {
+		// The port is a number the listener can bind (0 picks one), so a
+		// mistake stops the program here, naming the setting, rather than
+		// at start in the listener's words.
+		_, port, err := net.SplitHostPort(v)
+		if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil {
 			return errors.New("accepts host:port, for example 127.0.0.1:8080")
 		}
 		c.Addr = v

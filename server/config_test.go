@@ -48,6 +48,12 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 	for _, tc := range []struct{ env, value, want string }{
 		{"EARSHOT_DATABASE_URL", "mysql://x", "EARSHOT_DATABASE_URL (value not shown: it can hold a secret): accepts sqlite://PATH, sqlite://:memory: or a postgres:// URL"},
 		{"EARSHOT_ADDR", "nowhere", "EARSHOT_ADDR=nowhere: accepts host:port"},
+		// Ports the listener cannot bind are refused here, naming the
+		// setting, not at start as "listen tcp: address 99999: invalid port".
+		{"EARSHOT_ADDR", "127.0.0.1:99999", "EARSHOT_ADDR=127.0.0.1:99999: accepts host:port"},
+		{"EARSHOT_ADDR", "127.0.0.1:abc", "EARSHOT_ADDR=127.0.0.1:abc: accepts host:port"},
+		{"EARSHOT_ADDR", "127.0.0.1:-1", "EARSHOT_ADDR=127.0.0.1:-1: accepts host:port"},
+		{"EARSHOT_ADDR", "127.0.0.1:", "EARSHOT_ADDR=127.0.0.1:: accepts host:port"},
 		{"EARSHOT_PLAN_PHRASES_PER_PLATFORM", "-1", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=-1: accepts a whole number from 0 to 100000"},
 		{"EARSHOT_INGEST_BACKLOG", "-1", "EARSHOT_INGEST_BACKLOG=-1: accepts a whole number from 0 to 100000000"},
 		{"EARSHOT_ALERT_MIN_SCORE", "101", "EARSHOT_ALERT_MIN_SCORE=101: accepts a whole number from 0 to 100"},
