@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -96,6 +97,9 @@ func decodePatchPhrase(_ context.Context, r *http.Request) (any, error) {
 
 func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
 	q := r.URL.Query()
+	if err := onlyOnce(q, "limit", "platform", "min_score", "before", "q"); err != nil {
+		return nil, err
+	}
 	var mq ports.MatchQuery
 	if v, ok := single(q["limit"]); ok {
 		// The range is checked with every other list's (core.CheckPage);
@@ -131,6 +135,18 @@ func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
 		mq.Q = v // read by core.ParseSearch, which bounds it
 	}
 	return mq, nil
+}
+
+// onlyOnce refuses a parameter of names given more than once: which of
+// `limit=5&limit=50` the caller meant cannot be told, and reading the
+// first would answer a question it did not ask.
+func onlyOnce(q url.Values, names ...string) error {
+	for _, n := range names {
+		if len(q[n]) > 1 {
+			return core.Errorf(core.KindInvalid, "%s is given %d times: send it once", n, len(q[n]))
+		}
+	}
+	return nil
 }
 
 // single returns the one value of a query parameter; an empty value counts

@@ -29,6 +29,9 @@ func decodeExport(ctx context.Context, r *http.Request) (any, error) {
 	if _, ok := q["limit"]; ok {
 		return nil, core.Errorf(core.KindInvalid, "limit does not apply to an export: the file holds every match of the view")
 	}
+	if err := onlyOnce(q, "format"); err != nil {
+		return nil, err
+	}
 	v, ok := single(q["format"])
 	if !ok {
 		return nil, core.Errorf(core.KindInvalid, "format is required: csv or jsonl")

@@ -26,6 +26,9 @@ type trendsRequest struct {
 // 90, default 30); as with limit, a parameter given empty is refused.
 func decodeTrends(_ context.Context, r *http.Request) (any, error) {
 	q := r.URL.Query()
+	if err := onlyOnce(q, "keywordId", "days"); err != nil {
+		return nil, err
+	}
 	var req trendsRequest
 	if v, ok := single(q["keywordId"]); ok {
 		if v == "" {
