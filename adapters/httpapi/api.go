@@ -7,6 +7,8 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
+	"path"
+	"strings"
 
 	"github.com/go-kit/kit/endpoint"
 	httptransport "github.com/go-kit/kit/transport/http"
@@ -228,5 +230,20 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	}
+	if !cleanPath(r.URL.Path) {
+		// The mux would answer a redirect in HTML; no route has such a path.
+		a.encodeError(ctx, core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path), w)
+		return
+	}
 	a.mux.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// cleanPath says whether p is in the form http.ServeMux routes without
+// redirecting: no empty or dot segment (a trailing slash is kept).
+func cleanPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
