@@ -96,7 +96,10 @@ func decodePatchPhrase(_ context.Context, r *http.Request) (any, error) {
 }
 
 func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return nil, err
+	}
 	if err := onlyOnce(q, "limit", "platform", "min_score", "before", "q"); err != nil {
 		return nil, err
 	}
@@ -135,6 +138,17 @@ func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
 		mq.Q = v // read by core.ParseSearch, which bounds it
 	}
 	return mq, nil
+}
+
+// query reads r's query string whole: url.URL.Query drops a pair it
+// cannot read (`min_score=9%`, `limit=1;x`), which would answer as if
+// the filter had not been asked for.
+func query(r *http.Request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, core.Errorf(core.KindInvalidRequest, "the query string is malformed: %v", err)
+	}
+	return q, nil
 }
 
 // onlyOnce refuses a parameter of names given more than once: which of
