@@ -68,6 +68,9 @@ func decodeAddPhrase(_ context.Context, r *http.Request) (any, error) {
 		return nil, core.Errorf(core.KindInvalid, "platform is required")
 	}
 	if v := r.Header.Values("Idempotency-Key"); len(v) > 0 {
+		if len(v) > 1 {
+			return nil, core.Errorf(core.KindInvalid, "Idempotency-Key is given %d times: send it once", len(v))
+		}
 		if v[0] == "" {
 			return nil, core.Errorf(core.KindInvalid, "Idempotency-Key must be 1 to 64 characters")
 		}
