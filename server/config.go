@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
 	"net/url"
 	"os"
 	"strconv"
@@ -95,7 +96,11 @@ func (s setting) flagName() string {
 
 var settings = []setting{
 	{"EARSHOT_ADDR", "127.0.0.1:8080", "listen address, host:port", func(c *Config, v string) error {
-		if _, _, err := net.SplitHostPort(v); err != nil {
+		// The port is a number the listener can bind (0 picks one), so a
+		// mistake stops the program here, naming the setting, rather than
+		// at start in the listener's words.
+		_, port, err := net.SplitHostPort(v)
+		if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil {
 			return errors.New("accepts host:port, for example 127.0.0.1:8080")
 		}
 		c.Addr = v
@@ -202,16 +207,25 @@ var settings = []setting{
 		if v == "" {
 			return nil
 		}
+		// The mailer's own checks, here, so a mistake names the setting
+		// before start.
 		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+		if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" || (u.Path != "" && u.Path != "/") {
 			return errors.New("accepts smtp://user:pass@host:port or smtps://user:pass@host:port")
+		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				return errors.New("accepts smtp://user:pass@host:port or smtps://user:pass@host:port, the port from 1 to 65535")
+			}
 		}
 		c.SMTPURL = v
 		return nil
 	}},
 	{"EARSHOT_MAIL_FROM", "earshot@localhost", "sender address of alerts", func(c *Config, v string) error {
-		if !strings.Contains(v, "@") {
-			return errors.New("accepts an email address such as alerts@example.com")
+		// As the mailer reads it, so one it would refuse stops the
+		// program here, naming the setting.
+		if _, err := mail.ParseAddress(v); err != nil {
+			return errors.New("accepts an email address such as alerts@example.com or Earshot <alerts@example.com>")
 		}
 		c.MailFrom = v
 		return nil
@@ -317,6 +331,13 @@ func ConfigFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, e
 		given := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 		var c Config
+		names := map[string]string{} // each setting as it was given: variable or flag
+		refused := func(env, v string, err error) error {
+			if holdsSecret(env) {
+				return &ConfigError{Name: names[env], Accepts: err.Error(), Hidden: true}
+			}
+			return &ConfigError{Name: names[env], Value: v, Accepts: err.Error()}
+		}
 		for i, s := range settings {
 			v, name := s.def, s.env
 			if e, ok := lookup(getenv, s.env); ok {
@@ -325,12 +346,20 @@ func ConfigFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, e
 			if given[s.flagName()] {
 				v, name = *values[i], "--"+s.flagName()
 			}
+			names[s.env] = name
 			if err := s.set(&c, v); err != nil {
-				if holdsSecret(s.env) {
-					return Config{}, &ConfigError{Name: name, Accepts: err.Error(), Hidden: true}
-				}
-				return Config{}, &ConfigError{Name: name, Value: v, Accepts: err.Error()}
+				return Config{}, refused(s.env, v, err)
 			}
+		}
+		// Settings that work only together: the half left out is named,
+		// as a value refused would be, rather than refused at start.
+		switch {
+		case c.LLMURL != "" && c.LLMModel == "":
+			return Config{}, refused("EARSHOT_LLM_MODEL", "", errors.New("accepts the model's name, required when EARSHOT_LLM_URL is set"))
+		case c.RedditClientID != "" && c.RedditClientSecret == "":
+			return Config{}, refused("EARSHOT_REDDIT_CLIENT_SECRET", "", errors.New("accepts the reddit app's secret, required when EARSHOT_REDDIT_CLIENT_ID is set"))
+		case c.RedditClientSecret != "" && c.RedditClientID == "":
+			return Config{}, refused("EARSHOT_REDDIT_CLIENT_ID", "", errors.New("accepts the reddit app's id, required when EARSHOT_REDDIT_CLIENT_SECRET is set"))
 		}
 		if c.SiteURL == "" {
 			c.SiteURL = "http://" + c.Addr

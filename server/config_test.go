@@ -48,6 +48,12 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 	for _, tc := range []struct{ env, value, want string }{
 		{"EARSHOT_DATABASE_URL", "mysql://x", "EARSHOT_DATABASE_URL (value not shown: it can hold a secret): accepts sqlite://PATH, sqlite://:memory: or a postgres:// URL"},
 		{"EARSHOT_ADDR", "nowhere", "EARSHOT_ADDR=nowhere: accepts host:port"},
+		// Ports the listener cannot bind are refused here, naming the
+		// setting, not at start as "listen tcp: address 99999: invalid port".
+		{"EARSHOT_ADDR", "127.0.0.1:99999", "EARSHOT_ADDR=127.0.0.1:99999: accepts host:port"},
+		{"EARSHOT_ADDR", "127.0.0.1:abc", "EARSHOT_ADDR=127.0.0.1:abc: accepts host:port"},
+		{"EARSHOT_ADDR", "127.0.0.1:-1", "EARSHOT_ADDR=127.0.0.1:-1: accepts host:port"},
+		{"EARSHOT_ADDR", "127.0.0.1:", "EARSHOT_ADDR=127.0.0.1:: accepts host:port"},
 		{"EARSHOT_PLAN_PHRASES_PER_PLATFORM", "-1", "EARSHOT_PLAN_PHRASES_PER_PLATFORM=-1: accepts a whole number from 0 to 100000"},
 		{"EARSHOT_INGEST_BACKLOG", "-1", "EARSHOT_INGEST_BACKLOG=-1: accepts a whole number from 0 to 100000000"},
 		{"EARSHOT_ALERT_MIN_SCORE", "101", "EARSHOT_ALERT_MIN_SCORE=101: accepts a whole number from 0 to 100"},
@@ -57,6 +63,12 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		{"EARSHOT_SECRET_KEY", "tooshort", "EARSHOT_SECRET_KEY (value not shown: it can hold a secret): accepts a secret of at least 32 bytes"},
 		{"EARSHOT_SITE_URL", "ftp://x", "accepts an http or https URL"},
 		{"EARSHOT_LOG_LEVEL", "loud", "EARSHOT_LOG_LEVEL=loud: accepts debug, info, warn or error"},
+		// Values the mailer would refuse only at start, with exit status 1
+		// and without the setting's name.
+		{"EARSHOT_SMTP_URL", "smtp://user:hunter2@mail:99999", "EARSHOT_SMTP_URL (value not shown: it can hold a secret): accepts smtp://"},
+		{"EARSHOT_SMTP_URL", "smtp://user:hunter2@mail:587/inbox", "EARSHOT_SMTP_URL (value not shown: it can hold a secret): accepts smtp://"},
+		{"EARSHOT_MAIL_FROM", "alerts@example.com, b@example.com", "EARSHOT_MAIL_FROM=alerts@example.com, b@example.com: accepts an email address"},
+		{"EARSHOT_MAIL_FROM", "not an@address here", "EARSHOT_MAIL_FROM=not an@address here: accepts an email address"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		read := ConfigFlags(fs, func(k string) string {
@@ -151,5 +163,37 @@ func TestConfigSiteURLNormalised(t *testing.T) {
 		if _, err := read(); err == nil || !strings.Contains(err.Error(), "accepts an http or https URL") {
 			t.Errorf("EARSHOT_SITE_URL=%s: %v", bad, err)
 		}
+	}
+}
+
+// Settings that only work together are checked together, before start:
+// each missing half is named as a setting, so serve stops with exit
+// status 2 and the operator's words rather than at start with a
+// constructor's ("llm model is required") and status 1.
+func TestConfigPairsNameTheSetting(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"EARSHOT_LLM_URL": "https://llm.example.com/v1"}, "EARSHOT_LLM_MODEL="},
+		{map[string]string{"EARSHOT_REDDIT_CLIENT_ID": "id"}, "EARSHOT_REDDIT_CLIENT_SECRET (value not shown: it can hold a secret)"},
+		{map[string]string{"EARSHOT_REDDIT_CLIENT_SECRET": "hunter2"}, "EARSHOT_REDDIT_CLIENT_ID="},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		read := ConfigFlags(fs, func(k string) string { return tc.env[k] })
+		_ = fs.Parse(nil)
+		_, err := read()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%v: %v, want a ConfigError starting %q", tc.env, err, tc.want)
+		}
+	}
+	// Both halves, or neither, are accepted.
+	for _, env := range []map[string]string{
+		{"EARSHOT_LLM_URL": "https://llm.example.com/v1", "EARSHOT_LLM_MODEL": "m"},
+		{"EARSHOT_REDDIT_CLIENT_ID": "id", "EARSHOT_REDDIT_CLIENT_SECRET": "s"},
+		{"EARSHOT_LLM_MODEL": "m"},
+	} {
+		testConfig(t, env)
 	}
 }

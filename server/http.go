@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -122,7 +123,17 @@ func newRootHandler(api *httpapi.API, helper *httpapi.Helper, dash *dashboard.Da
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.RequestLog(log, reg.RequestObserver(labels), mux), nil
+	// Every path under /api/v1/ goes to the API as it came, not through
+	// the mux, which would redirect a path with // or a dot segment in
+	// HTML, without the rate headers and before any quota.
+	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	return httpapi.RequestLog(log, reg.RequestObserver(labels), root), nil
 }
 
 func writeStatus(w http.ResponseWriter, code int, status string) {

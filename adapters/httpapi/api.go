@@ -1,10 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"iter"
 	"log/slog"
 	"net/http"
+	"path"
+	"strings"
 
 	"github.com/go-kit/kit/endpoint"
 	httptransport "github.com/go-kit/kit/transport/http"
@@ -214,5 +218,32 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if r.ContentLength < 0 {
+		// A body of unknown length (chunked) is read here, at most the
+		// limit and a byte, so it is refused in the same place as one that
+		// announced its size: before the route, scope and plan, and on
+		// routes that never read a body.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			a.encodeError(ctx, core.Wrap(core.KindInvalidRequest, err, "could not read the request body"), w)
+			return
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	}
+	if !cleanPath(r.URL.Path) {
+		// The mux would answer a redirect in HTML; no route has such a path.
+		a.encodeError(ctx, core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path), w)
+		return
+	}
 	a.mux.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// cleanPath says whether p is in the form http.ServeMux routes without
+// redirecting: no empty or dot segment (a trailing slash is kept).
+func cleanPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }

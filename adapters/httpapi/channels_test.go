@@ -165,7 +165,7 @@ func TestChannelInputRefused(t *testing.T) {
 		{"POST", "/api/v1/channels", `{"kind":"slack","secret":"x"}`, "invalid_parameter", "unknown field secret"},
 		{"POST", "/api/v1/channels", `{"kind":"telegram","chat_id":true}`, "invalid_parameter", "chat_id must be a string or an integer"},
 		{"POST", "/api/v1/channels", `{"kind":"telegram","chat_id":1.5}`, "invalid_parameter", "chat_id must be a string or an integer"},
-		{"POST", "/api/v1/channels", `{"kind":"ntfy","hour":"nine"}`, "invalid_parameter", "hour must be of type number"},
+		{"POST", "/api/v1/channels", `{"kind":"ntfy","hour":"nine"}`, "invalid_parameter", "hour must be of type integer"},
 		{"POST", "/api/v1/channels", `{"kind":`, "invalid_json", ""},
 		{"POST", "/api/v1/channels", `[]`, "invalid_json", ""},
 		{"PATCH", "/api/v1/channels/c1", `{"kind":"slack"}`, "invalid_parameter", "unknown field kind"},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -67,6 +68,9 @@ func decodeAddPhrase(_ context.Context, r *http.Request) (any, error) {
 		return nil, core.Errorf(core.KindInvalid, "platform is required")
 	}
 	if v := r.Header.Values("Idempotency-Key"); len(v) > 0 {
+		if len(v) > 1 {
+			return nil, core.Errorf(core.KindInvalid, "Idempotency-Key is given %d times: send it once", len(v))
+		}
 		if v[0] == "" {
 			return nil, core.Errorf(core.KindInvalid, "Idempotency-Key must be 1 to 64 characters")
 		}
@@ -95,7 +99,13 @@ func decodePatchPhrase(_ context.Context, r *http.Request) (any, error) {
 }
 
 func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := onlyOnce(q, "limit", "platform", "min_score", "before", "q"); err != nil {
+		return nil, err
+	}
 	var mq ports.MatchQuery
 	if v, ok := single(q["limit"]); ok {
 		// The range is checked with every other list's (core.CheckPage);
@@ -131,6 +141,29 @@ func decodeListMatches(_ context.Context, r *http.Request) (any, error) {
 		mq.Q = v // read by core.ParseSearch, which bounds it
 	}
 	return mq, nil
+}
+
+// query reads r's query string whole: url.URL.Query drops a pair it
+// cannot read (`min_score=9%`, `limit=1;x`), which would answer as if
+// the filter had not been asked for.
+func query(r *http.Request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, core.Errorf(core.KindInvalidRequest, "the query string is malformed: %v", err)
+	}
+	return q, nil
+}
+
+// onlyOnce refuses a parameter of names given more than once: which of
+// `limit=5&limit=50` the caller meant cannot be told, and reading the
+// first would answer a question it did not ask.
+func onlyOnce(q url.Values, names ...string) error {
+	for _, n := range names {
+		if len(q[n]) > 1 {
+			return core.Errorf(core.KindInvalid, "%s is given %d times: send it once", n, len(q[n]))
+		}
+	}
+	return nil
 }
 
 // single returns the one value of a query parameter; an empty value counts
@@ -211,7 +244,7 @@ func typeError(te *json.UnmarshalTypeError, v any) error {
 	if f, ok := jsonField(reflect.TypeOf(v), name); ok {
 		typ = f
 	}
-	return core.Errorf(core.KindInvalid, "%s must be of type %s", name, jsonType(typ.String()))
+	return core.Errorf(core.KindInvalid, "%s must be of type %s", name, jsonType(typ))
 }
 
 // jsonField returns the type of the field of struct t (or a pointer to
@@ -238,16 +271,27 @@ func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
 	return nil, false
 }
 
-func jsonType(goType string) string {
-	switch goType {
-	case "string", "*string":
-		return "string"
-	case "int", "*int", "float64":
-		return "number"
-	case "bool", "*bool":
-		return "boolean"
-	case "[]string", "*[]string":
-		return "array of strings"
+// jsonType names a field's type as JSON (and the OpenAPI document) do:
+// a whole number is an integer, and no Go type name reaches a caller.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return goType
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.String {
+			return "array of strings"
+		}
+		return "array"
+	}
+	return "object"
 }

@@ -25,9 +25,15 @@ type exportRequest struct {
 // decodeExport reads GET /matches's parameters and the format; a limit
 // is refused, since the file holds every match of the view.
 func decodeExport(ctx context.Context, r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return nil, err
+	}
 	if _, ok := q["limit"]; ok {
 		return nil, core.Errorf(core.KindInvalid, "limit does not apply to an export: the file holds every match of the view")
+	}
+	if err := onlyOnce(q, "format"); err != nil {
+		return nil, err
 	}
 	v, ok := single(q["format"])
 	if !ok {

@@ -125,7 +125,7 @@ func TestPhraseFilterFields(t *testing.T) {
 		{"PATCH", "/api/v1/keywords/p1", `{"exclude":null}`, "status is required: listening or paused (or, to change the filters, one of exclude, require, excludeAuthors, excludeCommunities, minLikes, minComments, titleOnly)"},
 		{"PATCH", "/api/v1/keywords/p1", `{"exclude":"jobs"}`, "exclude must be of type array of strings"},
 		{"PATCH", "/api/v1/keywords/p1", `{"exclude":[1]}`, "exclude must be of type array of strings"},
-		{"PATCH", "/api/v1/keywords/p1", `{"minLikes":1.5}`, "minLikes must be of type number"},
+		{"PATCH", "/api/v1/keywords/p1", `{"minLikes":1.5}`, "minLikes must be of type integer"},
 		{"PATCH", "/api/v1/keywords/p1", `{"titleOnly":"yes"}`, "titleOnly must be of type boolean"},
 		{"PATCH", "/api/v1/keywords/p1", `{"excludeAuthor":["x"]}`, "unknown field excludeAuthor"},
 		{"PATCH", "/api/v1/keywords/p1", `{"status":"paused","minComments":-1}`, "minComments must be a whole number from 0 to 1000000"},

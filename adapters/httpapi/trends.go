@@ -25,7 +25,13 @@ type trendsRequest struct {
 // decodeTrends reads keywordId (optional: all phrases) and days (30 or
 // 90, default 30); as with limit, a parameter given empty is refused.
 func decodeTrends(_ context.Context, r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := onlyOnce(q, "keywordId", "days"); err != nil {
+		return nil, err
+	}
 	var req trendsRequest
 	if v, ok := single(q["keywordId"]); ok {
 		if v == "" {

@@ -19,10 +19,15 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
+
+// seedTries bounds the sends of one seed batch the server keeps asking
+// for later.
+const seedTries = 100
 
 type result struct {
 	kind    string
@@ -74,7 +79,9 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 		return errors.New("-seed must be 0 to 10000000")
 	}
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
-	do := func(method, path, secret string, body any) bool {
+	// retryAfter is set, when the server asked for the request again
+	// later (503 while scoring is behind, 429), to the wait it named.
+	send := func(method, path, secret string, body any) (ok bool, retryAfter *time.Duration) {
 		var rd io.Reader
 		if body != nil {
 			b, _ := json.Marshal(body)
@@ -84,9 +91,15 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 		req.Header.Set("Authorization", "Bearer "+secret)
 		resp, err := client.Do(req)
 		if err != nil {
-			return false
+			return false, nil
 		}
 		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests {
+			if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs >= 0 {
+				wait := time.Duration(min(secs, 60)) * time.Second
+				retryAfter = &wait
+			}
+		}
 		if resp.StatusCode == http.StatusForbidden {
 			// The plan limit is an answer the phrase writes expect; any
 			// other 403 (a key without write:phrases) is a refusal.
@@ -95,10 +108,27 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 			}
 			_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
 			io.Copy(io.Discard, resp.Body)
-			return e.Error.Code == "plan_limit"
+			return e.Error.Code == "plan_limit", nil
 		}
 		io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode < 400 || resp.StatusCode == 409
+		return resp.StatusCode < 400 || resp.StatusCode == 409, retryAfter
+	}
+	do := func(method, path, secret string, body any) bool {
+		ok, _ := send(method, path, secret, body)
+		return ok
+	}
+	// The seed sends a batch the server asked for later again after the
+	// wait it named, as the helper does, up to seedTries times: the
+	// default backlog bound refuses batches while scoring catches up.
+	seedBatch := func(body any) bool {
+		for range seedTries {
+			ok, retryAfter := send("POST", "/ingest", ingestKey, body)
+			if ok || retryAfter == nil {
+				return ok
+			}
+			time.Sleep(*retryAfter)
+		}
+		return false
 	}
 
 	// Ingested posts mention acme, so each one stores a match.
@@ -106,7 +136,7 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 		return errors.New("cannot create the phrase acme: check the server and -key")
 	}
 	if seed > 0 {
-		if err := seedPosts(do, ingestKey, seed); err != nil {
+		if err := seedPosts(seedBatch, seed); err != nil {
 			return err
 		}
 	}
@@ -160,7 +190,7 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 
 // seedPosts ingests n posts that match acme in batches of 100 from four
 // workers, as fast as the server takes them, and says how long it took.
-func seedPosts(do func(method, path, secret string, body any) bool, ingestKey string, n int) error {
+func seedPosts(ingest func(body any) bool, n int) error {
 	start := time.Now()
 	run := start.UnixNano()
 	batches := make(chan int)
@@ -176,7 +206,7 @@ func seedPosts(do func(method, path, secret string, body any) bool, ingestKey st
 					posts = append(posts, map[string]any{"externalId": fmt.Sprintf("seed-%d-%d", run, j), "authorName": "seed",
 						"body": []string{fmt.Sprintf("seed post %d asks whether acme crm is worth it", j)}, "url": fmt.Sprintf("https://x.com/seed/status/%d", j)})
 				}
-				if !do("POST", "/ingest", ingestKey, map[string]any{"platform": "x", "posts": posts}) {
+				if !ingest(map[string]any{"platform": "x", "posts": posts}) {
 					failed <- b
 					return
 				}
