@@ -27,3 +27,16 @@ func TestRefusedDestinationKeepsNoToken(t *testing.T) {
 		t.Fatalf("refused with the box not ticked: %d", w.Code)
 	}
 }
+
+// A Telegram channel's destination form has no address field: a refusal
+// that names no field of its own (the form sent empty) is shown beside
+// the token, not beside an address field the page does not have.
+func TestRefusedTelegramDestinationSaysWhy(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 30, 0, 0, time.UTC)
+	f := &fakeChannels{ch: core.Webhook{ID: "c1", Kind: core.ChannelTelegram, URL: "telegram chat -1001234567890 (bot 123456…)", Active: true}}
+	d := channelDashboard(t, f, 100, now)
+	w := postAs(d, "a", "/app/channels/c1/destination", "token=&chat_id=")
+	if w.Code != http.StatusBadRequest || !regexp.MustCompile(`<p class="error" id="telegram-e-token">[^<]*give the part of the destination to replace`).MatchString(w.Body.String()) {
+		t.Fatalf("refused empty: %d\n%s", w.Code, w.Body)
+	}
+}
