@@ -470,13 +470,18 @@ func (d *Dashboard) setDestination(w http.ResponseWriter, r *http.Request) {
 		if !core.IsKind(err, core.KindInvalid) {
 			return false
 		}
-		field := channelField(err)
-		if field == "" {
-			field = "url"
-		}
 		kind := f.Kind
 		if c, gerr := d.deps.Channels.Get(r.Context(), session(r).OwnerID, r.PathValue("id")); gerr == nil {
 			kind = string(c.Kind)
+		}
+		field := channelField(err)
+		if field == "" {
+			// Beside the form's first field: a Telegram form has no
+			// address, and a reason beside no field is not shown.
+			field = "url"
+			if !channelFormOf(core.ChannelKind(kind), f, nil).NeedsURL {
+				field = "token"
+			}
 		}
 		f.Token = ""
 		v := channelPageView{Dest: channelFormOf(core.ChannelKind(kind), f, map[string]string{field: core.Message(err)})}

@@ -38,6 +38,12 @@ func (d *Dashboard) requestLink(w http.ResponseWriter, r *http.Request) {
 		err = d.deps.Sessions.RequestLink(r.Context(), f.Email, clientIP(r))
 	}
 	if err != nil {
+		if core.IsKind(err, core.KindRateLimited) {
+			// The service counts an address's requests in one-minute
+			// windows and does not say when this one ends: a minute is
+			// the longest wait.
+			w.Header().Set("Retry-After", "60")
+		}
 		d.render(w, r, d.statusLogged(r, err), "login", loginView{layout: layout{Title: "Sign in", Problem: core.Message(err)}, Email: f.Email})
 		return
 	}
