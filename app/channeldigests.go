@@ -90,6 +90,15 @@ func (s *ChannelDigests) Sweep(ctx context.Context) (int, error) {
 // store refuses the end, with no error, when another replica ended the
 // period first, or the channel is no longer active and on a digest.
 func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook, now time.Time) (bool, error) {
+	if quiet, at, err := s.quietHour(ctx, ch, now); err != nil || quiet {
+		if err != nil {
+			return false, err
+		}
+		// The hour had nothing to send: its period ends there, empty, and
+		// what came since waits for the next one, as for email alerts.
+		_, err := s.store.AddDigest(ctx, ch, at, nil, core.DeliveryLogSize)
+		return false, err
+	}
 	due, d, err := digestOf(ch, now, false, s.site, func(from, to time.Time, limit int) ([]core.Match, int, error) {
 		return s.store.DigestMatches(ctx, ch, from, to, limit)
 	})
@@ -98,6 +107,30 @@ func (s *ChannelDigests) channel(ctx context.Context, ch core.Webhook, now time.
 	}
 	ok, err := s.store.AddDigest(ctx, ch, now, d, core.DeliveryLogSize)
 	return ok && d != nil, err
+}
+
+// quietHour reports whether ch's daily digest is due now only because no
+// sweep came within its hour (the service was down), and its period had
+// no match by that hour, which is at: what came after the hour waits
+// for the next day's, as it does when a sweep finds the hour empty. A
+// digest the hour missed goes out late; one it would not have sent, not.
+func (s *ChannelDigests) quietHour(ctx context.Context, ch core.Webhook, now time.Time) (bool, time.Time, error) {
+	at := ch.Schedule.DailyHourBefore(now)
+	if at.IsZero() || now.Sub(at) < time.Hour {
+		return false, at, nil
+	}
+	due, from := core.DigestDue(ch.Schedule, ch.LastDigestAt, now)
+	if !due {
+		return false, at, nil
+	}
+	if from.Before(ch.CreatedAt) {
+		from = ch.CreatedAt // as digestOf reads
+	}
+	if !from.Before(at) {
+		return false, at, nil
+	}
+	_, total, err := s.store.DigestMatches(ctx, ch, from, at, 0)
+	return err == nil && total == 0, at, err
 }
 
 // periodEnd ends a channel's open period at the clock's now, whatever its

@@ -559,5 +559,5 @@ func DigestDue(s AlertSchedule, last, now time.Time) (due bool, periodStart time
 	}
 	at := s.lastDailyHour(now.In(loc))
 	y, m, d := at.Date()
-	return true, time.Date(y, m, d-1, s.Hour, 0, 0, 0, at.Location())
+	return true, s.hourOn(y, m, d-1, at.Location())
 }

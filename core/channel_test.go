@@ -359,3 +359,18 @@ func TestDigestPeriodsTile(t *testing.T) {
 		}
 	}
 }
+
+// A channel's first daily period starts at the chosen hour of the day
+// before; when the clocks skipped that hour, at the change, as Due reads
+// it, not at the hour before the change west of UTC.
+func TestDigestDueFirstPeriodAfterSkippedHour(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := AlertSchedule{AlertDaily, 2, "America/New_York"} // 8 March 2026 skips 02:00
+	due, from := DigestDue(s, time.Time{}, time.Date(2026, 3, 9, 2, 30, 0, 0, ny))
+	if want := time.Date(2026, 3, 8, 7, 0, 0, 0, time.UTC); !due || !from.Equal(want) {
+		t.Fatalf("DigestDue = %v, %v; want true, %v (03:00 EDT, when the clocks passed 02:00)", due, from, want)
+	}
+}

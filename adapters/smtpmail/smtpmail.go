@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -30,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
 
@@ -216,7 +218,7 @@ func (m *Mailer) message(to *mail.Address, mm ports.Mail) (*gomail.Msg, error) {
 	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent())
 	msg.FromMailAddress(m.from)
 	msg.ToMailAddress(to)
-	msg.Subject(mm.Subject)
+	msg.Subject(foldable(mm.Subject))
 	msg.SetDate()
 	var id [16]byte
 	if _, err := rand.Read(id[:]); err != nil {
@@ -226,6 +228,42 @@ func (m *Mailer) message(to *mail.Address, mm ports.Mail) (*gomail.Msg, error) {
 	msg.SetMessageIDWithValue(hex.EncodeToString(id[:]) + "@" + m.fromDomain)
 	msg.SetBodyString(gomail.TypeTextPlain, mm.Body)
 	return msg, nil
+}
+
+// foldable returns subject in a form go-mail folds within the line
+// limit. go-mail folds a header only at spaces, so a word longer than a
+// line (a webhook address up to 2048 bytes) would go out as one line
+// past RFC 5322's 998 characters, which servers refuse. Such a subject
+// goes as RFC 2047 encoded words short enough for a line each, which
+// readers join again without the spaces between them.
+func foldable(subject string) string {
+	const (
+		longestWord = 64 // fits after "Subject: " within go-mail's 76
+		chunk       = 39 // bytes: 52 in base64, a 64-character encoded word
+	)
+	long := false
+	for w := range strings.SplitSeq(subject, " ") {
+		if len(w) > longestWord {
+			long = true
+			break
+		}
+	}
+	if !long {
+		return subject
+	}
+	var words []string
+	for s := subject; s != ""; {
+		n := min(len(s), chunk)
+		for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+			n-- // whole characters in each word, as RFC 2047 asks
+		}
+		if n == 0 {
+			n = min(len(s), chunk) // not UTF-8: any cut will do
+		}
+		words = append(words, "=?UTF-8?b?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, " ")
 }
 
 // redact returns err's message without the password, which no error may

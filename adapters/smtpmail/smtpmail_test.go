@@ -271,3 +271,34 @@ func TestLogMailer(t *testing.T) {
 		}
 	}
 }
+
+// A subject with a long word, such as the 2048-byte webhook address a
+// switch-off notification names, reaches the server in header lines of
+// at most 78 characters (RFC 5322 2.1.1; 998 is the hard limit) and
+// reads back whole: go-mail folds only at spaces, so such a word would
+// otherwise be one line past the limit, which servers refuse or cut.
+func TestLongSubjectFolded(t *testing.T) {
+	t.Parallel()
+	srv := mailtest.NewServer(t)
+	m := newMailer(t, srv.URL())
+	for i, subject := range []string{
+		"earshot: Your webhook https://hooks.example.com/" + strings.Repeat("a1b2", 512) + " was switched off",
+		"earshot: " + strings.Repeat("x", 70) + " “é” " + strings.Repeat("y", 300),
+	} {
+		mm := alert
+		mm.Subject = subject
+		if err := m.Send(t.Context(), mm); err != nil {
+			t.Fatalf("Send: %v", err)
+		}
+		got := srv.WaitFor(i+1, 5*time.Second)[i]
+		head, _, _ := bytes.Cut(got.Raw, []byte("\r\n\r\n"))
+		for _, line := range bytes.Split(head, []byte("\r\n")) {
+			if len(line) > 78 {
+				t.Errorf("a header line of %d characters: %.120s…", len(line), line)
+			}
+		}
+		if got.Subject != subject {
+			t.Errorf("Subject = %q, want %q", got.Subject, subject)
+		}
+	}
+}
