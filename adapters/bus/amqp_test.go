@@ -46,7 +46,7 @@ func TestAMQPPublishesInFlightBounded(t *testing.T) {
 	const publishes = 100
 	refused := 0
 	for i := range publishes {
-		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 		err := b.Publish(ctx, ports.Event{Topic: topic, Key: fmt.Sprint(i)})
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
