@@ -52,6 +52,11 @@ const (
 	// (a broker that blocks publishers under a resource alarm never
 	// confirms) before it drops the connections under them.
 	closeTimeout = 10 * time.Second
+	// maxInFlight bounds the publishes waiting for the broker, each a
+	// goroutine and a channel: a broker that blocks publishers never
+	// confirms, and publishes abandoned at their ctx's end would otherwise
+	// pile up to the client's 2047 channels per connection.
+	maxInFlight = 16
 )
 
 type amqpTransport struct {
@@ -64,6 +69,8 @@ type amqpTransport struct {
 	pubConn *wamqp.ConnectionWrapper
 	subConn *wamqp.ConnectionWrapper
 	pub     *wamqp.Publisher
+	// inFlight holds a value per publish under way, abandoned or not.
+	inFlight chan struct{}
 }
 
 func newAMQP(rawURL string, u *url.URL, group string, log watermill.LoggerAdapter) (*amqpTransport, error) {
@@ -78,7 +85,7 @@ func newAMQP(rawURL string, u *url.URL, group string, log watermill.LoggerAdapte
 	// forever for a channel.
 	cfg.Connection.Reconnect = reconnect
 
-	a := &amqpTransport{log: log, cfg: cfg}
+	a := &amqpTransport{log: log, cfg: cfg, inFlight: make(chan struct{}, maxInFlight)}
 	var err error
 	if a.pubConn, err = a.dial(u, "publish"); err != nil {
 		return nil, err
@@ -114,10 +121,20 @@ func (a *amqpTransport) dial(u *url.URL, role string) (*wamqp.ConnectionWrapper,
 // publish waits for the broker's confirms but gives up when ctx ends:
 // watermill-amqp honours ctx while writing, not while waiting for the
 // confirm, which a blocked broker may never send. The abandoned publish
-// finishes or fails in the background.
+// finishes or fails in the background, holding its room among the
+// maxInFlight until then; past them publish waits for room until ctx ends.
 func (a *amqpTransport) publish(ctx context.Context, topic string, msgs []*message.Message) error {
+	select {
+	case a.inFlight <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("publish to %s: %d publishes already wait for the broker (one that blocks publishers, say under a resource alarm, never confirms): %w",
+			topic, maxInFlight, ctx.Err())
+	}
 	done := make(chan error, 1)
-	go func() { done <- a.pub.Publish(topic, msgs...) }()
+	go func() {
+		defer func() { <-a.inFlight }()
+		done <- a.pub.Publish(topic, msgs...)
+	}()
 	select {
 	case err := <-done:
 		return err
