@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -165,10 +166,18 @@ func announce(ctx context.Context, pub ports.Publisher, log *slog.Logger, ms []c
 		events = append(events, ports.Event{Topic: TopicMatchStored, Key: ids[0], Payload: payload})
 		ids = nil
 	}
-	if err := pub.Publish(ctx, events...); err != nil {
+	// A broker that blocks publishers (a resource alarm) confirms nothing:
+	// the caller, an ingest request whose matches are committed, must not
+	// wait for it longer than the sweep would take to find them anyway.
+	pctx, cancel := context.WithTimeout(ctx, publishWait)
+	defer cancel()
+	if err := pub.Publish(pctx, events...); err != nil {
 		log.WarnContext(ctx, "publishing new matches failed; the scoring sweep will find them", "matches", len(ms), "err", err)
 	}
 }
+
+// publishWait bounds how long announce waits for the bus.
+const publishWait = 5 * time.Second
 
 // Phrases returns the owner's listening phrases on the platform, for
 // helper programs, which need a reddit phrase's community too.

@@ -112,3 +112,28 @@ func TestAnnounceABatch(t *testing.T) {
 		}
 	}
 }
+
+// deadlineBus records the deadline its Publish was given.
+type deadlineBus struct {
+	has  bool
+	left time.Duration
+}
+
+func (b *deadlineBus) Publish(ctx context.Context, _ ...ports.Event) error {
+	d, ok := ctx.Deadline()
+	b.has, b.left = ok, time.Until(d)
+	return ctx.Err()
+}
+
+// TestAnnounceBoundsItsWait: a broker that blocks publishers confirms
+// nothing, and an ingest request's context has no deadline; announce
+// gives the bus one, so the request answers while the sweep finds the
+// matches.
+func TestAnnounceBoundsItsWait(t *testing.T) {
+	t.Parallel()
+	b := &deadlineBus{}
+	announce(context.Background(), b, quiet, []core.Match{{ID: "m1", OwnerID: "o1"}})
+	if !b.has || b.left > publishWait {
+		t.Fatalf("publish given deadline %v (left %v), want one within %v", b.has, b.left, publishWait)
+	}
+}
