@@ -157,12 +157,16 @@ type ProxyInfo struct {
 }
 
 // Proxy returns the operator's proxy (GET /proxy); ErrNoProxy when the
-// server answers 503, which is not retried: the helper must stop.
+// server answers 503 without Retry-After, which is not retried: the
+// helper must stop. A 503 naming a Retry-After (a server at capacity, a
+// reverse proxy during a deploy) and a 429 are waited and asked again,
+// as every other request is: taken for "no proxy", they would stop a
+// helper for good over a moment's unavailability.
 func (c *Client) Proxy(ctx context.Context) (ProxyInfo, error) {
 	var p ProxyInfo
-	err := c.send(ctx, http.MethodGet, "/proxy", nil, &p, false)
+	err := c.do(ctx, http.MethodGet, "/proxy", nil, &p)
 	var se *StatusError
-	if errors.As(err, &se) && se.Status == http.StatusServiceUnavailable {
+	if errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && !se.busy {
 		return ProxyInfo{}, ErrNoProxy
 	}
 	return p, err
@@ -330,6 +334,7 @@ type StatusError struct {
 	Status       int
 	Code         string
 	Message      string
+	busy         bool // a 429 or 503 that named a Retry-After
 }
 
 func (e *StatusError) Error() string {
@@ -347,13 +352,9 @@ func (e *StatusError) Unwrap() error {
 	return nil
 }
 
+// do makes the request, retrying within the bounds, and decodes a 2xx
+// answer into out.
 func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {
-	return c.send(ctx, method, path, body, out, true)
-}
-
-// send makes the request, retrying within the bounds when retry is set,
-// and decodes a 2xx answer into out.
-func (c *Client) send(ctx context.Context, method, path string, body []byte, out any, retry bool) error {
 	attempts := c.Attempts
 	if attempts <= 0 {
 		attempts = DefaultAttempts
@@ -371,7 +372,7 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, out
 		if err == nil {
 			return nil
 		}
-		if wait < 0 || !retry || try >= attempts || ctx.Err() != nil {
+		if wait < 0 || try >= attempts || ctx.Err() != nil {
 			return err
 		}
 		if wait == 0 {
@@ -424,7 +425,11 @@ func (c *Client) once(ctx context.Context, method, path string, body []byte, out
 		se.Code, se.Message = e.Error.Code, e.Error.Message
 	}
 	switch {
+	case resp.StatusCode == http.StatusServiceUnavailable && path == "/proxy" && resp.Header.Get("Retry-After") == "":
+		// The spec's answer of a deployment without a proxy: final.
+		return -1, se
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
+		se.busy = resp.Header.Get("Retry-After") != ""
 		return retryAfter(resp.Header.Get("Retry-After")), se
 	case resp.StatusCode >= 500:
 		return 0, se

@@ -164,7 +164,7 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	// read of the phrases on the server. The last batch names what the
 	// whole read left unread: a batch is sent only once a post follows it
 	// (batcher.add), so after a batch there is always one more.
-	if len(b.posts) > 0 || (readErr == nil && b.sent == 0) {
+	if !b.failed && (len(b.posts) > 0 || (readErr == nil && b.sent == 0)) {
 		if err := b.flush(ctx); err != nil {
 			return errors.Join(readErr, err)
 		}
@@ -196,6 +196,9 @@ type batcher struct {
 	// unread returns the communities the read has not read yet (see
 	// Unreader), named by each batch as it is sent.
 	unread func() []string
+	// failed: a flush gave up after the client's tries; the batch waits
+	// for the next pass rather than a second round of tries now.
+	failed bool
 }
 
 func (b *batcher) add(p Post, m Mark) error {
@@ -221,6 +224,7 @@ func (b *batcher) flush(ctx context.Context) error {
 	unread := b.unread()
 	res, err := b.r.Client.IngestUnread(ctx, b.platform, b.posts, unread)
 	if err != nil {
+		b.failed = true
 		return fmt.Errorf("%s: sending %d posts: %w", b.platform, len(b.posts), err)
 	}
 	b.sent++

@@ -16,6 +16,7 @@ package x
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -126,8 +127,13 @@ func (r *Reader) browser(ctx context.Context, in helper.In) (*browser.Browser, e
 		bs = r.own
 	}
 	px := in.Proxy
-	if !in.ViaProxy {
+	switch {
+	case !in.ViaProxy:
 		px = nil
+	case px == nil:
+		// A browser started without a proxy reads from the owner's own
+		// address: refused, as PlatformClient refuses for HTTP.
+		return nil, errors.New("the read is to go through the proxy, but none is given (In.Proxy): x is not read directly")
 	}
 	return bs.Browser(ctx, px)
 }
