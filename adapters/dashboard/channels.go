@@ -403,7 +403,9 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, status
 }
 
 func (d *Dashboard) showChannel(w http.ResponseWriter, r *http.Request) {
-	d.renderChannel(w, r, http.StatusOK, channelPageView{layout: layout{Notice: doneNotice(r, "channel")}})
+	v := channelPageView{layout: layout{Notice: doneNotice(r, "channel")}}
+	v.Test = d.testOutcome(r, "/app/channels/"+r.PathValue("id"))
+	d.renderChannel(w, r, http.StatusOK, v)
 }
 
 // editChannel changes the minimum score, the platforms and the frequency.
