@@ -236,6 +236,35 @@ func TestDriveWhatTheWalkMisses(t *testing.T) {
 		}
 		fits("the list after adding")
 
+		// The other forms refused, each with a service's long words.
+		for kind, why := range map[string]string{
+			"slack":    "url must be a Slack incoming webhook address: https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+			"telegram": "token must look like 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw, the token @BotFather gives",
+			"ntfy":     "url must be https://host/topic, such as https://ntfy.sh/your-long-random-topic-with-no-spaces",
+		} {
+			chans.err = core.Errorf(core.KindInvalid, "%s", why)
+			open(t, ctx, srv.URL+"/app/webhooks")
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#add-"+kind+" summary")),
+				chromedp.Click(chromedp.CSS("#add-"+kind+` button[type="submit"]`)), chromedp.WaitReady(chromedp.CSS("#add-"+kind+"[open] p.error"))); err != nil {
+				t.Fatalf("%s refused: %v", kind, err)
+			}
+			fits("the add-a-channel list with the " + kind + " form refused")
+		}
+		chans.err = nil
+
+		// The channel's test, then a reload: the answer again, nothing sent.
+		open(t, ctx, srv.URL+"/app/channels/c2")
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#test")), chromedp.WaitReady(chromedp.CSS("#test-result"))); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitReady(chromedp.CSS("#test-result"))); err != nil {
+			t.Fatal(err)
+		}
+		if got := evalJS[string](t, ctx, `location.pathname+"|"+document.querySelector("#test-result").innerText`); !strings.HasPrefix(got, "/app/channels/c2|Test message") || !strings.Contains(got, "slack: the channel was deleted (channel_not_found), http 404.") || chans.tests != 1 {
+			t.Errorf("the test, reloaded: %q, %d tests", got, chans.tests)
+		}
+		fits("the channel's page with a test's answer")
+
 		// The filters page before a preview.
 		open(t, ctx, srv.URL+"/app/phrases/p1/filters")
 		fits("the filters page")
