@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +37,26 @@ func TestRefusedTelegramDestinationSaysWhy(t *testing.T) {
 	f := &fakeChannels{ch: core.Webhook{ID: "c1", Kind: core.ChannelTelegram, URL: "telegram chat -1001234567890 (bot 123456…)", Active: true}}
 	d := channelDashboard(t, f, 100, now)
 	w := postAs(d, "a", "/app/channels/c1/destination", "token=&chat_id=")
-	if w.Code != http.StatusBadRequest || !regexp.MustCompile(`<p class="error" id="telegram-e-token">[^<]*give the part of the destination to replace`).MatchString(w.Body.String()) {
+	if w.Code != http.StatusBadRequest || !regexp.MustCompile(`<p class="error" id="telegram-e-token">Nothing was changed: fill in`).MatchString(w.Body.String()) {
 		t.Fatalf("refused empty: %d\n%s", w.Code, w.Body)
+	}
+}
+
+// A destination form sent empty is refused in the form's own words,
+// never the API's field names (url, token, chat_id), for every kind.
+func TestEmptyDestinationSaysTheFormsWords(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 30, 0, 0, time.UTC)
+	for kind, want := range map[core.ChannelKind]string{
+		core.ChannelSlack:    `<p class="error" id="slack-e-url">Nothing was changed: fill in the incoming webhook address to replace.</p>`,
+		core.ChannelDiscord:  `<p class="error" id="discord-e-url">Nothing was changed: fill in the webhook address to replace.</p>`,
+		core.ChannelTelegram: `<p class="error" id="telegram-e-token">Nothing was changed: fill in the bot token or the chat id to replace.</p>`,
+		core.ChannelNtfy:     `<p class="error" id="ntfy-e-url">Nothing was changed: fill in the topic address or the access token to replace, or tick “no access token”.</p>`,
+	} {
+		f := &fakeChannels{ch: core.Webhook{ID: "c1", Kind: kind, URL: "redacted", Active: true}}
+		d := channelDashboard(t, f, 100, now)
+		w := postAs(d, "a", "/app/channels/c1/destination", "url=&token=&chat_id=")
+		if body := w.Body.String(); w.Code != http.StatusBadRequest || !strings.Contains(body, want) || strings.Contains(body, "chat_id:") || len(f.changes) != 0 {
+			t.Errorf("%s sent empty: %d, %d changes, want %s\n%s", kind, w.Code, len(f.changes), want, body)
+		}
 	}
 }

@@ -262,6 +262,28 @@ func channelFormOf(k core.ChannelKind, f channelForm, errs map[string]string) ch
 	return v
 }
 
+// nothingGiven says, in the words of the destination form of v's kind,
+// that a change of destination sent with every field empty changes
+// nothing and what to fill in.
+func (v channelFormView) nothingGiven() string {
+	var parts []string
+	if v.NeedsURL {
+		parts = append(parts, "the "+strings.ToLower(v.URLLabel[:1])+v.URLLabel[1:])
+	}
+	if v.NeedsToken {
+		label, _, _ := strings.Cut(v.TokenLabel, " (")
+		parts = append(parts, "the "+strings.ToLower(label[:1])+label[1:])
+	}
+	if v.NeedsChat {
+		parts = append(parts, "the chat id")
+	}
+	msg := "Nothing was changed: fill in " + strings.Join(parts, " or ") + " to replace"
+	if v.Kind == string(core.ChannelNtfy) {
+		msg += ", or tick “no access token”"
+	}
+	return msg + "."
+}
+
 // channelForms are the four add forms; the one of kind refused shows f
 // and its errors.
 func channelForms(refused string, f channelForm, errs map[string]string) []channelFormView {
@@ -403,7 +425,9 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, status
 }
 
 func (d *Dashboard) showChannel(w http.ResponseWriter, r *http.Request) {
-	d.renderChannel(w, r, http.StatusOK, channelPageView{layout: layout{Notice: doneNotice(r, "channel")}})
+	v := channelPageView{layout: layout{Notice: doneNotice(r, "channel")}}
+	v.Test = d.testOutcome(r, "/app/channels/"+r.PathValue("id"))
+	d.renderChannel(w, r, http.StatusOK, v)
 }
 
 // editChannel changes the minimum score, the platforms and the frequency.
@@ -460,8 +484,10 @@ func (d *Dashboard) setDestination(w http.ResponseWriter, r *http.Request) {
 	if f.ChatID != "" {
 		ch.ChatID = &f.ChatID
 	}
-	if ch.URL == nil && ch.Token == nil && ch.ChatID == nil {
-		err = core.Errorf(core.KindInvalid, "url, token or chat_id: give the part of the destination to replace")
+	empty := ch.URL == nil && ch.Token == nil && ch.ChatID == nil
+	if empty {
+		// Said in the form's words below, once the kind is known.
+		err = core.Errorf(core.KindInvalid, "give the part of the destination to replace")
 	}
 	if err == nil {
 		_, err = d.update(r, ch)
@@ -484,7 +510,11 @@ func (d *Dashboard) setDestination(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		f.Token = ""
-		v := channelPageView{Dest: channelFormOf(core.ChannelKind(kind), f, map[string]string{field: core.Message(err)})}
+		msg := core.Message(err)
+		if empty {
+			msg = channelFormOf(core.ChannelKind(kind), f, nil).nothingGiven()
+		}
+		v := channelPageView{Dest: channelFormOf(core.ChannelKind(kind), f, map[string]string{field: msg})}
 		v.Problem = "The destination was not changed: see below."
 		d.renderChannel(w, r, statusOf(err), v)
 		return true

@@ -104,11 +104,11 @@ func TestDashboardWritesAreLimited(t *testing.T) {
 	if w := postAs(d, "a", "/app/logout", ""); w.Code != 200 {
 		t.Fatalf("signing out past the limit: %d", w.Code)
 	}
-	if w := postAs(d, "b", "/app/webhooks/h1/test", ""); w.Code != 200 {
+	if w := postAs(d, "b", "/app/webhooks/h1/test", ""); w.Code != http.StatusSeeOther {
 		t.Fatalf("another owner's ping: %d", w.Code)
 	}
 	now = now.Add(time.Minute)
-	if w := postAs(d, "a", "/app/webhooks/h1/test", ""); w.Code != 200 {
+	if w := postAs(d, "a", "/app/webhooks/h1/test", ""); w.Code != http.StatusSeeOther {
 		t.Fatalf("a ping in the next window: %d", w.Code)
 	}
 }

@@ -172,7 +172,8 @@ func (p rowPage) switchRow(w http.ResponseWriter, r *http.Request) {
 	p.settle(w, r, err, done, nil)
 }
 
-// test sends a test message now and shows what the receiver answered.
+// test sends a test message now and goes back to the row's page, which
+// shows what the receiver answered: a reload of that page sends nothing.
 func (p rowPage) test(w http.ResponseWriter, r *http.Request) {
 	svc, err := p.svc()
 	var res ports.WebhookResult
@@ -183,8 +184,9 @@ func (p rowPage) test(w http.ResponseWriter, r *http.Request) {
 		p.d.fail(w, r, err)
 		return
 	}
-	t := &testView{OK: res.Delivered(), Status: res.Status, Error: res.Error, Took: res.Duration.Round(time.Millisecond).String()}
-	p.show(w, r, http.StatusOK, rowShown{rowLog: rowLog{Test: t}})
+	page := p.path + r.PathValue("id")
+	p.d.setTestOutcome(w, r, page, res)
+	http.Redirect(w, r, page, http.StatusSeeOther)
 }
 
 // redeliver queues a delivered or failed message to be sent again.
@@ -447,7 +449,9 @@ func (d *Dashboard) showWebhook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	d.renderWebhook(w, r, http.StatusOK, webhookPageView{layout: layout{Notice: doneNotice(r, "webhook")}})
+	v := webhookPageView{layout: layout{Notice: doneNotice(r, "webhook")}}
+	v.Test = d.testOutcome(r, "/app/webhooks/"+r.PathValue("id"))
+	d.renderWebhook(w, r, http.StatusOK, v)
 }
 
 // editWebhook changes the minimum score and the platforms.
