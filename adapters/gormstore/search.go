@@ -17,8 +17,8 @@ import (
 // database as bound values: no text of the client's is read as syntax.
 //
 // On Postgres a search is one more condition, on the stored search_doc.
-// On SQLite the index drives the walk: the listing walks the hits newest
-// first by docid (the match's rowid; match_search keeps its lists in
+// On SQLite the index drives the walk: the listing walks the owner's
+// hits (the owner's partition of the index) newest first by docid (the match's rowid; match_search keeps its lists in
 // descending docid order) and stops at the page's end. Asking the index
 // of each row of the owner's instead would cost a common word's every
 // hit, or the owner's every match for a rare word, whatever the page.
@@ -57,13 +57,13 @@ func (db *DB) searchWalk(alias, ownerID string, s core.Search, before, after tim
 		}
 		w.where = []string{alias + ".search_doc @@ (" + strings.Join(parts, " && ") + ")"}
 	case !byDoc:
-		w.where = []string{alias + ".rowid IN (SELECT docid FROM match_search WHERE match_search MATCH ?)"}
-		w.args = []any{ftsQuery(s)}
+		w.where = []string{alias + ".rowid IN (SELECT docid FROM match_search WHERE match_search MATCH ? AND lid = " + searchLid + ")"}
+		w.args = []any{ftsQuery(s), ownerID}
 	default:
 		// CROSS JOIN keeps match_search the outer loop.
 		w.from = "match_search CROSS JOIN "
-		w.where = []string{"match_search MATCH ?", alias + ".rowid = match_search.docid"}
-		w.args = []any{ftsQuery(s)}
+		w.where = []string{"match_search MATCH ?", "match_search.lid = " + searchLid, alias + ".rowid = match_search.docid"}
+		w.args = []any{ftsQuery(s), ownerID}
 		w.order = "match_search.docid"
 		// The owner's first match at or past before, and last at or
 		// before after, bound the docids (a bound the index uses);
@@ -81,6 +81,12 @@ func (db *DB) searchWalk(alias, ownerID string, s core.Search, before, after tim
 	}
 	return w
 }
+
+// searchLid is the owner's partition of match_search (migration 30),
+// the owner's id its argument: the index reads that owner's lists only,
+// so a search costs what the owner's matches hold, whatever other
+// owners' hold.
+const searchLid = "(SELECT lid FROM match_search_owners WHERE owner_id = ?)"
 
 // ftsQuery writes s in FTS4's enhanced query syntax: each term a quoted
 // phrase, the terms to find joined by AND, each excluded one after NOT,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,4 +133,187 @@ func seedSearch(tb testing.TB, db *gormstore.DB, n int) string {
 		}
 	}
 	return o.ID
+}
+
+// BenchmarkSearchOwners measures whether one owner's search costs what
+// another owner's matches hold. A small owner (2,000 matches, "acme" in
+// one in ten, a fifth of them starred) is searched for "acme" alone,
+// then again after a big owner stores 200,000 matches that all hold
+// "acme", in the same run: starred, archived left out, polled for what
+// was scored since, the plain inbox and the API's list, a page of 25
+// each. It reports each time before and after and their ratio, and the
+// process's peak RSS over each listing's repetitions (on SQLite the
+// database's memory is the process's; on Postgres it is the server's,
+// not counted). b.N is ignored: run with -benchtime 1x.
+//
+//	go test -run '^$' -bench SearchOwners -benchtime 1x ./adapters/gormstore
+func BenchmarkSearchOwners(b *testing.B) {
+	urls := map[string]func(testing.TB) *gormstore.DB{"sqlite": dbtest.File}
+	if os.Getenv(pgtest.Env) != "" {
+		urls["postgres"] = func(tb testing.TB) *gormstore.DB { return dbtest.Open(tb, pgtest.URL(tb)) }
+	}
+	for name, open := range urls {
+		b.Run(name, func(b *testing.B) {
+			db := open(b)
+			ctx := context.Background()
+			small := seedOwner(b, db, "small@example.com", 2_000, 10, 5)
+			analyze := func() {
+				if db.Postgres() {
+					// As autovacuum would after a load this size.
+					if _, err := db.SQL().Exec("ANALYZE matches; ANALYZE match_triage"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			analyze()
+			search, err := core.ParseSearch("acme")
+			if err != nil {
+				b.Fatal(err)
+			}
+			yes, no := true, false
+			since := time.Now().Add(-time.Hour)
+			triage, matches := gormstore.NewTriageStore(db), gormstore.NewMatchStore(db)
+			cases := []struct {
+				name string
+				list func() (int, error)
+			}{
+				{"starred", inbox(ctx, triage, small, ports.InboxFilter{Starred: &yes, Search: search})},
+				{"not-archived", inbox(ctx, triage, small, ports.InboxFilter{Archived: &no, Search: search})},
+				{"scored-after", inbox(ctx, triage, small, ports.InboxFilter{ScoredAfter: since, Search: search})},
+				{"inbox", inbox(ctx, triage, small, ports.InboxFilter{Search: search})},
+				{"matches", func() (int, error) {
+					ms, _, err := matches.Matches(ctx, small, ports.MatchFilter{MinScore: -1, Limit: 25, Search: search})
+					return len(ms), err
+				}},
+			}
+			type took struct {
+				d    time.Duration
+				peak float64
+				n    int
+			}
+			measure := func() []took {
+				var out []took
+				for _, c := range cases {
+					resetPeakRSS()
+					// Each listing runs for half a second, at least 10 times.
+					start, runs, n := time.Now(), 0, 0
+					for ; runs < 10 || time.Since(start) < time.Second/2; runs++ {
+						if n, err = c.list(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					out = append(out, took{time.Since(start) / time.Duration(runs), peakRSS(b), n})
+				}
+				return out
+			}
+			alone := measure()
+			seedOwner(b, db, "big@example.com", 200_000, 1, 0)
+			analyze()
+			beside := measure()
+			for i, c := range cases {
+				if alone[i].n != beside[i].n {
+					b.Fatalf("%s: %d matches alone, %d beside the big owner", c.name, alone[i].n, beside[i].n)
+				}
+				b.ReportMetric(float64(alone[i].d.Microseconds()), c.name+"-alone-us")
+				b.ReportMetric(float64(beside[i].d.Microseconds()), c.name+"-beside-us")
+				b.ReportMetric(float64(beside[i].d)/float64(alone[i].d), c.name+"-ratio")
+				b.ReportMetric(alone[i].peak, c.name+"-alone-peakMB")
+				b.ReportMetric(beside[i].peak, c.name+"-beside-peakMB")
+			}
+		})
+	}
+}
+
+// inbox lists a page of 25 of ownerID's inbox through f.
+func inbox(ctx context.Context, s *gormstore.TriageStore, ownerID string, f ports.InboxFilter) func() (int, error) {
+	f.MinScore, f.Limit = -1, 25
+	return func() (int, error) {
+		items, _, err := s.Inbox(ctx, ownerID, f)
+		return len(items), err
+	}
+}
+
+// seedOwner stores n scored matches of a new owner on x, 1,000 to a
+// batch, "acme" in every one in acme, and stars every one in star (none
+// when 0), and returns the owner's id.
+func seedOwner(tb testing.TB, db *gormstore.DB, email string, n, acme, star int) string {
+	tb.Helper()
+	ctx := context.Background()
+	o, err := core.NewOwner(email, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := gormstore.NewOwnerStore(db).CreateOwner(ctx, &o); err != nil {
+		tb.Fatal(err)
+	}
+	p, err := core.NewPhrase(o.ID, "tool", "x", "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := gormstore.NewPhraseStore(db).CreatePhrase(ctx, &p, core.Limits{PhrasesPerPlatform: 1}, ports.Idempotency{}); err != nil {
+		tb.Fatal(err)
+	}
+	store, triage := gormstore.NewMatchStore(db), gormstore.NewTriageStore(db)
+	yes := true
+	for i := 0; i < n; i += 1000 {
+		batch := make([]ports.PostMatches, min(1000, n-i))
+		for j := range batch {
+			k := i + j
+			name := "a tool"
+			if k%acme == 0 {
+				name = "acme"
+			}
+			batch[j] = ports.PostMatches{Post: core.Post{
+				ExternalID: fmt.Sprint(k), Author: fmt.Sprint("author", k%500), Title: "Looking for a tool",
+				Text: fmt.Sprintf("We have used %s for %d years. Any alternatives for topic%d?", name, k%9, k%100),
+				URL:  fmt.Sprintf("https://x.com/a/status/%d", k),
+			}, PhraseIDs: []string{p.ID}}
+		}
+		res, err := store.SaveMatches(ctx, o.ID, core.X, batch)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var updates []ports.ScoreUpdate
+		var starred []string
+		for j, m := range res.Matches {
+			updates = append(updates, ports.ScoreUpdate{Match: m, Score: core.Score{Value: 70, Intent: core.IntentQuestion, Reason: "r"}})
+			if star > 0 && (i+j)%star == 0 {
+				starred = append(starred, m.ID)
+			}
+		}
+		if _, err := store.SetScores(ctx, updates, nil); err != nil {
+			tb.Fatal(err)
+		}
+		if len(starred) > 0 {
+			if _, err := triage.SetTriage(ctx, o.ID, starred, core.TriageChange{Starred: &yes}); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	return o.ID
+}
+
+// resetPeakRSS starts the process's peak resident set size afresh
+// (Linux; elsewhere peakRSS reports the peak since the process began).
+func resetPeakRSS() {
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// peakRSS is the process's peak resident set size in MB (0 where
+// /proc/self/status is not).
+func peakRSS(tb testing.TB) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return float64(kb) / 1024
+		}
+	}
+	return 0
 }
