@@ -285,8 +285,8 @@ type ingestPostJSON struct {
 	AuthorName string   `json:"authorName"`
 	Body       []string `json:"body"`
 	URL        string   `json:"url"`
-	Likes      int      `json:"likes"`
-	Comments   int      `json:"comments"`
+	Likes      wholeNumber `json:"likes"`
+	Comments   wholeNumber `json:"comments"`
 	Title      string   `json:"title"`
 	PostedAt   *float64 `json:"postedAt"`
 	Community  string   `json:"community"`
