@@ -281,15 +281,15 @@ type ingestRequest struct {
 // ingestPostJSON is one post on the wire. A row that does not decode is
 // not an error: it is skipped and counted, like any invalid row.
 type ingestPostJSON struct {
-	ExternalID string   `json:"externalId"`
-	AuthorName string   `json:"authorName"`
-	Body       []string `json:"body"`
-	URL        string   `json:"url"`
+	ExternalID string      `json:"externalId"`
+	AuthorName string      `json:"authorName"`
+	Body       []string    `json:"body"`
+	URL        string      `json:"url"`
 	Likes      wholeNumber `json:"likes"`
 	Comments   wholeNumber `json:"comments"`
-	Title      string   `json:"title"`
-	PostedAt   *float64 `json:"postedAt"`
-	Community  string   `json:"community"`
+	Title      string      `json:"title"`
+	PostedAt   *float64    `json:"postedAt"`
+	Community  string      `json:"community"`
 }
 
 func decodeIngest(_ context.Context, r *http.Request) (any, error) {
