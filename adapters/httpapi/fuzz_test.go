@@ -167,9 +167,10 @@ func FuzzDecodeIngest(f *testing.F) {
 	for _, s := range []string{
 		`{"platform":"x","posts":[{"externalId":"1","body":["a"],"url":"https://x.com/1"}]}`,
 		`{"platform":"x","posts":[{"externalId":1,"body":"a"},"no",null,{}]}`, `{"platform":null}`, `{"posts":{}}`, `[]`, `{`, ``,
-		floodBody(400, "", `"platform":"x",`), floodBody(400, `{"likes":1.0},`, `"platform":"x",`),
+		floodBody(400, "", `"platform":"x",`), floodBody(400, `{"likes":1.5},`, `"platform":"x",`),
 		floodBody(400, `"no",`, `"platform":"x","poſts":{"posts":[]},`), floodBody(400, "[],", `"POSTS":null,`),
 		`{"platform":"x","posts":[` + strings.Repeat(`{},`, core.MaxIngestBatch) + `{}],"posts":[]}`,
+		`{"platform":"x","posts":[{"likes":1e2,"comments":2.0},{"likes":1.5}],"posts":[{"likes":null,"comments":-1e1}]}`,
 	} {
 		f.Add(s)
 	}

@@ -281,15 +281,15 @@ type ingestRequest struct {
 // ingestPostJSON is one post on the wire. A row that does not decode is
 // not an error: it is skipped and counted, like any invalid row.
 type ingestPostJSON struct {
-	ExternalID string   `json:"externalId"`
-	AuthorName string   `json:"authorName"`
-	Body       []string `json:"body"`
-	URL        string   `json:"url"`
-	Likes      int      `json:"likes"`
-	Comments   int      `json:"comments"`
-	Title      string   `json:"title"`
-	PostedAt   *float64 `json:"postedAt"`
-	Community  string   `json:"community"`
+	ExternalID string      `json:"externalId"`
+	AuthorName string      `json:"authorName"`
+	Body       []string    `json:"body"`
+	URL        string      `json:"url"`
+	Likes      wholeNumber `json:"likes"`
+	Comments   wholeNumber `json:"comments"`
+	Title      string      `json:"title"`
+	PostedAt   *float64    `json:"postedAt"`
+	Community  string      `json:"community"`
 }
 
 func decodeIngest(_ context.Context, r *http.Request) (any, error) {
@@ -316,8 +316,21 @@ func decodeIngest(_ context.Context, r *http.Request) (any, error) {
 	return req, nil
 }
 
+// decodePlatformQuery reads platform as /api/v1 reads its parameters:
+// the query whole, the parameter once.
 func decodePlatformQuery(_ context.Context, r *http.Request) (any, error) {
-	return r.URL.Query().Get("platform"), nil
+	return platformQuery(r)
+}
+
+func platformQuery(r *http.Request) (string, error) {
+	q, err := query(r)
+	if err != nil {
+		return "", err
+	}
+	if err := onlyOnce(q, "platform"); err != nil {
+		return "", err
+	}
+	return q.Get("platform"), nil
 }
 
 func (h *Helper) ingestPosts(ctx context.Context, req any) (any, error) {
@@ -373,6 +386,10 @@ type sessionJar struct {
 // decodeSessionJar reads PUT /session's body: a cookie jar, bounded like
 // the dashboard's upload (core.MaxCookieJar).
 func decodeSessionJar(_ context.Context, r *http.Request) (any, error) {
+	platform, err := platformQuery(r)
+	if err != nil {
+		return nil, err
+	}
 	jar, err := io.ReadAll(io.LimitReader(r.Body, core.MaxCookieJar+1))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -384,7 +401,7 @@ func decodeSessionJar(_ context.Context, r *http.Request) (any, error) {
 	if len(jar) > core.MaxCookieJar {
 		return nil, core.Errorf(core.KindPayloadTooLarge, "the cookie jar must be at most %d bytes", core.MaxCookieJar)
 	}
-	return sessionJar{platform: r.URL.Query().Get("platform"), jar: jar}, nil
+	return sessionJar{platform: platform, jar: jar}, nil
 }
 
 // saveSession stores the owner's refreshed cookie jar, as a helper read

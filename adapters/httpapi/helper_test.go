@@ -54,7 +54,7 @@ func TestDecodeIngestStopsAtTheLimit(t *testing.T) {
 	for name, body := range map[string]string{
 		"empty posts":           floodBody(size, "", `"platform":"x",`),
 		"no platform":           floodBody(size, "", ""),
-		"row of the wrong type": floodBody(size, `{"likes":1.0},`, `"platform":"x",`),
+		"row of the wrong type": floodBody(size, `{"likes":1.5},`, `"platform":"x",`),
 		"posts twice, folded":   floodBody(size, `{"ſ":1},`, `"platform":"x","poſts":[],`),
 		"wrong rows":            floodBody(size, `"no",7,`, `"platform":"x",`),
 	} {
@@ -298,7 +298,7 @@ func BenchmarkDecodeIngest(b *testing.B) {
 	for _, c := range []struct{ name, body string }{
 		{"batch", batch.String()},
 		{"flood", floodBody(maxHelperBody-100, "", `"platform":"x",`)},
-		{"flood-wrong-row", floodBody(maxHelperBody-100, `{"likes":1.0},`, `"platform":"x",`)},
+		{"flood-wrong-row", floodBody(maxHelperBody-100, `{"likes":1.5},`, `"platform":"x",`)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -73,9 +75,48 @@ func readIngest(body []byte) (ingestRequest, error) {
 	}
 	out := ingestRequest{platform: *r.platform, posts: make([]core.IngestPost, len(r.posts)), unread: r.unread}
 	for i, p := range r.posts {
-		out.posts[i] = core.IngestPost(p)
+		out.posts[i] = p.post()
 	}
 	return out, nil
+}
+
+func (p ingestPostJSON) post() core.IngestPost {
+	return core.IngestPost{ExternalID: p.ExternalID, AuthorName: p.AuthorName, Body: p.Body, URL: p.URL,
+		Likes: int(p.Likes), Comments: int(p.Comments), Title: p.Title, PostedAt: p.PostedAt, Community: p.Community}
+}
+
+// wholeNumber is an integer member of a post (likes, comments) as the
+// published schema (JSON Schema 2020-12) has it: any number whose value
+// is whole, however written, so 1e2 and 1.0 are read as 100 and 1, as
+// every JSON reader that knows only numbers reads them. Anything else (a
+// fraction, a value past an int, a string) is a value of the wrong type,
+// which makes the row no post; null leaves what was there, as for an int.
+type wholeNumber int
+
+var errNotWhole = errors.New("not a whole number")
+
+// UnmarshalJSON is the v1 method, so that encoding/json reads the type
+// as the ingest reader does.
+func (n *wholeNumber) UnmarshalJSON(v []byte) error {
+	switch jsontext.Value(v).Kind() {
+	case 'n':
+		return nil
+	case '0':
+	default:
+		return errNotWhole
+	}
+	if i, err := strconv.ParseInt(string(v), 10, 0); err == nil {
+		*n = wholeNumber(i)
+		return nil
+	}
+	// ParseFloat is exact for every whole number up to 2^53, and refuses
+	// what overflows a float64 rather than allocate for it.
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || f != math.Trunc(f) || f < math.MinInt || f >= math.MaxInt {
+		return errNotWhole
+	}
+	*n = wholeNumber(f)
+	return nil
 }
 
 func errNotObject() error {

@@ -179,7 +179,7 @@ func referenceIngest(body []byte) (ingestRequest, error) {
 	request := func(platform string, posts []ingestPostJSON) ingestRequest {
 		out := ingestRequest{platform: platform, posts: make([]core.IngestPost, len(posts))}
 		for i, p := range posts {
-			out.posts[i] = core.IngestPost(p)
+			out.posts[i] = p.post()
 		}
 		return out
 	}
