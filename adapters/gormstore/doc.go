@@ -11,7 +11,7 @@
 //	phrases, idempotency_keys         phrase.go (a phrase's filters: phrasefilters.go)
 //	posts, matches                    match.go (scores: score.go; alerts: alert.go)
 //	match_triage                      triage.go
-//	match_search                      search.go
+//	match_search, match_search_owners search.go
 //	match_day_counts                  trends.go
 //	webhooks, webhook_deliveries      webhook.go (channels and their digests: channel.go)
 //	accounts                          account.go
