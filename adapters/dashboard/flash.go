@@ -17,12 +17,16 @@ const flashCookieName = "earshot_flash"
 // address (core.MaxWebhookURLLen) and its kind, well within a cookie.
 const maxFlash = 2100
 
-func (d *Dashboard) flashCookie() (name, path string) {
-	name, path = flashCookieName, "/app/"
+func (d *Dashboard) flashCookie() (name, path string) { return d.shortCookie(flashCookieName) }
+
+// shortCookie is the name and path of a short-lived cookie of the
+// dashboard's: on an https site "__Host-"+name for the whole site, so no
+// other site or subdomain can set it (the prefix requires path /).
+func (d *Dashboard) shortCookie(name string) (string, string) {
 	if d.cfg.SecureCookies {
-		name, path = "__Host-"+flashCookieName, "/"
+		return "__Host-" + name, "/"
 	}
-	return name, path
+	return name, "/app/"
 }
 
 // setDeleted tells the next page of the list that subject ("webhook

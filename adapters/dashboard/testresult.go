@@ -31,13 +31,7 @@ const testShownFor = 2 * time.Minute
 // the cookie's size.
 const maxTestError = 1000
 
-func (d *Dashboard) testCookie() (name, path string) {
-	name, path = testCookieName, "/app/"
-	if d.cfg.SecureCookies {
-		name, path = "__Host-"+testCookieName, "/"
-	}
-	return name, path
-}
+func (d *Dashboard) testCookie() (name, path string) { return d.shortCookie(testCookieName) }
 
 // testMAC signs a test's outcome for the row page at path with the
 // session's token: only this session's browser holds it, so no other

@@ -319,25 +319,37 @@ func describeType(t reflect.Type) string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	one, _ := kindNames(t)
+	return one
+}
+
+// describeItems names the items of a list of type t, in the plural.
+func describeItems(t reflect.Type) string {
+	_, many := kindNames(unwrapField(t))
+	return many
+}
+
+// kindNames are the words for a JSON value of type t: one, and many.
+func kindNames(t reflect.Type) (one, many string) {
 	if t == nil {
-		return "of another type"
+		return "of another type", "values of another type"
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return "a string"
+		return "a string", "strings"
 	case reflect.Bool:
-		return "a boolean"
+		return "a boolean", "booleans"
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
+		return "an integer", "integers"
 	case reflect.Float32, reflect.Float64:
-		return "a number"
+		return "a number", "numbers"
 	case reflect.Slice, reflect.Array:
-		return "an array"
+		return "an array", "arrays"
 	case reflect.Map, reflect.Struct:
-		return "an object"
+		return "an object", "objects"
 	}
-	return "of another type"
+	return "of another type", "values of another type"
 }
 
 // fieldType is the type the request type t declares at path, the dotted
@@ -383,26 +395,6 @@ func unwrapField(t reflect.Type) reflect.Type {
 			return t
 		}
 	}
-}
-
-// describeItems names the items of a list of type t, in the plural.
-func describeItems(t reflect.Type) string {
-	switch unwrapField(t).Kind() {
-	case reflect.String:
-		return "strings"
-	case reflect.Bool:
-		return "booleans"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "integers"
-	case reflect.Float32, reflect.Float64:
-		return "numbers"
-	case reflect.Slice, reflect.Array:
-		return "arrays"
-	case reflect.Map, reflect.Struct:
-		return "objects"
-	}
-	return "values of another type"
 }
 
 // optional is a JSON field that tells "absent" from "null" from a value,
