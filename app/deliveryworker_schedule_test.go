@@ -90,3 +90,54 @@ func TestWebhookSpecScheduleOnAMovedClock(t *testing.T) {
 		}
 	})
 }
+
+// A delivered message between failures starts the count of failures in
+// a row again: four failed, one delivered and four failed leave the
+// webhook on; the fifth failure in a row switches it off with the reason.
+func TestWebhookSuccessResetsFailureCount(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		rcv := &tryLog{changed: newSignal(), at: map[string][]time.Time{}}
+		h := newHooksVia(t, w, DeliveryConfig{Timeout: senderTimeout, Schedule: core.RetrySchedule{}, Poll: time.Hour}, rcv, nil)
+		o := w.owner(t, "a@example.com")
+		zero := 0
+		wh, _, err := h.Create(ctx, o.ID, "http://127.0.0.1/hook", &zero, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.start()
+		sent := 0
+		send := func(status, n int) core.Webhook {
+			t.Helper()
+			rcv.mu.Lock()
+			rcv.status = status
+			rcv.mu.Unlock()
+			for range n {
+				h.score(t, o.ID, 1, 80)
+				h.Poke()
+				sent++
+				h.waitLog(t, o.ID, wh.ID, time.Minute, allFinal(sent))
+			}
+			got, _, err := h.store.Webhook(ctx, o.ID, wh.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		if got := send(500, 4); !got.Active || got.ConsecutiveFailures != 4 {
+			t.Fatalf("after 4 failures: %+v", got)
+		}
+		if got := send(204, 1); !got.Active || got.ConsecutiveFailures != 0 {
+			t.Fatalf("after a delivered message: %+v", got)
+		}
+		if got := send(500, 4); !got.Active || got.ConsecutiveFailures != 4 {
+			t.Fatalf("after 4 more failures: %+v", got)
+		}
+		got := send(500, 1)
+		if got.Active || got.ConsecutiveFailures != 5 || got.DisabledReason != "switched off after 5 failed deliveries in a row; last error: http 500" {
+			t.Fatalf("after the fifth failure in a row: %+v", got)
+		}
+	})
+}
