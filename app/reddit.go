@@ -334,6 +334,9 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		}
 		covered++
 		cp := r.checkpoint(c, g.listing)
+		// A listing never answered has no estimate yet: its checkpoint is
+		// stored before any read, so Until no longer tells.
+		measured := !cp.LastSuccessAt.IsZero()
 		cp.LastVia, cp.LastReadAt, cp.LastSuccessAt = read.Via, now, now
 		if refused != "" {
 			cp.LastError, cp.LastErrorAt = refused, now
@@ -347,7 +350,7 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		}
 		if span := cv.Until.Sub(from); span >= time.Minute {
 			obs := float64(cv.Posts) / span.Hours()
-			if cp.Rate <= 0 && cp.Until.IsZero() {
+			if cp.Rate <= 0 && !measured {
 				cp.Rate = obs
 			} else {
 				cp.Rate = (cp.Rate + obs) / 2
