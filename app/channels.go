@@ -136,6 +136,11 @@ func changedSchedule(w core.Webhook, ch ports.ChannelChange) (core.AlertSchedule
 	if ch.Frequency == nil && ch.Hour == nil && ch.Zone == nil {
 		return w.Schedule, nil
 	}
+	if ch.Frequency == nil && w.Schedule.Frequency != core.AlertDaily {
+		// Only a daily schedule keeps them: the change would be dropped
+		// while the answer says it was made.
+		return w.Schedule, core.Errorf(core.KindInvalid, "hour and zone are for a daily channel: send them with frequency daily")
+	}
 	freq, hour, zone := string(w.Schedule.Frequency), w.Schedule.Hour, w.Schedule.Zone
 	if ch.Frequency != nil {
 		freq = *ch.Frequency

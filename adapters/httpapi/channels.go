@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -101,6 +102,17 @@ func chatID(raw json.RawMessage) (*string, error) {
 	return &s, nil
 }
 
+// onlyWhenDaily refuses an hour or a zone sent with a frequency other
+// than daily: the schedule would drop them and the answer would say the
+// change was made. Without a frequency the service decides, from the
+// channel's own.
+func onlyWhenDaily(frequency *string, hour *int, zone *string) error {
+	if frequency == nil || hour == nil && zone == nil || strings.TrimSpace(*frequency) == string(core.AlertDaily) {
+		return nil
+	}
+	return core.Errorf(core.KindInvalid, "hour and zone are for a daily channel: send them with frequency daily")
+}
+
 func deref[T any](p *T) T {
 	var zero T
 	if p == nil {
@@ -117,6 +129,13 @@ func (a *API) addChannel(ctx context.Context, req any) (any, error) {
 	r := req.(addChannelRequest)
 	chat, err := chatID(r.ChatID)
 	if err != nil {
+		return nil, err
+	}
+	freq := r.Frequency
+	if freq == nil {
+		freq = new(string) // at once, the default
+	}
+	if err := onlyWhenDaily(freq, r.Hour, r.Zone); err != nil {
 		return nil, err
 	}
 	in := ports.NewChannel{
@@ -169,6 +188,9 @@ func (a *API) patchChannel(ctx context.Context, req any) (any, error) {
 	r := req.(patchChannelRequest)
 	chat, err := chatID(r.ChatID)
 	if err != nil {
+		return nil, err
+	}
+	if err := onlyWhenDaily(r.Frequency, r.Hour, r.Zone); err != nil {
 		return nil, err
 	}
 	ch := ports.ChannelChange{Active: r.Active, MinScore: r.MinScore, Frequency: r.Frequency, Hour: r.Hour, Zone: r.Zone,

@@ -223,3 +223,39 @@ func TestChannelRoutesWithoutService(t *testing.T) {
 		t.Fatalf("%d channel routes, want 9", n)
 	}
 }
+
+// An hour or a zone sent with a frequency other than daily would be
+// dropped while the answer says the change was made, so the transport
+// refuses it; without a frequency the service decides, from the
+// channel's own.
+func TestChannelHourAndZoneOnlyWhenDaily(t *testing.T) {
+	f := &fakeChannels{}
+	srv := channelAPI(t, f)
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/channels", `{"kind":"ntfy","url":"https://ntfy.sh/topic","hour":9}`},
+		{"POST", "/api/v1/channels", `{"kind":"ntfy","url":"https://ntfy.sh/topic","frequency":"hourly","zone":"Mars/Base"}`},
+		{"POST", "/api/v1/channels", `{"kind":"ntfy","url":"https://ntfy.sh/topic","frequency":"at once","hour":0}`},
+		{"PATCH", "/api/v1/channels/c1", `{"frequency":"hourly","hour":9}`},
+		{"PATCH", "/api/v1/channels/c1", `{"frequency":"at once","zone":"Europe/Berlin"}`},
+	} {
+		f.gotNew, f.gotChange = ports.NewChannel{}, ports.ChannelChange{}
+		status, out := send(t, srv, c.method, c.path, "svc_api_hooks", c.body)
+		e, _ := out["error"].(map[string]any)
+		if status != 400 || e["code"] != "invalid_parameter" || !strings.Contains(e["message"].(string), "daily") {
+			t.Errorf("%s %s: %d %v", c.method, c.body, status, out)
+		}
+		if f.gotNew.Kind != "" || f.gotChange.Frequency != nil {
+			t.Errorf("%s reached the service", c.body)
+		}
+	}
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/channels", `{"kind":"ntfy","url":"https://ntfy.sh/topic","frequency":"daily","hour":9,"zone":"Europe/Berlin"}`},
+		{"POST", "/api/v1/channels", `{"kind":"ntfy","url":"https://ntfy.sh/topic","frequency":"hourly","hour":null,"zone":null}`},
+		{"PATCH", "/api/v1/channels/c1", `{"frequency":" daily ","hour":9}`},
+		{"PATCH", "/api/v1/channels/c1", `{"hour":9}`},
+	} {
+		if status, out := send(t, srv, c.method, c.path, "svc_api_hooks", c.body); status >= 300 {
+			t.Errorf("%s %s: %d %v", c.method, c.body, status, out)
+		}
+	}
+}
