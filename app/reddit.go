@@ -363,11 +363,15 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 			for _, p := range c.phrases {
 				checked = append(checked, p.ID)
 			}
-		case len(want) == 1:
+		case len(want) == 1 && read.Source == core.SourceReddit:
 			// Alone and still short of the checkpoint: the community is
 			// busier than reddit's listing reaches back. What lies
 			// between cannot be read from reddit; say so and go on,
-			// rather than read the same newest pages every cycle.
+			// rather than read the same newest pages every cycle. The
+			// archive has no such cap (it reads oldest first from the
+			// checkpoint): should it still come back short, the
+			// checkpoint stays, as moving it would pass over what it
+			// holds.
 			cp.LastError = fmt.Sprintf("posts between %s and %s could not be read: the listing ends before them",
 				since[cv.Community].UTC().Format(time.RFC3339), cv.From.UTC().Format(time.RFC3339))
 			cp.LastErrorAt = now

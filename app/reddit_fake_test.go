@@ -301,7 +301,12 @@ func (f *fakeReddit) serveArchive(w http.ResponseWriter, r *http.Request) {
 		}
 		all = append(all, p)
 	}
+	// Arctic Shift sorts by created_utc, oldest first with sort=asc
+	// (its api/README.md).
 	sortNewest(all)
+	if q.Get("sort") == "asc" {
+		slices.Reverse(all)
+	}
 	data := []map[string]any{}
 	for _, p := range all[:min(limit, len(all))] {
 		data = append(data, p.data())

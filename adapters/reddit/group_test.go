@@ -362,15 +362,15 @@ func TestFeedPageWithAnUnusableEntryIsNotTheEnd(t *testing.T) {
 }
 
 // An archive that answers a later page with what it already gave (it
-// ignores before, or a second holds more than a page) has not shown what
-// lies older: the read stops there, but does not cover the span between
-// the oldest item it saw and since.
+// ignores after, or a second holds more than a page) has shown nothing
+// newer: the read stops there and covers only up to the second before the
+// newest item it saw, which more items may share.
 func TestArchiveRepeatedPageIsNotCover(t *testing.T) {
 	c := newClock()
 	rsrv, _ := serve(t, c, failingReddit(status(http.StatusForbidden, `{"message": "Forbidden", "error": 403}`)))
 	var page []map[string]any
 	for i := range 100 {
-		page = append(page, selfPost(fmt.Sprintf("a%03d", i), t0-100-int64(i)))
+		page = append(page, selfPost(fmt.Sprintf("a%03d", i), t0-199+int64(i)))
 	}
 	body, err := json.Marshal(map[string]any{"data": page})
 	if err != nil {
@@ -388,7 +388,11 @@ func TestArchiveRepeatedPageIsNotCover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Covered) != 1 || r.Covered[0].Complete || !r.Covered[0].From.Equal(time.Unix(t0-199, 0)) {
-		t.Errorf("cover %+v after %d archive requests, want from the oldest item seen, not complete", r.Covered, len(mrec.Hits()))
+	if len(r.Covered) != 1 || !r.Covered[0].From.Equal(from) || !r.Covered[0].Until.Equal(time.Unix(t0-101, 0)) {
+		t.Errorf("cover %+v after %d archive requests, want from since to the second before the newest item seen",
+			r.Covered, len(mrec.Hits()))
+	}
+	if n := len(mrec.Hits()); n != 2 {
+		t.Errorf("%d archive requests, want 2: the repeated page ends the read", n)
 	}
 }

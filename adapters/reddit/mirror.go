@@ -32,56 +32,68 @@ func (m *mirror) endpoints() []endpoint {
 	return []endpoint{{"/api/posts/search", redditjson.KindPost}, {"/api/comments/search", redditjson.KindComment}}
 }
 
-// query asks for the newest things of community made after since and, when
-// set, before before (unix seconds). No text query is ever sent: the
-// mirrors' search is stemmed and would both miss and invent matches.
-func (m *mirror) query(community string, since time.Time, before int64) url.Values {
-	q := url.Values{"subreddit": {community}, "sort": {"desc"}}
+// query asks for the things of community made after after (unix seconds;
+// none when 0), oldest first when asc, else newest first. No text query is
+// ever sent: the mirrors' search is stemmed and would both miss and invent
+// matches.
+func (m *mirror) query(community string, after int64, asc bool) url.Values {
+	order := "desc"
+	if asc {
+		order = "asc"
+	}
+	q := url.Values{"subreddit": {community}, "sort": {order}}
 	if m.api == MirrorPullPush {
 		q.Set("size", strconv.Itoa(pageSize))
 		q.Set("sort_type", "created_utc")
 	} else {
 		q.Set("limit", strconv.Itoa(pageSize))
 	}
-	if !since.IsZero() {
-		q.Set("after", strconv.FormatInt(since.Unix(), 10))
-	}
-	if before > 0 {
-		q.Set("before", strconv.FormatInt(before, 10))
+	if after > 0 {
+		q.Set("after", strconv.FormatInt(after, 10))
 	}
 	return q
 }
 
-// readMirror reads one endpoint's things of community made after since.
-// The archives have no cursor: a full page is followed by one that ends
-// just after the oldest time seen (before = oldest + 1 s, so things
-// sharing that second are not lost) and repeats are dropped, until a short
-// page, a page that reaches since, a page with nothing new, or MaxPages.
-// newest is the newest item's time (zero when none); from is since, or the
-// oldest time reached when the page cap or a page with nothing new ended
-// the read first.
-func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, since time.Time) (out []ports.RedditPost, newest, from time.Time, err error) {
+// readMirror reads one endpoint's things of community made after since,
+// oldest first: a read the page cap cuts then holds everything from since
+// up to where it stopped, and the rest is read from there next time. Read
+// newest first instead, a cut read would leave a span between since and
+// its oldest item that the next read, starting at the newest item, never
+// reaches, although the archive holds it (it has no listing cap). The
+// archives have no cursor: a full page is followed by one that starts just
+// before the newest time seen (after = newest - 1 s, so things sharing
+// that second are not lost) and repeats are dropped, until a short page,
+// a page with nothing new, or MaxPages. newest is the newest item's time
+// (zero when none); cut says the read stopped before the archive's end,
+// so only the things made before newest's second were all read. With no
+// since there is nothing to reach back to, and the newest page is read.
+func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, since time.Time) (out []ports.RedditPost, newest time.Time, cut bool, err error) {
 	seen := map[string]bool{}
-	var before int64
-	from = since
+	var after int64
+	if !since.IsZero() {
+		after = since.Unix()
+	}
 	for page := 0; ; page++ {
 		if page == MaxPages {
-			return newestFirst(out), newest, from, nil
+			return newestFirst(out), newest, true, nil
 		}
-		items, held, err := s.mirrorPage(ctx, ep, s.mirror.query(community, since, before))
+		items, held, err := s.mirrorPage(ctx, ep, s.mirror.query(community, after, !since.IsZero()))
 		if err != nil {
-			return nil, time.Time{}, time.Time{}, err
+			return nil, time.Time{}, false, err
 		}
 		fresh := 0
-		reachedSince := false // the page went back to since: nothing older is wanted
-		var oldest time.Time
+		ordered := true
+		var last time.Time // the newest time on this page
 		for _, it := range items {
 			created := it.CreatedUTC.Time()
 			if created.IsZero() {
 				continue
 			}
+			if created.Before(last) {
+				ordered = false
+			}
+			last = later(last, created)
 			if !since.IsZero() && !created.After(since) {
-				reachedSince = true
 				continue
 			}
 			id, ok := redditjson.Fullname(it.Kind, it.Name, it.ID)
@@ -90,27 +102,34 @@ func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, 
 			}
 			seen[id] = true
 			fresh++
-			if oldest.IsZero() || created.Before(oldest) {
-				oldest = created
-			}
-			if created.After(newest) {
-				newest = created
-			}
+			newest = later(newest, created)
 			if rp, ok := it.post(community); ok {
 				out = append(out, rp)
 			}
 		}
-		if since.IsZero() || held < pageSize || reachedSince {
-			return newestFirst(out), newest, since, nil
+		if since.IsZero() || held < pageSize {
+			return newestFirst(out), newest, false, nil
+		}
+		if !ordered {
+			// An archive that ignored sort=asc: the next page, after this
+			// one's newest, would skip what lies between. Nothing is
+			// taken, so the checkpoint stays.
+			return nil, time.Time{}, false, &failure{reason: "answer is not sorted oldest first"}
 		}
 		if fresh == 0 {
-			// A full page of what was seen already: the archive showed
-			// nothing older, so the read covers only back to from.
-			return newestFirst(out), newest, from, nil
+			// A full page of what was seen already: more than a page of
+			// things share one second, and the read ends before it.
+			return newestFirst(out), newest, true, nil
 		}
-		before = oldest.Unix() + 1
-		from = oldest
+		after = last.Unix() - 1
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // mirrorPage fetches and decodes one page of a mirror search; held is

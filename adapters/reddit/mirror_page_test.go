@@ -2,7 +2,6 @@ package reddit_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -20,27 +19,16 @@ import (
 func TestArchivePageWithAnUndecodableItemIsNotTheEnd(t *testing.T) {
 	c := newClock()
 	rsrv, _ := serve(t, c, failingReddit(status(http.StatusForbidden, `{"message": "Forbidden", "error": 403}`)))
-	var first, second []map[string]any
+	// The oldest hundred, one of them undecodable, then twenty newer.
+	arch := &arcticShift{t: t}
 	for i := range 100 {
-		first = append(first, selfPost(fmt.Sprintf("a%03d", i), t0-100-int64(i)))
+		arch.items = append(arch.items, selfPost(fmt.Sprintf("a%03d", i), t0-1100+int64(i)))
 	}
-	first[50]["score"] = "lots"
+	arch.items[50]["score"] = "lots"
 	for i := range 20 {
-		second = append(second, selfPost(fmt.Sprintf("b%03d", i), t0-1000-int64(i)))
+		arch.items = append(arch.items, selfPost(fmt.Sprintf("b%03d", i), t0-100+int64(i)))
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+mirrorPaths[reddit.MirrorArcticShift][0], func(w http.ResponseWriter, r *http.Request) {
-		page := first
-		if r.URL.Query().Get("before") != "" {
-			page = second
-		}
-		body, err := json.Marshal(map[string]any{"data": page})
-		if err != nil {
-			t.Error(err)
-		}
-		writeJSON(w, http.StatusOK, body)
-	})
-	msrv, mrec := serve(t, c, mux)
+	msrv, mrec := serve(t, c, arch)
 	src := newSource(t, c, nil, reddit.Config{BaseURL: rsrv.URL, MirrorURL: msrv.URL})
 	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
 		Want: []ports.RedditWant{{Community: community, Since: time.Unix(t0-5000, 0)}}})

@@ -673,9 +673,10 @@ func listingEntries(items []redditjson.Item, single string) []entry {
 }
 
 // readArchive reads the listing of each wanted community from the archive,
-// one community at a time. A community is covered up to the newest item
-// the archive holds of it: an archive that lags has not seen what came
-// after, and the caller's checkpoint must not move past it.
+// one community at a time. A community is covered from its Since up to the
+// newest item the archive holds of it: an archive that lags has not seen
+// what came after, and the caller's checkpoint must not move past it. A
+// read cut by the page cap is covered up to where it stopped.
 func (s *Source) readArchive(ctx context.Context, q ports.RedditQuery) (ports.RedditRead, error) {
 	ep := s.mirror.endpoints()[0]
 	if q.Listing == ports.RedditComments {
@@ -685,7 +686,7 @@ func (s *Source) readArchive(ctx context.Context, q ports.RedditQuery) (ports.Re
 	read := ports.RedditRead{Source: core.SourceMirror, Via: ports.RedditViaArchive, Remaining: -1,
 		ArchiveLag: map[string]time.Duration{}}
 	for _, w := range q.Want {
-		posts, newest, from, err := s.readMirror(ctx, ep, w.Community, w.Since)
+		posts, newest, cut, err := s.readMirror(ctx, ep, w.Community, w.Since)
 		if err != nil {
 			return ports.RedditRead{}, err
 		}
@@ -695,17 +696,26 @@ func (s *Source) readArchive(ctx context.Context, q ports.RedditQuery) (ports.Re
 			// the checkpoint, which never moves back, hides no later post.
 			newest = at
 		}
-		until := w.Since
-		if newest.After(until) {
-			until = newest
-		}
-		if !newest.IsZero() {
+		end := newest
+		if cut {
+			// Read oldest first from Since and stopped: all before the
+			// newest item's second was read, and more of that second may
+			// follow. The rest is read from there next time.
+			end = newest.Add(-time.Second)
+			s.log.Info("the archive holds more than one read takes; the rest is read next time", "community", w.Community,
+				"listing", q.Listing, "until", end)
+		} else if !newest.IsZero() {
+			// The archive's newest item only when the read reached its
+			// end; a cut read says nothing of how far behind it is.
 			read.ArchiveLag[w.Community] = max(at.Sub(newest), 0)
+		}
+		until := w.Since
+		if end.After(until) {
+			until = end
 		}
 		read.Posts = append(read.Posts, posts...)
 		read.Covered = append(read.Covered, ports.RedditCover{
-			Community: w.Community, From: from, Until: until, Posts: len(posts),
-			Complete: w.Since.IsZero() || !from.After(w.Since),
+			Community: w.Community, From: w.Since, Until: until, Posts: len(posts), Complete: true,
 		})
 	}
 	read.Posts = newestFirst(read.Posts)

@@ -331,7 +331,7 @@ func TestFallbackToMirror(t *testing.T) {
 						size = "size"
 					}
 					if q.Get("subreddit") != community || q.Get("after") != strconv.FormatInt(since.Unix(), 10) ||
-						q.Get(size) != "100" || q.Get("sort") != "desc" {
+						q.Get(size) != "100" || q.Get("sort") != "asc" {
 						t.Errorf("%s query = %v", h.Path, q)
 					}
 					for _, text := range []string{"q", "query", "title", "selftext", "body"} {
