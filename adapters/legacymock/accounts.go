@@ -201,7 +201,11 @@ func (s *Server) mergeAccount(a *account, req updateAccountRequest) error {
 		issueChanged = true
 	case req.RawSignal.Set && a.RawSignal != nil:
 		is := health.Classify(health.Signal{Platform: core.Platform(a.Platform), Code: a.RawSignal.Code, Subcode: a.RawSignal.Subcode})
-		if is != health.None {
+		// As on the detector's path (health.Record.Apply), a stored
+		// challenge stays until the resolve route clears it: a later
+		// signal of another kind does not replace it.
+		challenged := a.LastIssue != nil && health.ParseIssue(*a.LastIssue).Resolvable()
+		if is != health.None && (!challenged || is.Resolvable()) {
 			a.LastIssue = issuePtr(is)
 			issueChanged = true
 		}

@@ -210,3 +210,26 @@ func TestAccountPatchRefusesTimesOutsideRFC3339Years(t *testing.T) {
 	// What was stored can be sent back as it is.
 	c.must(200, "PATCH", "/accounts/"+redditAccount, a)
 }
+
+// Only the resolve route clears a challenge (spec section 3, challenge
+// flow): a raw signal of another kind reported later, as the detector's
+// path (health.Record.Apply) has it, leaves the challenge stored, so the
+// dashboard still offers open_challenge and the resolve still answers.
+func TestAccountRawSignalKeepsAStoredChallenge(t *testing.T) {
+	c := newClient(t, Config{})
+	c.must(200, "PATCH", "/accounts/"+fbAccount, map[string]any{"rawSignal": map[string]any{"code": 190, "subcode": 459}})
+	r := c.must(200, "PATCH", "/accounts/"+fbAccount, map[string]any{"rawSignal": map[string]any{"code": 4}})
+	if a := find(r.list("accounts"), "id", fbAccount); a["lastIssue"] != "checkpointed" {
+		t.Fatalf("a rate-limit signal replaced the stored challenge: %v", a)
+	}
+	// A newer challenge does replace it, and a given lastIssue still wins.
+	r = c.must(200, "PATCH", "/accounts/"+fbAccount, map[string]any{"lastIssue": "captcha_html"})
+	if a := find(r.list("accounts"), "id", fbAccount); a["lastIssue"] != "captcha_html" {
+		t.Fatalf("account %v", a)
+	}
+	r = c.must(200, "PATCH", "/accounts/"+fbAccount, map[string]any{"rawSignal": map[string]any{"code": 1, "subcode": 459}})
+	if a := find(r.list("accounts"), "id", fbAccount); a["lastIssue"] != "checkpointed" {
+		t.Fatalf("account %v", a)
+	}
+	c.must(200, "POST", "/accounts/"+fbAccount+"/resolve", nil)
+}
