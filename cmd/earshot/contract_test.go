@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// runEarshotStderr runs the binary and returns its stderr, failing the
+// test when it exits with an error.
+func runEarshotStderr(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("earshot %v: %v\n%s", args, err, stderr.String())
+	}
+	return stderr.String()
+}
+
+// EARSHOT_LOG_FORMAT and EARSHOT_LOG_LEVEL hold for the admin console
+// too: its warning about the generated secret key is a log line in the
+// format and at the level the operator chose, so a log collector that
+// reads JSON from every earshot process gets JSON.
+func TestAdminLogsInTheChosenFormat(t *testing.T) {
+	t.Parallel()
+	env := baseEnv(t.TempDir()) // EARSHOT_LOG_FORMAT=json
+	logs := runEarshotStderr(t, env, "admin", "owner", "list")
+	lines := strings.Split(strings.TrimSpace(logs), "\n")
+	if logs == "" {
+		t.Fatal("no warning about the generated secret key")
+	}
+	for _, l := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil || v["level"] != "WARN" || !strings.Contains(v["msg"].(string), "EARSHOT_SECRET_KEY") {
+			t.Errorf("with EARSHOT_LOG_FORMAT=json, log line %q", l)
+		}
+	}
+
+	text := runEarshotStderr(t, append(env, "EARSHOT_LOG_FORMAT=text"), "admin", "owner", "list")
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		if !strings.HasPrefix(l, "time=") || !strings.Contains(l, "level=WARN") {
+			t.Errorf("with EARSHOT_LOG_FORMAT=text, log line %q", l)
+		}
+	}
+
+	if quiet := runEarshotStderr(t, append(env, "EARSHOT_LOG_LEVEL=error"), "admin", "owner", "list"); quiet != "" {
+		t.Errorf("with EARSHOT_LOG_LEVEL=error the console logged:\n%s", quiet)
+	}
+}
