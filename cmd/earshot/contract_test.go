@@ -52,3 +52,28 @@ func TestAdminLogsInTheChosenFormat(t *testing.T) {
 		t.Errorf("with EARSHOT_LOG_LEVEL=error the console logged:\n%s", quiet)
 	}
 }
+
+// `key revoke` takes an id from `key list`, which lists API keys only:
+// an ingest key's id is not found there (`ingest-key revoke` is for
+// those), so a mistyped id cannot cut off an owner's helper.
+func TestKeyRevokeLeavesIngestKeys(t *testing.T) {
+	t.Parallel()
+	env := append(baseEnv(t.TempDir()), "EARSHOT_LOG_LEVEL=error")
+	admin := func(args ...string) string {
+		t.Helper()
+		out, err := runEarshot(env, append([]string{"admin"}, args...)...)
+		if err != nil {
+			t.Fatalf("earshot admin %v: %v", args, err)
+		}
+		return strings.TrimSpace(out)
+	}
+	owner := admin("owner", "create", "--email", "keys@example.com")
+	admin("ingest-key", "create", "--owner", owner)
+	row := strings.Fields(strings.Split(admin("ingest-key", "list", "--owner", owner), "\n")[1])
+	if _, err := runEarshot(env, "admin", "key", "revoke", "--owner", owner, "--id", row[0]); err == nil {
+		t.Error("key revoke revoked an ingest key")
+	}
+	if after := strings.Fields(strings.Split(admin("ingest-key", "list", "--owner", owner), "\n")[1]); after[3] != "live" {
+		t.Errorf("the ingest key after key revoke: %v", after)
+	}
+}

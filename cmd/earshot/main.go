@@ -362,7 +362,8 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		return tw.Flush()
 	case "key revoke":
-		return con.Keys.Revoke(ctx, *owner, *id)
+		// API keys only, as key list shows: an ingest key's id is not found.
+		return con.Keys.RevokeOfKind(ctx, *owner, core.APIKey, *id)
 	case "ingest-key create":
 		secret, _, err := con.Keys.CreateIngestKey(ctx, *owner, "admin")
 		if err != nil {
