@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -75,5 +78,24 @@ func TestKeyRevokeLeavesIngestKeys(t *testing.T) {
 	}
 	if after := strings.Fields(strings.Split(admin("ingest-key", "list", "--owner", owner), "\n")[1]); after[3] != "live" {
 		t.Errorf("the ingest key after key revoke: %v", after)
+	}
+}
+
+// A mistyped owner id is "owner not found" for session set, as for
+// phrase add, not the store's "account not found" for an account the
+// command was about to create.
+func TestSessionSetUnknownOwner(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := append(baseEnv(dir), "EARSHOT_LOG_LEVEL=error")
+	jar := filepath.Join(dir, "jar.json")
+	// A cookie export's shape, as the dashboard and docs/helpers.md take it.
+	if err := os.WriteFile(jar, []byte(`[{"name":"reddit_session","value":"abc","domain":".reddit.com","path":"/","expirationDate":1999999999,"secure":true,"httpOnly":true}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runEarshot(env, "admin", "session", "set", "--owner", "no-such-owner", "--platform", "reddit", "--file", jar)
+	var re *runError
+	if !errors.As(err, &re) || re.code != 1 || !strings.Contains(re.stderr, "owner not found") {
+		t.Fatalf("session set for an unknown owner: %v", err)
 	}
 }

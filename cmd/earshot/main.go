@@ -388,6 +388,11 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "ingest-key revoke":
 		return con.Keys.RevokeOfKind(ctx, *owner, core.IngestKey, *id)
 	case "session set":
+		// The owner first, as for phrase add: a mistyped id is "owner not
+		// found", not the store's "account not found".
+		if _, err := con.Owners.Get(ctx, *owner); err != nil {
+			return err
+		}
 		if _, _, err := con.Accounts.SetSession(ctx, *owner, *platform, jar); err != nil {
 			return err
 		}
