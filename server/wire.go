@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime"
 	"time"
 
@@ -338,7 +339,10 @@ func OpenConsole(ctx context.Context, cfg Config) (*Console, error) {
 	if err != nil {
 		return nil, err
 	}
-	sealer, err := newSealer(cfg, slog.Default())
+	// Its logs (the secret key's warning) follow EARSHOT_LOG_FORMAT and
+	// EARSHOT_LOG_LEVEL on stderr, as every other command's do.
+	log := NewLogger(cfg.LogFormat, cfg.LogLevel, os.Stderr)
+	sealer, err := newSealer(cfg, log)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -346,11 +350,11 @@ func OpenConsole(ctx context.Context, cfg Config) (*Console, error) {
 	// The console only prints links; it sends no mail.
 	st := newStores(db)
 	con := newConsole(db, st, cfg, sealer,
-		app.SessionDeps{Mailer: smtpmail.NewLogMailer(slog.Default()), Limiter: ratelimit.NewMemory(nil)},
+		app.SessionDeps{Mailer: smtpmail.NewLogMailer(log), Limiter: ratelimit.NewMemory(nil)},
 		func() string { return cfg.SiteURL })
 	// A phrase added here is filled from the window by the server's next
 	// sweep: the request waits in the database.
-	con.Phrases.OnAdd(app.NewWindow(app.WindowDeps{Recent: st.recent, Log: slog.Default()}, windowConfig(cfg)).Added)
+	con.Phrases.OnAdd(app.NewWindow(app.WindowDeps{Recent: st.recent, Log: log}, windowConfig(cfg)).Added)
 	return &con, nil
 }
 

@@ -362,7 +362,8 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		return tw.Flush()
 	case "key revoke":
-		return con.Keys.Revoke(ctx, *owner, *id)
+		// API keys only, as key list shows: an ingest key's id is not found.
+		return con.Keys.RevokeOfKind(ctx, *owner, core.APIKey, *id)
 	case "ingest-key create":
 		secret, _, err := con.Keys.CreateIngestKey(ctx, *owner, "admin")
 		if err != nil {
@@ -387,6 +388,11 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "ingest-key revoke":
 		return con.Keys.RevokeOfKind(ctx, *owner, core.IngestKey, *id)
 	case "session set":
+		// The owner first, as for phrase add: a mistyped id is "owner not
+		// found", not the store's "account not found".
+		if _, err := con.Owners.Get(ctx, *owner); err != nil {
+			return err
+		}
 		if _, _, err := con.Accounts.SetSession(ctx, *owner, *platform, jar); err != nil {
 			return err
 		}
