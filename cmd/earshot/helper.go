@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -43,11 +44,12 @@ Reads the owner's reddit communities, x searches and facebook searches (and
 facebook groups) with the owner's session, through the operator's proxy, and
 sends the posts to the deployment's POST /ingest. x and facebook are read by a
 headless Chromium, as their own web clients.
-Every setting is an environment variable with a flag of the same name.
+Every setting is an environment variable with a flag of the same name
+(--helper-server, or --server without the prefix).
 
   EARSHOT_HELPER_SERVER       the deployment's site address (required)
-  EARSHOT_HELPER_KEY          the ingest key (svc_ingest_...); no flag, so it
-                              stays out of shell history and process lists
+  EARSHOT_HELPER_KEY          the ingest key (svc_ingest_...); its flag
+                              --helper-key shows in process lists: prefer this
   EARSHOT_HELPER_KEY_FILE     or a file holding it
   EARSHOT_HELPER_PLATFORMS    comma-separated platforms; default every platform
                               the owner has phrases on that this helper reads
@@ -195,11 +197,16 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 		fmt.Fprint(stderr, helperUsage)
 		fs.PrintDefaults()
 	}
+	// Each setting's flag is its variable's name in kebab case, as the
+	// operator contract has it (--helper-server), and also without the
+	// helper- prefix (--server), the shorter name the docs use.
 	str := func(name, env, def, doc string) *string {
 		if v := getenv(env); v != "" {
 			def = v
 		}
-		return fs.String(name, def, doc+" ("+env+")")
+		p := fs.String(name, def, doc+" ("+env+")")
+		fs.StringVar(p, "helper-"+name, def, "the same as --"+name)
+		return p
 	}
 	server := str("server", "EARSHOT_HELPER_SERVER", "", "the deployment's site address")
 	keyFile := str("key-file", "EARSHOT_HELPER_KEY_FILE", "", "a file holding the ingest key")
@@ -216,6 +223,7 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	fbPace := str("facebook-pace", "EARSHOT_HELPER_FACEBOOK_PACE", facebook.DefaultPace.String(), "least time between two facebook pages")
 	fbGroups := str("facebook-groups", "EARSHOT_HELPER_FACEBOOK_GROUPS", strconv.Itoa(facebook.DefaultGroups), "how many joined facebook groups are searched (0: none)")
 	direct := str("direct", "EARSHOT_HELPER_DIRECT", "false", "read without the proxy when the deployment allows it")
+	key := fs.String("helper-key", "", "the ingest key (EARSHOT_HELPER_KEY); on the command line it shows in process lists: prefer the variable or --key-file")
 	once := fs.Bool("once", false, "make one pass and exit")
 	challenge := fs.String("challenge", "", "open a browser window on this platform (x, facebook, reddit) to solve a challenge or sign in, then save the session")
 	if err := fs.Parse(args); err != nil {
@@ -234,7 +242,7 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	if s.server == "" {
 		return s, usageErr("EARSHOT_HELPER_SERVER (--server) is required: the deployment's site address")
 	}
-	s.key = getenv("EARSHOT_HELPER_KEY")
+	s.key = cmp.Or(*key, getenv("EARSHOT_HELPER_KEY"))
 	if *keyFile != "" {
 		b, err := os.ReadFile(*keyFile)
 		if err != nil {
