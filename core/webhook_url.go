@@ -58,9 +58,12 @@ var wildcardDNS = []string{
 // CheckWebhookURL applies the address rules of a webhook and returns the
 // address normalised: scheme and host lower-cased, a trailing dot and the
 // default port removed, the fragment dropped (a fragment never reaches the
-// receiver, so keeping it would only make two equal addresses differ).
-// Surrounding white space is trimmed; everything else of the path and query
-// is kept as given.
+// receiver, so keeping it would only make two equal addresses differ), an
+// empty path given as "/" and escaped unreserved characters in the path
+// decoded (normalPath). The webhooks_owner_url index compares this string,
+// so two spellings of one address must come out alike. Surrounding white
+// space is trimmed; everything else of the path and the query is kept as
+// given.
 //
 // The rules: at most MaxWebhookURLLen bytes; scheme https; no username or
 // password; no port but 443; a host that is a public DNS name: ASCII (an
@@ -119,11 +122,16 @@ func CheckWebhookURL(raw string, allowPrivate bool) (string, error) {
 		host += ":" + port
 	}
 
+	path := normalPath(u.EscapedPath())
+	unescaped, err := url.PathUnescape(path)
+	if err != nil { // cannot happen: EscapedPath is well formed and stays so
+		return "", Errorf(KindInvalid, "url is not a valid address")
+	}
 	out := (&url.URL{
 		Scheme:     u.Scheme,
 		Host:       host,
-		Path:       u.Path,
-		RawPath:    u.RawPath,
+		Path:       unescaped,
+		RawPath:    path,
 		RawQuery:   u.RawQuery,
 		ForceQuery: u.ForceQuery,
 	}).String()
@@ -131,6 +139,57 @@ func CheckWebhookURL(raw string, allowPrivate bool) (string, error) {
 		return "", Errorf(KindInvalid, "url must be at most %d characters", MaxWebhookURLLen)
 	}
 	return out, nil
+}
+
+// normalPath returns an escaped path in the form that names the same
+// resource to every receiver (RFC 3986 6.2.2.2, 6.2.3): empty is "/", as
+// clients send it, and %XX of a letter, digit, "-", "_" or "~" is the
+// character. "%2E" stays escaped: decoded, "%2E%2E" would be a ".."
+// segment, which clients, proxies and servers resolve differently. Other
+// escapes, reserved characters among them, are kept as given, hex case too.
+func normalPath(escaped string) string {
+	if escaped == "" {
+		return "/"
+	}
+	if !strings.Contains(escaped, "%") {
+		return escaped
+	}
+	var b strings.Builder
+	b.Grow(len(escaped))
+	for i := 0; i < len(escaped); i++ {
+		c := escaped[i]
+		if c == '%' && i+2 < len(escaped) {
+			if d, ok := unhexByte(escaped[i+1], escaped[i+2]); ok && unreservedNotDot(d) {
+				b.WriteByte(d)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func unhexByte(hi, lo byte) (byte, bool) {
+	h, ok1 := hexVal(hi)
+	l, ok2 := hexVal(lo)
+	return h<<4 | l, ok1 && ok2
+}
+
+func hexVal(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+func unreservedNotDot(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '~'
 }
 
 // checkPort returns the port to keep in the address: empty for none or the

@@ -36,7 +36,11 @@ func TestCheckWebhookURL(t *testing.T) {
 	}{
 		// Accepted, and how they are normalised.
 		{in: "https://hooks.example.com/earshot", want: "https://hooks.example.com/earshot"},
-		{in: "https://example.com", want: "https://example.com"},
+		{in: "https://example.com", want: "https://example.com/"},
+		{in: "https://example.com?a=1", want: "https://example.com/?a=1"},
+		{in: "https://hooks.example.com/%7Ea/%41%62%30-%5f%2D%7e", want: "https://hooks.example.com/~a/Ab0-_-~"},
+		{in: "https://hooks.example.com/a%2fb%2E%2e%25%20", want: "https://hooks.example.com/a%2fb%2E%2e%25%20"},
+		{in: "https://hooks.example.com/x?a=%7E", want: "https://hooks.example.com/x?a=%7E"},
 		{in: "  https://example.com/x  ", want: "https://example.com/x"},
 		{in: "HTTPS://Hooks.Example.COM/Path", want: "https://hooks.example.com/Path"},
 		{in: "https://hooks.example.com./x", want: "https://hooks.example.com/x"},
@@ -296,4 +300,62 @@ func FuzzCheckWebhookURL(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Addresses a receiver cannot tell apart are one webhook: an empty path
+// is "/" (RFC 3986 6.2.3) and an escaped unreserved character is the
+// character (6.2.2.2), so the second of each pair must be 409 conflict.
+func TestWebhookURLEquivalentFormsNormaliseAlike(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"https://hooks.example.com", "https://hooks.example.com/"},
+		{"https://hooks.example.com?a=1", "https://hooks.example.com/?a=1"},
+		{"https://hooks.example.com/~a", "https://hooks.example.com/%7Ea"},
+		{"https://hooks.example.com/~a", "https://hooks.example.com/%7ea"},
+		{"https://Hooks.Example.com.:443", "https://hooks.example.com/"},
+	} {
+		a, errA := core.CheckWebhookURL(pair[0], false)
+		b, errB := core.CheckWebhookURL(pair[1], false)
+		if errA != nil || errB != nil || a != b {
+			t.Errorf("%q -> %q, %q -> %q (%v, %v)", pair[0], a, pair[1], b, errA, errB)
+		}
+	}
+}
+
+// The normal form is the same request as the address given: the request
+// target a client sends, once decoded, names the same path and query, and
+// checking the normal form again (as the sender does before every send)
+// changes nothing.
+func TestWebhookURLNormalFormIsTheSameRequest(t *testing.T) {
+	for _, in := range []string{
+		"https://hooks.example.com",
+		"https://hooks.example.com?a=%7E&b=1",
+		"https://hooks.example.com/%7Ea/%41b",
+		"https://hooks.example.com/a%2Fb/%2E%2E/c%20d",
+		"https://hooks.example.com/a b/%C3%A9",
+	} {
+		out, err := core.CheckWebhookURL(in, false)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		again, err := core.CheckWebhookURL(out, false)
+		if err != nil || again != out {
+			t.Errorf("%q -> %q -> %q (%v): not stable", in, out, again, err)
+		}
+		before, _ := url.Parse(in)
+		after, _ := url.Parse(out)
+		if path := before.EscapedPath(); path == "" {
+			before.Path = "/" // what a client sends for an empty path
+		}
+		if before.Path != after.Path || before.RawQuery != after.RawQuery {
+			t.Errorf("%q -> %q: path %q query %q, want %q %q", in, out, after.Path, after.RawQuery, before.Path, before.RawQuery)
+		}
+		// Segments split on the escaped form: a decoded %2F or %2E%2E must
+		// not become a separator or a dot segment.
+		if b, a := strings.Count(before.EscapedPath(), "/"), strings.Count(after.EscapedPath(), "/"); b != a && before.EscapedPath() != "" {
+			t.Errorf("%q -> %q: %d segments became %d", in, out, b, a)
+		}
+		if strings.Contains(after.EscapedPath(), "/../") {
+			t.Errorf("%q -> %q: a dot segment appeared", in, out)
+		}
+	}
 }

@@ -1,0 +1,90 @@
+package gormstore
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/testkit/pgtest"
+)
+
+// Migration 31 brings the webhooks stored before to core.CheckWebhookURL's
+// normal form (an empty path "/", escaped unreserved characters of the path
+// decoded), so a new spelling of an old address is refused as a second
+// webhook; rows whose normal form another of the owner's webhooks has or
+// would get stay as they were, and channels are not touched.
+func TestMigrationNormalisesStoredWebhookURLs(t *testing.T) {
+	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "norm.db")}
+	if os.Getenv(pgtest.Env) != "" {
+		urls["postgres"] = pgtest.URL(t)
+	}
+	for dialect, url := range urls {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := Open(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			if err := db.migrate(ctx, 30); err != nil {
+				t.Fatal(err)
+			}
+			// Addresses as the build before stored them (its CheckWebhookURL's
+			// output), and what each must be after the step.
+			rows := []struct{ id, owner, kind, url, want string }{
+				{"w1", "o1", "webhook", "https://a.example.com", "https://a.example.com/"},
+				{"w2", "o1", "webhook", "https://b.example.com?x=%7E", "https://b.example.com/?x=%7E"},
+				{"w3", "o1", "webhook", "https://c.example.com/%7Eu/%41%2F%2E%2e%20%5f?q=%41", "https://c.example.com/~u/A%2F%2E%2e%20_?q=%41"},
+				{"w4", "o1", "webhook", "https://d.example.com", "https://d.example.com"},           // w5 has the normal form
+				{"w5", "o1", "webhook", "https://d.example.com/", "https://d.example.com/"},         // already normal
+				{"w6", "o1", "webhook", "https://e.example.com/%7Ea", "https://e.example.com/%7Ea"}, // w7 would get it too
+				{"w7", "o1", "webhook", "https://e.example.com/%7ea", "https://e.example.com/%7ea"},
+				{"w8", "o2", "webhook", "https://d.example.com", "https://d.example.com/"}, // another owner's
+				{"w9", "o1", "webhook", "https://f.example.com/x", "https://f.example.com/x"},
+				{"c1", "o1", "slack", "https://hooks.slack.com", "https://hooks.slack.com"}, // a channel's label
+			}
+			for _, o := range []string{"o1", "o2"} {
+				if err := db.plain.Exec(`INSERT INTO owners (id, email, created_at) VALUES (?, ?, 0)`, o, o+"@example.com").Error; err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, r := range rows {
+				if err := db.plain.Exec(`INSERT INTO webhooks (id, owner_id, url, min_score, active, secret, created_at, kind) VALUES (?, ?, ?, 0, true, ?, 0, ?)`,
+					r.id, r.owner, r.url, []byte{0}, r.kind).Error; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				var got string
+				if err := db.plain.Raw(`SELECT url FROM webhooks WHERE id = ?`, r.id).Scan(&got).Error; err != nil {
+					t.Fatal(err)
+				}
+				if got != r.want {
+					t.Errorf("%s %q became %q, want %q", r.id, r.url, got, r.want)
+				}
+				// The step and core agree on the normal form.
+				if norm, err := core.CheckWebhookURL(r.url, false); r.kind == "webhook" && got != r.url && (err != nil || norm != got) {
+					t.Errorf("%s: the step made %q, core makes %q (%v)", r.id, got, norm, err)
+				}
+			}
+			// A new spelling of a migrated address is the same webhook.
+			store := NewWebhookStore(db)
+			for _, spelling := range []string{"https://A.example.com", "https://c.example.com/~u/%41%2F%2E%2e%20_?q=%41"} {
+				norm, err := core.CheckWebhookURL(spelling, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := core.Webhook{OwnerID: "o1", URL: norm, Active: true}
+				err = store.CreateWebhook(ctx, &w, func(core.Usage) error { return nil }, func(string) ([]byte, error) { return []byte{0}, nil })
+				if !core.IsKind(err, core.KindConflict) {
+					t.Errorf("%q stored as %q beside the migrated webhook: %v", spelling, w.URL, err)
+				}
+			}
+		})
+	}
+}
