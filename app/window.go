@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -85,6 +86,10 @@ type Window struct {
 	d    WindowDeps
 	cfg  WindowConfig
 	wake chan struct{}
+	// applying holds the phrases whose filters this process is applying:
+	// a second application at once would replace the first's set with
+	// the empty one it archives, leaving the first's matches no undo.
+	applying sync.Map
 }
 
 // NewWindow returns the window service.
@@ -457,11 +462,28 @@ func (w *Window) dropped(ctx context.Context, p core.Phrase, unarchived bool, id
 
 // ApplyFilters archives, in one step, the phrase's matches its filters
 // now drop, among its newest cfg.MatchReads that are not archived, as a
-// set UndoApply restores. KindNotFound.
+// set UndoApply restores. One application of a phrase runs at a time, of
+// all replicas: another at once is KindConflict. KindNotFound.
 func (w *Window) ApplyFilters(ctx context.Context, ownerID, phraseID string) (ports.Applied, error) {
 	p, err := w.d.Phrases.Phrase(ctx, ownerID, phraseID)
 	if err != nil {
 		return ports.Applied{}, err
+	}
+	busy := core.Errorf(core.KindConflict, "this phrase's filters are being applied already; try again when that is done")
+	if _, on := w.applying.LoadOrStore(p.ID, true); on {
+		return ports.Applied{}, busy
+	}
+	defer w.applying.Delete(p.ID)
+	if w.d.Leases != nil {
+		lease := "apply-filters:" + p.ID
+		held, err := w.d.Leases.Acquire(ctx, lease, w.d.Holder, time.Minute)
+		if err != nil {
+			return ports.Applied{}, err
+		}
+		if !held {
+			return ports.Applied{}, busy
+		}
+		defer func() { _ = w.d.Leases.Release(context.WithoutCancel(ctx), lease, w.d.Holder) }()
 	}
 	var ids []string
 	found, _, err := w.dropped(ctx, p, true, &ids)
