@@ -16,10 +16,19 @@ type Owner struct {
 	CreatedAt time.Time
 }
 
+// MaxEmailLen is the longest address an owner may have: RFC 5321's
+// bound on a mail path (256, with its angle brackets). Longer ones no
+// mail server takes, and Postgres refuses them from the unique index on
+// owners' addresses as an internal error.
+const MaxEmailLen = 254
+
 // NewOwner validates an owner's email address and name; the name is
 // held to a key name's rule (plainName).
 func NewOwner(email, name string) (Owner, error) {
 	email = strings.TrimSpace(email)
+	if len(email) > MaxEmailLen {
+		return Owner{}, Errorf(KindInvalid, "email must be at most %d characters", MaxEmailLen)
+	}
 	addr, err := mail.ParseAddress(email)
 	if err != nil || addr.Address != email {
 		return Owner{}, Errorf(KindInvalid, "email must be a plain address such as ada@example.com")

@@ -16,6 +16,7 @@ func TestNewOwnerEmail(t *testing.T) {
 		{"  Ada@Example.COM ", "ada@example.com"},
 		{"ada.lovelace+earshot@mail.example.co.uk", "ada.lovelace+earshot@mail.example.co.uk"},
 		{"ada@localhost", "ada@localhost"},
+		{strings.Repeat("a", 242) + "@example.com", strings.Repeat("a", 242) + "@example.com"},
 
 		{"", ""},
 		{"   ", ""},
@@ -29,6 +30,7 @@ func TestNewOwnerEmail(t *testing.T) {
 		{"ada@example.com (Ada)", ""},
 		{"ada@example.com, bob@example.com", ""},
 		{"ada@example.com\nBcc: eve@example.com", ""},
+		{strings.Repeat("a", 243) + "@example.com", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {

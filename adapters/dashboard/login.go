@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net"
 	"net/http"
+	"net/netip"
 
 	"github.com/earshothq/earshot/core"
 )
@@ -107,10 +108,21 @@ func (d *Dashboard) signOutEverywhere(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusOK, "login", loginView{layout: layout{Title: "Signed out", Notice: msg}})
 }
 
+// clientIP is the requesting address sign-in requests are counted
+// under: an IPv4 address, or an IPv6 address's /64, which one client
+// holds whole and may pick any address of.
 func clientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	if a = a.Unmap(); a.Is6() {
+		p, _ := a.WithZone("").Prefix(64)
+		return p.String()
+	}
+	return a.String()
 }
