@@ -165,9 +165,24 @@ func statusOf(err error) int { return httpstatus.Of(err) }
 func (d *Dashboard) statusLogged(r *http.Request, err error) int {
 	status := statusOf(err)
 	if status == http.StatusInternalServerError {
-		d.cfg.Logger.ErrorContext(r.Context(), "dashboard request failed", "path", r.URL.Path, "err", err)
+		d.cfg.Logger.ErrorContext(r.Context(), "dashboard request failed", "path", loggedPath(r.URL.Path), "err", err)
 	}
 	return status
+}
+
+// loggedPath is path as the log may show it: a segment of a token's
+// form (a sign-in link's, an address confirmation's) is written as
+// {token}, since whoever reads the log could use the link. It is the
+// server's request log rule (httpapi's loggedPath), over the same
+// core.WellFormedToken; an adapter may not import another adapter.
+func loggedPath(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if core.WellFormedToken(s) {
+			segs[i] = "{token}"
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 type errorView struct {
