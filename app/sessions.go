@@ -263,8 +263,8 @@ func (s *Sessions) SignOut(ctx context.Context, token string) error {
 	return s.store.DeleteSession(ctx, core.HashToken(token))
 }
 
-// SignOutEverywhere ends every session of the owner and returns how many
-// there were.
+// SignOutEverywhere ends every session of the owner and voids its unused
+// sign-in links, and returns how many sessions there were.
 func (s *Sessions) SignOutEverywhere(ctx context.Context, ownerID string) (int, error) {
 	return s.store.DeleteSessions(ctx, ownerID)
 }

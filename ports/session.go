@@ -30,8 +30,9 @@ type SessionStore interface {
 	// DeleteSession removes the session stored under hash; an unknown
 	// hash changes nothing.
 	DeleteSession(ctx context.Context, hash string) error
-	// DeleteSessions removes every session of the owner and returns how
-	// many there were.
+	// DeleteSessions removes every session of the owner and its unused
+	// sign-in links, and returns how many sessions there were: the owner
+	// who signs out everywhere may fear their mail is read.
 	DeleteSessions(ctx context.Context, ownerID string) (int, error)
 	// DeleteIdleSessions removes every owner's sessions last used before
 	// before, and links expired before it.

@@ -91,9 +91,19 @@ func (s *SessionStore) DeleteSession(ctx context.Context, hash string) error {
 	return translate(s.db.write(ctx).Where("hash = ?", hash).Delete(&sessionRow{}).Error, "session")
 }
 
+// DeleteSessions implements ports.SessionStore; the unused links go in
+// the same transaction, so none opens a session after it.
 func (s *SessionStore) DeleteSessions(ctx context.Context, ownerID string) (int, error) {
-	res := s.db.write(ctx).Where("owner_id = ?", ownerID).Delete(&sessionRow{})
-	return int(res.RowsAffected), translate(res.Error, "session")
+	var n int64
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Where("owner_id = ?", ownerID).Delete(&sessionRow{})
+		n = res.RowsAffected
+		if res.Error != nil {
+			return res.Error
+		}
+		return tx.Where("owner_id = ? AND used_at = 0", ownerID).Delete(&loginLinkRow{}).Error
+	})
+	return int(n), translate(err, "session")
 }
 
 func (s *SessionStore) DeleteIdleSessions(ctx context.Context, before time.Time) (int, error) {

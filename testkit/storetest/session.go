@@ -23,6 +23,7 @@ func RunDashboard(t *testing.T, s Stores, d Dashboard) {
 	t.Run("LoginLinkRace", func(t *testing.T) { t.Parallel(); testLoginLinkRace(t, s, d.Sessions) })
 	t.Run("LoginLinksOfAnOldAddress", func(t *testing.T) { t.Parallel(); testLoginLinksOfAnOldAddress(t, s, d.Sessions) })
 	t.Run("Sessions", func(t *testing.T) { t.Parallel(); testSessions(t, s, d.Sessions) })
+	t.Run("SignOutEverywhereVoidsLinks", func(t *testing.T) { t.Parallel(); testSignOutEverywhereVoidsLinks(t, s, d.Sessions) })
 	t.Run("Triage", func(t *testing.T) { t.Parallel(); testTriage(t, s, d.Triage) })
 	t.Run("InboxFilters", func(t *testing.T) { t.Parallel(); testInboxFilters(t, s, d.Triage) })
 	t.Run("TriageIsolation", func(t *testing.T) { t.Parallel(); testTriageIsolation(t, s, d.Triage) })
@@ -129,6 +130,30 @@ func testLoginLinksOfAnOldAddress(t *testing.T, s Stores, st ports.SessionStore)
 	after := newLink(t, st, o.ID, now.Add(2*time.Second))
 	if id, err := st.UseLoginLink(ctx, after, now.Add(3*time.Second)); err != nil || id != o.ID {
 		t.Fatalf("a link made after the change = %q, %v", id, err)
+	}
+}
+
+// testSignOutEverywhereVoidsLinks: an owner who signs out everywhere may
+// fear their mail is read, so a sign-in link left unused there opens no
+// session afterwards; another owner's links keep working, and a link
+// made after works.
+func testSignOutEverywhereVoidsLinks(t *testing.T, s Stores, st ports.SessionStore) {
+	o := newOwner(t, s)
+	other := newOwner(t, s)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	sent := newLink(t, st, o.ID, now)
+	theirs := newLink(t, st, other.ID, now)
+	if _, err := st.DeleteSessions(ctx, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err := st.UseLoginLink(ctx, sent, now.Add(time.Second))
+	wantKind(t, err, core.KindNotFound)
+	if id, err := st.UseLoginLink(ctx, theirs, now.Add(time.Second)); err != nil || id != other.ID {
+		t.Fatalf("another owner's link after signing one out everywhere = %q, %v", id, err)
+	}
+	after := newLink(t, st, o.ID, now.Add(time.Second))
+	if id, err := st.UseLoginLink(ctx, after, now.Add(2*time.Second)); err != nil || id != o.ID {
+		t.Fatalf("a link made after = %q, %v", id, err)
 	}
 }
 
