@@ -321,10 +321,25 @@ func (w *Window) fillOnce(ctx context.Context, p core.Phrase) error {
 }
 
 // fill stores p's matches among its owner's window, the newest
-// MaxBackfill, and announces them for scoring.
+// MaxBackfill it does not hold yet, and announces them for scoring.
+// The posts p matched live since its add are passed over as they are
+// read: SaveBackfill would drop them, and counted among the newest they
+// would leave older matches of the window out. p holds nothing but
+// those, so its newest cfg.Reads matches, as many as the window's posts
+// read, cover them; any missed SaveBackfill still drops.
 func (w *Window) fill(ctx context.Context, p core.Phrase) error {
+	held := map[string]bool{}
+	if _, err := w.d.Archives.PhraseMatches(ctx, p.OwnerID, p.ID, w.cfg.Reads, false, func(m core.Match, _ bool) bool {
+		held[m.Post.ExternalID] = true
+		return true
+	}); err != nil {
+		return err
+	}
 	var posts []core.RecentPost
 	if _, err := w.find(ctx, p, func(rp core.RecentPost) bool {
+		if held[rp.Post.ExternalID] {
+			return true
+		}
 		posts = append(posts, rp)
 		return len(posts) < MaxBackfill
 	}); err != nil {

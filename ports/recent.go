@@ -98,7 +98,9 @@ type FilterArchiveStore interface {
 	// ArchiveSet archives, in one transaction, the phrase's matches among
 	// ids that are not archived, and keeps them as the phrase's set,
 	// which replaces the set it had. It returns the set; its Matches
-	// counts those it archived. KindNotFound for a phrase not the owner's.
+	// counts those it archived. When it archives none it makes no set
+	// and returns the zero ArchiveSet (an empty ID): the phrase keeps the
+	// set it had, and its undo. KindNotFound for a phrase not the owner's.
 	ArchiveSet(ctx context.Context, ownerID, phraseID string, ids []string, at time.Time) (core.ArchiveSet, error)
 	// LatestArchiveSet returns the phrase's set. KindNotFound when it has
 	// none.

@@ -2,6 +2,7 @@ package gormstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -71,13 +72,12 @@ func (s *FilterArchiveStore) PhraseMatches(ctx context.Context, ownerID, phraseI
 // archived already, never joins the set. The phrase's row is locked, so
 // of two sets made at once on Postgres the later replaces the earlier
 // rather than missing it; NO KEY, so matches stored meanwhile do not wait.
+// A set that archives nothing is rolled back, so the phrase's set, and
+// its undo, stay.
 func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID string, ids []string, at time.Time) (core.ArchiveSet, error) {
 	row := archiveSetRow{ID: newID(), OwnerID: ownerID, PhraseID: phraseID, CreatedAt: micros(at)}
 	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Clauses(lockNoKeyUpdate).Select("id").Take(&phraseRow{}, "id = ? AND owner_id = ?", phraseID, ownerID).Error; err != nil {
-			return err
-		}
-		if err := tx.Where("phrase_id = ?", phraseID).Delete(&archiveSetRow{}).Error; err != nil {
 			return err
 		}
 		if err := tx.Create(&row).Error; err != nil {
@@ -93,6 +93,12 @@ func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID s
 			}
 			row.Matches += res.RowsAffected
 		}
+		if row.Matches == 0 {
+			return errNothingArchived
+		}
+		if err := tx.Where("phrase_id = ? AND id <> ?", phraseID, row.ID).Delete(&archiveSetRow{}).Error; err != nil {
+			return err
+		}
 		if err := tx.Exec(`INSERT INTO match_triage (owner_id, match_id, created_us, is_read, starred, archived, updated_at)
 			SELECT m.owner_id, m.id, m.created_us, 0, 0, 1, ? FROM filter_archive_matches a JOIN matches m ON m.id = a.match_id
 			WHERE a.archive_id = ?
@@ -101,11 +107,17 @@ func (s *FilterArchiveStore) ArchiveSet(ctx context.Context, ownerID, phraseID s
 		}
 		return tx.Model(&row).Update("matches", row.Matches).Error
 	})
+	if errors.Is(err, errNothingArchived) {
+		return core.ArchiveSet{}, nil
+	}
 	if err != nil {
 		return core.ArchiveSet{}, translate(err, "phrase")
 	}
 	return row.set(), nil
 }
+
+// errNothingArchived rolls back a set that archived nothing.
+var errNothingArchived = errors.New("nothing archived")
 
 // LatestArchiveSet implements ports.FilterArchiveStore.
 func (s *FilterArchiveStore) LatestArchiveSet(ctx context.Context, ownerID, phraseID string) (core.ArchiveSet, error) {

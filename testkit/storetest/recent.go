@@ -610,3 +610,32 @@ func equalFlags(a, b map[string]bool) bool {
 	}
 	return true
 }
+
+// testFilterArchiveNothing: a set that would archive nothing (its
+// matches archived already, unknown, or none named) is not made: the
+// phrase keeps its set, which still undoes, and the answer is a set with
+// an empty ID and no matches.
+func testFilterArchiveNothing(t *testing.T, s Stores) {
+	o := newOwner(t, s)
+	p := newPhrase(t, s, o.ID, "keep set "+unique(), "x", "")
+	ms := saveMatches(t, s, o.ID, p, 3)
+	first, err := s.FilterArchives.ArchiveSet(ctx, o.ID, p.ID, []string{ms[0].ID, ms[1].ID}, time.Now())
+	if err != nil || first.ID == "" || first.Matches != 2 {
+		t.Fatalf("first set = %+v, %v", first, err)
+	}
+	for _, none := range [][]string{{ms[0].ID, ms[1].ID, "no-such-match"}, nil} {
+		set, err := s.FilterArchives.ArchiveSet(ctx, o.ID, p.ID, none, time.Now())
+		if err != nil || set != (core.ArchiveSet{}) {
+			t.Fatalf("ArchiveSet(%v), nothing to archive = %+v, %v; want the zero set", none, set, err)
+		}
+	}
+	if latest, err := s.FilterArchives.LatestArchiveSet(ctx, o.ID, p.ID); err != nil || latest.ID != first.ID || latest.Matches != 2 {
+		t.Fatalf("LatestArchiveSet after archiving nothing = %+v, %v; want the first set", latest, err)
+	}
+	if n, err := s.FilterArchives.RestoreArchiveSet(ctx, o.ID, first.ID); err != nil || n != 2 {
+		t.Fatalf("RestoreArchiveSet(first) = %d, %v", n, err)
+	}
+	if got, more := unarchivedWalk(t, s, o.ID, p.ID, 10); more || !slices.Equal(got, []string{ms[2].ID, ms[1].ID, ms[0].ID}) {
+		t.Fatalf("unarchived after restoring = %v, more %v", got, more)
+	}
+}

@@ -109,6 +109,7 @@ func Run(t *testing.T, f Factory) {
 		{"Backfill", testBackfill},
 		{"FilterArchive", testFilterArchive},
 		{"FilterArchiveUnarchived", testFilterArchiveUnarchived},
+		{"FilterArchiveNothing", testFilterArchiveNothing},
 	}
 	// Delivery claims take due deliveries of every owner, so the cases
 	// that claim run one at a time, before the others start: run beside
