@@ -58,11 +58,12 @@ func waitBlocked(t *testing.T, pool *sql.DB, pid, n int, ended <-chan error) {
 func TestArchiveSetsAtOnceLeaveOne(t *testing.T) {
 	ctx := context.Background()
 	db := openMigrated(t, pgtest.URL(t))
-	o, p, ms := trendFixture(t, db, 4)
+	o, p, ms := trendFixture(t, db, 5)
 	s := NewFilterArchiveStore(db)
-	first, err := s.ArchiveSet(ctx, o.ID, p.ID, nil, time.Now())
-	if err != nil {
-		t.Fatal(err)
+	// A set that archives nothing is not made, so the first holds one.
+	first, err := s.ArchiveSet(ctx, o.ID, p.ID, []string{ms[4].ID}, time.Now())
+	if err != nil || first.Matches != 1 {
+		t.Fatalf("first set = %+v, %v", first, err)
 	}
 	// Both applications wait at the set they replace, then go on together.
 	pid, release := holdRows(t, db.SQL(), "SELECT id FROM filter_archives WHERE id = $1 FOR UPDATE", first.ID)
