@@ -120,7 +120,10 @@ func eval[T any](b *tab, expr string, opts ...chromedp.EvaluateOption) T {
 // ready.
 func (b *tab) waitFor(expr string, what string) {
 	b.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// A bound on a page that never comes, not a speed goal: CI runs the
+	// browser beside every other package under the race detector, where
+	// a page has taken over 20 s.
+	deadline := time.Now().Add(60 * time.Second)
 	// An expression that throws (it names what the page has not made
 	// yet) is false, not the end of the look.
 	pred := "(function(){try{return !!(" + expr + ")}catch(e){return false}})()"
