@@ -73,6 +73,8 @@ type Options struct {
 	ScrollTimeout time.Duration // 0 is DefaultScrollTimeout
 	// Visible shows Chromium's window, for a person to use (Visit).
 	Visible bool
+	// extra are switches added after Start's own, for tests (a NetLog).
+	extra []flag
 }
 
 // Request is one page to read.
@@ -164,28 +166,16 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 		}
 		b.tempDir = dir
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(o.ExecPath),
-		chromedp.UserDataDir(dir),
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-	)
-	if o.Visible {
-		opts = append(opts, chromedp.Flag("headless", false))
+	fs, err := flags(o, dir)
+	if err != nil {
+		if b.tempDir != "" {
+			os.RemoveAll(b.tempDir)
+		}
+		return nil, err
 	}
-	if o.NoSandbox {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	if o.Proxy != nil {
-		p := *o.Proxy
-		p.User = nil // never on the command line, where process lists show it
-		opts = append(opts, chromedp.ProxyServer(p.String()),
-			// Every request goes through the proxy, loopback included:
-			// Chromium bypasses it for loopback by default.
-			chromedp.Flag("proxy-bypass-list", "<-loopback>"))
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(o.ExecPath))
+	for _, f := range fs {
+		opts = append(opts, chromedp.Flag(f.name, f.value))
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
@@ -204,6 +194,63 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 		return nil, ctx.Err()
 	}
 	return b, nil
+}
+
+// flag is one of Chromium's command-line switches; value true is a
+// switch without a value, false one left off.
+type flag struct {
+	name  string
+	value any
+}
+
+// flags are the switches Start gives Chromium beyond chromedp's
+// DefaultExecAllocatorOptions, dir being the profile.
+//
+// Through a socks5 proxy Chromium hands the proxy the host name of each
+// URL it loads, but other parts of it resolve names with the local
+// resolver themselves (DNS prefetch, preconnect), which tells the
+// resolver what the owner reads. Chromium's documented answer
+// (chromium.org, "Configuring a SOCKS proxy server in Chrome") is to map
+// every name to "not found" except the proxy's own, so that nothing but
+// the proxy's name is ever resolved locally. socks4 is refused: its
+// requests carry addresses only, so Chromium resolves each name itself.
+func flags(o Options, dir string) ([]flag, error) {
+	fs := []flag{
+		{"user-data-dir", dir},
+		// chromedp.DisableGPU.
+		{"disable-gpu", true},
+		{"enable-unsafe-swiftshader", true},
+		{"disable-background-networking", true},
+		{"disable-component-update", true},
+		{"disable-sync", true},
+		{"no-first-run", true},
+	}
+	if o.Visible {
+		fs = append(fs, flag{"headless", false})
+	}
+	if o.NoSandbox {
+		fs = append(fs, flag{"no-sandbox", true})
+	}
+	if o.Proxy != nil {
+		p := *o.Proxy
+		p.User = nil // never on the command line, where process lists show it
+		switch p.Scheme {
+		case "http", "https":
+		case "socks5", "socks5h":
+			// Chromium knows no socks5h: its socks5 is one, it always
+			// hands the proxy the name.
+			p.Scheme = "socks5"
+			fs = append(fs, flag{"host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE " + p.Hostname()})
+		default:
+			// Not echoed whole: a malformed address may hold credentials.
+			return nil, fmt.Errorf("browser: a %q proxy is not one Chromium can use without resolving names itself (http, https or socks5)", p.Scheme)
+		}
+		fs = append(fs, flag{"proxy-server", p.String()},
+			// Every request goes through the proxy, loopback included:
+			// Chromium bypasses it for loopback by default.
+			flag{"proxy-bypass-list", "<-loopback>"})
+	}
+	return append(fs, o.extra...), nil
 }
 
 // Close stops Chromium and removes its temporary profile.

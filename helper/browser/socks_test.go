@@ -1,0 +1,339 @@
+package browser
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Through a socks5 proxy, Chromium is to hand the proxy every name and
+// resolve none itself: the local resolver would otherwise learn what the
+// owner reads. The page loads through the in-process proxy below under a
+// name no resolver knows (RFC 2606's .invalid), with DNS-prefetch and
+// preconnect hints for two more such names; Chromium writes its NetLog
+// (--log-net-log), whose host-resolver events are every name it looked
+// up itself.
+//
+// What it proves: the proxy was asked for the page's name as a domain
+// name (ATYP 3), never an address; Chromium's host resolver was asked
+// for no name but the proxy's (the rest answered "not found" by
+// --host-resolver-rules before any lookup), and it made no DNS query
+// and no getaddrinfo call (no DNS_TRANSACTION, HOST_RESOLVER_DNS_TASK or
+// HOST_RESOLVER_SYSTEM_TASK event). Without --host-resolver-rules,
+// Chromium 156 asks its resolver for the page's name and for Google's
+// hosts of its own background requests, from its cache and the hosts
+// file only: none of those went out as a DNS query on this machine
+// (strace showed no packet to port 53 either way), but the rules make
+// sure no path of Chromium's, today's or a later one's, can.
+//
+// What it does not prove: what a page's WebRTC does (its ICE candidates
+// go by UDP, outside the proxy), nor what the proxy itself does with the
+// names, nor anything of an http(s) proxy, to which names always go
+// inside the request.
+func TestSocksProxyIsGivenEveryName(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><link rel="dns-prefetch" href="//earshot-prefetch.invalid">`+
+			`<link rel="preconnect" href="http://earshot-preconnect.invalid"><p>served through the proxy</p>`)
+	}))
+	t.Cleanup(srv.Close)
+	px := newSocksProxy(t, srv.Listener.Addr().String())
+	netlog := filepath.Join(t.TempDir(), "netlog.json")
+	b := start(t, Options{Proxy: &url.URL{Scheme: "socks5", Host: px.addr()}, Timeout: 20 * time.Second,
+		extra: []flag{{"log-net-log", netlog}, {"net-log-capture-mode", "Everything"}}})
+	p, err := b.Read(context.Background(), Request{URL: "http://earshot-socks-test.invalid/", Done: func(*Page) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Status != 200 || !strings.Contains(string(p.Document), "served through the proxy") || hits.Load() == 0 {
+		t.Fatalf("page %d %q, %d hits", p.Status, p.Document, hits.Load())
+	}
+	asks := px.asked()
+	if !slices.Contains(asks, socksAsk{atyp: 3, host: "earshot-socks-test.invalid", port: 80}) {
+		t.Errorf("the proxy was not asked for the page's name: %+v", asks)
+	}
+	for _, a := range asks {
+		if a.atyp != 3 {
+			t.Errorf("the proxy was asked for an address, resolved by Chromium: %+v", a)
+		}
+	}
+	// Chromium completes its NetLog when it is closed gracefully, which
+	// chromedp.Cancel does and waits for.
+	if err := chromedp.Cancel(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	looked, wire := resolves(t, netlog)
+	for _, h := range looked {
+		if h != "127.0.0.1" && h != "~notfound" {
+			t.Errorf("Chromium's resolver was asked for %q", h)
+		}
+	}
+	if len(wire) > 0 {
+		t.Errorf("Chromium resolved names on the network: %v", wire)
+	}
+}
+
+// A proxy named by its host name stays reachable: its name is the one
+// the rules leave to the local resolver.
+func TestSocksProxyByName(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "served through the proxy")
+	}))
+	t.Cleanup(srv.Close)
+	px := newSocksProxy(t, srv.Listener.Addr().String())
+	_, port, _ := net.SplitHostPort(px.addr())
+	b := start(t, Options{Proxy: &url.URL{Scheme: "socks5", Host: "localhost:" + port}, Timeout: 20 * time.Second})
+	p, err := b.Read(context.Background(), Request{URL: "http://earshot-socks-test.invalid/", Done: func(*Page) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Status != 200 || !strings.Contains(string(p.Document), "served through the proxy") {
+		t.Fatalf("page %d %q", p.Status, p.Document)
+	}
+}
+
+// resolves reads a Chromium NetLog (net/log/net_log_event_type_list.h
+// for the event names; the file is {"constants": ..., "events": [...]})
+// and returns the hosts its resolver was asked for (without scheme or
+// port) and the names of the events of a lookup made outside Chromium's
+// cache and hosts file.
+func resolves(t *testing.T, path string) (hosts, wire []string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nl struct {
+		Constants struct {
+			LogEventTypes map[string]int `json:"logEventTypes"`
+		} `json:"constants"`
+		Events []struct {
+			Type   int `json:"type"`
+			Phase  int `json:"phase"`
+			Params struct {
+				Host string `json:"host"`
+			} `json:"params"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(raw, &nl); err != nil {
+		t.Fatalf("the NetLog (%d bytes): %v", len(raw), err)
+	}
+	name := map[int]string{}
+	for k, v := range nl.Constants.LogEventTypes {
+		name[v] = k
+	}
+	if len(name) == 0 || len(nl.Events) == 0 {
+		t.Fatalf("the NetLog has %d event types and %d events", len(name), len(nl.Events))
+	}
+	for _, e := range nl.Events {
+		switch n := name[e.Type]; n {
+		case "HOST_RESOLVER_MANAGER_REQUEST":
+			if h := e.Params.Host; h != "" {
+				if i := strings.Index(h, "://"); i >= 0 {
+					h = h[i+3:]
+				}
+				if hh, _, err := net.SplitHostPort(h); err == nil {
+					h = hh
+				}
+				hosts = append(hosts, h)
+			}
+		case "DNS_TRANSACTION", "HOST_RESOLVER_DNS_TASK", "HOST_RESOLVER_SYSTEM_TASK":
+			wire = append(wire, n)
+		}
+	}
+	return hosts, wire
+}
+
+// With its socks5 proxy down, Chromium reaches nothing: not the page's
+// name, which it cannot resolve, nor a name it can (localhost, whose
+// server is up), which it does not try directly.
+func TestSocksProxyDownReachesNothing(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(srv.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := ln.Addr().String()
+	ln.Close()
+	b := start(t, Options{Proxy: &url.URL{Scheme: "socks5", Host: down}, Timeout: 20 * time.Second})
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	for _, u := range []string{"http://earshot-socks-test.invalid/", "http://localhost:" + port + "/"} {
+		_, err := b.Read(context.Background(), Request{URL: u, Done: func(*Page) bool { return true }})
+		if err == nil || !strings.Contains(err.Error(), "ERR_PROXY_CONNECTION_FAILED") {
+			t.Errorf("%s with the proxy down: %v", u, err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the server was reached %d times with the proxy down", n)
+	}
+}
+
+// socksAsk is one CONNECT a socks5 proxy was asked for: the address type
+// (RFC 1928: 1 IPv4, 3 a domain name, 4 IPv6) and the host as given.
+type socksAsk struct {
+	atyp byte
+	host string
+	port int
+}
+
+// socksProxy is a minimal socks5 server after RFC 1928 (no
+// authentication, CONNECT only): it records what each client asks for
+// and joins every connection to target, whatever the host named, as the
+// operator's proxy joins it to the platform.
+type socksProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	asks   []socksAsk
+	conns  map[net.Conn]bool
+	wg     sync.WaitGroup
+}
+
+func newSocksProxy(t *testing.T, target string) *socksProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &socksProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.conns[c] = true
+			p.mu.Unlock()
+			p.wg.Add(1)
+			go func() {
+				defer p.wg.Done()
+				p.serve(c)
+				p.mu.Lock()
+				delete(p.conns, c)
+				p.mu.Unlock()
+			}()
+		}
+	}()
+	// A browser keeps its connections open: they are closed rather
+	// than waited for.
+	t.Cleanup(func() {
+		ln.Close()
+		p.mu.Lock()
+		for c := range p.conns {
+			c.Close()
+		}
+		p.mu.Unlock()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *socksProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *socksProxy) asked() []socksAsk {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]socksAsk(nil), p.asks...)
+}
+
+func (p *socksProxy) serve(c net.Conn) {
+	defer c.Close()
+	// Greeting: VER, NMETHODS, METHODS; the answer picks "no
+	// authentication" (0) or none acceptable (0xff).
+	var b [255 + 4]byte
+	if _, err := io.ReadFull(c, b[:2]); err != nil || b[0] != 5 {
+		return
+	}
+	if _, err := io.ReadFull(c, b[:b[1]]); err != nil {
+		return
+	}
+	if _, err := c.Write([]byte{5, 0}); err != nil {
+		return
+	}
+	// Request: VER, CMD, RSV, ATYP, DST.ADDR, DST.PORT.
+	if _, err := io.ReadFull(c, b[:4]); err != nil || b[0] != 5 {
+		return
+	}
+	cmd, atyp := b[1], b[3]
+	var host string
+	switch atyp {
+	case 1:
+		if _, err := io.ReadFull(c, b[:4]); err != nil {
+			return
+		}
+		host = net.IP(b[:4]).String()
+	case 4:
+		if _, err := io.ReadFull(c, b[:16]); err != nil {
+			return
+		}
+		host = net.IP(b[:16]).String()
+	case 3:
+		if _, err := io.ReadFull(c, b[:1]); err != nil {
+			return
+		}
+		n := int(b[0])
+		if _, err := io.ReadFull(c, b[:n]); err != nil {
+			return
+		}
+		host = string(b[:n])
+	default:
+		return
+	}
+	if _, err := io.ReadFull(c, b[:2]); err != nil {
+		return
+	}
+	port := int(binary.BigEndian.Uint16(b[:2]))
+	p.mu.Lock()
+	p.asks = append(p.asks, socksAsk{atyp: atyp, host: host, port: port})
+	p.mu.Unlock()
+	reply := func(rep byte) error {
+		_, err := c.Write([]byte{5, rep, 0, 1, 127, 0, 0, 1, 0, 0})
+		return err
+	}
+	if cmd != 1 {
+		reply(7) // command not supported
+		return
+	}
+	up, err := net.Dial("tcp", p.target)
+	if err != nil {
+		reply(5) // connection refused
+		return
+	}
+	defer up.Close()
+	if reply(0) != nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		io.Copy(up, c)
+		if tc, ok := up.(*net.TCPConn); ok {
+			tc.CloseWrite()
+		}
+		close(done)
+	}()
+	io.Copy(c, up)
+	c.Close()
+	<-done
+}
