@@ -56,8 +56,8 @@ const (
 // Options start a Browser.
 type Options struct {
 	ExecPath string // "" is DefaultExecPath
-	// Proxy is the operator's proxy (http, https or socks5); nil reads
-	// directly. Its credentials, when it has some, are answered to the
+	// Proxy is the operator's proxy (http, https, socks5 or socks5h;
+	// Start refuses any other); nil reads directly. Its credentials, when it has some, are answered to the
 	// proxy's 407 challenge through the DevTools Fetch domain: Chromium
 	// takes no credentials in --proxy-server.
 	Proxy *url.URL
