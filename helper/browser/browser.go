@@ -207,9 +207,11 @@ type flag struct {
 // DefaultExecAllocatorOptions, dir being the profile.
 //
 // Through a socks5 proxy Chromium hands the proxy the host name of each
-// URL it loads, but other parts of it resolve names with the local
-// resolver themselves (DNS prefetch, preconnect), which tells the
-// resolver what the owner reads. Chromium's documented answer
+// URL it loads, yet its own resolver is still asked for names (the
+// page's, those of its background requests), and Chromium's design
+// document names parts of it that resolve by themselves (DNS prefetch):
+// a lookup that reaches DNS tells the resolver what the owner reads.
+// Chromium's documented answer
 // (chromium.org, "Configuring a SOCKS proxy server in Chrome") is to map
 // every name to "not found" except the proxy's own, so that nothing but
 // the proxy's name is ever resolved locally. socks4 is refused: its
