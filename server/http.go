@@ -187,6 +187,34 @@ func startServer(lc fx.Lifecycle, cfg Config, handler http.Handler, log *slog.Lo
 			}()
 			return nil
 		},
-		OnStop: srv.Shutdown,
+		OnStop: boundedServer{srv, log}.Shutdown,
 	})
+}
+
+// boundedServer is the server whose stop (Shutdown) ends within the
+// stop's time.
+type boundedServer struct {
+	srv *http.Server
+	log *slog.Logger
+}
+
+// Shutdown stops accepting and waits for the requests in flight, for at
+// most two thirds of the stop's time left: the hooks after it (the loops,
+// the bus, the database) stop only while that time lasts, so a request
+// that does not end (a body sent slowly, an export read slowly) would
+// otherwise leave them never stopped and the stop failed. Past that
+// share the requests' connections are closed.
+func (b boundedServer) Shutdown(ctx context.Context) error {
+	wait := ctx
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		wait, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)*2/3))
+		defer cancel()
+	}
+	err := b.srv.Shutdown(wait)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	b.log.Warn("stopping: closing the connections of requests still in flight", "err", err)
+	return b.srv.Close()
 }
