@@ -167,6 +167,7 @@ func startServer(lc fx.Lifecycle, cfg Config, handler http.Handler, log *slog.Lo
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	lc.Append(fx.Hook{
@@ -190,6 +191,12 @@ func startServer(lc fx.Lifecycle, cfg Config, handler http.Handler, log *slog.Lo
 		OnStop: boundedServer{srv, log}.Shutdown,
 	})
 }
+
+// maxHeaderBytes bounds a request's header. net/http's default of 1 MB
+// is held in memory by every connection that sends it and, as a refused
+// request's path, written whole to the log; keys, session cookies and
+// the longest path served fit many times over in 64 KB.
+const maxHeaderBytes = 64 << 10
 
 // boundedServer is the server whose stop (Shutdown) ends within the
 // stop's time.
