@@ -136,8 +136,10 @@ func newMetrics(db *gormstore.DB) *metrics.Registry {
 		if time.Since(last) < time.Second {
 			return g
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), gaugeWait)
+		defer cancel()
 		var err error
-		if g, err = db.Gauges(context.Background()); err != nil {
+		if g, err = db.Gauges(ctx); err != nil {
 			g = gormstore.Gauges{Unscored: -1, Queued: -1}
 		}
 		last = time.Now()
@@ -158,6 +160,12 @@ func newMetrics(db *gormstore.DB) *metrics.Registry {
 	})
 	return r
 }
+
+// gaugeWait bounds the read of the queue gauges, so a database that does
+// not answer (a table locked by a migration, a lost connection) leaves
+// them at -1 rather than holding every scrape, and the other metrics
+// with it, until it does.
+const gaugeWait = 5 * time.Second
 
 func newSealer(cfg Config, log *slog.Logger) (*core.Sealer, error) {
 	key, err := SecretKey(cfg, log)

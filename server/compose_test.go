@@ -76,6 +76,7 @@ func (h *hookOrder) LogEvent(e fxevent.Event) {
 		{"(*Bus).Close", "close the bus"},
 		{"(*Dashboard).Close", "end live streams"},
 		{"(*Server).Shutdown", "shut the server down"},
+		{"boundedServer.Shutdown", "shut the server down"},
 		{"startServer", "listen"},
 		{"printBootstrap", "print the first owner's keys"},
 		{"backgroundAfter", phase + " a loop"},

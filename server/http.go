@@ -167,6 +167,7 @@ func startServer(lc fx.Lifecycle, cfg Config, handler http.Handler, log *slog.Lo
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	lc.Append(fx.Hook{
@@ -187,6 +188,40 @@ func startServer(lc fx.Lifecycle, cfg Config, handler http.Handler, log *slog.Lo
 			}()
 			return nil
 		},
-		OnStop: srv.Shutdown,
+		OnStop: boundedServer{srv, log}.Shutdown,
 	})
+}
+
+// maxHeaderBytes bounds a request's header. net/http's default of 1 MB
+// is held in memory by every connection that sends it and, as a refused
+// request's path, written whole to the log; keys, session cookies and
+// the longest path served fit many times over in 64 KB.
+const maxHeaderBytes = 64 << 10
+
+// boundedServer is the server whose stop (Shutdown) ends within the
+// stop's time.
+type boundedServer struct {
+	srv *http.Server
+	log *slog.Logger
+}
+
+// Shutdown stops accepting and waits for the requests in flight, for at
+// most two thirds of the stop's time left: the hooks after it (the loops,
+// the bus, the database) stop only while that time lasts, so a request
+// that does not end (a body sent slowly, an export read slowly) would
+// otherwise leave them never stopped and the stop failed. Past that
+// share the requests' connections are closed.
+func (b boundedServer) Shutdown(ctx context.Context) error {
+	wait := ctx
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		wait, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)*2/3))
+		defer cancel()
+	}
+	err := b.srv.Shutdown(wait)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	b.log.Warn("stopping: closing the connections of requests still in flight", "err", err)
+	return b.srv.Close()
 }
