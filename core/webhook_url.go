@@ -257,7 +257,9 @@ func checkHost(u *url.URL, allowPrivate bool) (string, error) {
 			return "", notIP
 		}
 		a, err := netip.ParseAddr(u.Hostname())
-		if err != nil || !a.Is6() {
+		// A zone of other bytes than RFC 6874's unreserved would be
+		// written escaped, a form the address then fails to parse in.
+		if err != nil || !a.Is6() || strings.ContainsFunc(a.Zone(), func(r rune) bool { return r > 0x7f || !unreservedNotDot(byte(r)) && r != '.' }) {
 			return "", Errorf(KindInvalid, "url host is not a valid IPv6 address")
 		}
 		return "[" + a.String() + "]", nil
