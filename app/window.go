@@ -509,6 +509,20 @@ func (w *Window) ApplyFilters(ctx context.Context, ownerID, phraseID string) (po
 	if len(ids) == 0 {
 		return out, nil
 	}
+	// The read may have outlasted the lease, and another replica taken
+	// it and read since: archiving now would let one set replace the
+	// other's, whose matches would keep no undo. Renewing it (the holder
+	// may) before the one write gives that write a minute of its own, or
+	// finds the other holds it and archives nothing.
+	if w.d.Leases != nil {
+		held, err := w.d.Leases.Acquire(ctx, "apply-filters:"+p.ID, w.d.Holder, time.Minute)
+		if err != nil {
+			return ports.Applied{}, err
+		}
+		if !held {
+			return ports.Applied{}, busy
+		}
+	}
 	out.Set, err = w.d.Archives.ArchiveSet(ctx, ownerID, phraseID, ids, w.d.Clock.Now())
 	return out, err
 }

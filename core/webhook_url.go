@@ -59,11 +59,12 @@ var wildcardDNS = []string{
 // address normalised: scheme and host lower-cased, a trailing dot and the
 // default port removed, the fragment dropped (a fragment never reaches the
 // receiver, so keeping it would only make two equal addresses differ), an
-// empty path given as "/" and escaped unreserved characters in the path
-// decoded (normalPath). The webhooks_owner_url index compares this string,
-// so two spellings of one address must come out alike. Surrounding white
-// space is trimmed; everything else of the path and the query is kept as
-// given.
+// empty path given as "/", escaped unreserved characters in the path
+// decoded (normalPath) and the hex digits of every other escape, in the
+// path and the query, upper-cased (RFC 3986 6.2.2.1: %2f is %2F). The
+// webhooks_owner_url index compares this string, so two spellings of one
+// address must come out alike. Surrounding white space is trimmed;
+// everything else of the path and the query is kept as given.
 //
 // The rules: at most MaxWebhookURLLen bytes; scheme https; no username or
 // password; no port but 443; a host that is a public DNS name: ASCII (an
@@ -132,7 +133,7 @@ func CheckWebhookURL(raw string, allowPrivate bool) (string, error) {
 		Host:       host,
 		Path:       unescaped,
 		RawPath:    path,
-		RawQuery:   u.RawQuery,
+		RawQuery:   upperEscapes(u.RawQuery),
 		ForceQuery: u.ForceQuery,
 	}).String()
 	if len(out) > MaxWebhookURLLen {
@@ -146,7 +147,8 @@ func CheckWebhookURL(raw string, allowPrivate bool) (string, error) {
 // clients send it, and %XX of a letter, digit, "-", "_" or "~" is the
 // character. "%2E" stays escaped: decoded, "%2E%2E" would be a ".."
 // segment, which clients, proxies and servers resolve differently. Other
-// escapes, reserved characters among them, are kept as given, hex case too.
+// escapes, reserved characters among them, are kept, their hex digits
+// upper-cased (6.2.2.1).
 func normalPath(escaped string) string {
 	if escaped == "" {
 		return "/"
@@ -159,8 +161,12 @@ func normalPath(escaped string) string {
 	for i := 0; i < len(escaped); i++ {
 		c := escaped[i]
 		if c == '%' && i+2 < len(escaped) {
-			if d, ok := unhexByte(escaped[i+1], escaped[i+2]); ok && unreservedNotDot(d) {
-				b.WriteByte(d)
+			if d, ok := unhexByte(escaped[i+1], escaped[i+2]); ok {
+				if unreservedNotDot(d) {
+					b.WriteByte(d)
+				} else {
+					b.WriteString(strings.ToUpper(escaped[i : i+3]))
+				}
 				i += 2
 				continue
 			}
@@ -168,6 +174,33 @@ func normalPath(escaped string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// upperEscapes returns s with the hex digits of each %XX upper-cased
+// (RFC 3986 6.2.2.1), and every other byte as it was: a query keeps its
+// escapes, whichever character they stand for.
+func upperEscapes(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] != '%' {
+			continue
+		}
+		if _, ok := unhexByte(b[i+1], b[i+2]); ok {
+			b[i+1], b[i+2] = upperHex(b[i+1]), upperHex(b[i+2])
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+func upperHex(c byte) byte {
+	if c >= 'a' && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
 }
 
 func unhexByte(hi, lo byte) (byte, bool) {
@@ -224,7 +257,9 @@ func checkHost(u *url.URL, allowPrivate bool) (string, error) {
 			return "", notIP
 		}
 		a, err := netip.ParseAddr(u.Hostname())
-		if err != nil || !a.Is6() {
+		// A zone of other bytes than RFC 6874's unreserved would be
+		// written escaped, a form the address then fails to parse in.
+		if err != nil || !a.Is6() || strings.ContainsFunc(a.Zone(), func(r rune) bool { return r > 0x7f || !unreservedNotDot(byte(r)) && r != '.' }) {
 			return "", Errorf(KindInvalid, "url host is not a valid IPv6 address")
 		}
 		return "[" + a.String() + "]", nil

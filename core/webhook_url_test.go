@@ -39,7 +39,7 @@ func TestCheckWebhookURL(t *testing.T) {
 		{in: "https://example.com", want: "https://example.com/"},
 		{in: "https://example.com?a=1", want: "https://example.com/?a=1"},
 		{in: "https://hooks.example.com/%7Ea/%41%62%30-%5f%2D%7e", want: "https://hooks.example.com/~a/Ab0-_-~"},
-		{in: "https://hooks.example.com/a%2fb%2E%2e%25%20", want: "https://hooks.example.com/a%2fb%2E%2e%25%20"},
+		{in: "https://hooks.example.com/a%2fb%2E%2e%25%20", want: "https://hooks.example.com/a%2Fb%2E%2E%25%20"},
 		{in: "https://hooks.example.com/x?a=%7E", want: "https://hooks.example.com/x?a=%7E"},
 		{in: "  https://example.com/x  ", want: "https://example.com/x"},
 		{in: "HTTPS://Hooks.Example.COM/Path", want: "https://hooks.example.com/Path"},
