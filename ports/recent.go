@@ -77,7 +77,8 @@ type RecentStore interface {
 	// passes them) that p has no match of yet, marked Backfilled, the
 	// oldest post's first; grows p's match count; and ends p's request.
 	// It returns the matches created, in CreatedAt order. A phrase
-	// deleted meanwhile gets nothing, and that is not an error.
+	// deleted meanwhile, or whose request was served or ended meanwhile,
+	// gets nothing, and that is not an error.
 	SaveBackfill(ctx context.Context, p core.Phrase, posts []core.RecentPost) ([]core.Match, error)
 	// EndBackfill ends p's request without filling it.
 	EndBackfill(ctx context.Context, phraseID string) error

@@ -381,6 +381,12 @@ func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []c
 		if err := lockPhrases(tx, p.OwnerID); err != nil {
 			return err
 		}
+		// Ending the request claims it: a fill listed before another
+		// replica's served it stores nothing, or the phrase holds two.
+		res := tx.Exec("DELETE FROM recent_backfills WHERE phrase_id = ?", p.ID)
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error
+		}
 		var found []phraseRow
 		if err := tx.Select("id").Where("id = ? AND owner_id = ?", p.ID, p.OwnerID).Find(&found).Error; err != nil || len(found) == 0 {
 			return err
@@ -425,7 +431,7 @@ func (s *RecentStore) SaveBackfill(ctx context.Context, p core.Phrase, posts []c
 			}
 			out = convert(rows, matchRow.match)
 		}
-		return tx.Exec("DELETE FROM recent_backfills WHERE phrase_id = ?", p.ID).Error
+		return nil
 	})
 	if err != nil {
 		return nil, translate(err, "match")

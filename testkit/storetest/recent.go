@@ -430,6 +430,19 @@ func testBackfill(t *testing.T, s Stores) {
 	if ms, err := s.Recent.SaveBackfill(ctx, p, window); err != nil || len(ms) != 0 {
 		t.Fatalf("second fill = %+v, %v", ms, err)
 	}
+	// A fill read before another's ended the request (a replica's list
+	// of waiting phrases gone stale) stores nothing: the phrase would
+	// hold two fills.
+	late := newPhrase(t, s, o.ID, "late "+unique(), "x", "")
+	if err := s.Recent.RequestBackfill(ctx, late.ID, at); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := s.Recent.SaveBackfill(ctx, late, window[:1]); err != nil || len(ms) != 1 {
+		t.Fatalf("first fill = %+v, %v", ms, err)
+	}
+	if ms, err := s.Recent.SaveBackfill(ctx, late, window[1:]); err != nil || len(ms) != 0 {
+		t.Fatalf("a fill after the request was served = %+v, %v", ms, err)
+	}
 	// A request ended without filling, and one whose phrase went.
 	q := newPhrase(t, s, o.ID, "ended "+unique(), "x", "")
 	gone := newPhrase(t, s, o.ID, "gone "+unique(), "x", "")
@@ -450,6 +463,9 @@ func testBackfill(t *testing.T, s Stores) {
 	}
 	if ms, err := s.Recent.SaveBackfill(ctx, gone, window); err != nil || len(ms) != 0 {
 		t.Fatalf("filling a deleted phrase = %+v, %v", ms, err)
+	}
+	if ms, err := s.Recent.SaveBackfill(ctx, q, window); err != nil || len(ms) != 0 {
+		t.Fatalf("filling an ended request = %+v, %v", ms, err)
 	}
 }
 
