@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -227,6 +228,7 @@ func flags(o Options, dir string) ([]flag, error) {
 		{"disable-sync", true},
 		{"no-first-run", true},
 	}
+	fs = append(fs, quiet(dir)...)
 	if o.Visible {
 		fs = append(fs, flag{"headless", false})
 	}
@@ -253,6 +255,70 @@ func flags(o Options, dir string) ([]flag, error) {
 			flag{"proxy-bypass-list", "<-loopback>"})
 	}
 	return append(fs, o.extra...), nil
+}
+
+// quiet are the switches that keep Chromium from making requests of its
+// own, dir being the profile. Each such request would go through the
+// operator's proxy, spending the owner's traffic, and mark the session as
+// a Chrome that talks to Google; --disable-background-networking and
+// --disable-component-update leave these on in Chromium 156
+// (quiet_test.go shows what goes when they are given). The list follows
+// the switches Playwright (chromiumSwitches.ts) and chrome-launcher
+// (docs/chrome-flags-for-tools.md) give to keep Chromium's background
+// traffic off, plus what Chromium 156 was still seen to ask for:
+//
+//   - disable-features: chromedp's own two (Translate,
+//     BlinkGenPropertyTrees), which this switch replaces, and
+//     OptimizationHints (optimizationguide-pa.googleapis.com),
+//     NetworkTimeServiceQuerying (clients2.google.com/time),
+//     AutofillServerCommunication, MediaRouter and DialMediaRouteProvider
+//     (Cast discovery on the local network).
+//   - gaia-url: every profile asks Google's sign-in service which
+//     accounts its cookies hold (accounts.google.com/ListAccounts) once
+//     its network is up, and no switch or preference turns that off
+//     (chromiumembedded/cef#4276); a sign-in URL on port 1, which
+//     Chromium refuses as unsafe (ERR_UNSAFE_PORT), ends it before any
+//     lookup or connect.
+//   - optimization-guide-manifest-override: the on-device model manager
+//     asks the component updater for its manifest
+//     (update.googleapis.com, component ceofaddefefcbblgcgnibnonglccbfja)
+//     despite --disable-component-update; pointed at a file that does
+//     not exist, it reads no manifest and asks for none.
+//   - webrtc-ip-handling-policy=disable_non_proxied_udp: a page's
+//     WebRTC uses no UDP that bypasses the proxy (which carries none), so
+//     it neither connects around the proxy nor learns the machine's
+//     addresses.
+//   - disable-quic: QUIC goes by UDP, which neither proxy kind carries.
+//   - disable-field-trial-config: Debian's Chromium, not an official
+//     build, turns on the experiments of Chromium's field-trial testing
+//     config (testing/variations); off, it runs as released.
+//   - the rest are Playwright's and chromedp's (given again so that the
+//     list stands by itself): no domain-reliability reports, no
+//     background pages of built-in extensions, no hyperlink-audit pings,
+//     no phishing-model fetches, no default apps, no crash uploads, no
+//     metrics uploads.
+//
+// What none of them stops: before each lookup, the proxy's address
+// included, Chromium's resolver checks that IPv6 is reachable by
+// connecting a UDP socket to 2001:4860:4860::8888 port 443
+// (HOST_RESOLVER_MANAGER_IPV6_REACHABILITY_CHECK in its NetLog); a UDP
+// connect sends nothing, and quiet_test.go checks that nothing is sent.
+func quiet(dir string) []flag {
+	return []flag{
+		{"disable-features", "Translate,BlinkGenPropertyTrees,OptimizationHints,NetworkTimeServiceQuerying,AutofillServerCommunication,MediaRouter,DialMediaRouteProvider"},
+		{"disable-field-trial-config", true},
+		{"disable-domain-reliability", true},
+		{"disable-component-extensions-with-background-pages", true},
+		{"disable-client-side-phishing-detection", true},
+		{"disable-default-apps", true},
+		{"disable-breakpad", true},
+		{"metrics-recording-only", true},
+		{"no-pings", true},
+		{"gaia-url", "https://earshot-no-sign-in.invalid:1"},
+		{"optimization-guide-manifest-override", filepath.Join(dir, "no-model-manifest")},
+		{"webrtc-ip-handling-policy", "disable_non_proxied_udp"},
+		{"disable-quic", true},
+	}
 }
 
 // Close stops Chromium and removes its temporary profile.

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// The switches Start gives Chromium: a socks5 proxy adds the
+// The switches Start gives Chromium: those that keep its own requests
+// off are always there, whatever the proxy; a socks5 proxy adds the
 // host-resolver rules that leave the proxy's name the only one resolved
 // locally (socks_test.go shows what they change), and every other
 // switch stays as it is without a proxy.
@@ -20,6 +21,20 @@ func TestFlags(t *testing.T) {
 		{"disable-component-update", true},
 		{"disable-sync", true},
 		{"no-first-run", true},
+		// quiet: Chromium's own requests off (quiet_test.go).
+		{"disable-features", "Translate,BlinkGenPropertyTrees,OptimizationHints,NetworkTimeServiceQuerying,AutofillServerCommunication,MediaRouter,DialMediaRouteProvider"},
+		{"disable-field-trial-config", true},
+		{"disable-domain-reliability", true},
+		{"disable-component-extensions-with-background-pages", true},
+		{"disable-client-side-phishing-detection", true},
+		{"disable-default-apps", true},
+		{"disable-breakpad", true},
+		{"metrics-recording-only", true},
+		{"no-pings", true},
+		{"gaia-url", "https://earshot-no-sign-in.invalid:1"},
+		{"optimization-guide-manifest-override", "/profile/no-model-manifest"},
+		{"webrtc-ip-handling-policy", "disable_non_proxied_udp"},
+		{"disable-quic", true},
 	}
 	with := func(fs ...flag) []flag { return append(append([]flag(nil), base...), fs...) }
 	bypass := flag{"proxy-bypass-list", "<-loopback>"}

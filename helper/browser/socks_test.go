@@ -206,6 +206,8 @@ type socksProxy struct {
 	asks   []socksAsk
 	conns  map[net.Conn]bool
 	wg     sync.WaitGroup
+	// wake has a value after each ask, for a test that waits on them.
+	wake chan struct{}
 }
 
 func newSocksProxy(t *testing.T, target string) *socksProxy {
@@ -214,7 +216,7 @@ func newSocksProxy(t *testing.T, target string) *socksProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &socksProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	p := &socksProxy{ln: ln, target: target, conns: map[net.Conn]bool{}, wake: make(chan struct{}, 1)}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -308,6 +310,10 @@ func (p *socksProxy) serve(c net.Conn) {
 	p.mu.Lock()
 	p.asks = append(p.asks, socksAsk{atyp: atyp, host: host, port: port})
 	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
 	reply := func(rep byte) error {
 		_, err := c.Write([]byte{5, rep, 0, 1, 127, 0, 0, 1, 0, 0})
 		return err
