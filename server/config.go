@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/earshothq/earshot/clientip"
 	"github.com/earshothq/earshot/core"
 )
 
@@ -31,6 +32,9 @@ type Config struct {
 	SecretKey   string
 	Limits      core.Limits
 	RateLimit   int
+	// TrustedProxies are the load balancers whose X-Forwarded-For names
+	// the client of a request; empty, the connection's address does.
+	TrustedProxies clientip.Proxies
 
 	HelperRateLimit int
 	IngestBacklog   int
@@ -161,6 +165,14 @@ var settings = []setting{
 	{"EARSHOT_PLAN_ACCOUNTS_PER_PLATFORM", "1", "plan limit: accounts per platform", intSetting(0, 100000, func(c *Config, n int) { c.Limits.AccountsPerPlatform = n })},
 	{"EARSHOT_PLAN_WEBHOOKS_PER_PERSON", "0", "plan limit: webhooks per owner (0: webhooks answer 403 plan_limit)", intSetting(0, 100000, func(c *Config, n int) { c.Limits.WebhooksPerPerson = n })},
 	{"EARSHOT_RATE_LIMIT_PER_MINUTE", "60", "requests per key per minute on /api/v1", intSetting(1, 1000000, func(c *Config, n int) { c.RateLimit = n })},
+	{"EARSHOT_TRUSTED_PROXIES", "", "comma-separated addresses and CIDRs of the load balancers in front; a request from one is counted under the client X-Forwarded-For names (empty: under the connection's address)", func(c *Config, v string) error {
+		p, err := clientip.ParseProxies(v)
+		if err != nil {
+			return fmt.Errorf("accepts a comma-separated list of IP addresses and CIDRs, at most %d, none of length 0, for example 10.0.0.0/8,192.0.2.7 (%v)", clientip.MaxProxies, err)
+		}
+		c.TrustedProxies = p
+		return nil
+	}},
 	{"EARSHOT_HELPER_RATE_LIMIT_PER_MINUTE", "60000", "requests per ingest key per minute on the helper endpoints", intSetting(1, 1000000, func(c *Config, n int) { c.HelperRateLimit = n })},
 	{"EARSHOT_INGEST_BACKLOG", "20000", "unscored matches at which POST /ingest answers 503 with Retry-After until scoring catches up (0: never)", intSetting(0, 100000000, func(c *Config, n int) { c.IngestBacklog = n })},
 	{"EARSHOT_RECENT_DAYS", "7", "days every post read is kept for previews and for filling new phrases (0: keep none)", intSetting(0, 365, func(c *Config, n int) { c.RecentDays = n })},

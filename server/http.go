@@ -80,7 +80,7 @@ func stopLive(lc fx.Lifecycle, d *dashboard.Dashboard) {
 	lc.Append(fx.StopHook(d.Close))
 }
 
-func newRootHandler(api *httpapi.API, helper *httpapi.Helper, dash *dashboard.Dashboard, s *services, reg *metrics.Registry,
+func newRootHandler(cfg Config, api *httpapi.API, helper *httpapi.Helper, dash *dashboard.Dashboard, s *services, reg *metrics.Registry,
 	log *slog.Logger) (http.Handler, error) {
 	mux := http.NewServeMux()
 	// routes are the pattern of every route served, each router's from
@@ -133,7 +133,13 @@ func newRootHandler(api *httpapi.API, helper *httpapi.Helper, dash *dashboard.Da
 		}
 		mux.ServeHTTP(w, r)
 	})
-	return httpapi.RequestLog(log, reg.RequestObserver(labels), root), nil
+	// Every edge counts per client (failed keys, keyless requests,
+	// sign-in requests) under clientip.Key; behind a trusted load
+	// balancer the client is the one it names, found here once for all.
+	if !cfg.TrustedProxies.Empty() {
+		log.Info("clients behind the trusted proxies are read from X-Forwarded-For", "proxies", cfg.TrustedProxies.String())
+	}
+	return httpapi.RequestLog(log, reg.RequestObserver(labels), cfg.TrustedProxies.Handler(root)), nil
 }
 
 func writeStatus(w http.ResponseWriter, code int, status string) {

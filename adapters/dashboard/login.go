@@ -1,10 +1,9 @@
 package dashboard
 
 import (
-	"net"
 	"net/http"
-	"net/netip"
 
+	"github.com/earshothq/earshot/clientip"
 	"github.com/earshothq/earshot/core"
 )
 
@@ -108,21 +107,9 @@ func (d *Dashboard) signOutEverywhere(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusOK, "login", loginView{layout: layout{Title: "Signed out", Notice: msg}})
 }
 
-// clientIP is the requesting address sign-in requests are counted
-// under: an IPv4 address, or an IPv6 address's /64, which one client
-// holds whole and may pick any address of.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	if a = a.Unmap(); a.Is6() {
-		p, _ := a.WithZone("").Prefix(64)
-		return p.String()
-	}
-	return a.String()
-}
+// clientIP is the name sign-in requests are counted under, the one
+// every edge of the server uses (clientip.Key): an IPv4 address, or an
+// IPv6 address's /64, which one client holds whole and may pick any
+// address of; of the connection or, behind a trusted proxy, of the
+// client the proxy names.
+func clientIP(r *http.Request) string { return clientip.Key(r) }

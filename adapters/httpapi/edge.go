@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	httptransport "github.com/go-kit/kit/transport/http"
 
+	"github.com/earshothq/earshot/clientip"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/httpstatus"
 	"github.com/earshothq/earshot/ports"
@@ -150,13 +150,11 @@ func rateLimited(w http.ResponseWriter, limit int) error {
 	return core.Errorf(core.KindRateLimited, "rate limit of %d requests a minute reached: retry after %s seconds", limit, w.Header().Get("Retry-After"))
 }
 
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
+// clientIP is the name the caller's failed keys and keyless requests
+// are counted under, the one every edge of the server uses
+// (clientip.Key): an IPv4 address or an IPv6 /64, of the connection or,
+// behind a trusted proxy, of the client the proxy names.
+func clientIP(r *http.Request) string { return clientip.Key(r) }
 
 // requireScope refuses keys that lack s with KindForbidden before the
 // request is decoded: a key that may not use the route learns that, not
