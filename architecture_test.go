@@ -30,7 +30,7 @@ func within(path, dir string) bool {
 
 // layer names the layer of a package of this module: "core", "ports",
 // "app", "adapters/<name>", "cmd", "testkit", "helper", "match",
-// "httpstatus", "redditjson", or "" for anything else.
+// "httpstatus", "redditjson", "clientip", or "" for anything else.
 func layer(pkg string) string {
 	rest, ok := strings.CutPrefix(pkg, module+"/")
 	if !ok {
@@ -45,7 +45,7 @@ func layer(pkg string) string {
 		return "adapters/" + name
 	}
 	switch top {
-	case "core", "ports", "app", "cmd", "testkit", "helper", "match", "httpstatus", "redditjson":
+	case "core", "ports", "app", "cmd", "testkit", "helper", "match", "httpstatus", "redditjson", "clientip":
 		return top
 	}
 	return ""
@@ -85,6 +85,8 @@ func allowed(pkg, dep string) bool {
 		return within(dep, "core") || within(dep, "httpstatus")
 	case l == "redditjson":
 		return within(dep, "redditjson")
+	case l == "clientip":
+		return within(dep, "clientip")
 	case l == "helper":
 		if strings.HasPrefix(dep, module+"/") || dep == module {
 			return within(dep, "core") || within(dep, "helper") || within(dep, "redditjson")
@@ -147,6 +149,8 @@ func TestViolations(t *testing.T) {
 		{"redditjson: standard library only", m("redditjson"), []string{"encoding/json", m("redditjson")}, nil},
 		{"redditjson: core, adapters, helper", m("redditjson"), []string{m("core"), m("adapters/reddit"), m("helper")},
 			[]string{m("core"), m("adapters/reddit"), m("helper")}},
+		{"clientip: standard library only", m("clientip"), []string{"net/netip", m("clientip")}, nil},
+		{"clientip: core, adapters", m("clientip"), []string{m("core"), m("adapters/httpapi")}, []string{m("core"), m("adapters/httpapi")}},
 		{"helper: the reddit reader", m("helper/reddit"), []string{m("redditjson")}, nil},
 		{"adapters: the reddit reader", m("adapters/reddit"), []string{m("redditjson")}, nil},
 		{"adapter: the match record only", m("adapters/httpapi"), []string{m("app/record"), m("app")}, []string{m("app")}},
@@ -249,6 +253,12 @@ func TestHTTPStatusImportsOnlyCore(t *testing.T) {
 // helper share; both import it, so it reaches nothing of either.
 func TestRedditJSONImportsOnlyStandardLibrary(t *testing.T) {
 	checkReach(t, "redditjson", "redditjson may use only the standard library")
+}
+
+// clientip names the client every per-client count uses; both HTTP
+// adapters import it, so it reaches nothing of theirs.
+func TestClientIPImportsOnlyStandardLibrary(t *testing.T) {
+	checkReach(t, "clientip", "clientip may use only the standard library")
 }
 
 func TestPortsImportOnlyCore(t *testing.T) {

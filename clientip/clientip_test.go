@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -171,21 +170,6 @@ func TestHandler(t *testing.T) {
 		c.p.Handler(next).ServeHTTP(httptest.NewRecorder(), request(c.remote, c.header))
 		if got != c.want {
 			t.Errorf("trusting %q, from %s with %q: Key = %q, want %q", c.p, c.remote, c.header, got, c.want)
-		}
-	}
-}
-
-// Both HTTP adapters import this package, so it may reach nothing of
-// theirs, nor anything outside the standard library: the rule
-// ../architecture_test.go keeps for httpstatus.
-func TestImportsOnlyStandardLibrary(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
-	if err != nil {
-		t.Skipf("go list: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		if dep != "github.com/earshothq/earshot/clientip" {
-			t.Errorf("clientip reaches %s; it may use only the standard library", dep)
 		}
 	}
 }
