@@ -76,4 +76,5 @@ func TestUnreadPhrasesOfAReadThatStops(t *testing.T) {
 		t.Errorf("a whole read left %q unread", got)
 	}
 }
+
 var _ helper.PhraseUnreader = (*x.Reader)(nil)
