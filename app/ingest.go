@@ -80,10 +80,11 @@ func (s *Ingest) Ingest(ctx context.Context, ownerID string, platform string, po
 }
 
 // IngestBatch is Ingest of a batch that may name the reddit communities
-// its helper's pass did not read (b.Unread, see core.UnreadCommunities):
-// the batch records the read of the other phrases only. A bad value
-// refuses the batch whole (KindInvalid) before anything is stored or
-// recorded.
+// its helper's pass did not read (b.Unread, see core.UnreadCommunities)
+// and the phrases it did not search to the end (b.UnreadPhrases, see
+// core.UnreadPhrases): the batch records the read of the other phrases
+// only. A bad value refuses the batch whole (KindInvalid) before
+// anything is stored or recorded.
 func (s *Ingest) IngestBatch(ctx context.Context, ownerID string, b core.IngestBatch) (accountID string, ingested, skipped int, err error) {
 	posts := b.Posts
 	p, err := core.ParsePlatform("platform", b.Platform)
@@ -94,6 +95,10 @@ func (s *Ingest) IngestBatch(ctx context.Context, ownerID string, b core.IngestB
 		return "", 0, 0, err
 	}
 	unread, err := b.Unread.On(p)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	unreadTexts, err := b.UnreadPhrases.Keys()
 	if err != nil {
 		return "", 0, 0, err
 	}
@@ -109,8 +114,9 @@ func (s *Ingest) IngestBatch(ctx context.Context, ownerID string, b core.IngestB
 		return "", 0, 0, err
 	}
 	// A batch, even an empty one, is a helper's pass over these phrases,
-	// but for those of the communities it says it did not read.
-	if err := s.matchers.markRead(ctx, m, s.clock.Now(), unread); err != nil {
+	// but for those of the communities and the phrases it says it did not
+	// read.
+	if err := s.matchers.markRead(ctx, m, s.clock.Now(), unread, unreadTexts); err != nil {
 		s.log.WarnContext(ctx, "recording the phrases a helper read failed", "owner", ownerID, "platform", p, "err", err)
 	}
 	batch := make([]ports.PostMatches, 0, len(posts))

@@ -84,17 +84,23 @@ const readEvery = time.Minute
 
 // markRead records that a helper read c's phrases at now (their
 // lastCheckedAt, from helper), all but those of the communities unread
-// (sorted), each phrase at most once every readEvery per process. A
-// phrase added, paused or resumed compiles a new set, so its first read
-// is recorded at once; a phrase left unread by one batch is recorded by
-// the next that reads it, however soon.
-func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time, unread []string) error {
+// and those whose text is among texts (both sorted; texts as
+// core.UnreadPhrases.Keys gives them), each phrase at most once every
+// readEvery per process. A phrase added, paused or resumed compiles a
+// new set, so its first read is recorded at once; a phrase left unread
+// by one batch is recorded by the next that reads it, however soon.
+func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time, unread, texts []string) error {
 	at := now.UnixMicro()
 	var ids []string
 	for i := range c.phrases {
 		p := &c.phrases[i]
 		if _, skip := slices.BinarySearch(unread, p.Community); skip && p.Community != "" {
 			continue
+		}
+		if len(texts) > 0 {
+			if _, skip := slices.BinarySearch(texts, core.FoldKey(p.Phrase)); skip {
+				continue
+			}
 		}
 		last := c.read[i].Load()
 		if (last != 0 && at-last < readEvery.Microseconds()) || !c.read[i].CompareAndSwap(last, at) {

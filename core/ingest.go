@@ -32,12 +32,60 @@ type IngestPost struct {
 // that reading them costs nothing next to the batch's posts.
 const MaxUnreadCommunities = 1000
 
+// MaxUnreadPhrases is the most phrases one batch may name as unread:
+// more than a helper's owner plausibly listens for on one platform, few
+// enough that matching them against the owner's phrases costs nothing
+// next to the batch's posts.
+const MaxUnreadPhrases = 1000
+
 // IngestBatch is one POST /ingest: the platform, the posts, and, beyond
-// the spec, the communities the helper's pass did not read.
+// the spec, the communities and the phrases the helper's pass did not
+// read.
 type IngestBatch struct {
-	Platform string
-	Posts    []IngestPost
-	Unread   UnreadCommunities
+	Platform      string
+	Posts         []IngestPost
+	Unread        UnreadCommunities
+	UnreadPhrases UnreadPhrases
+}
+
+// UnreadPhrases is a batch's unreadPhrases as it came: the texts of the
+// phrases the helper's pass has not searched to the end (the platform
+// refused the search, the pass stopped before it or during it), whose
+// lastCheckedAt the batch must not move. The zero value is a batch that
+// names none, as every batch of a helper older than the field is: all
+// were read.
+type UnreadPhrases struct {
+	Texts   []string // as sent; at most MaxUnreadPhrases+1 are kept
+	Invalid bool     // the value was neither null nor an array of strings
+	Over    bool     // the array held more than MaxUnreadPhrases texts
+}
+
+// Keys returns the phrases to leave unread, each as FoldKey of its text
+// normalised as a phrase (NormalizePhrase): the form in which the server
+// compares two phrases, so a text names every phrase of the platform a
+// new phrase of that text would duplicate (on reddit, that text in every
+// community). Sorted, without repeats. The field is valid on every
+// platform. A value that is not an array of at most MaxUnreadPhrases
+// strings refuses the batch whole (KindInvalid naming the field), so a
+// helper's mistake is seen rather than read as "all were read". A text
+// that is no phrase (empty, too long) names none and is left out, as a
+// text no phrase of the owner has is: a helper sends the texts GET
+// /phrases gave it, which may have changed since.
+func (u UnreadPhrases) Keys() ([]string, error) {
+	if u.Invalid || u.Over {
+		return nil, Errorf(KindInvalid, "unreadPhrases must be an array of at most %d phrases", MaxUnreadPhrases)
+	}
+	if len(u.Texts) == 0 {
+		return nil, nil
+	}
+	out := make([]string, 0, len(u.Texts))
+	for _, t := range u.Texts {
+		if text, err := NormalizePhrase(t); err == nil {
+			out = append(out, FoldKey(text))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // UnreadCommunities is a batch's unreadCommunities as it came: the

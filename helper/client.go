@@ -211,13 +211,30 @@ func (c *Client) Ingest(ctx context.Context, platform string, posts []Post) (Ing
 }
 
 // IngestUnread is Ingest of a reddit batch that names the communities
-// its pass did not read (unreadCommunities), whose phrases the server
-// then leaves as they were rather than record as read. At most
-// core.MaxUnreadCommunities are named: past that the rest are recorded as
-// read, as every community was before the field. A server older than the
-// field ignores it, as it ignores every member it does not know, and
-// records all as read.
+// its pass did not read (unreadCommunities): IngestBatch with those
+// communities only.
 func (c *Client) IngestUnread(ctx context.Context, platform string, posts []Post, unread []string) (IngestResult, error) {
+	return c.IngestBatch(ctx, platform, posts, Unread{Communities: unread})
+}
+
+// Unread is what a batch names as not read by its pass, whose phrases
+// the server then leaves as they were rather than record as read.
+type Unread struct {
+	// Communities are reddit communities (unreadCommunities): every
+	// phrase in them.
+	Communities []string
+	// Phrases are the texts of phrases, as GET /phrases gave them
+	// (unreadPhrases), on any platform.
+	Phrases []string
+}
+
+// IngestBatch is Ingest of a batch that names what its pass did not
+// read. At most core.MaxUnreadCommunities communities and
+// core.MaxUnreadPhrases phrases are named: past that the rest are
+// recorded as read, as every phrase was before the fields. A server
+// older than a field ignores it, as it ignores every member it does not
+// know, and records all as read.
+func (c *Client) IngestBatch(ctx context.Context, platform string, posts []Post, u Unread) (IngestResult, error) {
 	if len(posts) > MaxBatch {
 		return IngestResult{}, fmt.Errorf("a batch holds at most %d posts, not %d", MaxBatch, len(posts))
 	}
@@ -225,10 +242,11 @@ func (c *Client) IngestUnread(ctx context.Context, platform string, posts []Post
 		posts = []Post{}
 	}
 	body, err := json.Marshal(struct {
-		Platform string   `json:"platform"`
-		Posts    []Post   `json:"posts"`
-		Unread   []string `json:"unreadCommunities,omitempty"`
-	}{platform, posts, unread[:min(len(unread), core.MaxUnreadCommunities)]})
+		Platform      string   `json:"platform"`
+		Posts         []Post   `json:"posts"`
+		Unread        []string `json:"unreadCommunities,omitempty"`
+		UnreadPhrases []string `json:"unreadPhrases,omitempty"`
+	}{platform, posts, u.Communities[:min(len(u.Communities), core.MaxUnreadCommunities)], u.Phrases[:min(len(u.Phrases), core.MaxUnreadPhrases)]})
 	if err != nil {
 		return IngestResult{}, err
 	}

@@ -41,6 +41,20 @@ type Unreader interface {
 	Unread() []string
 }
 
+// PhraseUnreader is a Reader that can tell, while it reads and after,
+// which of its phrases the read has not searched to the end: those it
+// has not come to yet, the one it stopped in (the platform refused it, a
+// challenge, a pause, an error) and those it was cut off before. Every
+// batch names them (Client.IngestBatch), so the server records as read
+// only the phrases actually searched so far.
+type PhraseUnreader interface {
+	Reader
+	// UnreadPhrases returns the texts of those phrases of the current or
+	// last read, as In.Phrases gave them, sorted; nil when every one was
+	// searched.
+	UnreadPhrases() []string
+}
+
 // In is what a Reader is given for one read.
 type In struct {
 	Phrases []Phrase

@@ -127,9 +127,13 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		}
 		delete(r.paused, platform)
 	}
-	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}, unread: func() []string { return nil }}
+	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}, unread: func() []string { return nil },
+		unreadPhrases: func() []string { return nil }}
 	if u, ok := rd.(Unreader); ok {
 		b.unread = u.Unread
+	}
+	if u, ok := rd.(PhraseUnreader); ok {
+		b.unreadPhrases = u.UnreadPhrases
 	}
 	in := In{
 		Phrases:  phrases,
@@ -194,8 +198,9 @@ type batcher struct {
 	ingested int
 	skipped  int
 	// unread returns the communities the read has not read yet (see
-	// Unreader), named by each batch as it is sent.
-	unread func() []string
+	// Unreader), unreadPhrases the phrases it has not searched to the end
+	// (see PhraseUnreader), named by each batch as it is sent.
+	unread, unreadPhrases func() []string
 	// failed: a flush gave up after the client's tries; the batch waits
 	// for the next pass rather than a second round of tries now.
 	failed bool
@@ -221,8 +226,7 @@ func (b *batcher) add(p Post, m Mark) error {
 
 // flush sends the batch and, once it is accepted, moves its checkpoints.
 func (b *batcher) flush(ctx context.Context) error {
-	unread := b.unread()
-	res, err := b.r.Client.IngestUnread(ctx, b.platform, b.posts, unread)
+	res, err := b.r.Client.IngestBatch(ctx, b.platform, b.posts, Unread{Communities: b.unread(), Phrases: b.unreadPhrases()})
 	if err != nil {
 		b.failed = true
 		return fmt.Errorf("%s: sending %d posts: %w", b.platform, len(b.posts), err)

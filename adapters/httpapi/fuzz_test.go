@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,6 +172,10 @@ func FuzzDecodeIngest(f *testing.F) {
 		floodBody(400, `"no",`, `"platform":"x","poſts":{"posts":[]},`), floodBody(400, "[],", `"POSTS":null,`),
 		`{"platform":"x","posts":[` + strings.Repeat(`{},`, core.MaxIngestBatch) + `{}],"posts":[]}`,
 		`{"platform":"x","posts":[{"likes":1e2,"comments":2.0},{"likes":1.5}],"posts":[{"likes":null,"comments":-1e1}]}`,
+		`{"platform":"x","posts":[],"unreadPhrases":["acme","Acme  CRM",""],"UNREADPHRASES":null}`,
+		`{"platform":"facebook","unreadPhrases":["a",7,["b"]],"unreadPhrases":["c"]}`,
+		`{"platform":"reddit","unreadCommunities":["golang"],"unreadPhrases":{"a":1},"unreadCommunities":"sales"}`,
+		`{"platform":"x","unreadPhrases":[` + strings.Repeat(`"a",`, core.MaxUnreadPhrases) + `"a"]}`,
 	} {
 		f.Add(s)
 	}
@@ -192,7 +197,63 @@ func FuzzDecodeIngest(f *testing.F) {
 		if n := len(v.(ingestRequest).posts); n > core.MaxIngestBatch {
 			t.Fatalf("decoded %d posts", n)
 		}
+		got := v.(ingestRequest)
+		checkNames(t, []byte(body), "unreadCommunities", core.MaxUnreadCommunities, got.unread.Names, got.unread.Invalid, got.unread.Over)
+		checkNames(t, []byte(body), "unreadPhrases", core.MaxUnreadPhrases, got.unreadPhrases.Texts, got.unreadPhrases.Invalid, got.unreadPhrases.Over)
 	})
+}
+
+// checkNames fails t unless a list of names (unreadCommunities,
+// unreadPhrases) decoded from body is what encoding/json reads there,
+// whole: the last member of that name whatever its case; null or absent
+// is none; an array of at most limit strings is those strings; a longer
+// one is over, with no names kept; anything else is invalid.
+func checkNames(t *testing.T, body []byte, field string, limit int, names []string, invalid, over bool) {
+	t.Helper()
+	if len(names) > limit {
+		t.Fatalf("body %.300q: %d %s kept, over the limit of %d", body, len(names), field, limit)
+	}
+	var whole map[string]json.RawMessage
+	if json.Unmarshal(body, &whole) != nil {
+		return
+	}
+	// encoding/json keeps the last member whose name folds to the field's.
+	var raw json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.Token()
+	for dec.More() {
+		tok, _ := dec.Token()
+		var v json.RawMessage
+		dec.Decode(&v)
+		if k, _ := tok.(string); strings.EqualFold(k, field) {
+			raw = v
+		}
+	}
+	var want []string
+	wantInvalid, wantOver := false, false
+	var list []any
+	switch err := json.Unmarshal(raw, &list); {
+	case raw == nil:
+	case err != nil:
+		wantInvalid = true
+	default:
+		for _, e := range list {
+			s, ok := e.(string)
+			if !ok {
+				wantInvalid = true
+			}
+			want = append(want, s)
+		}
+		if wantInvalid {
+			want = nil
+		} else if len(want) > limit {
+			want, wantOver = nil, true
+		}
+	}
+	// Past an element that is not a string, what was kept is not read.
+	if invalid != wantInvalid || (!invalid && (over != wantOver || !slices.Equal(names, want))) {
+		t.Fatalf("body %.300q: %s = %q invalid %t over %t; encoding/json reads %q invalid %t over %t", body, field, names, invalid, over, want, wantInvalid, wantOver)
+	}
 }
 
 // checkBatchLimit fails t if encoding/json finds more than 100 posts in

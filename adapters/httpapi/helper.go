@@ -276,6 +276,8 @@ type ingestRequest struct {
 	// unread is unreadCommunities as sent: judged with the platform, by
 	// ingest, since it is reddit's only and ignored elsewhere.
 	unread core.UnreadCommunities
+	// unreadPhrases is unreadPhrases as sent, judged by ingest.
+	unreadPhrases core.UnreadPhrases
 }
 
 // ingestPostJSON is one post on the wire. A row that does not decode is
@@ -335,7 +337,7 @@ func platformQuery(r *http.Request) (string, error) {
 
 func (h *Helper) ingestPosts(ctx context.Context, req any) (any, error) {
 	r := req.(ingestRequest)
-	acc, ingested, skipped, err := h.ingest.IngestBatch(ctx, keyFrom(ctx).OwnerID, core.IngestBatch{Platform: r.platform, Posts: r.posts, Unread: r.unread})
+	acc, ingested, skipped, err := h.ingest.IngestBatch(ctx, keyFrom(ctx).OwnerID, core.IngestBatch{Platform: r.platform, Posts: r.posts, Unread: r.unread, UnreadPhrases: r.unreadPhrases})
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func readIngest(body []byte) (ingestRequest, error) {
 			}
 		}
 	}
-	out := ingestRequest{platform: *r.platform, posts: make([]core.IngestPost, len(r.posts)), unread: r.unread}
+	out := ingestRequest{platform: *r.platform, posts: make([]core.IngestPost, len(r.posts)), unread: r.unread, unreadPhrases: r.unreadPhrases}
 	for i, p := range r.posts {
 		out.posts[i] = p.post()
 	}
@@ -143,8 +143,10 @@ type ingestReader struct {
 	// an array nor null. wrongRow: a row of some posts array was not a post.
 	wrongShape, wrongRow bool
 	// unread is the last unreadCommunities, as sent; ingest judges it, as
-	// only a reddit batch heeds it.
-	unread core.UnreadCommunities
+	// only a reddit batch heeds it. unreadPhrases is the last
+	// unreadPhrases, as sent, judged by ingest too.
+	unread        core.UnreadCommunities
+	unreadPhrases core.UnreadPhrases
 }
 
 // read reads the one object of the body and what follows it, which must
@@ -167,7 +169,13 @@ func (r *ingestReader) read() error {
 		case strings.EqualFold(key, "posts"):
 			err = r.readPosts()
 		case strings.EqualFold(key, "unreadCommunities"):
-			err = r.readUnread()
+			var u core.UnreadCommunities
+			u.Names, u.Invalid, u.Over, err = readNames(dec, core.MaxUnreadCommunities)
+			r.unread = u
+		case strings.EqualFold(key, "unreadPhrases"):
+			var u core.UnreadPhrases
+			u.Texts, u.Invalid, u.Over, err = readNames(dec, core.MaxUnreadPhrases)
+			r.unreadPhrases = u
 		default:
 			err = dec.SkipValue()
 		}
@@ -249,45 +257,44 @@ func (r *ingestReader) readPosts() error {
 	return nil
 }
 
-// readUnread reads unreadCommunities: null is none, as absent; an array
-// keeps its strings up to one past core.MaxUnreadCommunities and is only
-// checked to be JSON beyond, so the names a body can make the server hold
-// are bounded; any other value, or an element that is not a string, is
-// marked invalid and read past. The last of two equal names wins.
-func (r *ingestReader) readUnread() error {
-	dec := r.dec
-	r.unread = core.UnreadCommunities{}
+// readNames reads a list of names (unreadCommunities, unreadPhrases):
+// null is none, as absent; an array keeps its strings up to limit and is
+// only checked to be JSON beyond, so the names a body can make the server
+// hold are bounded by limit, over being set and names dropped once it
+// holds more; any other value, or an element that is not a string, sets
+// invalid and is read past. The last of two equal member names wins, as
+// its caller keeps only the last list read.
+func readNames(dec *jsontext.Decoder, limit int) (names []string, invalid, over bool, err error) {
 	switch dec.PeekKind() {
 	case 'n':
-		return dec.SkipValue()
+		return nil, false, false, dec.SkipValue()
 	case '[':
 	default:
-		r.unread.Invalid = true
-		return dec.SkipValue()
+		return nil, true, false, dec.SkipValue()
 	}
 	if _, err := dec.ReadToken(); err != nil {
-		return err
+		return nil, false, false, err
 	}
 	for dec.PeekKind() != ']' {
-		if dec.PeekKind() != '"' || r.unread.Invalid || r.unread.Over {
-			r.unread.Invalid = r.unread.Invalid || dec.PeekKind() != '"'
+		if dec.PeekKind() != '"' || invalid || over {
+			invalid = invalid || dec.PeekKind() != '"'
 			if err := dec.SkipValue(); err != nil {
-				return err
+				return nil, false, false, err
 			}
 			continue
 		}
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return err
+			return nil, false, false, err
 		}
-		if len(r.unread.Names) == core.MaxUnreadCommunities {
-			r.unread.Over, r.unread.Names = true, nil
+		if len(names) == limit {
+			over, names = true, nil
 			continue
 		}
-		r.unread.Names = append(r.unread.Names, tok.String())
+		names = append(names, tok.String())
 	}
-	_, err := dec.ReadToken()
-	return err
+	_, err = dec.ReadToken()
+	return names, invalid, over, err
 }
 
 // rows reads the rows of a posts array whose '[' was read, up to its ']',

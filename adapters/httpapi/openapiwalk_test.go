@@ -231,6 +231,7 @@ func TestOpenAPIDeclaresEveryHelperAnswer(t *testing.T) {
 			send("svc_ingest_one", "", `{"x":1}`, false)         // an unknown field
 			if op == "POST /ingest" {                            // unreadCommunities not names
 				send("svc_ingest_one", "", `{"platform":"reddit","unreadCommunities":["no such name!"]}`, false)
+				send("svc_ingest_one", "", `{"platform":"x","unreadPhrases":"acme"}`, false) // unreadPhrases not an array
 			}
 			for _, k := range append(fails[op], core.KindInternal) {
 				p.fail = core.Errorf(k, "refused")

@@ -136,6 +136,12 @@ type Reader struct {
 	joined   *joinedGroups // nil until read from the state or the site
 	rotation int           // the next group search
 	rotRead  bool          // rotation was read from the state
+	// phrases are the phrases of the current (or last) read, sorted;
+	// left counts, for each, its searches the read has not done yet: its
+	// posts search and the search of the group it names. A phrase with
+	// any left is UnreadPhrases.
+	phrases []string
+	left    map[string]int
 }
 
 // joinedGroups is the list of joined groups kept, and when it was read.
@@ -144,7 +150,25 @@ type joinedGroups struct {
 	Groups []Group   `json:"groups"`
 }
 
-var _ helper.Reader = (*Reader)(nil)
+var _ helper.PhraseUnreader = (*Reader)(nil)
+
+// UnreadPhrases implements helper.PhraseUnreader: the phrases of the
+// read whose own searches (the posts search, and the search of the group
+// the phrase names) it has not all done, facebook having refused one (a
+// checkpoint, a rate limit, a page without results), the read having
+// stopped in one or not having come to it yet; nil when it did them all.
+// The server leaves their lastCheckedAt where it was. The searches of
+// the joined groups do not count: they rotate over passes, a few a pass,
+// so no pass searches a phrase in all of them.
+func (r *Reader) UnreadPhrases() []string {
+	var out []string
+	for _, p := range r.phrases {
+		if r.left[p] > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // Platform implements helper.Reader.
 func (r *Reader) Platform() string { return "facebook" }
@@ -199,10 +223,15 @@ func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, 
 	searches = slices.Compact(searches)
 	slices.Sort(phrases)
 	phrases = slices.Compact(phrases)
+	r.phrases, r.left = phrases, make(map[string]int, len(phrases))
+	for _, s := range searches {
+		r.left[s.phrase]++
+	}
 	for _, s := range searches {
 		if err := r.readSearch(ctx, in, s, emit); err != nil {
 			return err
 		}
+		r.left[s.phrase]--
 	}
 	if r.Groups < 0 || len(phrases) == 0 {
 		return nil

@@ -36,6 +36,7 @@ type fakeX struct {
 	pages    atomic.Value // map[string][]byte: cursor → answer
 	end      []byte
 	mode     atomic.Value // "", "login", "checkpoint", "captcha", "ratelimit", "ratelimit-later" (pages after the first)
+	refuse   atomic.Value // string: the query whose search meets the checkpoint, whatever mode says
 	reset    int64        // the x-rate-limit-reset a 429 names
 	served   atomic.Int64
 	unmarked atomic.Int64
@@ -57,6 +58,7 @@ func newFakeX(t testing.TB) *fakeX {
 	f := &fakeX{answer: b, end: end}
 	f.pages.Store(map[string][]byte{"": b})
 	f.mode.Store("")
+	f.refuse.Store("")
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -143,6 +145,9 @@ func (f *fakeX) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		f.queries = append(f.queries, r.URL.Query().Get("q")+"|"+r.URL.Query().Get("f"))
 		f.mu.Unlock()
+		if q := f.refuse.Load().(string); q != "" && q == r.URL.Query().Get("q") {
+			mode = "checkpoint"
+		}
 		switch mode {
 		case "login":
 			http.Redirect(w, r, "/i/flow/login?redirect_after_login=%2Fsearch", http.StatusFound)

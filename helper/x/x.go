@@ -68,9 +68,30 @@ type Reader struct {
 
 	next time.Time
 	own  *browser.Shared
+	// phrases are the phrases of the current (or last) read, sorted;
+	// searched those of them it searched to the end. The others are
+	// UnreadPhrases: not come to, or the search the read stopped in.
+	phrases  []string
+	searched map[string]bool
 }
 
-var _ helper.Reader = (*Reader)(nil)
+var _ helper.PhraseUnreader = (*Reader)(nil)
+
+// UnreadPhrases implements helper.PhraseUnreader: the phrases of the
+// read that it has not searched to the end, x having refused the search
+// (a login wall, a challenge, a rate limit), the read having stopped in
+// it (no answer, the context ended, emit failed) or not having come to
+// them yet; nil when it searched them all. The server leaves their
+// lastCheckedAt where it was.
+func (r *Reader) UnreadPhrases() []string {
+	var out []string
+	for _, p := range r.phrases {
+		if !r.searched[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // Platform implements helper.Reader.
 func (r *Reader) Platform() string { return "x" }
@@ -102,10 +123,12 @@ func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, 
 	}
 	slices.Sort(phrases)
 	phrases = slices.Compact(phrases)
+	r.phrases, r.searched = phrases, make(map[string]bool, len(phrases))
 	for _, ph := range phrases {
 		if err := r.search(ctx, in, ph, emit); err != nil {
 			return err
 		}
+		r.searched[ph] = true
 	}
 	return nil
 }
