@@ -146,3 +146,15 @@ func Measure(b *testing.B) (stop func()) {
 		}
 	}
 }
+
+// ReportRSS reports the peak resident set of process pid (a server the
+// benchmark started) on b as name+"-MB", and logs why where it cannot be
+// read.
+func ReportRSS(b *testing.B, name string, pid int) {
+	peak, err := RSS(pid)
+	if err != nil {
+		b.Logf("no %s: %v", name, err)
+		return
+	}
+	Report(b, name, peak)
+}
