@@ -41,40 +41,45 @@ func Heap() (stop func() uint64) {
 
 // sampler is one run of Heap.
 type sampler struct {
-	peak uint64 // written by run only, read after done
-	quit chan struct{}
-	done chan struct{}
-	seen chan uint64 // each sample, sent when there is room; nil but in tests
+	sample []metrics.Sample
+	peak   uint64 // written by start and then run only, read after done
+	quit   chan struct{}
+	done   chan struct{}
+	seen   chan uint64 // each sample, sent when there is room; nil but in tests
 }
 
 func start(seen chan uint64) *sampler {
 	runtime.GC()
-	s := &sampler{quit: make(chan struct{}), done: make(chan struct{}), seen: seen}
-	go s.run()
+	s := &sampler{sample: []metrics.Sample{{Name: heapMetric}}, quit: make(chan struct{}), done: make(chan struct{}), seen: seen}
+	// The first sample and the ticker are made here, not in the
+	// goroutine: both allocate (the first read of runtime/metrics its
+	// table), which would otherwise count among the allocations of the
+	// benchmark's first iterations.
+	s.read()
+	go s.run(time.NewTicker(Period))
 	return s
 }
 
-func (s *sampler) run() {
-	defer close(s.done)
-	sample := []metrics.Sample{{Name: heapMetric}}
-	read := func() {
-		metrics.Read(sample)
-		v := sample[0].Value.Uint64()
-		s.peak = max(s.peak, v)
-		select {
-		case s.seen <- v:
-		default:
-		}
+func (s *sampler) read() {
+	metrics.Read(s.sample)
+	v := s.sample[0].Value.Uint64()
+	s.peak = max(s.peak, v)
+	select {
+	case s.seen <- v:
+	default:
 	}
-	tick := time.NewTicker(Period)
+}
+
+func (s *sampler) run(tick *time.Ticker) {
+	defer close(s.done)
 	defer tick.Stop()
 	for {
-		read()
 		select {
 		case <-s.quit:
-			read()
+			s.read()
 			return
 		case <-tick.C:
+			s.read()
 		}
 	}
 }
