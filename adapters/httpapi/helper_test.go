@@ -284,8 +284,8 @@ func TestHelperBodyWaitsForASlot(t *testing.T) {
 // BenchmarkDecodeIngest compares a 1 MB flood of empty posts, plain and
 // after a row of the wrong type, with an ordinary batch of 100 posts:
 // B/op shows the flood refused for about its own size, the one buffer
-// it is read into; peak-heap-MB and peak-RSS-MB, the process's while it
-// decodes, that no more than that is held at once.
+// it is read into; peak-heap-MB, the process's while it decodes, that
+// no more than that is held at once.
 func BenchmarkDecodeIngest(b *testing.B) {
 	var batch strings.Builder
 	batch.WriteString(`{"platform":"x","posts":[`)
@@ -305,8 +305,8 @@ func BenchmarkDecodeIngest(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(c.body)))
-			stop := peakmem.Measure(b)
-			b.ResetTimer() // the collection Measure starts with is not a decode's
+			stop := peakmem.MeasureHeap(b)
+			b.ResetTimer() // the collection MeasureHeap starts with is not a decode's
 			for i := 0; i < b.N; i++ {
 				r := httptest.NewRequest("POST", "/ingest", strings.NewReader(c.body))
 				_, _ = decodeIngest(context.Background(), r)

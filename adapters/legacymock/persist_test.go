@@ -290,12 +290,11 @@ func TestPruneKeepsLiveJoinsOfABigState(t *testing.T) {
 // it should cost far less than the encoding of the state every write
 // pays: prune/encode is the ratio to watch (a scan of the accounts per
 // join made it about 4.5 at this size; one index by id, about 0.01).
-// peak-heap-MB and peak-RSS-MB are the process's over the loop, the
-// state included.
+// peak-heap-MB is the process's over the loop, the state included.
 func BenchmarkPruneAgainstEncode(b *testing.B) {
 	st := bigJoinedState(b)
 	var prune, encode time.Duration
-	stop := peakmem.Measure(b)
+	stop := peakmem.MeasureHeap(b)
 	for b.Loop() {
 		start := time.Now()
 		st.prune()

@@ -48,8 +48,8 @@ var phraseSets = sync.OnceValue(func() map[string][]string {
 
 // BenchmarkScan scans the whole corpus post by post, once per iteration,
 // with each matcher, each kind of phrase set and each size. MB/s is
-// corpus throughput; peak-heap-MB and peak-RSS-MB are the process's
-// while it scans, the corpus and the matcher included.
+// corpus throughput; peak-heap-MB is the process's while it scans, the
+// corpus and the matcher included.
 func BenchmarkScan(b *testing.B) {
 	posts, total := corpus()
 	for _, k := range kinds {
@@ -67,7 +67,7 @@ func benchScan(b *testing.B, posts []string, total int64, n int, phrases []strin
 		hits := 0
 		found := func(int) { hits++ }
 		b.SetBytes(total)
-		stop := peakmem.Measure(b)
+		stop := peakmem.MeasureHeap(b)
 		for b.Loop() {
 			for _, p := range posts {
 				set.Scan(p, found)
@@ -84,7 +84,7 @@ func benchScan(b *testing.B, posts []string, total int64, n int, phrases []strin
 		hits := 0
 		found := func(int) { hits++ }
 		b.SetBytes(total)
-		stop := peakmem.Measure(b)
+		stop := peakmem.MeasureHeap(b)
 		for b.Loop() {
 			for _, p := range posts {
 				m.scan(p, found)
@@ -99,7 +99,7 @@ func benchScan(b *testing.B, posts []string, total int64, n int, phrases []strin
 		ac := buildModule(phrases)
 		hits := 0
 		b.SetBytes(total)
-		stop := peakmem.Measure(b)
+		stop := peakmem.MeasureHeap(b)
 		for b.Loop() {
 			for _, p := range posts {
 				it := ac.IterOverlapping(p)
@@ -139,15 +139,15 @@ func TestAgree(t *testing.T) {
 }
 
 // BenchmarkCompile reports the build time and the retained memory per
-// phrase of each automaton, and the process's peak heap and resident
-// memory while it builds them (peak-heap-MB, peak-RSS-MB).
+// phrase of each automaton, and the process's peak heap while it
+// builds them (peak-heap-MB).
 func BenchmarkCompile(b *testing.B) {
 	for _, n := range sizes {
 		phrases := phraseSets()[fmt.Sprint("dense/", n)]
 		b.Run(fmt.Sprintf("%d/ours", n), func(b *testing.B) {
 			bytes := retained(func() any { return match.Compile(phrases) })
 			start := time.Now()
-			stop := peakmem.Measure(b)
+			stop := peakmem.MeasureHeap(b)
 			for b.Loop() {
 				match.Compile(phrases)
 			}
@@ -159,7 +159,7 @@ func BenchmarkCompile(b *testing.B) {
 		b.Run(fmt.Sprintf("%d/module", n), func(b *testing.B) {
 			bytes := retained(func() any { return buildModule(phrases) })
 			start := time.Now()
-			stop := peakmem.Measure(b)
+			stop := peakmem.MeasureHeap(b)
 			for b.Loop() {
 				buildModule(phrases)
 			}

@@ -130,18 +130,29 @@ func Report(b *testing.B, name string, bytes uint64) {
 	b.ReportMetric(float64(bytes)/(1<<20), name+"-MB")
 }
 
-// Measure starts measuring the test process while a benchmark runs: the
-// Go heap as Heap samples it and, where the kernel lets it start afresh,
-// the peak resident set, which counts what the heap does not (SQLite's
-// memory, the race detector's, goroutine stacks). stop reports them on b
-// as peak-heap-MB and peak-RSS-MB; the second is left out where the peak
-// could not be started afresh, as it would then be the peak of every
-// benchmark before. Call it around the part timed, once the fixtures
-// are made.
+// MeasureHeap samples the Go heap while a benchmark runs, as Heap does;
+// stop reports the peak on b as peak-heap-MB. It is for benchmarks whose
+// memory is the heap and whose figures are times of short operations:
+// it adds a collection before the part timed, as the testing package's
+// own, and nothing after it.
+func MeasureHeap(b *testing.B) (stop func()) {
+	heap := Heap()
+	return func() { Report(b, "peak-heap", heap()) }
+}
+
+// Measure is MeasureHeap and, where the kernel lets it start afresh, the
+// process's peak resident set, which counts what the heap does not
+// (SQLite's memory, goroutine stacks): stop reports peak-heap-MB and
+// peak-RSS-MB. The second is left out where the peak could not be
+// started afresh, as it would then be the peak of every benchmark
+// before. It is for benchmarks of a whole stack that run for seconds:
+// before the peak starts afresh it hands the heap's free pages back to
+// the system (else what an earlier benchmark let go would count), and
+// the benchmark's first allocations then take them back, which costs
+// milliseconds. Call it around the part timed, once the fixtures are
+// made.
 func Measure(b *testing.B) (stop func()) {
 	pid := os.Getpid()
-	// The heap an earlier benchmark let go stays resident until the
-	// runtime hands it back; handed back now, it leaves the peak.
 	debug.FreeOSMemory()
 	rss := ResetRSS(pid) == nil
 	heap := Heap()

@@ -76,3 +76,22 @@ func TestParseHWM(t *testing.T) {
 		}
 	}
 }
+
+// MeasureHeap reports the heap's peak, and only that.
+func TestMeasureHeap(t *testing.T) {
+	r := testing.Benchmark(func(b *testing.B) {
+		stop := MeasureHeap(b)
+		var keep []byte
+		for b.Loop() {
+			keep = make([]byte, 8<<20)
+		}
+		runtime.KeepAlive(keep)
+		stop()
+	})
+	if got := r.Extra["peak-heap-MB"]; got < 8 {
+		t.Fatalf("peak-heap-MB %v of a loop that holds 8 MiB", r.Extra)
+	}
+	if _, ok := r.Extra["peak-RSS-MB"]; ok {
+		t.Fatalf("MeasureHeap reported %v", r.Extra)
+	}
+}
