@@ -11,6 +11,7 @@ import (
 	"github.com/earshothq/earshot/adapters/httpapi"
 	"github.com/earshothq/earshot/adapters/ratelimit"
 	"github.com/earshothq/earshot/testkit/benchtest"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
@@ -18,7 +19,8 @@ import (
 // whole stack (key check, rate limit, go-kit transport, SQLite store of
 // 100,000 matches, JSON) beside a bare net/http handler that writes the
 // same bytes from memory, over loopback HTTP in the same run, and reports
-// both rates and their ratio.
+// both rates and their ratio, and the peak heap and resident memory of
+// this process while the API is read (peak-heap-MB, peak-RSS-MB).
 //
 //	go test -run '^$' -bench MatchesPage -benchtime 1x ./app
 func BenchmarkMatchesPage(b *testing.B) {
@@ -44,7 +46,9 @@ func BenchmarkMatchesPage(b *testing.B) {
 	}
 	get(bareSrv.URL) // warm both connections pools
 	bare := rate(bareSrv.URL + "/api/v1/matches?limit=25")
+	stop := peakmem.Measure(b)
 	full := rate(apiSrv.URL + "/api/v1/matches?limit=25")
+	stop()
 	b.ReportMetric(bare, "bare-req/s")
 	b.ReportMetric(full, "api-req/s")
 	b.ReportMetric(full/bare, "ratio")

@@ -19,6 +19,7 @@ import (
 	"github.com/earshothq/earshot/app/record"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -264,7 +265,9 @@ func TestWebhookDeliveryOfDeletedMatch(t *testing.T) {
 // answering 204, on a SQLite file as `earshot serve` uses by default:
 // how many deliveries a second it drains from a queued backlog, and the
 // latency from a score stored to the message received under a steady
-// stream of scores (median and 99th percentile).
+// stream of scores (median and 99th percentile), and this process's peak
+// heap and resident memory over both (peak-heap-MB, peak-RSS-MB; the
+// receiver shares the process).
 //
 //	go test -run '^$' -bench WebhookDelivery -benchtime 1x ./app
 func BenchmarkWebhookDelivery(b *testing.B) {
@@ -362,6 +365,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	stop := peakmem.Measure(b)
 	b.ResetTimer()
 	start := time.Now()
 	go func() { defer close(done); worker.Run(runCtx) }()
@@ -386,6 +390,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	}
 	cancel()
 	<-done
+	stop()
 	var lat []float64
 	mu.Lock()
 	for id, at := range stored {

@@ -16,6 +16,7 @@ import (
 	"github.com/earshothq/earshot/adapters/httpapi"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/dbtest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
@@ -26,7 +27,9 @@ import (
 // raw batched insert of the same rows with the same driver, in the same
 // run, and reports posts per second for each and their ratio; and beside
 // a raw insert of the rows without the window's (ratio-unkept), the
-// baseline before posts were kept.
+// baseline before posts were kept. peak-heap-MB and peak-RSS-MB are
+// this process's while the API ingests (the server and its client; on
+// Postgres the database's memory is the server's, not counted).
 //
 //	EARSHOT_TEST_POSTGRES_URL=postgres://... go test -run '^$' -bench Ingest -benchtime 1x ./app
 func BenchmarkIngest(b *testing.B) {
@@ -84,6 +87,7 @@ func benchIngest(b *testing.B, url string) {
 	for n := range bodies {
 		bodies[n], _ = json.Marshal(map[string]any{"platform": "x", "posts": batch(viaHTTP, n)})
 	}
+	stop := peakmem.Measure(b)
 	start := time.Now()
 	for _, body := range bodies {
 		req, _ := http.NewRequest("POST", srv.URL+"/ingest", bytes.NewReader(body))
@@ -98,6 +102,7 @@ func benchIngest(b *testing.B, url string) {
 		}
 	}
 	apiRate := float64(benchBatches*100) / time.Since(start).Seconds()
+	stop()
 
 	// The same rows, inserted as plainly as the driver allows: one
 	// transaction and a multi-row INSERT per table per batch. With kept,

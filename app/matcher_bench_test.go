@@ -9,6 +9,7 @@ import (
 
 	"github.com/earshothq/earshot/bench/matchbench"
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 // benchPosts is matchbench's corpus (about 10 MB of posts) as the
@@ -36,7 +37,9 @@ var benchPosts = sync.OnceValues(func() ([]core.Post, int64) {
 // each of its two kinds (tracked: sparse matches, as a listening service
 // sees; dense: nearly every word a phrase's), first without filters, then
 // with half of the phrases filtered. MB/s is corpus throughput; the two
-// runs side by side are the cost of the filters.
+// runs side by side are the cost of the filters. peak-heap-MB is the
+// process's while it matches, the compiled phrases and the corpus
+// included.
 //
 //	go test -run '^$' -bench CompiledMatch -benchtime 3x -cpu 1 ./app
 func BenchmarkCompiledMatch(b *testing.B) {
@@ -55,11 +58,13 @@ func BenchmarkCompiledMatch(b *testing.B) {
 				c := Compile(benchPhrases(texts, half))
 				b.SetBytes(total)
 				found := 0
+				stop := peakmem.MeasureHeap(b)
 				for b.Loop() {
 					for _, p := range posts {
 						found += len(c.Match(p, "", p.Title, p.Text))
 					}
 				}
+				stop()
 				b.ReportMetric(float64(found)/float64(b.N), "found/op")
 			})
 		}

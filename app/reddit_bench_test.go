@@ -12,6 +12,7 @@ import (
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
@@ -69,6 +70,8 @@ func (m *matchTimes) SaveMatches(ctx context.Context, owner string, p core.Platf
 // cycle, the communities read whole in both listings and the requests
 // used, and in all the posts missed: made before the last two cycles and
 // never matched. The baseline reads one community a request.
+// peak-heap-MB and peak-RSS-MB are this process's over the cycles of the
+// last run (the fake reddit and the SQLite in memory share it).
 func BenchmarkRedditZipf(b *testing.B) {
 	for _, sc := range []zipfScenario{
 		{name: "keyless-1000-one-per-request", n: 1000, maxGroup: 1},
@@ -137,6 +140,7 @@ func simulateZipf(b *testing.B, sc zipfScenario) zipfResult {
 	made := map[string]time.Time{}
 	var res zipfResult
 	c.Advance(time.Second)
+	stop := peakmem.Measure(b)
 	b.StartTimer()
 	for cycle := range zipfWarmup + zipfMeasured {
 		start := c.Now()
@@ -163,6 +167,7 @@ func simulateZipf(b *testing.B, sc zipfScenario) zipfResult {
 		c.Set(start.Add(zipfInterval))
 	}
 	b.StopTimer()
+	stop()
 	// Posts made before the last two cycles must all have been matched.
 	cutoff := c.Now().Add(-2 * zipfInterval)
 	seen := map[string]bool{}

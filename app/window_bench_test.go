@@ -13,6 +13,7 @@ import (
 	"github.com/earshothq/earshot/bench/matchbench"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
@@ -28,6 +29,8 @@ import (
 //
 // EARSHOT_BENCH_WINDOW_POSTS sets another size; filling and indexing the
 // window is most of the run and is reported as fill-s and index-s.
+// peak-heap-MB and peak-RSS-MB are this process's over each case's
+// previews, SQLite's memory in the second.
 func BenchmarkPreview(b *testing.B) {
 	size := 1_000_000
 	if v, err := strconv.Atoi(os.Getenv("EARSHOT_BENCH_WINDOW_POSTS")); err == nil && v > 0 {
@@ -100,11 +103,13 @@ func BenchmarkPreview(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var pv ports.Preview
+			stop := peakmem.Measure(b)
 			for b.Loop() {
 				if pv, err = window.Preview(ctx, o.ID, c.phrase, "x", "", c.filters); err != nil {
 					b.Fatal(err)
 				}
 			}
+			stop()
 			b.ReportMetric(float64(pv.Window.Read), "read/op")
 			b.ReportMetric(float64(pv.Window.Count), "found/op")
 			b.ReportMetric(float64(size), "window-posts")

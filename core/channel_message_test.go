@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 // hostile is a stranger's post made to break or forge each destination's
@@ -723,25 +725,30 @@ func FuzzRenderChannel(f *testing.F) {
 }
 
 // The cost of writing a message, which the delivery worker pays once per
-// match and channel (the body is stored and sent as it is on every try).
+// match and channel (the body is stored and sent as it is on every try),
+// and the process's peak heap while it writes (peak-heap-MB).
 func BenchmarkRenderChannel(b *testing.B) {
 	m := hostile()
 	d := digestOf(ChannelDigestShown)
 	d.Total = 40
 	for _, k := range ChannelKinds {
 		b.Run(string(k)+"/match", func(b *testing.B) {
+			stop := peakmem.MeasureHeap(b)
 			for b.Loop() {
 				if _, err := RenderChannelMatch(k, m); err != nil {
 					b.Fatal(err)
 				}
 			}
+			stop()
 		})
 		b.Run(string(k)+"/digest", func(b *testing.B) {
+			stop := peakmem.MeasureHeap(b)
 			for b.Loop() {
 				if _, err := RenderChannelDigest(k, d); err != nil {
 					b.Fatal(err)
 				}
 			}
+			stop()
 		})
 	}
 }

@@ -6,12 +6,15 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 // BenchmarkScan scans about 1 MB of post-like text, in posts of 1,000
 // bytes, for sets of distinct phrases of one to three words drawn from the
 // same vocabulary. bench/matchbench compares it with other matchers on a
-// bigger corpus.
+// bigger corpus. Every benchmark here reports the process's peak heap
+// while it runs (peak-heap-MB).
 func BenchmarkScan(b *testing.B) {
 	posts, sets := benchCorpus()
 	for _, n := range []int{10, 1000, 10000} {
@@ -20,11 +23,13 @@ func BenchmarkScan(b *testing.B) {
 			b.SetBytes(int64(len(posts) * 1000))
 			hits := 0
 			found := func(int) { hits++ }
+			stop := peakmem.MeasureHeap(b)
 			for b.Loop() {
 				for _, p := range posts {
 					s.Scan(p, found)
 				}
 			}
+			stop()
 			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 		})
 	}
@@ -40,11 +45,13 @@ func BenchmarkFind(b *testing.B) {
 			b.SetBytes(int64(len(posts) * 1000))
 			b.ReportAllocs()
 			found := 0
+			stop := peakmem.MeasureHeap(b)
 			for b.Loop() {
 				for _, p := range posts {
 					found += len(s.Find(p))
 				}
 			}
+			stop()
 			b.ReportMetric(float64(found)/float64(b.N), "found/op")
 		})
 	}
@@ -114,6 +121,7 @@ func BenchmarkFindNested(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			var before, after runtime.MemStats
+			stop := peakmem.MeasureHeap(b)
 			runtime.ReadMemStats(&before)
 			for b.Loop() {
 				if got := s.Find(text); len(got) != n {
@@ -121,6 +129,7 @@ func BenchmarkFindNested(b *testing.B) {
 				}
 			}
 			runtime.ReadMemStats(&after)
+			stop()
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N), "alloc-B/op")
 		})
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/benchtest"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
@@ -27,7 +28,8 @@ import (
 // GET /api/v1/matches?limit=25 on the same SQLite store, both through
 // their whole stack over loopback HTTP with the same clients for the
 // same time, and reports both rates and their ratio. Every page is
-// rendered afresh.
+// rendered afresh. peak-heap-MB and peak-RSS-MB are this process's over
+// the rounds: both servers, their clients and SQLite alike.
 //
 //	go test -run '^$' -bench InboxPage -benchtime 1x ./server
 func BenchmarkInboxPage(b *testing.B) {
@@ -99,6 +101,7 @@ func BenchmarkInboxPage(b *testing.B) {
 	run := func(url string, d time.Duration) (int64, time.Duration) {
 		return benchtest.Load(16, d, func() { get(url) })
 	}
+	stop := peakmem.Measure(b)
 	var apiN, inboxN int64
 	var apiT, inboxT time.Duration
 	for round := range 8 {
@@ -112,6 +115,7 @@ func BenchmarkInboxPage(b *testing.B) {
 			}
 		}
 	}
+	stop()
 	full := float64(apiN) / apiT.Seconds()
 	page25 := float64(inboxN) / inboxT.Seconds()
 	b.ReportMetric(full, "api-req/s")

@@ -20,6 +20,7 @@ import (
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/benchtest"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/dbtest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
@@ -34,7 +35,9 @@ import (
 // client at a time, in alternating rounds. It reports the milliseconds
 // a page takes, all phrases and one, over 90 and 30 days, and the ratio
 // to the same bytes. SQLite in a file; Postgres too when
-// EARSHOT_TEST_POSTGRES_URL is set.
+// EARSHOT_TEST_POSTGRES_URL is set. peak-heap-MB and peak-RSS-MB are
+// this process's over the three views (the Postgres server's memory is
+// not counted).
 //
 //	go test -run '^$' -bench TrendsPage -benchtime 1x ./server
 func BenchmarkTrendsPage(b *testing.B) {
@@ -91,6 +94,8 @@ func benchTrendsPage(b *testing.B, db *gormstore.DB) {
 	defer dashSrv.Close()
 	get := benchtest.Fixture{}.Getter(b, &http.Cookie{Name: "earshot_session", Value: cookie})
 
+	stop := peakmem.Measure(b)
+	defer stop()
 	for _, view := range []struct{ name, query string }{
 		{"all-90d", "?days=90"}, {"all-30d", "?days=30"}, {"phrase-90d", "?days=90&phrase=" + ps[0].ID},
 	} {

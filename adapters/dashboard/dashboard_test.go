@@ -14,6 +14,7 @@ import (
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 // fakes: one owner, "own", signed in with the token "tok".
@@ -220,6 +221,9 @@ func TestBulkNotice(t *testing.T) {
 	}
 }
 
+// BenchmarkInboxRender renders the inbox page of 25 matches from fakes,
+// and reports its allocations and the process's peak heap while it
+// renders (peak-heap-MB).
 func BenchmarkInboxRender(b *testing.B) {
 	items := make([]ports.InboxItem, 25)
 	for i := range items {
@@ -227,9 +231,12 @@ func BenchmarkInboxRender(b *testing.B) {
 	}
 	d := newTestDashboard(b, items...)
 	b.ReportAllocs()
+	stop := peakmem.MeasureHeap(b)
+	b.ResetTimer() // the collection MeasureHeap starts with is not a page's
 	for range b.N {
 		get(d, "/app/", true)
 	}
+	stop()
 }
 
 // fakeNotifications has a count of unread notifications a test sets.

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/dbtest"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
@@ -21,8 +20,11 @@ import (
 // run, on a SQLite file and (with EARSHOT_TEST_POSTGRES_URL) on Postgres,
 // and reports the time of each and its ratio to the plain page. The
 // posts vary: "acme" is in every one, "acme pricing" in one in ten, a
-// topic word in one in a hundred, a rare word in ten posts. b.N is
-// ignored: run with -benchtime 1x.
+// topic word in one in a hundred, a rare word in ten posts. It reports
+// too this process's peak heap and resident memory over the pages
+// (peak-heap-MB, peak-RSS-MB; on SQLite the database's memory is the
+// process's, on Postgres the server's, not counted). b.N is ignored:
+// run with -benchtime 1x.
 //
 //	go test -run '^$' -bench SearchPage -benchtime 1x ./adapters/gormstore
 func BenchmarkSearchPage(b *testing.B) {
@@ -62,6 +64,8 @@ func BenchmarkSearchPage(b *testing.B) {
 			}
 			half, _, _ := store.Matches(ctx, owner, ports.MatchFilter{MinScore: -1, Limit: 50_000})
 			deep := half[len(half)-1].CreatedAt
+			stop := peakmem.Measure(b)
+			defer stop()
 			plain := page(ports.MatchFilter{})
 			b.ReportMetric(float64(plain.Microseconds()), "plain-us/page")
 			for _, c := range []struct {
@@ -144,7 +148,9 @@ func seedSearch(tb testing.TB, db *gormstore.DB, n int) string {
 // each. It reports each time before and after and their ratio, and the
 // process's peak RSS over each listing's repetitions (on SQLite the
 // database's memory is the process's; on Postgres it is the server's,
-// not counted). b.N is ignored: run with -benchtime 1x.
+// not counted), and the peak heap over all the listings before and
+// after (alone-peak-heap-MB, beside-peak-heap-MB). b.N is ignored: run
+// with -benchtime 1x.
 //
 //	go test -run '^$' -bench SearchOwners -benchtime 1x ./adapters/gormstore
 func BenchmarkSearchOwners(b *testing.B) {
@@ -191,10 +197,16 @@ func BenchmarkSearchOwners(b *testing.B) {
 				peak float64
 				n    int
 			}
-			measure := func() []took {
+			pid := os.Getpid()
+			peakRSS := func() float64 {
+				peak, _ := peakmem.RSS(pid) // 0 where /proc is missing
+				return float64(peak) / (1 << 20)
+			}
+			measure := func() ([]took, uint64) {
+				stop := peakmem.Heap()
 				var out []took
 				for _, c := range cases {
-					resetPeakRSS()
+					_ = peakmem.ResetRSS(pid) // elsewhere than Linux, the peak since the process began
 					// Each listing runs for half a second, at least 10 times.
 					start, runs, n := time.Now(), 0, 0
 					for ; runs < 10 || time.Since(start) < time.Second/2; runs++ {
@@ -202,14 +214,16 @@ func BenchmarkSearchOwners(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-					out = append(out, took{time.Since(start) / time.Duration(runs), peakRSS(b), n})
+					out = append(out, took{time.Since(start) / time.Duration(runs), peakRSS(), n})
 				}
-				return out
+				return out, stop()
 			}
-			alone := measure()
+			alone, aloneHeap := measure()
 			seedOwner(b, db, "big@example.com", 200_000, 1, 0)
 			analyze()
-			beside := measure()
+			beside, besideHeap := measure()
+			peakmem.Report(b, "alone-peak-heap", aloneHeap)
+			peakmem.Report(b, "beside-peak-heap", besideHeap)
 			for i, c := range cases {
 				if alone[i].n != beside[i].n {
 					b.Fatalf("%s: %d matches alone, %d beside the big owner", c.name, alone[i].n, beside[i].n)
@@ -291,29 +305,4 @@ func seedOwner(tb testing.TB, db *gormstore.DB, email string, n, acme, star int)
 		}
 	}
 	return o.ID
-}
-
-// resetPeakRSS starts the process's peak resident set size afresh
-// (Linux; elsewhere peakRSS reports the peak since the process began).
-func resetPeakRSS() {
-	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-}
-
-// peakRSS is the process's peak resident set size in MB (0 where
-// /proc/self/status is not).
-func peakRSS(tb testing.TB) float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return float64(kb) / 1024
-		}
-	}
-	return 0
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 // BenchmarkSearchIndexIngest measures what the index's partition per
@@ -17,7 +18,10 @@ import (
 // every owner's matches) and one at schema 30, the two files taking
 // turns in the same run. It reports the time of a batch on each and
 // their ratio, then the time migration 30 takes on the older file, per
-// 1,000 matches it holds. b.N is ignored: run with -benchtime 1x.
+// 1,000 matches it holds, and this process's peak heap and resident
+// memory over the batches of both files (peak-heap-MB, peak-RSS-MB;
+// SQLite's memory is the process's). b.N is ignored: run with
+// -benchtime 1x.
 //
 //	go test -run '^$' -bench SearchIndexIngest -benchtime 1x ./adapters/gormstore
 func BenchmarkSearchIndexIngest(b *testing.B) {
@@ -53,6 +57,7 @@ func BenchmarkSearchIndexIngest(b *testing.B) {
 		sides = append(sides, s)
 	}
 	const batches = 40
+	stop := peakmem.Measure(b)
 	for i := range batches {
 		for _, s := range sides {
 			ownerID, phraseID := s.owners[i%2], s.phrases[i%2]
@@ -75,6 +80,7 @@ func BenchmarkSearchIndexIngest(b *testing.B) {
 			}
 		}
 	}
+	stop()
 	b.ReportMetric(float64(sides[0].took.Microseconds())/batches, "v29-us/batch")
 	b.ReportMetric(float64(sides[1].took.Microseconds())/batches, "v30-us/batch")
 	b.ReportMetric(float64(sides[1].took)/float64(sides[0].took), "ratio")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/earshothq/earshot/app/record"
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 // reference is what the page encoder must write: encoding/json's output
@@ -160,7 +161,8 @@ func FuzzMatchPageEncoding(f *testing.F) {
 }
 
 // BenchmarkMatchPageEncoding writes a page of 25 typical matches as
-// encodeResponse does, into its reused buffer.
+// encodeResponse does, into its reused buffer, and reports the process's
+// peak heap while it writes (peak-heap-MB).
 func BenchmarkMatchPageEncoding(b *testing.B) {
 	ms := make([]core.Match, 25)
 	for i := range ms {
@@ -172,11 +174,13 @@ func BenchmarkMatchPageEncoding(b *testing.B) {
 	}
 	w := discard{header: http.Header{}}
 	b.ReportAllocs()
+	stop := peakmem.MeasureHeap(b)
 	for b.Loop() {
 		if err := encodeResponse(context.Background(), w, response{body: newMatchPage(ms, nil)}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	stop()
 }
 
 // discard is a ResponseWriter that keeps nothing but its headers.

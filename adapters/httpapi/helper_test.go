@@ -18,6 +18,7 @@ import (
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 // floodBody returns a body of about size bytes whose posts array holds
@@ -283,7 +284,8 @@ func TestHelperBodyWaitsForASlot(t *testing.T) {
 // BenchmarkDecodeIngest compares a 1 MB flood of empty posts, plain and
 // after a row of the wrong type, with an ordinary batch of 100 posts:
 // B/op shows the flood refused for about its own size, the one buffer
-// it is read into.
+// it is read into; peak-heap-MB, the process's while it decodes, that
+// no more than that is held at once.
 func BenchmarkDecodeIngest(b *testing.B) {
 	var batch strings.Builder
 	batch.WriteString(`{"platform":"x","posts":[`)
@@ -303,10 +305,13 @@ func BenchmarkDecodeIngest(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(c.body)))
+			stop := peakmem.MeasureHeap(b)
+			b.ResetTimer() // the collection MeasureHeap starts with is not a decode's
 			for i := 0; i < b.N; i++ {
 				r := httptest.NewRequest("POST", "/ingest", strings.NewReader(c.body))
 				_, _ = decodeIngest(context.Background(), r)
 			}
+			stop()
 		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 func TestMissingStateFileStartsSeededAndWritesIt(t *testing.T) {
@@ -288,9 +290,11 @@ func TestPruneKeepsLiveJoinsOfABigState(t *testing.T) {
 // it should cost far less than the encoding of the state every write
 // pays: prune/encode is the ratio to watch (a scan of the accounts per
 // join made it about 4.5 at this size; one index by id, about 0.01).
+// peak-heap-MB is the process's over the loop, the state included.
 func BenchmarkPruneAgainstEncode(b *testing.B) {
 	st := bigJoinedState(b)
 	var prune, encode time.Duration
+	stop := peakmem.MeasureHeap(b)
 	for b.Loop() {
 		start := time.Now()
 		st.prune()
@@ -301,5 +305,6 @@ func BenchmarkPruneAgainstEncode(b *testing.B) {
 		}
 		encode += time.Since(start)
 	}
+	stop()
 	b.ReportMetric(float64(prune)/float64(encode), "prune/encode")
 }

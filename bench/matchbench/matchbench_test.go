@@ -15,6 +15,7 @@ import (
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/match"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 var sizes = []int{10, 1_000, 10_000, 100_000}
@@ -47,7 +48,8 @@ var phraseSets = sync.OnceValue(func() map[string][]string {
 
 // BenchmarkScan scans the whole corpus post by post, once per iteration,
 // with each matcher, each kind of phrase set and each size. MB/s is
-// corpus throughput.
+// corpus throughput; peak-heap-MB is the process's while it scans, the
+// corpus and the matcher included.
 func BenchmarkScan(b *testing.B) {
 	posts, total := corpus()
 	for _, k := range kinds {
@@ -65,11 +67,13 @@ func benchScan(b *testing.B, posts []string, total int64, n int, phrases []strin
 		hits := 0
 		found := func(int) { hits++ }
 		b.SetBytes(total)
+		stop := peakmem.MeasureHeap(b)
 		for b.Loop() {
 			for _, p := range posts {
 				set.Scan(p, found)
 			}
 		}
+		stop()
 		b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 	})
 	b.Run("loop", func(b *testing.B) {
@@ -80,11 +84,13 @@ func benchScan(b *testing.B, posts []string, total int64, n int, phrases []strin
 		hits := 0
 		found := func(int) { hits++ }
 		b.SetBytes(total)
+		stop := peakmem.MeasureHeap(b)
 		for b.Loop() {
 			for _, p := range posts {
 				m.scan(p, found)
 			}
 		}
+		stop()
 		b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 	})
 	// The module's overlapping iterator, as its other ones lose
@@ -93,6 +99,7 @@ func benchScan(b *testing.B, posts []string, total int64, n int, phrases []strin
 		ac := buildModule(phrases)
 		hits := 0
 		b.SetBytes(total)
+		stop := peakmem.MeasureHeap(b)
 		for b.Loop() {
 			for _, p := range posts {
 				it := ac.IterOverlapping(p)
@@ -101,6 +108,7 @@ func benchScan(b *testing.B, posts []string, total int64, n int, phrases []strin
 				}
 			}
 		}
+		stop()
 		b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 	})
 }
@@ -131,26 +139,33 @@ func TestAgree(t *testing.T) {
 }
 
 // BenchmarkCompile reports the build time and the retained memory per
-// phrase of each automaton.
+// phrase of each automaton, and the process's peak heap while it
+// builds them (peak-heap-MB).
 func BenchmarkCompile(b *testing.B) {
 	for _, n := range sizes {
 		phrases := phraseSets()[fmt.Sprint("dense/", n)]
 		b.Run(fmt.Sprintf("%d/ours", n), func(b *testing.B) {
 			bytes := retained(func() any { return match.Compile(phrases) })
 			start := time.Now()
+			stop := peakmem.MeasureHeap(b)
 			for b.Loop() {
 				match.Compile(phrases)
 			}
-			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*n), "ns/phrase")
+			took := time.Since(start)
+			stop()
+			b.ReportMetric(float64(took.Nanoseconds())/float64(b.N*n), "ns/phrase")
 			b.ReportMetric(float64(bytes)/float64(n), "B/phrase")
 		})
 		b.Run(fmt.Sprintf("%d/module", n), func(b *testing.B) {
 			bytes := retained(func() any { return buildModule(phrases) })
 			start := time.Now()
+			stop := peakmem.MeasureHeap(b)
 			for b.Loop() {
 				buildModule(phrases)
 			}
-			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*n), "ns/phrase")
+			took := time.Since(start)
+			stop()
+			b.ReportMetric(float64(took.Nanoseconds())/float64(b.N*n), "ns/phrase")
 			b.ReportMetric(float64(bytes)/float64(n), "B/phrase")
 		})
 	}

@@ -11,6 +11,8 @@ package main
 // The -channels cases add chat channels beside the webhook and report
 // their figures apart (channel-*): the messages they took, each a
 // second's matches, and the matches those cover, none lost or doubled.
+// peak-RSS-MB is the server's peak resident memory (VmHWM), its own
+// only.
 //
 //	go test -run '^$' -bench Deliveries -benchtime 1x -timeout 30m ./cmd/earshot
 //	EARSHOT_BENCH_DURATION=5s go test -run '^$' -bench Deliveries -benchtime 1x ./cmd/earshot
@@ -41,6 +43,7 @@ import (
 	"time"
 
 	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/pgtest"
 	"github.com/earshothq/earshot/testkit/webhooktest"
 )
@@ -228,6 +231,10 @@ func benchDeliveries(b *testing.B, dbURL string, c deliveryCase, env ...string) 
 		time.Sleep(200 * time.Millisecond)
 	}
 	b.StopTimer()
+	// The server's peak resident memory, read while it still runs: the
+	// receiver and the chat platforms here, and Postgres and RabbitMQ,
+	// are not counted.
+	peak, peakErr := peakmem.RSS(s.cmd.Process.Pid)
 	// A stopped server has finished every send under way: a late double
 	// has arrived by then.
 	s.stop()
@@ -303,6 +310,11 @@ func benchDeliveries(b *testing.B, dbURL string, c deliveryCase, env ...string) 
 	b.ReportMetric(pct(toSend, 99), "send-p99-ms")
 	b.ReportMetric(float64(failed.Load()), "failed-requests")
 	b.ReportMetric(float64(late.Load()), "late-requests")
+	if peakErr != nil {
+		b.Logf("no peak-RSS: %v", peakErr)
+	} else {
+		peakmem.Report(b, "peak-RSS", peak)
+	}
 	if n := receiver.Refused(); n > 0 {
 		b.Errorf("%d messages failed the receiver's checks", n)
 	}

@@ -17,12 +17,12 @@ import (
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -153,22 +153,6 @@ func (s *benchServer) scrape() (map[string]int, error) {
 	return out, sc.Err()
 }
 
-// peakRSS is the server's VmHWM in bytes.
-func (s *benchServer) peakRSS(b *testing.B) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		b.Logf("no peak RSS: %v", err)
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return kb * 1024
-		}
-	}
-	return 0
-}
-
 // benchBody is one ingest batch of 100 posts; every matchEvery-th post
 // (by its number) mentions the tracked phrase.
 func benchBody(run string, batch, matchPercent int) []byte {
@@ -294,7 +278,9 @@ func benchPipeline(b *testing.B, env []string, d time.Duration, matchPercent, po
 				float64(max(c.at[1]["matches_created"]-c.at[0]["matches_created"], 1)), "steady-scored/created")
 		}
 		b.ReportMetric(drain.Seconds(), "drain-s")
-		b.ReportMetric(float64(s.peakRSS(b))/(1<<20), "peak-RSS-MB")
+		// The server's peak alone: this process's clients and the
+		// Postgres server are not counted.
+		peakmem.ReportRSS(b, "peak-RSS", s.cmd.Process.Pid)
 		b.ReportMetric(elapsed.Seconds(), "ingest-s")
 	}
 }

@@ -42,6 +42,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -272,7 +273,9 @@ func (h *readHarness) read(b *testing.B, duration time.Duration) readFigures {
 	// ended: the scorer's work shares the machine with the reads.
 	b.ReportMetric(float64(backlog), "unscored-before")
 	b.ReportMetric(float64(backlogAfter), "unscored-after")
-	b.ReportMetric(float64(h.peakRSS())/(1<<20), "peak-RSS-MB")
+	// The server's peak since it started, through every size so far;
+	// the baseline process and the clients here are not counted.
+	peakmem.ReportRSS(b, "peak-RSS", h.srv.cmd.Process.Pid)
 	return readFigures{p99: api.percentile(99), rate: api.rate(), cpu: float64(apiCPU.Microseconds()) / float64(api.count)}
 }
 
@@ -390,22 +393,6 @@ func (h *readHarness) walk() error {
 func (h *readHarness) unscored() (int, error) {
 	e, err := (&benchServer{instance: h.srv, client: h.client}).scrape()
 	return e["matches_created"] - e["matches_scored"], err
-}
-
-// peakRSS is the server's peak resident memory (VmHWM) in bytes, 0
-// when /proc cannot tell.
-func (h *readHarness) peakRSS() int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", h.srv.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return kb * 1024
-		}
-	}
-	return 0
 }
 
 // send makes one request and checks its status; read, when given, sees

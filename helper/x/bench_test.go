@@ -10,6 +10,7 @@ import (
 	"github.com/earshothq/earshot/helper"
 	"github.com/earshothq/earshot/helper/browser"
 	"github.com/earshothq/earshot/helper/x"
+	"github.com/earshothq/earshot/testkit/benchtest/peakmem"
 )
 
 // BenchmarkLongRun reads x's search against the fake through the proxy,
@@ -17,7 +18,9 @@ import (
 // through the page cap's three SearchTimeline pages. It reports the
 // reader's peak heap over the run (Chromium is its own process and
 // apart). Memory stays flat when the peak does not grow with b.N: a read
-// keeps its page's answers only until it returns.
+// keeps its page's answers only until it returns. peak-heap-MB and
+// peak-RSS-MB are the test process's over the reads, sampled between
+// them too, the fake and the proxy included and Chromium not.
 func BenchmarkLongRun(b *testing.B) {
 	if _, err := os.Stat(browser.DefaultExecPath); err != nil {
 		b.Skipf("no Chromium at %s: benchmark skipped", browser.DefaultExecPath)
@@ -40,6 +43,7 @@ func BenchmarkLongRun(b *testing.B) {
 	emit := func(helper.Post, helper.Mark) error { posts++; return nil }
 	var peak uint64
 	var ms runtime.MemStats
+	stop := peakmem.Measure(b)
 	for b.Loop() {
 		if err := r.Read(context.Background(), in, emit); err != nil {
 			b.Fatal(err)
@@ -47,6 +51,7 @@ func BenchmarkLongRun(b *testing.B) {
 		runtime.ReadMemStats(&ms)
 		peak = max(peak, ms.HeapAlloc)
 	}
+	stop()
 	if posts != 6*b.N {
 		b.Fatalf("%d posts over %d reads, want the 6 of three pages a read", posts, b.N)
 	}
