@@ -151,12 +151,15 @@ func newMetrics(db *gormstore.DB) *metrics.Registry {
 	r.Gauge("earshot_queued_deliveries", "Webhook deliveries waiting for a try: the delivery queue.", func() float64 {
 		return float64(read().Queued)
 	})
-	r.Gauge("earshot_oldest_queued_delivery_seconds", "Age of the oldest queued webhook delivery; 0 when none.", func() float64 {
-		oldest := read().OldestQueued
-		if oldest.IsZero() {
+	r.Gauge("earshot_oldest_queued_delivery_seconds", "Age of the oldest queued webhook delivery; 0 when none, -1 when it cannot be read.", func() float64 {
+		g := read()
+		switch {
+		case g.Queued < 0:
+			return -1
+		case g.OldestQueued.IsZero():
 			return 0
 		}
-		return time.Since(oldest).Seconds()
+		return time.Since(g.OldestQueued).Seconds()
 	})
 	return r
 }

@@ -50,7 +50,8 @@ func TestScrapeAnswersWhileTheQueuesCannotBeRead(t *testing.T) {
 	}()
 	select {
 	case body := <-answered:
-		if !strings.Contains(body, "\nearshot_queued_deliveries -1\n") {
+		if !strings.Contains(body, "\nearshot_queued_deliveries -1\n") || !strings.Contains(body, "\nearshot_unscored_matches -1\n") ||
+			!strings.Contains(body, "\nearshot_oldest_queued_delivery_seconds -1\n") {
 			t.Fatalf("scrape while the queue is locked:\n%s", body)
 		}
 	case <-time.After(2 * gaugeWait):
