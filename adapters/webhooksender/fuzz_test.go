@@ -80,7 +80,10 @@ func FuzzAnswers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, kind uint8, status uint16, retry, answer string) {
 		mu.Lock()
 		defer mu.Unlock()
-		code = 200 + int(status)%400
+		code = int(status)
+		if code < 200 || code > 599 {
+			code = 200 + code%400
+		}
 		// The header value as a server can send it: a field value holds no
 		// line break or NUL.
 		retryHeader = strings.Map(func(r rune) rune {
