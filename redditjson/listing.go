@@ -3,6 +3,7 @@ package redditjson
 import (
 	"encoding/json"
 	"errors"
+	"net/url"
 	"strings"
 )
 
@@ -102,11 +103,16 @@ func Base36(s string) bool {
 
 // SiteLink returns the address on reddit of a site-relative permalink
 // ("/r/go/comments/abc/x/"); ok is false for anything else, such as an
-// absolute or protocol-relative ("//host/...") address or one with white
-// space or a backslash, which the caller then builds from ids.
+// absolute or protocol-relative ("//host/...") address, one with white
+// space or a backslash, or one url.Parse refuses (a control character, a
+// broken escape), which the server's ingest would refuse with the post:
+// the caller then builds the address from ids.
 func SiteLink(permalink string) (string, bool) {
 	if strings.HasPrefix(permalink, "/") && !strings.HasPrefix(permalink, "//") && !strings.ContainsAny(permalink, " \t\r\n\\") {
-		return PublicSite + permalink, true
+		l := PublicSite + permalink
+		if _, err := url.Parse(l); err == nil {
+			return l, true
+		}
 	}
 	return "", false
 }

@@ -84,6 +84,7 @@ func newAMQP(rawURL string, u *url.URL, group string, log watermill.LoggerAdapte
 	// few failures during a broker restart would leave Publish waiting
 	// forever for a channel.
 	cfg.Connection.Reconnect = reconnect
+	cfg.Marshaler = marshaler{}
 
 	a := &amqpTransport{log: log, cfg: cfg, inFlight: make(chan struct{}, maxInFlight)}
 	var err error
@@ -207,4 +208,25 @@ func closeConn(c *wamqp.ConnectionWrapper) error {
 		}
 		return <-done
 	}
+}
+
+// marshaler is watermill's DefaultMarshaler reading a delivery whose
+// headers are not all strings: the broker adds x-death (a table) to a
+// message it dead-letters and a quorum queue x-delivery-count (a number)
+// to one it redelivers, and another publisher may set anything. The
+// default refuses such a message before any handler sees it and nacks it
+// back to the queue, where it comes again at once, for as long as it is
+// there. The bus reads only string headers (the key); the others are
+// left out.
+type marshaler struct{ wamqp.DefaultMarshaler }
+
+func (m marshaler) Unmarshal(d amqp.Delivery) (*message.Message, error) {
+	kept := make(amqp.Table, len(d.Headers))
+	for k, v := range d.Headers {
+		if _, ok := v.(string); ok {
+			kept[k] = v
+		}
+	}
+	d.Headers = kept
+	return m.DefaultMarshaler.Unmarshal(d)
 }

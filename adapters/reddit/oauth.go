@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/earshothq/earshot/redditjson"
 )
 
@@ -91,6 +93,12 @@ func (t *tokens) fetch(ctx context.Context) (string, time.Duration, error) {
 	}
 	if err := json.Unmarshal(body, &tok); err != nil || tok.AccessToken == "" {
 		return "", 0, &failure{reason: "token answer has no access token"}
+	}
+	// A token no header can carry (a line break, a control character)
+	// would fail every read as a transport error for as long as it is
+	// cached.
+	if !httpguts.ValidHeaderFieldValue(tok.AccessToken) {
+		return "", 0, &failure{reason: "token answer has an access token no request can carry"}
 	}
 	if tok.TokenType != "" && !strings.EqualFold(tok.TokenType, "bearer") {
 		return "", 0, &failure{reason: "token is not a bearer token"}

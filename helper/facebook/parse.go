@@ -305,6 +305,19 @@ func parseAnswers(answers [][]byte) []story {
 // node encloses v ("" for none), which a group's feed gives once for
 // all its stories.
 func walk(v any, group string, found func(story)) {
+	walkUnder(v, group, 0, found)
+}
+
+// maxRecords is how many post_id objects that are not posts (tracking
+// records) one path searches for a post's fields, each search reading
+// all the record encloses: past them, records nested one in the other
+// would make the work grow with an answer's size times its depth (an
+// answer of 220 KB, 1,000 records deep, took minutes). Facebook nests a
+// story in a record or two.
+const maxRecords = 8
+
+// walkUnder is walk within records such records.
+func walkUnder(v any, group string, records int, found func(story)) {
 	switch v := v.(type) {
 	case map[string]any:
 		if t, _ := v["__typename"].(string); t == "Group" {
@@ -312,7 +325,7 @@ func walk(v any, group string, found func(story)) {
 				group = n
 			}
 		}
-		if id := idOf(v["post_id"]); id != "" {
+		if id := idOf(v["post_id"]); id != "" && records < maxRecords {
 			if s, ok := storyOf(id, v); ok {
 				if s.group == "" {
 					s.group = group
@@ -322,13 +335,14 @@ func walk(v any, group string, found func(story)) {
 			}
 			// A post_id beside no post (a tracking record): the story
 			// may be further in.
+			records++
 		}
 		for _, c := range v {
-			walk(c, group, found)
+			walkUnder(c, group, records, found)
 		}
 	case []any:
 		for _, c := range v {
-			walk(c, group, found)
+			walkUnder(c, group, records, found)
 		}
 	}
 }
