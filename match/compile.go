@@ -75,7 +75,7 @@ func compile(phrases []string, many int) *Set {
 		}
 	}
 	for _, m := range typedVariants {
-		if f := foldRune(m); alphabet[f] {
+		if f := Fold(m); alphabet[f] {
 			s.runes[m] = f
 		}
 	}
@@ -374,7 +374,7 @@ func (b *builder) build(manyKids int) {
 }
 
 // fold returns p trimmed, with each run of white space made one space and
-// every rune folded by foldRune, or nil if p is empty after that or not
+// every rune folded by Fold, or nil if p is empty after that or not
 // valid UTF-8.
 func fold(p string) []rune {
 	if !utf8.ValidString(p) {
@@ -391,7 +391,7 @@ func fold(p string) []rune {
 			out = append(out, ' ')
 		}
 		space = false
-		out = append(out, foldRune(r))
+		out = append(out, Fold(r))
 	}
 	return out
 }

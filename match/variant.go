@@ -24,9 +24,11 @@ func variant(r rune) rune {
 	return r
 }
 
-// foldRune folds r as the matcher compares characters: its typed variant
-// folded by core.FoldRune.
-func foldRune(r rune) rune {
+// Fold folds r as the matcher compares characters: its typed variant
+// folded by core.FoldRune. Two characters are the same to the matcher
+// exactly when they fold equal, so whatever shows where a phrase was
+// found (a highlight) folds with it too.
+func Fold(r rune) rune {
 	return core.FoldRune(variant(r))
 }
 

@@ -9,7 +9,7 @@ import (
 // hold them so that a search for a phrase's Words finds every text the
 // phrase matches: each run of word characters (letters, digits and
 // combining marks, as the matcher reads them) folded as the matcher
-// folds them (foldRune: core.FoldRune of each typed variant), with one
+// folds them (Fold: core.FoldRune of each typed variant), with one
 // space before each word after the first of dst. '_', a word character
 // to the matcher, separates words here: an index tokenizer reads it as
 // punctuation, and cutting a word at it in the text and in the phrase
@@ -49,7 +49,7 @@ func AppendWords(dst []byte, text string) []byte {
 		if r < utf8.RuneSelf {
 			dst = append(dst, asciiLower[r])
 		} else {
-			dst = utf8.AppendRune(dst, foldRune(r))
+			dst = utf8.AppendRune(dst, Fold(r))
 		}
 	}
 	return dst
