@@ -76,7 +76,8 @@ func NewPhrase(ownerID, phrase, platform, community string) (Phrase, error) {
 	return Phrase{OwnerID: ownerID, Phrase: text, Platform: p, Community: comm, Status: Listening, LastSource: src}, nil
 }
 
-// NormalizePhrase trims s, folds every run of white space into one space and
+// NormalizePhrase trims s (of white space and of the invisible characters
+// of blankEdge), folds every run of white space into one space and
 // checks the length (1 to 100 characters) and that no control character is
 // left.
 func NormalizePhrase(s string) (string, error) {
@@ -97,7 +98,7 @@ func normalizeText(s string) (string, string) {
 	var b strings.Builder
 	space := false
 	n := 0
-	for _, r := range strings.TrimSpace(s) {
+	for _, r := range strings.TrimFunc(s, blankEdge) {
 		if unicode.IsSpace(r) {
 			space = true
 			continue
@@ -120,6 +121,16 @@ func normalizeText(s string) (string, string) {
 		return "", fmt.Sprintf("must be at most %d characters", MaxPhraseLen)
 	}
 	return b.String(), ""
+}
+
+// blankEdge reports whether r is trimmed from the edges of a phrase: white
+// space, and the invisible characters a paste brings along (a byte order
+// mark, a zero-width space, a word joiner, a direction mark or other
+// bidirectional control). Left on, they make a phrase that reads "acme"
+// but matches only posts that hold them too. Inside a phrase they stay:
+// there a joiner may belong to an emoji sequence or a Persian word.
+func blankEdge(r rune) bool {
+	return unicode.IsSpace(r) || r == '\u200b' || r == '\u2060' || r == '\ufeff' || unicode.Is(unicode.Bidi_Control, r)
 }
 
 // NormalizeCommunity accepts a subreddit as `name`, `r/name` or `/r/name`

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/earshothq/earshot/core"
 )
 
 // Compile builds the automaton for phrases. It normalises white space and
@@ -74,6 +72,11 @@ func compile(phrases []string, many int) *Set {
 			if m = unicode.SimpleFold(m); m == f {
 				break
 			}
+		}
+	}
+	for _, m := range typedVariants {
+		if f := Fold(m); alphabet[f] {
+			s.runes[m] = f
 		}
 	}
 	s.arena = b.arena.String()
@@ -371,8 +374,8 @@ func (b *builder) build(manyKids int) {
 }
 
 // fold returns p trimmed, with each run of white space made one space and
-// every rune folded by core.FoldRune, or nil if p is empty after that or
-// not valid UTF-8.
+// every rune folded by Fold, or nil if p is empty after that or not
+// valid UTF-8.
 func fold(p string) []rune {
 	if !utf8.ValidString(p) {
 		return nil
@@ -388,7 +391,7 @@ func fold(p string) []rune {
 			out = append(out, ' ')
 		}
 		space = false
-		out = append(out, core.FoldRune(r))
+		out = append(out, Fold(r))
 	}
 	return out
 }

@@ -8,6 +8,10 @@
 //     core.FoldRune defines it: "ΣΟΦΊΑ" finds "σοφία" and the Kelvin sign
 //     finds "k", but "STRASSE" does not find "straße" (that needs full
 //     folding) and "İ" finds neither "i" nor "ı".
+//   - A typographic apostrophe (’ ‘ ‛) is the ASCII one, and a full-width
+//     form of an ASCII character (U+FF01 to U+FF5E, all but the low line)
+//     is that character, as NFKC reads it: "joe's" finds "JOE’S" and
+//     "acme" finds "ＡＣＭＥ" (see Fold).
 //   - Every run of white space (unicode.IsSpace, so tabs, line breaks and
 //     no-break spaces too) counts as one space, in the text and in phrases.
 //   - A phrase whose first (last) character is a word character matches

@@ -235,6 +235,7 @@ var pieces = []string{
 	"+", "#", ".", "-", "++",
 	"é", "É", "e\u0301", "\u0301", "ß", "ẞ", "Σ", "σ", "ς", "\u212a", "\u017f",
 	"İ", "ı", "😀", "中", "\ufffd",
+	"'", "’", "‘", "Ａ", "ａ", "Ｇ", "ｏ", "１", "＃", "＿",
 }
 
 var spaces = []string{" ", "  ", "\t", " \n ", "\u00a0", "\u3000"}
@@ -397,10 +398,22 @@ func refRunes(s string) []rune {
 				out = append(out, ' ')
 			}
 		default:
-			out = append(out, core.FoldRune(r))
+			out = append(out, core.FoldRune(refVariant(r)))
 		}
 	}
 	return out
+}
+
+// refVariant reads a typographic apostrophe as ' and a full-width form
+// of ASCII as its ASCII character, all but the full-width low line.
+func refVariant(r rune) rune {
+	switch {
+	case strings.ContainsRune("‘’‛", r):
+		return '\''
+	case 'Ａ' <= r && r <= 'Ｚ', 'ａ' <= r && r <= 'ｚ', '０' <= r && r <= '９', strings.ContainsRune("！＂＃＄％＆＇（）＊＋，－．／：；＜＝＞？＠［＼］＾｀｛｜｝～", r):
+		return r - 0xfee0
+	}
+	return r
 }
 
 func refWord(r rune) bool {

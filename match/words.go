@@ -3,19 +3,18 @@ package match
 import (
 	"strings"
 	"unicode/utf8"
-
-	"github.com/earshothq/earshot/core"
 )
 
 // AppendWords appends to dst the words of text as a text index should
 // hold them so that a search for a phrase's Words finds every text the
 // phrase matches: each run of word characters (letters, digits and
-// combining marks, as the matcher reads them) folded by core.FoldRune,
-// with one space before each word after the first of dst. '_', a word
-// character to the matcher, separates words here: an index tokenizer
-// reads it as punctuation, and cutting a word at it in the text and in
-// the phrase alike keeps every phrase's words in the same order in the
-// texts it matches.
+// combining marks, as the matcher reads them) folded as the matcher
+// folds them (Fold: core.FoldRune of each typed variant), with one
+// space before each word after the first of dst. '_', a word character
+// to the matcher, separates words here: an index tokenizer reads it as
+// punctuation, and cutting a word at it in the text and in the phrase
+// alike keeps every phrase's words in the same order in the texts it
+// matches.
 //
 // So where the matcher finds a phrase, the phrase's words are words of
 // the text one after another: the phrase's edges fall on word
@@ -50,7 +49,7 @@ func AppendWords(dst []byte, text string) []byte {
 		if r < utf8.RuneSelf {
 			dst = append(dst, asciiLower[r])
 		} else {
-			dst = utf8.AppendRune(dst, core.FoldRune(r))
+			dst = utf8.AppendRune(dst, Fold(r))
 		}
 	}
 	return dst

@@ -41,7 +41,7 @@ func TestWords(t *testing.T) {
 // the text one after another: an index search for them never misses a
 // post the phrase matches.
 func TestWordsOfEveryMatch(t *testing.T) {
-	alphabet := []string{"a", "b", "A", "é", "É", "σ", "ς", "Σ", "\u212a", "k", "1", "_", " ", "  ", "\t", "-", "+", "#", ".", "\u0301", "²", "🙂", "\xff", "\u00a0"}
+	alphabet := []string{"a", "b", "A", "é", "É", "σ", "ς", "Σ", "\u212a", "k", "1", "_", " ", "  ", "\t", "-", "+", "#", ".", "\u0301", "²", "🙂", "\xff", "\u00a0", "'", "’", "Ａ", "ａ", "＿"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	random := func(n int) string {
 		var b strings.Builder

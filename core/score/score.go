@@ -165,11 +165,16 @@ func quote(s string, n int) string {
 }
 
 // singleLine replaces every control or space character by a plain space,
-// so nothing in a reason can break a line (U+2028 included).
+// so nothing in a reason can break a line (U+2028 included), and drops
+// the bidirectional controls: one left open in a quoted post would turn
+// the rest of the line around wherever the reason is shown.
 func singleLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029' {
+		switch {
+		case unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029':
 			return ' '
+		case unicode.Is(unicode.Bidi_Control, r):
+			return -1
 		}
 		return r
 	}, s)
