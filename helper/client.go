@@ -456,9 +456,11 @@ func (c *Client) once(ctx context.Context, method, path string, body []byte, out
 }
 
 // retryAfter reads a Retry-After in seconds; 0 (a backoff) when absent.
+// Seconds are capped at a billion (about 31 years, past any MaxWait):
+// more would overflow a Duration and read as final.
 func retryAfter(v string) time.Duration {
 	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 {
-		return time.Duration(n)*time.Second + time.Millisecond
+		return time.Duration(min(n, 1e9))*time.Second + time.Millisecond
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := time.Until(t); d > 0 {
