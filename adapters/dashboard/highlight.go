@@ -8,11 +8,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/match"
 )
 
 // highlight returns text as HTML with what a reader looks for in
 // <mark>: every place the phrase occurs, found as the matcher finds it
-// (letters compare under core.FoldRune, any run of white space stands
+// (letters compare under match.Fold, any run of white space stands
 // for a space, and a phrase's outer word characters must not touch
 // another word character), and every place a search's term does (its
 // words one after another, anything but word letters between them, as
@@ -68,7 +69,7 @@ func phraseSpans(text, phrase string) [][2]int {
 			want = append(want, ' ')
 		}
 		for _, r := range f {
-			want = append(want, core.FoldRune(r))
+			want = append(want, match.Fold(r))
 		}
 	}
 	if len(want) == 0 {
@@ -109,7 +110,7 @@ func phraseAt(text string, i int, want []rune) (int, bool) {
 			}
 			continue
 		}
-		if core.FoldRune(r) != w {
+		if match.Fold(r) != w {
 			return 0, false
 		}
 		i += size

@@ -31,6 +31,8 @@ func TestHighlight(t *testing.T) {
 		{"nothing found", "plain text", "acme", "", "plain text"},
 		{"empty phrase", "plain text", "", "", "plain text"},
 		{"bad bytes", "acme\xff acme", "acme", "", "<mark>acme</mark>\ufffd <mark>acme</mark>"},
+		{"typed variants, as the matcher reads them", "Joe\u2019s and \uff21\uff23\uff2d\uff25", "joe's", "", "<mark>Joe\u2019s</mark> and \uff21\uff23\uff2d\uff25"},
+		{"full-width forms", "\uff21\uff23\uff2d\uff25 rocks", "acme", "", "<mark>\uff21\uff23\uff2d\uff25</mark> rocks"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
