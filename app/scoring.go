@@ -222,6 +222,15 @@ func (s *Scoring) scoreAll(ctx context.Context, ms []core.Match) []ports.ScoreUp
 // intent among core.Intents, a reason of one line that is not empty. A
 // reason past core.MaxReasonLen is cut, as the model scorer cuts one.
 func inShape(sc core.Score) (core.Score, error) {
+	// A model may quote a post's direction overrides; dropped, as the
+	// rule-based scorer drops them, since one left open turns the rest
+	// of the line wherever the reason is shown.
+	sc.Reason = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Bidi_Control, r) {
+			return -1
+		}
+		return r
+	}, sc.Reason)
 	switch {
 	case sc.Value < 0 || sc.Value > 100:
 		return core.Score{}, core.Errorf(core.KindInvalid, "scorer gave score %d, outside 0 to 100", sc.Value)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/earshothq/earshot/core"
 )
@@ -35,6 +36,7 @@ func TestScoringRefusesVerdictsOutOfShape(t *testing.T) {
 	good := []core.Score{
 		{Value: 0, Intent: core.IntentPromotion, Reason: "spam"},
 		{Value: 100, Intent: core.IntentBuying, Reason: strings.Repeat("é", core.MaxReasonLen+40)},
+		{Value: 60, Intent: core.IntentBuying, Reason: "asks about \u202eacme\u202c pricing"},
 	}
 	all := append(append([]core.Score{}, bad...), good...)
 	ms := storeMatches(t, w, len(all))
@@ -63,6 +65,11 @@ func TestScoringRefusesVerdictsOutOfShape(t *testing.T) {
 		}
 		if r := []rune(got.Score.Reason); len(r) > core.MaxReasonLen {
 			t.Errorf("reason of %d characters stored, want at most %d", len(r), core.MaxReasonLen)
+		}
+		// A direction override left open in a one-line reason turns the
+		// rest of the line where it is shown (an alert, a chat message).
+		if strings.ContainsFunc(got.Score.Reason, func(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }) {
+			t.Errorf("reason %q stored with a bidirectional control", got.Score.Reason)
 		}
 	}
 }
