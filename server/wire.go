@@ -102,6 +102,7 @@ type services struct {
 	// the bus (backgroundAfter), which the bus's Close would wait for.
 	abandoned chan struct{}
 	abandon   sync.Once
+	log       *slog.Logger
 }
 
 // newServices builds every use case of `earshot serve` over the database,
@@ -124,7 +125,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	limiter := newRateLimiter(db)
 	// Links are made under the site address as bound.
 	siteURL := site.URL
-	s := &services{limiter: limiter, abandoned: make(chan struct{})}
+	s := &services{limiter: limiter, abandoned: make(chan struct{}), log: log}
 	s.Console = newConsole(db, st, cfg, sealer, app.SessionDeps{Mailer: mailer, Limiter: limiter, Log: log}, siteURL)
 	s.Matches = app.NewMatches(st.matches)
 	s.Inbox = app.NewInbox(st.triage)
@@ -149,7 +150,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	if err != nil {
 		return nil, err
 	}
-	lc.Append(fx.StopHook(func(ctx context.Context) error { return s.closeBus(ctx, log) }))
+	lc.Append(fx.StopHook(s.closeBus))
 	holder := newHolder()
 	// Every post read is kept in its owner's window, which fills a
 	// phrase as it is added.
@@ -178,14 +179,14 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 // subscription, which the AMQP library lets wait without end on a broker
 // that never answers it. The bus is then left closing, and its
 // connections end with the process; nothing was consumed on them.
-func (s *services) closeBus(ctx context.Context, log *slog.Logger) error {
+func (s *services) closeBus(ctx context.Context) error {
 	closed := make(chan error, 1)
 	go func() { closed <- s.bus.Close() }()
 	select {
 	case err := <-closed:
 		return err
 	case <-s.abandoned:
-		log.Warn("stopping: the bus's connections close with the process: a subscription still waits for the broker")
+		s.log.Warn("stopping: the bus's connections close with the process: a subscription still waits for the broker")
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
