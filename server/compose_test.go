@@ -74,6 +74,7 @@ func (h *hookOrder) LogEvent(e fxevent.Event) {
 	for _, n := range []struct{ has, name string }{
 		{"(*DB).Close", "close the database"},
 		{"(*Bus).Close", "close the bus"},
+		{"(*services).closeBus", "close the bus"},
 		{"(*Dashboard).Close", "end live streams"},
 		{"(*Server).Shutdown", "shut the server down"},
 		{"boundedServer.Shutdown", "shut the server down"},

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"go.uber.org/fx"
@@ -97,6 +98,11 @@ type services struct {
 
 	limiter ports.RateLimiter
 	bus     *bus.Bus
+	// abandoned is closed when the start gave up waiting for a step on
+	// the bus (backgroundAfter), which the bus's Close would wait for.
+	abandoned chan struct{}
+	abandon   sync.Once
+	log       *slog.Logger
 }
 
 // newServices builds every use case of `earshot serve` over the database,
@@ -119,7 +125,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	limiter := newRateLimiter(db)
 	// Links are made under the site address as bound.
 	siteURL := site.URL
-	s := &services{limiter: limiter}
+	s := &services{limiter: limiter, abandoned: make(chan struct{}), log: log}
 	s.Console = newConsole(db, st, cfg, sealer, app.SessionDeps{Mailer: mailer, Limiter: limiter, Log: log}, siteURL)
 	s.Matches = app.NewMatches(st.matches)
 	s.Inbox = app.NewInbox(st.triage)
@@ -144,7 +150,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	if err != nil {
 		return nil, err
 	}
-	lc.Append(fx.StopHook(s.bus.Close))
+	lc.Append(fx.StopHook(s.closeBus))
 	holder := newHolder()
 	// Every post read is kept in its owner's window, which fills a
 	// phrase as it is added.
@@ -166,6 +172,25 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	s.Addresses = app.NewAddressChanges(app.AddressChangeDeps{Owners: st.owners, Mailer: mailer, Limiter: limiter, Clock: clock,
 		Log: log, SiteURL: siteURL})
 	return s, nil
+}
+
+// closeBus closes the bus and waits for it, unless the start gave up on
+// a subscription still waiting for the broker: Close waits for that
+// subscription, which the AMQP library lets wait without end on a broker
+// that never answers it. The bus is then left closing, and its
+// connections end with the process; nothing was consumed on them.
+func (s *services) closeBus(ctx context.Context) error {
+	closed := make(chan error, 1)
+	go func() { closed <- s.bus.Close() }()
+	select {
+	case err := <-closed:
+		return err
+	case <-s.abandoned:
+		s.log.Warn("stopping: the bus's connections close with the process: a subscription still waits for the broker")
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // windowConfig is the window of recent posts the settings bound.
@@ -223,7 +248,8 @@ const matchVacuum = 10 * time.Second
 // the rate windows are swept, the delivery queue's indexes vacuumed
 // free of dead entries, and matches vacuumed as autovacuum would.
 func runLoops(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services) {
-	backgroundAfter(lc, func(ctx context.Context) error { return s.Scoring.Listen(ctx, s.bus) }, s.Scoring.Run)
+	backgroundAfter(lc, func(ctx context.Context) error { return s.Scoring.Listen(ctx, s.bus) }, s.Scoring.Run,
+		func() { s.abandon.Do(func() { close(s.abandoned) }) })
 	background(lc, func(ctx context.Context) { s.Poller.Run(ctx, cfg.RedditInterval) })
 	background(lc, func(ctx context.Context) { s.Alerts.Run(ctx, cfg.AlertInterval) })
 	background(lc, s.Deliveries.Run)
@@ -256,18 +282,28 @@ func every(lc fx.Lifecycle, log *slog.Logger, period time.Duration, what string,
 // background runs loop in a goroutine for the life of the app. On stop it
 // cancels the loop's context and waits for it to return, so no loop is
 // still at work when the database closes.
-func background(lc fx.Lifecycle, loop func(ctx context.Context)) { backgroundAfter(lc, nil, loop) }
+func background(lc fx.Lifecycle, loop func(ctx context.Context)) { backgroundAfter(lc, nil, loop, nil) }
 
 // backgroundAfter is background with a first step run at start under the
 // loop's context (a subscription, say); when it fails the app does not
-// start and the loop never runs.
-func backgroundAfter(lc fx.Lifecycle, first func(ctx context.Context) error, loop func(ctx context.Context)) {
+// start and the loop never runs. The start waits for the step only while
+// the start lasts (see WithStartAbort): a broker that opens the
+// connection and never answers the subscription would otherwise hold
+// the start, and a stop asked for meanwhile, for as long as the step
+// itself waits, which the AMQP library does without a context. A step
+// given up on is left to end by itself; its loop's context has ended,
+// so a subscription it makes after all ends at once; abandoned, when
+// set, is called first.
+func backgroundAfter(lc fx.Lifecycle, first func(ctx context.Context) error, loop func(ctx context.Context), abandoned func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
+		OnStart: func(start context.Context) error {
 			if first != nil {
-				if err := first(ctx); err != nil {
+				if gaveUp, err := waitStep(start, func() error { return first(ctx) }); err != nil {
+					if gaveUp && abandoned != nil {
+						abandoned()
+					}
 					cancel()
 					close(done)
 					return err
@@ -288,6 +324,48 @@ func backgroundAfter(lc fx.Lifecycle, first func(ctx context.Context) error, loo
 	})
 }
 
+// startAbortKey is the key under which the context App.Start is given
+// carries the start's abort (WithStartAbort).
+type startAbortKey struct{}
+
+// WithStartAbort returns ctx, for App.Start, carrying abort: the start's
+// steps that wait on a peer give up when abort ends (with its cause),
+// the start fails, and fx stops what had started under ctx, which must
+// outlast abort by the time that stop may take. Ending ctx itself would
+// leave that stop undone: fx stops a failed start under the start's own
+// context, and runs no hook once it has ended.
+func WithStartAbort(ctx, abort context.Context) context.Context {
+	return context.WithValue(ctx, startAbortKey{}, abort)
+}
+
+// waitStep runs step and waits for it until it returns or the start
+// ends (untilAbort); then it gives up, returning the cause without
+// waiting further. The step goes on in the background.
+func waitStep(start context.Context, step func() error) (gaveUp bool, err error) {
+	ctx, cancel := untilAbort(start)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- step() }()
+	select {
+	case err := <-done:
+		return false, err
+	case <-ctx.Done():
+		return true, fmt.Errorf("start cut short: %w", context.Cause(ctx))
+	}
+}
+
+// untilAbort returns a context that ends with start or with the abort it
+// carries (WithStartAbort), with that one's cause.
+func untilAbort(start context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(start)
+	abort, ok := start.Value(startAbortKey{}).(context.Context)
+	if !ok {
+		return ctx, func() { cancel(nil) }
+	}
+	unlink := context.AfterFunc(abort, func() { cancel(context.Cause(abort)) })
+	return ctx, func() { unlink(); cancel(nil) }
+}
+
 // printBootstrap creates the first owner on an empty database and prints
 // its keys once on out.
 func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, out io.Writer, site *Site) {
@@ -295,7 +373,10 @@ func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, 
 		log.Info("bootstrap skipped", "reason", "EARSHOT_BOOTSTRAP=false")
 		return
 	}
-	lc.Append(fx.StartHook(func(ctx context.Context) error {
+	lc.Append(fx.StartHook(func(start context.Context) error {
+		// The start's abort ends the database's wait too (on Postgres).
+		ctx, cancel := untilAbort(start)
+		defer cancel()
 		b, err := s.Owners.Bootstrap(ctx)
 		if err != nil {
 			return err

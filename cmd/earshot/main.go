@@ -139,11 +139,27 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	log := newLogger(cfg, stderr)
 	tuneGC(os.Getenv)
 	tuneProcs(cfg.DatabaseURL, os.Getenv)
-	a := server.Serve(cfg, log, stdout)
+	sigs, stop := notifySignals()
+	defer stop()
+	// Building the app opens and migrates the database and connects to
+	// the bus, steps that wait on a peer (one that accepts and never
+	// answers, a migration lock held) without a context. Nothing has
+	// started yet that a stop would end, so a signal meanwhile ends the
+	// program at once, as its default action would, but saying so and
+	// with status 0 as any stop asked for.
+	built := make(chan *fx.App, 1)
+	go func() { built <- server.Serve(cfg, log, stdout) }()
+	var a *fx.App
+	select {
+	case a = <-built:
+	case sig := <-sigs:
+		log.Info("stopping", "signal", sig.String(), "start", "unfinished")
+		return nil
+	}
 	if err := a.Err(); err != nil {
 		return err
 	}
-	return runUntilSignal(a, log)
+	return runUntilSignal(a, log, sigs)
 }
 
 // Unless the operator set GOGC or GOMEMLIMIT, the server collects
@@ -177,23 +193,78 @@ func tuneProcs(databaseURL string, getenv func(string) string) {
 	runtime.GOMAXPROCS(2 * runtime.GOMAXPROCS(0))
 }
 
-// runUntilSignal starts a, waits for SIGINT or SIGTERM and stops it,
-// letting requests in flight finish. The signals are caught before the
-// start, so one that arrives while starting still stops cleanly.
-func runUntilSignal(a *fx.App, log *slog.Logger) error {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	startCtx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+// notifySignals catches SIGINT and SIGTERM from now on, until stop.
+func notifySignals() (sigs <-chan os.Signal, stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// startBound and stopBound bound the start and the stop
+// (docs/operating.md: serve stops within 30 s of SIGINT or SIGTERM).
+const (
+	startBound = 2 * time.Minute
+	stopBound  = 30 * time.Second
+)
+
+// errSignaled is why a start is cut short by a signal.
+var errSignaled = errors.New("stop asked for during the start")
+
+// runUntilSignal starts a, waits for SIGINT or SIGTERM (from sigs) and
+// stops it, letting requests in flight finish, within stopBound of the
+// signal. A signal during the start cuts it short: the steps that wait
+// on a peer give up (server.WithStartAbort), fx stops what had started,
+// and the exit status is 0 as after any stop asked for, unless stopping
+// what had started failed. A start past startBound fails the same way,
+// with what had started stopped.
+func runUntilSignal(a *fx.App, log *slog.Logger, sigs <-chan os.Signal) error {
+	interrupted, interrupt := context.WithCancelCause(context.Background())
+	defer interrupt(nil)
+	abort, cancelAbort := context.WithTimeout(interrupted, startBound)
+	defer cancelAbort()
+	// fx stops a failed start under the start's own context, so that
+	// context outlasts the abort by the stop's time.
+	startCtx, cancelStart := context.WithCancel(context.Background())
+	defer cancelStart()
+	outer := time.AfterFunc(startBound+stopBound, cancelStart)
+	defer outer.Stop()
+	started := make(chan error, 1)
+	go func() { started <- a.Start(server.WithStartAbort(startCtx, abort)) }()
+
+	select {
+	case err := <-started:
+		if err != nil {
+			return err
+		}
+		sig := <-sigs
+		log.Info("stopping", "signal", sig.String())
+	case sig := <-sigs:
+		log.Info("stopping", "signal", sig.String(), "start", "unfinished")
+		outer.Reset(stopBound)
+		interrupt(errSignaled)
+		if err := <-started; err != nil {
+			return cutShort(err, log)
+		}
+		// The start finished before it saw the signal: a stop as any.
+	}
+	stopCtx, cancel := context.WithTimeout(context.Background(), stopBound)
 	defer cancel()
-	if err := a.Start(startCtx); err != nil {
+	return a.Stop(stopCtx)
+}
+
+// cutShort is the outcome of a start that failed after a signal: none
+// when the signal cut it short and what had started stopped, err when
+// that stop failed too or the start failed for a reason of its own.
+func cutShort(err error, log *slog.Logger) error {
+	if !errors.Is(err, errSignaled) {
 		return err
 	}
-	sig := <-sigs
-	log.Info("stopping", "signal", sig.String())
-	stopCtx, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel2()
-	return a.Stop(stopCtx)
+	// fx joins the start's error and the stop's (go.uber.org/multierr).
+	if joined, ok := err.(interface{ Unwrap() []error }); ok && len(joined.Unwrap()) > 1 {
+		return err
+	}
+	log.Info("stopped before the start finished", "err", err)
+	return nil
 }
 
 func mock(args []string, getenv func(string) string, stderr io.Writer) error {
@@ -207,11 +278,13 @@ func mock(args []string, getenv func(string) string, stderr io.Writer) error {
 		cfg.MockState = *state
 	}
 	log := newLogger(cfg, stderr)
+	sigs, stop := notifySignals()
+	defer stop()
 	a := server.Mock(cfg, log)
 	if err := a.Err(); err != nil {
 		return err
 	}
-	return runUntilSignal(a, log)
+	return runUntilSignal(a, log, sigs)
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
