@@ -295,9 +295,9 @@ const (
 	alertLinkBytes = alertLinkID + alertLinkMAC
 )
 
-// AlertsOffTokenLen is the length of an alerts-off token: anything
-// else is refused before it is decoded.
-var AlertsOffTokenLen = base64.RawURLEncoding.EncodedLen(alertLinkBytes)
+// alertsOffTokenLen is the length of an alerts-off token in unpadded
+// base64 (43): anything else is refused before it is decoded.
+const alertsOffTokenLen = (alertLinkBytes*8 + 5) / 6
 
 // URL returns the address under site that turns ownerID's alert emails
 // off, or "" when l is nil or ownerID is not a UUID in its canonical
@@ -315,11 +315,11 @@ func (l *AlertLinks) URL(site, ownerID string) string {
 	return strings.TrimSuffix(site, "/") + AlertsOffPath + base64.RawURLEncoding.EncodeToString(tok)
 }
 
-// Owner returns the owner whose link token is, and false for anything
-// that is not a token URL made (under this key): its length is checked
-// before it is decoded, and its MAC compared in constant time.
+// Owner returns the owner of the link whose token is token, and false
+// for anything URL did not make under this key: the length is checked
+// before anything is decoded, and the MAC compared in constant time.
 func (l *AlertLinks) Owner(token string) (string, bool) {
-	if l == nil || len(token) != AlertsOffTokenLen {
+	if l == nil || len(token) != alertsOffTokenLen {
 		return "", false
 	}
 	b, err := base64.RawURLEncoding.DecodeString(token)
@@ -375,7 +375,7 @@ func (a *Alerts) CheckOffLink(token string) error {
 // TurnOffByLink turns alert emails off for the owner token names, with
 // the same change as choosing "off" on the Account page, and nothing
 // else. Doing it again changes nothing more. KindNotFound for a token
-// not made here or an owner since deleted.
+// not made here or an owner no longer stored.
 func (a *Alerts) TurnOffByLink(ctx context.Context, token string) error {
 	owner, ok := a.links.Owner(token)
 	if !ok {
