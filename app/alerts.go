@@ -2,6 +2,12 @@ package app
 
 import (
 	"context"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -29,6 +35,7 @@ type Alerts struct {
 	holder   string
 	minScore int
 	site     func() string
+	links    *AlertLinks
 }
 
 // AlertDeps are the ports the alert sweep uses.
@@ -51,11 +58,14 @@ type AlertConfig struct {
 	// SiteURL gives the public address the emails link to; asked at each
 	// email, since a server on port 0 knows it only once it listens.
 	SiteURL func() string
+	// Links makes the link each email carries that turns its owner's
+	// alert emails off; nil sends the emails without one.
+	Links *AlertLinks
 }
 
 // NewAlerts returns the alert sweep.
 func NewAlerts(d AlertDeps, cfg AlertConfig) *Alerts {
-	return &Alerts{store: d.Store, leases: d.Leases, mailer: d.Mailer, holder: d.Holder, minScore: cfg.MinScore, site: cfg.SiteURL,
+	return &Alerts{store: d.Store, leases: d.Leases, mailer: d.Mailer, holder: d.Holder, minScore: cfg.MinScore, site: cfg.SiteURL, links: cfg.Links,
 		clock: orSystemClock(d.Clock), log: orDefaultLog(d.Log), metrics: orNoMetrics(d.Metrics)}
 }
 
@@ -125,9 +135,13 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 		// (the service was down) goes out late.
 		return false, nil
 	}
-	m := AlertMail(o, ms, a.site())
+	// Trimmed as the sign-in links' is, so a site address given with a
+	// slash makes no "//" in the links.
+	site := strings.TrimSuffix(a.site(), "/")
+	off := a.links.URL(site, o.ID)
+	m := AlertMail(o, ms, site, off)
 	if sched.Digest() {
-		m = DigestMail(o, sched, ms, a.site())
+		m = DigestMail(o, sched, ms, site, off)
 	}
 	if err := a.mailer.Send(ctx, m); err != nil {
 		return false, err
@@ -151,8 +165,10 @@ func createdBefore(ms []core.Match, at time.Time) bool {
 	return false
 }
 
-// AlertMail renders the plain-text alert for the matches, strongest first.
-func AlertMail(o core.Owner, ms []core.Match, site string) ports.Mail {
+// AlertMail renders the plain-text alert for the matches, strongest
+// first. off is the link that turns the owner's alert emails off (see
+// AlertLinks), empty for none.
+func AlertMail(o core.Owner, ms []core.Match, site, off string) ports.Mail {
 	var b strings.Builder
 	noun := "matches"
 	if len(ms) == 1 {
@@ -165,12 +181,14 @@ func AlertMail(o core.Owner, ms []core.Match, site string) ports.Mail {
 		fmt.Fprintf(&b, "   %s\n\n", m.Post.URL)
 	}
 	fmt.Fprintf(&b, "All matches: %s/api/v1/matches\n", site)
-	return ports.Mail{To: o.Email, Subject: fmt.Sprintf("earshot: %d new %s", len(ms), noun), Body: b.String()}
+	stopLines(&b, core.AlertSchedule{Frequency: core.AlertAtOnce}, site, off)
+	return ports.Mail{To: o.Email, Subject: fmt.Sprintf("earshot: %d new %s", len(ms), noun), Body: b.String(), Unsubscribe: off}
 }
 
 // DigestMail renders the plain-text digest of the matches, strongest
-// first: the first MaxAlertMatches listed, the rest counted.
-func DigestMail(o core.Owner, sched core.AlertSchedule, ms []core.Match, site string) ports.Mail {
+// first: the first MaxAlertMatches listed, the rest counted. off is as
+// for AlertMail.
+func DigestMail(o core.Owner, sched core.AlertSchedule, ms []core.Match, site, off string) ports.Mail {
 	var b strings.Builder
 	noun := "matches"
 	if len(ms) == 1 {
@@ -187,8 +205,19 @@ func DigestMail(o core.Owner, sched core.AlertSchedule, ms []core.Match, site st
 		fmt.Fprintf(&b, "and %d more.\n\n", rest)
 	}
 	fmt.Fprintf(&b, "All matches: %s/api/v1/matches\n", site)
-	fmt.Fprintf(&b, "Alert emails come %s; change it on %s/app/account\n", sched, site)
-	return ports.Mail{To: o.Email, Subject: fmt.Sprintf("earshot: %s digest, %d new %s", sched.Frequency, len(ms), noun), Body: b.String()}
+	stopLines(&b, sched, site, off)
+	return ports.Mail{To: o.Email, Subject: fmt.Sprintf("earshot: %s digest, %d new %s", sched.Frequency, len(ms), noun), Body: b.String(),
+		Unsubscribe: off}
+}
+
+// stopLines ends an alert email with how to have fewer or none: the
+// Account page, where the frequency is set, and the link that stops
+// them at once, which the mail's List-Unsubscribe header carries too.
+func stopLines(b *strings.Builder, sched core.AlertSchedule, site, off string) {
+	fmt.Fprintf(b, "\nAlert emails come %s; change it on %s/app/account\n", sched, site)
+	if off != "" {
+		fmt.Fprintf(b, "Stop these emails: %s\n", off)
+	}
 }
 
 func oneLine(s string) string {
@@ -218,3 +247,142 @@ func mailed(m ports.Mailer) string {
 	}
 	return "written to the log, not sent (no SMTP server configured)"
 }
+
+// AlertsOffPath is where the links that turn alert emails off point,
+// under the site address: AlertsOffPath + token.
+const AlertsOffPath = "/app/alerts/off/"
+
+// alertsOffPurpose is what an alerts-off token grants, MACed with the
+// owner so that a MAC made for another purpose under the same key
+// never passes for one of these.
+const alertsOffPurpose = "earshot alerts off v1"
+
+// AlertLinks makes and checks the links in alert emails that turn the
+// owner's alert emails off, without storing anything: a token is the
+// owner's id and the first 16 bytes of an HMAC-SHA256 of the purpose
+// and that id, in unpadded base64url. Owners are named by UUIDs (the
+// store makes them), so the id takes 16 bytes and the token 32: 43
+// characters, the shape of every other token in a path (sign-in links,
+// address confirmations), which the request logs write as {token}. A
+// 128-bit MAC cannot be guessed, and the link can do nothing but turn
+// alerts off, so it never expires; changing EARSHOT_SECRET_KEY voids
+// every link sent.
+type AlertLinks struct{ key []byte }
+
+// alertLinkKeyLabel derives the links' key from the secret key, so the
+// MAC key is neither the secret nor any other key made from it (the
+// sealer's of secrets at rest).
+const alertLinkKeyLabel = "earshot alert email stop links"
+
+// NewAlertLinks returns the links keyed by a key derived (HKDF-SHA256)
+// from secret, the service's secret key (EARSHOT_SECRET_KEY), which
+// must be at least 32 bytes.
+func NewAlertLinks(secret string) (*AlertLinks, error) {
+	if len(secret) < 32 {
+		return nil, errors.New("the secret key must be at least 32 bytes")
+	}
+	key, err := hkdf.Key(sha256.New, []byte(secret), nil, alertLinkKeyLabel, sha256.Size)
+	if err != nil {
+		return nil, err
+	}
+	return &AlertLinks{key: key}, nil
+}
+
+// Sizes of an alerts-off token: the owner's UUID, then the MAC.
+const (
+	alertLinkID    = 16
+	alertLinkMAC   = 16
+	alertLinkBytes = alertLinkID + alertLinkMAC
+)
+
+// alertsOffTokenLen is the length of an alerts-off token in unpadded
+// base64 (43): anything else is refused before it is decoded.
+const alertsOffTokenLen = (alertLinkBytes*8 + 5) / 6
+
+// URL returns the address under site that turns ownerID's alert emails
+// off, or "" when l is nil or ownerID is not a UUID in its canonical
+// lowercase form (the email then goes without the link, and says where
+// on the Account page alerts are turned off).
+func (l *AlertLinks) URL(site, ownerID string) string {
+	if l == nil {
+		return ""
+	}
+	id, ok := uuidBytes(ownerID)
+	if !ok {
+		return ""
+	}
+	tok := append(id, l.mac(ownerID)...)
+	return strings.TrimSuffix(site, "/") + AlertsOffPath + base64.RawURLEncoding.EncodeToString(tok)
+}
+
+// Owner returns the owner of the link whose token is token, and false
+// for anything URL did not make under this key: the length is checked
+// before anything is decoded, and the MAC compared in constant time.
+func (l *AlertLinks) Owner(token string) (string, bool) {
+	if l == nil || len(token) != alertsOffTokenLen {
+		return "", false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(b) != alertLinkBytes {
+		return "", false
+	}
+	id := uuidString(b[:alertLinkID])
+	if !hmac.Equal(b[alertLinkID:], l.mac(id)) {
+		return "", false
+	}
+	return id, true
+}
+
+func (l *AlertLinks) mac(ownerID string) []byte {
+	h := hmac.New(sha256.New, l.key)
+	h.Write([]byte(alertsOffPurpose))
+	h.Write([]byte{0})
+	h.Write([]byte(ownerID))
+	return h.Sum(nil)[:alertLinkMAC]
+}
+
+// uuidBytes returns the 16 bytes of s, a UUID written as the store
+// writes it: 8-4-4-4-12 lowercase hex digits. Any other writing is
+// refused, so that the id read back from a token is the very string
+// the owner is stored under.
+func uuidBytes(s string) ([]byte, bool) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return nil, false
+	}
+	b, err := hex.DecodeString(s[0:8] + s[9:13] + s[14:18] + s[19:23] + s[24:])
+	if err != nil || uuidString(b) != s {
+		return nil, false
+	}
+	return b, true
+}
+
+// uuidString writes 16 bytes as uuidBytes reads them.
+func uuidString(b []byte) string {
+	h := hex.EncodeToString(b)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// CheckOffLink reports whether token is that of a link that turns alert
+// emails off (KindNotFound if not). It changes nothing: opening a link
+// (a mail scanner, a preview) must not act on it.
+func (a *Alerts) CheckOffLink(token string) error {
+	if _, ok := a.links.Owner(token); !ok {
+		return errNoOffLink
+	}
+	return nil
+}
+
+// TurnOffByLink turns alert emails off for the owner token names, with
+// the same change as choosing "off" on the Account page, and nothing
+// else. Doing it again changes nothing more. KindNotFound for a token
+// not made here or an owner no longer stored.
+func (a *Alerts) TurnOffByLink(ctx context.Context, token string) error {
+	owner, ok := a.links.Owner(token)
+	if !ok {
+		return errNoOffLink
+	}
+	_, err := a.Schedules().Set(ctx, owner, string(core.AlertOff), 0, "")
+	return err
+}
+
+var errNoOffLink = core.Errorf(core.KindNotFound, "this link does not turn alert emails off: copy the whole link from the email")

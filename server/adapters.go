@@ -24,6 +24,7 @@ import (
 	"github.com/earshothq/earshot/adapters/reddit"
 	"github.com/earshothq/earshot/adapters/smtpmail"
 	"github.com/earshothq/earshot/adapters/webhooksender"
+	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/score"
 	"github.com/earshothq/earshot/ports"
@@ -176,6 +177,22 @@ func newSealer(cfg Config, log *slog.Logger) (*core.Sealer, error) {
 		return nil, err
 	}
 	return core.NewSealer(key)
+}
+
+// newKeys reads the secret key once and makes what the server keys with
+// it: the sealer of secrets at rest, and the alert emails' stop links,
+// whose MAC key is derived from it under a label of its own.
+func newKeys(cfg Config, log *slog.Logger) (*core.Sealer, *app.AlertLinks, error) {
+	key, err := SecretKey(cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	sealer, err := core.NewSealer(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	links, err := app.NewAlertLinks(key)
+	return sealer, links, err
 }
 
 // newScorer is the rule-based scorer, or an OpenAI-compatible model in

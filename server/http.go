@@ -48,7 +48,7 @@ func newDashboard(cfg Config, log *slog.Logger, s *services, site *Site) (*dashb
 		dashboard.Deps{Sessions: s.Sessions, Inbox: s.Inbox, Matches: s.Matches, Phrases: s.Phrases, Keys: s.Keys,
 			Webhooks: s.Webhooks, Channels: s.Channels, Accounts: s.AccountHealth, Notifications: dashNotifications{s.Notifications}, Limiter: s.limiter,
 			Reddit: dashReddit{s.Reddit}, Addresses: s.Addresses, Jars: s.Accounts, Exports: s.Inbox,
-			AlertSchedules: s.Alerts.Schedules(), Trends: s.Trends, Window: s.Window})
+			AlertSchedules: s.Alerts.Schedules(), AlertsOff: s.Alerts, Trends: s.Trends, Window: s.Window})
 }
 
 // dashReddit gives the dashboard app.RedditHealth in its terms.

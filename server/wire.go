@@ -114,7 +114,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 	st := newStores(db)
 	clock := ports.SystemClock{}
 	sender := newWebhookSender(cfg, log)
-	sealer, err := newSealer(cfg, log)
+	sealer, links, err := newKeys(cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func newServices(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *gormstore.DB
 		Leases: st.leases, Publisher: s.bus, Clock: clock, Log: log, Metrics: reg, Sources: reg, Holder: holder,
 		Overlap: cfg.RedditOverlap, Window: s.Window})
 	s.Alerts = app.NewAlerts(app.AlertDeps{Store: st.alerts, Leases: st.leases, Mailer: mailer, Clock: clock, Log: log,
-		Metrics: reg, Holder: holder}, app.AlertConfig{MinScore: cfg.AlertMinScore, SiteURL: siteURL})
+		Metrics: reg, Holder: holder}, app.AlertConfig{MinScore: cfg.AlertMinScore, SiteURL: siteURL, Links: links})
 	s.Addresses = app.NewAddressChanges(app.AddressChangeDeps{Owners: st.owners, Mailer: mailer, Limiter: limiter, Clock: clock,
 		Log: log, SiteURL: siteURL})
 	return s, nil

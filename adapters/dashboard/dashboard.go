@@ -146,6 +146,9 @@ type Deps struct {
 	// AlertSchedules sets how often alert emails go out (the Account
 	// page); nil leaves the form out.
 	AlertSchedules AlertScheduleService
+	// AlertsOff checks and uses the links in alert emails that turn them
+	// off; nil answers those links 404.
+	AlertsOff AlertsOffService
 	// Reddit shows the owner's communities on the accounts page; nil
 	// leaves them out.
 	Reddit RedditService

@@ -26,6 +26,8 @@ func (d *Dashboard) routeList() []route {
 		{"POST /app/login/link", true, d.useLink},
 		{"GET /app/account/confirm/{token}", true, d.showAddressLink},
 		{"POST /app/account/confirm", true, d.confirmAddress},
+		{"GET /app/alerts/off/{token}", true, d.showAlertsOff},
+		{alertsOffPost, true, d.alertsOff},
 		{"/app/", true, d.notFound},
 
 		{"GET /app/{$}", false, d.showInbox},
@@ -100,6 +102,10 @@ func (d *Dashboard) Patterns() []string {
 	return ps
 }
 
+// alertsOffPost is the route of the alert emails' stop links, the one
+// write taken from another origin (see alertsOff).
+const alertsOffPost = "POST /app/alerts/off/{token}"
+
 // unlimited are the signed-in writes no rate limit refuses: leaving.
 var unlimited = map[string]bool{"POST /app/logout": true, "POST /app/logout/everywhere": true}
 
@@ -108,7 +114,7 @@ var unlimited = map[string]bool{"POST /app/logout": true, "POST /app/logout/ever
 var bodyLimits = map[string]int64{"POST /app/accounts/{platform}/cookies": maxJarForm}
 
 // routes builds the handler: the security headers on every answer, then
-// the refusal of cross-origin writes, then the session check of the
+// the refusal of cross-origin writes (but the stop links'), then the session check of the
 // routes that need one, then the owner's rate limit of every signed-in
 // write (limitWrites), then the bound on the body (maxForm, or the
 // route's own in bodyLimits).
@@ -130,5 +136,8 @@ func (d *Dashboard) routes() http.Handler {
 	}
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(d.crossOrigin))
+	// A mailbox provider's one-click POST comes from elsewhere and its
+	// credential is the token in its path, not a cookie: see alertsOff.
+	cop.AddInsecureBypassPattern(alertsOffPost)
 	return securityHeaders(cop.Handler(mux))
 }

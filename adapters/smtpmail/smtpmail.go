@@ -226,9 +226,31 @@ func (m *Mailer) message(to *mail.Address, mm ports.Mail) (*gomail.Msg, error) {
 	}
 	// The sender's domain makes the id globally unique without a hostname.
 	msg.SetMessageIDWithValue(hex.EncodeToString(id[:]) + "@" + m.fromDomain)
+	msg.SetGenHeader(headerAutoSubmitted, "auto-generated")
+	if mm.Unsubscribe != "" {
+		if strings.HasPrefix(mm.Unsubscribe, "https://") {
+			// Both headers: RFC 8058's one-click POST is for https only,
+			// which go-mail checks again.
+			if err := msg.SetListUnsubscribeOneClick(mm.Unsubscribe); err != nil {
+				return nil, core.Wrap(core.KindInvalid, err, "mail unsubscribe address")
+			}
+		} else {
+			msg.SetListUnsubscribe(mm.Unsubscribe)
+		}
+	}
 	msg.SetBodyString(gomail.TypeTextPlain, mm.Body)
 	return msg, nil
 }
+
+// headerAutoSubmitted marks a message sent by a program, not a person
+// (RFC 3834 section 5), so that vacation responders leave it unanswered.
+// go-mail names no constant for it.
+const headerAutoSubmitted gomail.Header = "Auto-Submitted"
+
+// maxUnsubscribe bounds Mail.Unsubscribe: go-mail writes the
+// List-Unsubscribe header as given, unfolded, and a header line may not
+// pass 998 characters (RFC 5322 2.1.1).
+const maxUnsubscribe = 900
 
 // foldable returns subject in a form go-mail folds within the line
 // limit. go-mail folds a header only at spaces, so a word longer than a
@@ -299,7 +321,28 @@ func validate(mm ports.Mail) (*mail.Address, error) {
 	if strings.ContainsAny(mm.Subject, "\r\n") {
 		return nil, core.Errorf(core.KindInvalid, "mail subject contains a line break")
 	}
+	if mm.Unsubscribe != "" && !headerURL(mm.Unsubscribe) {
+		return nil, core.Errorf(core.KindInvalid, "mail unsubscribe address must be an absolute http or https URL of at most %d characters, "+
+			"without spaces, commas or angle brackets", maxUnsubscribe)
+	}
 	return to, nil
+}
+
+// headerURL reports whether u can go between the angle brackets of
+// List-Unsubscribe as it is: an absolute http or https URL of visible
+// ASCII, with no comma (which separates the header's URLs) or angle
+// bracket (which would end this one), short enough for one header line.
+func headerURL(u string) bool {
+	if len(u) > maxUnsubscribe {
+		return false
+	}
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; c <= ' ' || c >= 0x7f || c == ',' || c == '<' || c == '>' {
+			return false
+		}
+	}
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != "" && p.User == nil
 }
 
 // LogMailer writes each mail to the log instead of sending it, for
@@ -321,9 +364,10 @@ func NewLogMailer(logger *slog.Logger) *LogMailer {
 // Delivers is false: a LogMailer sends nothing (see ports.Delivers).
 func (l *LogMailer) Delivers() bool { return false }
 
-// Send logs mm at Info level, without its body when mm.Secret: whoever
-// reads the log must not get a credential such as a sign-in link.
-// KindInvalid for what Mailer would refuse.
+// Send logs mm at Info level, with the headers Mailer would add, and
+// without its body when mm.Secret: whoever reads the log must not get a
+// credential such as a sign-in link. KindInvalid for what Mailer would
+// refuse.
 func (l *LogMailer) Send(ctx context.Context, mm ports.Mail) error {
 	if _, err := validate(mm); err != nil {
 		return err
@@ -333,7 +377,18 @@ func (l *LogMailer) Send(ctx context.Context, mm ports.Mail) error {
 			"(an operator prints a sign-in link with earshot admin owner login-link)", "to", mm.To, "subject", mm.Subject)
 		return nil
 	}
-	l.log.InfoContext(ctx, "mail not sent, no SMTP server configured (EARSHOT_SMTP_URL); here it is",
-		"to", mm.To, "subject", mm.Subject, "body", mm.Body)
+	// The headers Mailer would add are written too, so the log shows the
+	// mail as a mailbox would get it. The unsubscribe link is written as
+	// the body (which holds it too) is: it can only stop alert emails,
+	// and stopping them is what the owner's mailbox offers anyone who
+	// reads it; it cannot sign in or change anything else.
+	attrs := []any{"to", mm.To, "subject", mm.Subject, "auto_submitted", "auto-generated"}
+	if mm.Unsubscribe != "" {
+		attrs = append(attrs, "list_unsubscribe", "<"+mm.Unsubscribe+">")
+		if strings.HasPrefix(mm.Unsubscribe, "https://") {
+			attrs = append(attrs, "list_unsubscribe_post", "List-Unsubscribe=One-Click")
+		}
+	}
+	l.log.InfoContext(ctx, "mail not sent, no SMTP server configured (EARSHOT_SMTP_URL); here it is", append(attrs, "body", mm.Body)...)
 	return nil
 }
