@@ -98,7 +98,7 @@ func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time, unr
 			continue
 		}
 		if len(texts) > 0 {
-			if _, skip := slices.BinarySearch(texts, core.FoldKey(p.Phrase)); skip {
+			if _, skip := slices.BinarySearch(texts, unreadKey(p.Phrase)); skip {
 				continue
 			}
 		}
@@ -112,6 +112,19 @@ func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time, unr
 		return nil
 	}
 	return m.store.MarkChecked(ctx, ids, core.SourceHelper, now)
+}
+
+// unreadKey is a stored phrase's text in the form core.UnreadPhrases.Keys
+// gives a helper's: normalised as a phrase is now, then folded. A phrase
+// stored before the normalisation trimmed what it now trims (an invisible
+// character at an edge) keeps it, and GET /phrases gives it with it; its
+// stored text folded alone would never equal the key of that text. A
+// stored text that is no longer a phrase is folded as it is.
+func unreadKey(text string) string {
+	if n, err := core.NormalizePhrase(text); err == nil {
+		text = n
+	}
+	return core.FoldKey(text)
 }
 
 // Compile compiles a phrase list. The words of the filters are compiled
