@@ -288,6 +288,10 @@ func (s *Set) high(text string, i int) (uint32, int) {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return tokNone, i + 1
+	case 0x3040 <= r && r <= 0x30ff, 0x4e00 <= r && r <= 0x9fff, 0xac00 <= r && r <= 0xd7a3:
+		// Kana, the common ideographs and the Hangul syllables, most
+		// of Japanese, Chinese and Korean text: no white space, and
+		// each a token of its own, a word character or not.
 	case unicode.IsSpace(r):
 		return tokSpace, skipSpace(text, i+size)
 	case isWord(r) && !unspaced(r):
