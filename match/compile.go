@@ -85,10 +85,13 @@ func compile(phrases []string, many int) *Set {
 	return s
 }
 
-// wordLen returns how many runes at the start of f are word characters.
+// wordLen returns how many runes at the start of f are word characters
+// of scripts written with spaces. A character of a script written
+// without spaces (unspaced) is a token of its own, as a non-word
+// character is, so that it needs no boundary.
 func wordLen(f []rune) int {
 	for i, r := range f {
-		if !isWord(r) {
+		if !isWord(r) || unspaced(r) {
 			return i
 		}
 	}
@@ -135,7 +138,8 @@ func (b *builder) word(w string) uint32 {
 	return t
 }
 
-// sym returns the token of the folded non-word character r.
+// sym returns the token of the folded character r, a non-word character
+// or one of a script written without spaces.
 func (b *builder) sym(r rune) uint32 {
 	if t, ok := b.s.syms[r]; ok {
 		return t

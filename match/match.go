@@ -20,6 +20,15 @@
 //     and Mc. So "go" is not found in "google" or "ago", while "c++" is
 //     found in "c++x" and "#ai" in "x#ai", since their outer '+' and '#'
 //     ask for no boundary.
+//   - Scripts written without spaces between words (Han, Hiragana,
+//     Katakana, Hangul, Thai, Lao, Khmer, Myanmar) have no boundary to
+//     look for: each of their characters is a word of its own, and
+//     neither asks for a boundary at a phrase's edge nor breaks one in
+//     the text (NeedsBoundary). So "東京" is found in "東京タワー",
+//     "ソニー" in "ソニーの新製品" and "삼성" in "삼성은" (Korean particles
+//     attach to the noun), and "acme" in "acmeの新製品", as Japanese
+//     writes Latin names against kana; "acme" is still not found in
+//     "acmes".
 //   - Invalid UTF-8 in the text is a non-word character that matches
 //     nothing; a phrase that is not valid UTF-8 never matches.
 //   - Overlapping phrases are all found: "new york", "york" and
@@ -31,8 +40,9 @@
 // # How it works
 //
 // The boundary rule means that a phrase always starts and ends where text
-// can be cut into tokens: whole words (runs of word characters), single
-// other characters and runs of white space. A Set looks each word up once
+// can be cut into tokens: whole words (runs of word characters of scripts
+// written with spaces), single characters of the scripts written without
+// them, single other characters and runs of white space. A Set looks each word up once
 // in a hash table of the words its phrases use and runs an Aho–Corasick
 // automaton over token numbers, so a scan takes a few steps per word rather
 // than one per byte, and the tables it touches stay small even for 100,000

@@ -68,7 +68,9 @@ func TestFind(t *testing.T) {
 		{"accented", []string{"café"}, []string{"CAFÉ au lait"}, []int{0}},
 		{"combining mark is a word char", []string{"cafe"}, []string{"cafe\u0301"}, nil},
 		{"combining mark in phrase", []string{"cafe\u0301"}, []string{"CAFE\u0301!"}, []int{0}},
-		{"letter after non-ASCII letter", []string{"b"}, []string{"éb", "中b"}, nil},
+		{"letter after non-ASCII letter", []string{"b"}, []string{"éb", "ыb"}, nil},
+		// A Han character is a word of its own (script_test.go).
+		{"letter after a Han character", []string{"b"}, []string{"中b"}, []int{0}},
 		{"non-ASCII word", []string{"naïve"}, []string{"so naïve."}, []int{0}},
 		{"non-ASCII edge", []string{"über"}, []string{"xüber", "überx"}, nil},
 		{"emoji is not a word char", []string{"go"}, []string{"😀go😀"}, []int{0}},
@@ -78,7 +80,7 @@ func TestFind(t *testing.T) {
 		{"word lengths around groups", []string{"abcdefg", "abcdefgh", "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnopq"}, []string{"ABCDEFG abcdefghijklmnop.", "abcdefgh_"}, []int{0, 3}},
 		{"capitals past eight bytes", []string{"abcdefghijk", "abcdefghijklmno"}, []string{"ABCDEFGHIJK ABCDEFGHIJKLMNO"}, []int{0, 1}},
 		{"DEL is not a word char", []string{"go", "_x_"}, []string{"go\x7f \x7f_x_\x7f"}, []int{0, 1}},
-		{"cjk", []string{"東京"}, []string{"東京", "in 東京タワー"}, []int{0}},
+		{"cjk inside a run of text", []string{"東京"}, []string{"in 東京タワー"}, []int{0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,6 +237,7 @@ var pieces = []string{
 	"+", "#", ".", "-", "++",
 	"é", "É", "e\u0301", "\u0301", "ß", "ẞ", "Σ", "σ", "ς", "\u212a", "\u017f",
 	"İ", "ı", "😀", "中", "\ufffd",
+	"東", "京", "タ", "ー", "ｶ", "ﾞ", "\u3099", "삼", "은", "ก", "\u0e48", "ไ",
 	"'", "’", "‘", "Ａ", "ａ", "Ｇ", "ｏ", "１", "＃", "＿",
 }
 
@@ -262,6 +265,7 @@ func FuzzFind(f *testing.F) {
 	f.Add("cafe\u0301\nb", "CAFE\u0301 \xffb éb")
 	f.Add("a\na a\na a a\na a a a", "a a a a a a a a, a")
 	f.Add("go\ngo go\nc++", "go go go c++ c++ go")
+	f.Add("東京\nソニー\nacme\n삼성\nกรุงเทพ", "東京タワー acmeの新製品 ｿﾆｰ 삼성은 ที่กรุงเทพมี")
 	f.Fuzz(func(t *testing.T, phrases, text string) {
 		list := strings.Split(phrases, "\n")
 		if len(list) > 64 {
@@ -374,8 +378,8 @@ func refContains(t, p []rune) bool {
 		end := at + len(p)
 		switch {
 		case !slices.Equal(t[at:end], p):
-		case refWord(p[0]) && at > 0 && refWord(t[at-1]):
-		case refWord(p[len(p)-1]) && end < len(t) && refWord(t[end]):
+		case refBounded(p[0]) && at > 0 && refBounded(t[at-1]):
+		case refBounded(p[len(p)-1]) && end < len(t) && refBounded(t[end]):
 		default:
 			return true
 		}
@@ -418,4 +422,21 @@ func refVariant(r rune) rune {
 
 func refWord(r rune) bool {
 	return r >= 0 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.In(r, unicode.Mn, unicode.Mc))
+}
+
+// refBounded reports whether r asks for a boundary at a phrase's edge and
+// breaks one in the text: a word character of a script written with
+// spaces. Both the phrase's edge and the text's character beside it must
+// be one for the edge to need a boundary.
+func refBounded(r rune) bool {
+	return refWord(r) && !refUnspaced(r)
+}
+
+// refUnspaced reports whether r is of a script written without spaces
+// between words (or Hangul), or one of the marks written only with kana
+// that Unicode gives no single script.
+func refUnspaced(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
+		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar) ||
+		strings.ContainsRune("〱〲〳〴〵〼\u3099\u309aーｰﾞﾟ", r)
 }

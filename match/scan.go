@@ -247,7 +247,8 @@ const (
 )
 
 // wordRest goes on with a word that reaches a non-ASCII byte at text[j],
-// rune by rune.
+// rune by rune, up to the first character that is no word character or
+// is one of a script written without spaces (unspaced).
 func (s *Set) wordRest(text string, i, j int, k key) (uint32, int) {
 	known := true
 	for j < len(text) {
@@ -261,8 +262,8 @@ func (s *Set) wordRest(text string, i, j int, k key) (uint32, int) {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[j:])
-		if r == utf8.RuneError && size == 1 || !isWord(r) {
-			break
+		if r == utf8.RuneError && size == 1 || !isWord(r) || unspaced(r) {
+			break // a character of a script without spaces is a word of its own
 		}
 		j += size
 		if !known {
@@ -287,11 +288,17 @@ func (s *Set) high(text string, i int) (uint32, int) {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return tokNone, i + 1
+	case 0x3040 <= r && r <= 0x30ff, 0x4e00 <= r && r <= 0x9fff, 0xac00 <= r && r <= 0xd7a3:
+		// Kana, the common ideographs and the Hangul syllables, most
+		// of Japanese, Chinese and Korean text: no white space, and
+		// each a token of its own, a word character or not.
 	case unicode.IsSpace(r):
 		return tokSpace, skipSpace(text, i+size)
-	case isWord(r):
+	case isWord(r) && !unspaced(r):
 		return s.wordRest(text, i, i, key{})
 	}
+	// Another character, or one of a script written without spaces,
+	// which is a word of its own and a token as another character is.
 	f, ok := s.runes[r]
 	if !ok {
 		return tokNone, i + size

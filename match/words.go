@@ -14,15 +14,21 @@ import (
 // to the matcher, separates words here: an index tokenizer reads it as
 // punctuation, and cutting a word at it in the text and in the phrase
 // alike keeps every phrase's words in the same order in the texts it
-// matches.
+// matches. Each character of a script written without spaces (Han,
+// Hiragana, Katakana, Hangul, Thai, Lao, Khmer, Myanmar) is a word of
+// its own, as it is to the matcher: "東京タワー" is "東 京 タ ワ ー", in
+// which the words of "東京" follow one another. A text of those scripts
+// grows by one space per character, a third of its bytes at most (each
+// such character takes three or four bytes).
 //
 // So where the matcher finds a phrase, the phrase's words are words of
 // the text one after another: the phrase's edges fall on word
-// boundaries (or on characters that are not word characters), and what
-// lies between its words in the text is exactly what lies between them
-// in the phrase, which holds no word character. The converse need not
-// hold ("c++" has the word "c", found in "c#" too), so what an index
-// finds is checked with the matcher.
+// boundaries (or on characters that are not word characters, or on
+// characters of scripts written without spaces), and what lies between
+// its words in the text is exactly what lies between them in the
+// phrase, which holds no word character. The converse need not hold
+// ("c++" has the word "c", found in "c#" too), so what an index finds is
+// checked with the matcher.
 func AppendWords(dst []byte, text string) []byte {
 	in := false
 	for i := 0; i < len(text); {
@@ -42,10 +48,13 @@ func AppendWords(dst []byte, text string) []byte {
 			in = false
 			continue
 		}
-		if !in && len(dst) > 0 {
+		// A character of a script written without spaces is a word
+		// of its own.
+		solo := unspaced(r)
+		if (!in || solo) && len(dst) > 0 {
 			dst = append(dst, ' ')
 		}
-		in = true
+		in = !solo
 		if r < utf8.RuneSelf {
 			dst = append(dst, asciiLower[r])
 		} else {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestWords(t *testing.T) {
@@ -22,6 +23,13 @@ func TestWords(t *testing.T) {
 		{"a\xffb", []string{"a", "b"}},
 		{"new\u00a0york\tcity\n\nnow", []string{"new", "york", "city", "now"}},
 		{"🙂 #ai @bob e-mail", []string{"ai", "bob", "e", "mail"}},
+		// A character of a script written without spaces is a word of
+		// its own, next to a word of another script too.
+		{"東京タワー", []string{"東", "京", "タ", "ワ", "ー"}},
+		{"iPhoneを買った", []string{"iphone", "を", "買", "っ", "た"}},
+		{"삼성은Galaxy", []string{"삼", "성", "은", "galaxy"}},
+		{"ไก่ทอด", []string{"ไ", "ก", "\u0e48", "ท", "อ", "ด"}},
+		{"ｿﾆｰ、ＡＣＭＥ", []string{"ｿ", "ﾆ", "ｰ", "acme"}},
 	}
 	for _, tt := range tests {
 		if got := Words(tt.text); !slices.Equal(got, tt.want) {
@@ -41,7 +49,8 @@ func TestWords(t *testing.T) {
 // the text one after another: an index search for them never misses a
 // post the phrase matches.
 func TestWordsOfEveryMatch(t *testing.T) {
-	alphabet := []string{"a", "b", "A", "é", "É", "σ", "ς", "Σ", "\u212a", "k", "1", "_", " ", "  ", "\t", "-", "+", "#", ".", "\u0301", "²", "🙂", "\xff", "\u00a0", "'", "’", "Ａ", "ａ", "＿"}
+	alphabet := []string{"a", "b", "A", "é", "É", "σ", "ς", "Σ", "\u212a", "k", "1", "_", " ", "  ", "\t", "-", "+", "#", ".", "\u0301", "²", "🙂", "\xff", "\u00a0", "'", "’", "Ａ", "ａ", "＿",
+		"東", "京", "ー", "ｶ", "\u3099", "삼", "은", "ก", "\u0e48"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	random := func(n int) string {
 		var b strings.Builder
@@ -78,5 +87,31 @@ func TestWordsOfEveryMatch(t *testing.T) {
 	}
 	if found < 5000 {
 		t.Fatalf("only %d matches checked", found)
+	}
+}
+
+// TestWordsGrowth measures what a post of a script written without
+// spaces costs the index: one word per character, and one space more
+// per character, so its words take at most a third more bytes than its
+// text. The posts are made up in the shape of ordinary news posts,
+// repeated to the length a kept post reaches (core.MaxPostText
+// characters).
+func TestWordsGrowth(t *testing.T) {
+	for _, sentence := range []string{
+		"ソニーの新製品が発表された。東京タワーで新しいイベントが始まった。",
+		"华为发布新款手机，我爱苹果手机。",
+		"삼성은 새로운 스마트폰을 발표했다. ",
+		"วันนี้ที่กรุงเทพมีฝนตกหนัก ",
+	} {
+		text := string([]rune(strings.Repeat(sentence, 2000))[:2000])
+		words := AppendWords(nil, text)
+		n := len(strings.Fields(string(words)))
+		t.Logf("%d characters, %d bytes: %d words, %d bytes (%.2f×)", utf8.RuneCountInString(text), len(text), n, len(words), float64(len(words))/float64(len(text)))
+		if len(words) > len(text)*4/3 {
+			t.Errorf("%q…: words take %d bytes for %d of text", sentence, len(words), len(text))
+		}
+		if n > utf8.RuneCountInString(text) {
+			t.Errorf("%q…: %d words for %d characters", sentence, n, utf8.RuneCountInString(text))
+		}
 	}
 }

@@ -15,7 +15,8 @@ import (
 // <mark>: every place the phrase occurs, found as the matcher finds it
 // (letters compare under match.Fold, any run of white space stands
 // for a space, and a phrase's outer word characters must not touch
-// another word character), and every place a search's term does (its
+// another word character, where both are of scripts written with
+// spaces: match.NeedsBoundary), and every place a search's term does (its
 // words one after another, anything but word letters between them, as
 // the databases' text search reads the post). Each piece of the text is
 // escaped on its own and only <mark> and </mark> are added between the
@@ -55,12 +56,6 @@ func marked(text string, spans [][2]int) template.HTML {
 	return template.HTML(b.String())
 }
 
-// matcherWord reports whether r is a word character to the matcher
-// (package match): a letter, a digit, '_' or a combining mark.
-func matcherWord(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.In(r, unicode.Mn, unicode.Mc)
-}
-
 // phraseSpans returns the byte spans of text where phrase occurs.
 func phraseSpans(text, phrase string) [][2]int {
 	var want []rune // folded, each run of white space one ' '
@@ -75,14 +70,17 @@ func phraseSpans(text, phrase string) [][2]int {
 	if len(want) == 0 {
 		return nil
 	}
-	edgeBefore, edgeAfter := matcherWord(want[0]), matcherWord(want[len(want)-1])
+	// An edge needs a boundary only where both the phrase's character
+	// and the text's beside it ask for one (match.NeedsBoundary): a
+	// character of a script written without spaces is a word of its own.
+	edgeBefore, edgeAfter := match.NeedsBoundary(want[0]), match.NeedsBoundary(want[len(want)-1])
 	var out [][2]int
 	prev := rune(' ')
 	for i, r := range text {
-		if !(edgeBefore && matcherWord(prev)) {
+		if !(edgeBefore && match.NeedsBoundary(prev)) {
 			if end, ok := phraseAt(text, i, want); ok {
 				next, _ := utf8.DecodeRuneInString(text[end:])
-				if !(edgeAfter && end < len(text) && matcherWord(next)) {
+				if !(edgeAfter && end < len(text) && match.NeedsBoundary(next)) {
 					out = append(out, [2]int{i, end})
 				}
 			}

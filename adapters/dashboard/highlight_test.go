@@ -2,10 +2,12 @@ package dashboard
 
 import (
 	"html/template"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/match"
 )
 
 func TestHighlight(t *testing.T) {
@@ -33,6 +35,16 @@ func TestHighlight(t *testing.T) {
 		{"bad bytes", "acme\xff acme", "acme", "", "<mark>acme</mark>\ufffd <mark>acme</mark>"},
 		{"typed variants, as the matcher reads them", "Joe\u2019s and \uff21\uff23\uff2d\uff25", "joe's", "", "<mark>Joe\u2019s</mark> and \uff21\uff23\uff2d\uff25"},
 		{"full-width forms", "\uff21\uff23\uff2d\uff25 rocks", "acme", "", "<mark>\uff21\uff23\uff2d\uff25</mark> rocks"},
+		// Scripts written without spaces: a phrase is marked inside a
+		// run of text, as the matcher finds it there (sentences in the
+		// shape of ordinary news posts: a name, then a particle and the
+		// rest of the sentence with no space).
+		{"japanese inside a run", "東京タワーで新しいイベント", "東京", "", "<mark>東京</mark>タワーで新しいイベント"},
+		{"japanese brand before a particle", "ソニーの新製品、ソニー製", "ソニー", "", "<mark>ソニー</mark>の新製品、<mark>ソニー</mark>製"},
+		{"chinese", "我爱苹果手机", "苹果", "", "我爱<mark>苹果</mark>手机"},
+		{"korean particle", "삼성은 새로운 스마트폰을 발표했다", "삼성", "", "<mark>삼성</mark>은 새로운 스마트폰을 발표했다"},
+		{"thai", "วันนี้ที่กรุงเทพมีฝนตกหนัก", "กรุงเทพ", "", "วันนี้ที่<mark>กรุงเทพ</mark>มีฝนตกหนัก"},
+		{"latin against kana", "acmeの新製品 and acmes", "acme", "", "<mark>acme</mark>の新製品 and acmes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -63,5 +75,41 @@ func TestHighlightEscapes(t *testing.T) {
 				t.Fatalf("phrase %q, q %q: markup other than marks:\n%s", phrase, q, got)
 			}
 		}
+	}
+}
+
+// The highlight marks a phrase in a text exactly when the matcher finds
+// it there, on random texts that mix scripts written with and without
+// spaces, punctuation and white space.
+func TestHighlightMarksWhatTheMatcherFinds(t *testing.T) {
+	alphabet := []string{"a", "b", "A", "é", "\u0301", "_", "1", " ", "\t", "-", "+", "#", "。", "東", "京", "ー", "ｶ", "삼", "은", "ก", "\u0e48", "’", "'", "Ａ"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	random := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	found := 0
+	for range 20000 {
+		phrase := strings.TrimSpace(random(1 + rng.IntN(3)))
+		if phrase == "" {
+			continue
+		}
+		text := random(rng.IntN(5)) + phrase + random(rng.IntN(5))
+		if rng.IntN(3) == 0 {
+			text = random(1 + rng.IntN(8))
+		}
+		matched := len(match.Compile([]string{phrase}).Find(text)) > 0
+		if matched {
+			found++
+		}
+		if marked := len(phraseSpans(text, phrase)) > 0; marked != matched {
+			t.Fatalf("phrase %q in %q: matched %v, marked %v", phrase, text, matched, marked)
+		}
+	}
+	if found < 5000 {
+		t.Fatalf("only %d matches checked", found)
 	}
 }
