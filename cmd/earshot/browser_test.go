@@ -169,10 +169,13 @@ func (b *tab) text(sel string) string {
 }
 
 // click clicks the first element matching the CSS selector and, when
-// then is not empty, waits for that expression to hold.
+// then is not empty, waits for that expression to hold. The click is
+// the element's own, inside the page: chromedp's finds the node, then
+// clicks at its place, and a script that replaced the node meanwhile
+// (a triage updating its match in place) fails it under load.
 func (b *tab) click(sel, then string) {
 	b.t.Helper()
-	b.do(chromedp.Click(chromedp.CSS(sel)))
+	b.domClick(sel)
 	if then != "" {
 		b.waitFor(then, "after clicking "+sel)
 	}
@@ -183,8 +186,16 @@ func (b *tab) click(sel, then string) {
 func (b *tab) submitAndWait(sel string) {
 	b.t.Helper()
 	b.do(js(`window.__old = true`))
-	b.do(chromedp.Click(chromedp.CSS(sel)))
+	b.domClick(sel)
 	b.waitFor(`window.__old === undefined && document.readyState === "complete" && !!document.querySelector("main")`, "the page after "+sel)
+}
+
+// domClick waits for an element matching sel to be shown, as
+// chromedp's click does, then clicks it inside the page.
+func (b *tab) domClick(sel string) {
+	b.t.Helper()
+	b.waitFor(`document.querySelector(`+jsString(sel)+`).getClientRects().length > 0`, sel)
+	b.do(js(`document.querySelector(` + jsString(sel) + `).click()`))
 }
 
 func (b *tab) dialogCount() int {
