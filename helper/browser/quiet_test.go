@@ -4,20 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/earshothq/earshot/testkit/proxytest"
 )
 
 // quietIdle is how long Chromium is left idle after the page has loaded:
@@ -65,20 +64,20 @@ func TestChromiumAsksTheProxyOnlyForThePage(t *testing.T) {
 			)
 			switch kind {
 			case "socks5":
-				px := newSocksProxy(t, srv.Listener.Addr().String())
-				proxy = &url.URL{Scheme: "socks5", Host: px.addr()}
+				px := proxytest.NewSocks(t, srv.Listener.Addr().String())
+				proxy = &url.URL{Scheme: "socks5", Host: px.Addr()}
 				asked = func() []string {
 					var hs []string
-					for _, a := range px.asked() {
-						hs = append(hs, a.host)
+					for _, a := range px.Asks() {
+						hs = append(hs, a.Host)
 					}
 					return hs
 				}
-				wake = px.wake
+				wake = px.Wake()
 			case "http":
-				px := newConnectProxy(t, srv.Listener.Addr().String())
-				proxy = &url.URL{Scheme: "http", Host: px.addr()}
-				asked, wake = px.asked, px.wake
+				px := proxytest.NewConnect(t, srv.Listener.Addr().String())
+				proxy = &url.URL{Scheme: "http", Host: px.Addr()}
+				asked, wake = px.Hosts, px.Wake()
 			}
 			netlog := filepath.Join(t.TempDir(), "netlog.json")
 			b := start(t, Options{Proxy: proxy, Timeout: 20 * time.Second,
@@ -210,111 +209,4 @@ func connects(t *testing.T, path string) []connect {
 		}
 	}
 	return out
-}
-
-// connectProxy is a minimal http proxy after RFC 9110 (CONNECT, section
-// 9.3.6) and RFC 9112 (a request in absolute form, section 3.2.2): it
-// records the host of each tunnel and request it is asked for and joins
-// every one to target, whatever the host named, as the operator's proxy
-// joins it to the platform.
-type connectProxy struct {
-	srv    *httptest.Server
-	target string
-	mu     sync.Mutex
-	asks   []string
-	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
-	wake   chan struct{}
-}
-
-func newConnectProxy(t *testing.T, target string) *connectProxy {
-	t.Helper()
-	p := &connectProxy{target: target, conns: map[net.Conn]bool{}, wake: make(chan struct{}, 1)}
-	forward := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		r.SetURL(&url.URL{Scheme: "http", Host: target})
-		r.Out.Host = r.In.Host
-	}}
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host := r.Host
-		if r.Method != http.MethodConnect && r.URL.Host != "" {
-			host = r.URL.Host
-		}
-		if h, _, err := net.SplitHostPort(host); err == nil {
-			host = h
-		}
-		p.mu.Lock()
-		p.asks = append(p.asks, host)
-		p.mu.Unlock()
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
-		if r.Method != http.MethodConnect {
-			forward.ServeHTTP(w, r)
-			return
-		}
-		p.tunnel(w)
-	}))
-	// A browser keeps its tunnels open: they are closed rather than
-	// waited for.
-	t.Cleanup(func() {
-		p.srv.Close()
-		p.mu.Lock()
-		for c := range p.conns {
-			c.Close()
-		}
-		p.mu.Unlock()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *connectProxy) addr() string { return p.srv.Listener.Addr().String() }
-
-func (p *connectProxy) asked() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.asks...)
-}
-
-func (p *connectProxy) tunnel(w http.ResponseWriter) {
-	up, err := net.Dial("tcp", p.target)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	c, rw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		up.Close()
-		return
-	}
-	p.mu.Lock()
-	p.conns[c] = true
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		defer func() {
-			p.mu.Lock()
-			delete(p.conns, c)
-			p.mu.Unlock()
-		}()
-		defer c.Close()
-		defer up.Close()
-		if _, err := rw.WriteString("HTTP/1.1 200 Connection established\r\n\r\n"); err != nil || rw.Flush() != nil {
-			return
-		}
-		done := make(chan struct{})
-		go func() {
-			// What the client sent after its CONNECT may be buffered.
-			io.Copy(up, rw)
-			if tc, ok := up.(*net.TCPConn); ok {
-				tc.CloseWrite()
-			}
-			close(done)
-		}()
-		io.Copy(c, up)
-		c.Close()
-		<-done
-	}()
 }

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"io"
 	"net"
@@ -13,19 +12,21 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/earshothq/earshot/testkit/proxytest"
 )
 
 // Through a socks5 proxy, Chromium is to hand the proxy every name and
 // resolve none itself: the local resolver would otherwise learn what the
-// owner reads. The page loads through the in-process proxy below under a
-// name no resolver knows (RFC 2606's .invalid), with DNS-prefetch and
-// preconnect hints for two more such names; Chromium writes its NetLog
+// owner reads. The page loads through an in-process proxy
+// (proxytest.Socks) under a name no resolver knows (RFC 2606's
+// .invalid), with DNS-prefetch and preconnect hints for two more such
+// names; Chromium writes its NetLog
 // (--log-net-log), whose host-resolver events are every name it looked
 // up itself.
 //
@@ -54,9 +55,9 @@ func TestSocksProxyIsGivenEveryName(t *testing.T) {
 			`<link rel="preconnect" href="http://earshot-preconnect.invalid"><p>served through the proxy</p>`)
 	}))
 	t.Cleanup(srv.Close)
-	px := newSocksProxy(t, srv.Listener.Addr().String())
+	px := proxytest.NewSocks(t, srv.Listener.Addr().String())
 	netlog := filepath.Join(t.TempDir(), "netlog.json")
-	b := start(t, Options{Proxy: &url.URL{Scheme: "socks5", Host: px.addr()}, Timeout: 20 * time.Second,
+	b := start(t, Options{Proxy: &url.URL{Scheme: "socks5", Host: px.Addr()}, Timeout: 20 * time.Second,
 		extra: []flag{{"log-net-log", netlog}, {"net-log-capture-mode", "Everything"}}})
 	p, err := b.Read(context.Background(), Request{URL: "http://earshot-socks-test.invalid/", Done: func(*Page) bool { return true }})
 	if err != nil {
@@ -65,12 +66,12 @@ func TestSocksProxyIsGivenEveryName(t *testing.T) {
 	if p.Status != 200 || !strings.Contains(string(p.Document), "served through the proxy") || hits.Load() == 0 {
 		t.Fatalf("page %d %q, %d hits", p.Status, p.Document, hits.Load())
 	}
-	asks := px.asked()
-	if !slices.Contains(asks, socksAsk{atyp: 3, host: "earshot-socks-test.invalid", port: 80}) {
+	asks := px.Asks()
+	if !slices.Contains(asks, proxytest.SocksAsk{ATYP: 3, Host: "earshot-socks-test.invalid", Port: 80}) {
 		t.Errorf("the proxy was not asked for the page's name: %+v", asks)
 	}
 	for _, a := range asks {
-		if a.atyp != 3 {
+		if a.ATYP != 3 {
 			t.Errorf("the proxy was asked for an address, resolved by Chromium: %+v", a)
 		}
 	}
@@ -97,8 +98,8 @@ func TestSocksProxyByName(t *testing.T) {
 		io.WriteString(w, "served through the proxy")
 	}))
 	t.Cleanup(srv.Close)
-	px := newSocksProxy(t, srv.Listener.Addr().String())
-	_, port, _ := net.SplitHostPort(px.addr())
+	px := proxytest.NewSocks(t, srv.Listener.Addr().String())
+	_, port, _ := net.SplitHostPort(px.Addr())
 	b := start(t, Options{Proxy: &url.URL{Scheme: "socks5", Host: "localhost:" + port}, Timeout: 20 * time.Second})
 	p, err := b.Read(context.Background(), Request{URL: "http://earshot-socks-test.invalid/", Done: func(*Page) bool { return true }})
 	if err != nil {
@@ -185,161 +186,4 @@ func TestSocksProxyDownReachesNothing(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the server was reached %d times with the proxy down", n)
 	}
-}
-
-// socksAsk is one CONNECT a socks5 proxy was asked for: the address type
-// (RFC 1928: 1 IPv4, 3 a domain name, 4 IPv6) and the host as given.
-type socksAsk struct {
-	atyp byte
-	host string
-	port int
-}
-
-// socksProxy is a minimal socks5 server after RFC 1928 (no
-// authentication, CONNECT only): it records what each client asks for
-// and joins every connection to target, whatever the host named, as the
-// operator's proxy joins it to the platform.
-type socksProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	asks   []socksAsk
-	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
-	// wake has a value after each ask, for a test that waits on them.
-	wake chan struct{}
-}
-
-func newSocksProxy(t *testing.T, target string) *socksProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &socksProxy{ln: ln, target: target, conns: map[net.Conn]bool{}, wake: make(chan struct{}, 1)}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.mu.Lock()
-			p.conns[c] = true
-			p.mu.Unlock()
-			p.wg.Add(1)
-			go func() {
-				defer p.wg.Done()
-				p.serve(c)
-				p.mu.Lock()
-				delete(p.conns, c)
-				p.mu.Unlock()
-			}()
-		}
-	}()
-	// A browser keeps its connections open: they are closed rather
-	// than waited for.
-	t.Cleanup(func() {
-		ln.Close()
-		p.mu.Lock()
-		for c := range p.conns {
-			c.Close()
-		}
-		p.mu.Unlock()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *socksProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *socksProxy) asked() []socksAsk {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]socksAsk(nil), p.asks...)
-}
-
-func (p *socksProxy) serve(c net.Conn) {
-	defer c.Close()
-	// Greeting: VER, NMETHODS, METHODS; the answer picks "no
-	// authentication" (0) or none acceptable (0xff).
-	var b [255 + 4]byte
-	if _, err := io.ReadFull(c, b[:2]); err != nil || b[0] != 5 {
-		return
-	}
-	if _, err := io.ReadFull(c, b[:b[1]]); err != nil {
-		return
-	}
-	if _, err := c.Write([]byte{5, 0}); err != nil {
-		return
-	}
-	// Request: VER, CMD, RSV, ATYP, DST.ADDR, DST.PORT.
-	if _, err := io.ReadFull(c, b[:4]); err != nil || b[0] != 5 {
-		return
-	}
-	cmd, atyp := b[1], b[3]
-	var host string
-	switch atyp {
-	case 1:
-		if _, err := io.ReadFull(c, b[:4]); err != nil {
-			return
-		}
-		host = net.IP(b[:4]).String()
-	case 4:
-		if _, err := io.ReadFull(c, b[:16]); err != nil {
-			return
-		}
-		host = net.IP(b[:16]).String()
-	case 3:
-		if _, err := io.ReadFull(c, b[:1]); err != nil {
-			return
-		}
-		n := int(b[0])
-		if _, err := io.ReadFull(c, b[:n]); err != nil {
-			return
-		}
-		host = string(b[:n])
-	default:
-		return
-	}
-	if _, err := io.ReadFull(c, b[:2]); err != nil {
-		return
-	}
-	port := int(binary.BigEndian.Uint16(b[:2]))
-	p.mu.Lock()
-	p.asks = append(p.asks, socksAsk{atyp: atyp, host: host, port: port})
-	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
-	reply := func(rep byte) error {
-		_, err := c.Write([]byte{5, rep, 0, 1, 127, 0, 0, 1, 0, 0})
-		return err
-	}
-	if cmd != 1 {
-		reply(7) // command not supported
-		return
-	}
-	up, err := net.Dial("tcp", p.target)
-	if err != nil {
-		reply(5) // connection refused
-		return
-	}
-	defer up.Close()
-	if reply(0) != nil {
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		io.Copy(up, c)
-		if tc, ok := up.(*net.TCPConn); ok {
-			tc.CloseWrite()
-		}
-		close(done)
-	}()
-	io.Copy(c, up)
-	c.Close()
-	<-done
 }
