@@ -312,7 +312,11 @@ func (l *AlertLinks) URL(site, ownerID string) string {
 		return ""
 	}
 	tok := append(id, l.mac(ownerID)...)
-	return strings.TrimSuffix(site, "/") + AlertsOffPath + base64.RawURLEncoding.EncodeToString(tok)
+	// The link goes in List-Unsubscribe too, where a comma separates
+	// addresses (RFC 2369) and a mailer refuses it: a site path may hold
+	// one (EARSHOT_SITE_URL keeps it), so it is written %2C.
+	site = strings.ReplaceAll(strings.TrimSuffix(site, "/"), ",", "%2C")
+	return site + AlertsOffPath + base64.RawURLEncoding.EncodeToString(tok)
 }
 
 // Owner returns the owner of the link whose token is token, and false

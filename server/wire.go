@@ -366,6 +366,17 @@ func untilAbort(start context.Context) (context.Context, context.CancelFunc) {
 	return ctx, func() { unlink(); cancel(nil) }
 }
 
+// abortCause is err, of a step run under untilAbort's ctx, as the start
+// reports it: when ctx has ended, the database said only "context
+// canceled", so the abort's cause is returned, as waitStep does, and
+// serve reads a signal's as a stop asked for, not a failed start.
+func abortCause(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("start cut short: %w (%v)", context.Cause(ctx), err)
+}
+
 // printBootstrap creates the first owner on an empty database and prints
 // its keys once on out.
 func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, out io.Writer, site *Site) {
@@ -379,7 +390,7 @@ func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, 
 		defer cancel()
 		b, err := s.Owners.Bootstrap(ctx)
 		if err != nil {
-			return err
+			return abortCause(ctx, err)
 		}
 		if b == nil {
 			log.Info("bootstrap skipped", "reason", "the database has an owner")
@@ -387,7 +398,7 @@ func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, 
 		}
 		link, err := s.Sessions.LoginLink(ctx, b.Owner.ID)
 		if err != nil {
-			return err
+			return abortCause(ctx, err)
 		}
 		fmt.Fprintf(out, `earshot: first start, created owner %s (%s). These keys are shown once:
   API key (every scope): %s

@@ -68,11 +68,18 @@ func (d *Dashboard) alertsOff(w http.ResponseWriter, r *http.Request) {
 	if !d.takeAlertsOff(w, r) {
 		return
 	}
-	err := d.deps.AlertsOff.TurnOffByLink(r.Context(), r.PathValue("token"))
-	switch {
-	case core.IsKind(err, core.KindNotFound):
+	token := r.PathValue("token")
+	if d.deps.AlertsOff.CheckOffLink(token) != nil {
 		d.badAlertsOffLink(w, r)
 		return
+	}
+	err := d.deps.AlertsOff.TurnOffByLink(r.Context(), token)
+	switch {
+	case core.IsKind(err, core.KindNotFound):
+		// The link is one of ours and its owner is gone (an operator
+		// removed them): nobody is left to mail, so the emails are off,
+		// as the page says, and a provider's one-click POST gets the
+		// 2xx RFC 8058 expects, not "copy the whole link".
 	case err != nil:
 		d.fail(w, r, err)
 		return
