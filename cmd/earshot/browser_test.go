@@ -186,7 +186,7 @@ func (b *tab) click(sel, then string) {
 func (b *tab) submitAndWait(sel string) {
 	b.t.Helper()
 	b.do(js(`window.__old = true`))
-	b.domClick(sel)
+	b.do(chromedp.Click(chromedp.CSS(sel)))
 	b.waitFor(`window.__old === undefined && document.readyState === "complete" && !!document.querySelector("main")`, "the page after "+sel)
 }
 
