@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"reflect"
 	"strings"
 	"time"
@@ -441,6 +442,20 @@ func (r *statusRecorder) Header() http.Header         { return r.header }
 func (r *statusRecorder) Write(b []byte) (int, error) { return len(b), nil }
 func (r *statusRecorder) WriteHeader(status int)      { r.status = status }
 
+// unclean reports whether the mux redirects p to a cleaned form (a
+// doubled slash, a dot segment) rather than serve it: the mux names the
+// route of the cleaned path then, and the answer is its redirect.
+func unclean(p string) bool {
+	if p == "" || p[0] != '/' {
+		return true
+	}
+	clean := path.Clean(p)
+	if p[len(p)-1] == '/' && clean != "/" {
+		clean += "/"
+	}
+	return clean != p
+}
+
 // ServeHTTP caps the body, dispatches through the mux, and answers requests
 // that match no route with the error envelope: 405 (with Allow) when the
 // path exists under another method, 404 otherwise.
@@ -449,7 +464,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	}
 	h, pattern := s.mux.Handler(r)
-	if pattern != "" {
+	if pattern != "" && !unclean(r.URL.EscapedPath()) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
@@ -460,7 +475,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", rec.header.Get("Allow"))
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("Method %s is not allowed on %s", r.Method, r.URL.Path))
 	case rec.status >= 300 && rec.status < 400:
-		h.ServeHTTP(w, r) // the mux's own redirect to a cleaned path
+		// The mux redirects a path it cleans (a doubled slash, a dot
+		// segment); its answer is HTML or empty, and every answer of the
+		// mock is JSON.
+		loc := rec.header.Get("Location")
+		w.Header().Set("Location", loc)
+		writeError(w, rec.status, fmt.Sprintf("Moved: %s %s is served at %s", r.Method, r.URL.Path, loc))
 	default:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("Not found: %s %s", r.Method, r.URL.Path))
 	}

@@ -1,6 +1,7 @@
 package legacymock
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,33 @@ func TestWrongItemTypeNamesTheList(t *testing.T) {
 		{"PATCH", "/listings/" + id, `{"locationPoint":{"lat":"north","lng":1}}`, "locationPoint.lat must be a number"},
 	} {
 		c.fails(400, tt.msg, tt.method, tt.path, tt.body)
+	}
+}
+
+// The spec answers JSON on every route. A path the mux cleans (a doubled
+// slash, a dot segment) is still redirected to its clean form, but the
+// answer is the error envelope, for every method, never the mux's HTML
+// (GET) or empty body (POST).
+func TestUncleanPathRedirectAnswersJSON(t *testing.T) {
+	c := newClient(t, Config{})
+	c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, tt := range []struct{ method, path, location string }{
+		{"GET", "//accounts", "/accounts"},
+		{"POST", "/keywords//reset", "/keywords/reset"},
+		{"DELETE", "/brand/./sources", "/brand/sources"},
+	} {
+		r := c.fails(307, "", tt.method, tt.path, nil)
+		if !strings.Contains(r.errMsg(), tt.location) {
+			t.Errorf("%s %s: %q does not name %s", tt.method, tt.path, r.errMsg(), tt.location)
+		}
+		req, _ := http.NewRequest(tt.method, c.base+tt.path, nil)
+		res, err := c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if got := res.Header.Get("Location"); got != tt.location {
+			t.Errorf("%s %s: Location %q, want %q", tt.method, tt.path, got, tt.location)
+		}
 	}
 }
