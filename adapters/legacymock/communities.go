@@ -236,7 +236,11 @@ func digitsOK(s string) bool {
 type listCommunitiesRequest struct{ platform string }
 
 func decodeListCommunities(_ context.Context, r *http.Request) (any, error) {
-	return listCommunitiesRequest{platform: r.URL.Query().Get("platform")}, nil
+	q, err := query(r)
+	if err != nil {
+		return nil, err
+	}
+	return listCommunitiesRequest{platform: q.Get("platform")}, nil
 }
 
 func (s *Server) listCommunities(_ context.Context, request any) (any, error) {

@@ -32,12 +32,19 @@ type listFeedRequest struct {
 }
 
 func decodeListFeed(_ context.Context, r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return nil, err
+	}
 	return listFeedRequest{platform: q.Get("platform"), search: q.Get("search")}, nil
 }
 
 func decodeListFeedByPlatform(_ context.Context, r *http.Request) (any, error) {
-	return listFeedRequest{platform: r.PathValue("platform"), search: r.URL.Query().Get("search")}, nil
+	q, err := query(r)
+	if err != nil {
+		return nil, err
+	}
+	return listFeedRequest{platform: r.PathValue("platform"), search: q.Get("search")}, nil
 }
 
 // listFeed filters the static feed by platform and by a case-insensitive

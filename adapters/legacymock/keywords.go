@@ -85,7 +85,10 @@ type listKeywordsRequest struct {
 }
 
 func decodeListKeywords(_ context.Context, r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q, err := query(r)
+	if err != nil {
+		return nil, err
+	}
 	return listKeywordsRequest{platform: q.Get("platform"), groupID: q.Get("groupId"), noGroup: q.Get("noGroup")}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path"
 	"reflect"
 	"strings"
@@ -426,6 +427,17 @@ func (s *Server) route(name string, e endpoint.Endpoint, dec httptransport.Decod
 		encodeResponse,
 		httptransport.ServerErrorEncoder(encodeError),
 	)
+}
+
+// query reads the query string of a route that filters by it. One that
+// cannot be read is refused: net/url drops a pair it cannot read, and the
+// filter in it would be silently left out.
+func query(r *http.Request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, core.Errorf(core.KindInvalid, "the query string cannot be read: %v", err)
+	}
+	return q, nil
 }
 
 // decodeNone is the decoder of routes that take no input.

@@ -103,3 +103,25 @@ func TestUncleanPathRedirectAnswersJSON(t *testing.T) {
 		}
 	}
 }
+
+// A query string that cannot be read is refused with the error envelope:
+// read leniently, a filter in it was dropped and the whole list came
+// back as if it had been applied.
+func TestMalformedQueryIsRefused(t *testing.T) {
+	c := newClient(t, Config{})
+	for _, path := range []string{
+		"/feed?platform=x;search=a",
+		"/feed?search=%zz",
+		"/feed/x?search=%zz",
+		"/keywords?platform=x&noGroup=%",
+		"/communities?platform=reddit;",
+	} {
+		c.fails(400, "", "GET", path, nil)
+	}
+	// A well-formed query still filters.
+	for _, it := range c.must(200, "GET", "/feed?platform=x&search=%20", nil).list("items") {
+		if it["platform"] != "x" {
+			t.Errorf("platform filter let %v through", it["id"])
+		}
+	}
+}
