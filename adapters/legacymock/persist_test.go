@@ -308,3 +308,41 @@ func BenchmarkPruneAgainstEncode(b *testing.B) {
 	stop()
 	b.ReportMetric(float64(prune)/float64(encode), "prune/encode")
 }
+
+// A body the field bounds refuse is refused as it is read, before it is
+// built into values: a 1 MB list of zeros was decoded into half a
+// million values (some 56 MB) only to be refused for its length, and an
+// object of a hundred thousand fields was stored in the brand's free-form
+// parts, or built and dropped elsewhere.
+func TestWideBodyIsRefusedCheaply(t *testing.T) {
+	c := newClient(t, Config{})
+	n := (maxBody - 100) / 2
+	list := `{"identity":{"name":"x"},"a":[` + strings.Repeat("0,", n-1) + `0]}`
+	var sb strings.Builder
+	sb.WriteString(`{"identity":{"name":"x"},"b":{`)
+	for i := 0; sb.Len() < maxBody-200; i++ {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `"%x":0`, i)
+	}
+	sb.WriteString("}}")
+	for name, tt := range map[string]struct{ body, msg string }{
+		"list":   {list, fmt.Sprintf("a has more than %d items", maxItems)},
+		"object": {sb.String(), fmt.Sprintf("b has more than %d fields", maxItems)},
+	} {
+		for _, route := range []string{"/brand", "/listings"} {
+			method := map[string]string{"/brand": "PUT", "/listings": "POST"}[route]
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			c.fails(400, tt.msg, method, route, tt.body)
+			runtime.ReadMemStats(&after)
+			if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; mb > 16 {
+				t.Errorf("%s to %s: a %d-byte body cost %d MB", name, route, len(tt.body), mb)
+			}
+		}
+	}
+	if r := c.must(200, "GET", "/brand", nil); r.body["brand"] != nil {
+		t.Errorf("a refused brand is stored: %.200s", r.raw)
+	}
+}

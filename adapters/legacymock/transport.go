@@ -166,10 +166,18 @@ func decodeJSON(r *http.Request, v any, optional bool) error {
 	if data[0] != '{' {
 		return core.Errorf(core.KindInvalidJSON, "request body must be a JSON object")
 	}
+	// The bounds come first: a body they refuse is never built into
+	// values, which cost some fifty times its size. A number out of range
+	// is reported after the decoding, whose message names a declared
+	// field by its full path.
+	outOfRange, err := checkSizes(data)
+	if err != nil {
+		return err
+	}
 	if err := unmarshal(data, v); err != nil {
 		return jsonError(err, v)
 	}
-	return checkSizes(data)
+	return outOfRange
 }
 
 // unmarshal is json.Unmarshal keeping the numbers of free-form parts
@@ -188,7 +196,8 @@ func unmarshal(data []byte, v any) error {
 }
 
 // Field bounds of every request body: no text longer than maxString
-// bytes, no list longer than maxItems, no object or list nested more
+// bytes, no list of more than maxItems items nor object of more than
+// maxItems fields, no object or list nested more
 // than maxDepth deep. They hold wherever a body is decoded, so free-form
 // parts (the brand) are bound as well as the fields the rules name; the
 // store bounds what a change adds in all. The depth bound comes first
@@ -201,9 +210,12 @@ const (
 	maxDepth  = 20
 )
 
-// checkSizes walks a valid JSON body and refuses a text (key or value),
-// a list or a nesting over the bounds, naming the nearest field.
-func checkSizes(data []byte) error {
+// checkSizes walks a JSON body and refuses a text (key or value), a list
+// or an object (maxItems fields) or a nesting over the bounds, naming the
+// nearest field. It stops quietly where the body stops being valid JSON,
+// which the decoding then reports. The first number no float64 holds is
+// handed back apart, as outOfRange.
+func checkSizes(data []byte) (outOfRange, err error) {
 	type frame struct {
 		array   bool
 		items   int
@@ -224,7 +236,7 @@ func checkSizes(data []byte) error {
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil // the end: Unmarshal has already read the body as valid
+			return outOfRange, nil // the end, or invalid JSON, which unmarshal reports
 		}
 		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
 			stack = stack[:len(stack)-1]
@@ -236,30 +248,40 @@ func checkSizes(data []byte) error {
 		}
 		if s, ok := tok.(string); ok && len(s) > maxString {
 			if top != nil && top.wantKey {
-				return core.Errorf(core.KindInvalid, "a field name in %s is longer than %d bytes", name(), maxString)
+				return nil, core.Errorf(core.KindInvalid, "a field name in %s is longer than %d bytes", name(), maxString)
 			}
-			return core.Errorf(core.KindInvalid, "%s is longer than %d bytes", name(), maxString)
+			return nil, core.Errorf(core.KindInvalid, "%s is longer than %d bytes", name(), maxString)
 		}
 		if top != nil && top.wantKey {
+			if top.items++; top.items > maxItems {
+				// Named by the field that holds the object, not by its own fields.
+				where := "the body"
+				for i := len(stack) - 2; i >= 0 && where == "the body"; i-- {
+					if stack[i].key != "" {
+						where = stack[i].key
+					}
+				}
+				return nil, core.Errorf(core.KindInvalid, "%s has more than %d fields", where, maxItems)
+			}
 			top.key, top.wantKey = tok.(string), false
 			continue
 		}
 		// A number the free-form parts keep as sent must still be one
 		// every client can read back.
-		if n, isNum := tok.(json.Number); isNum {
+		if n, isNum := tok.(json.Number); isNum && outOfRange == nil {
 			if _, err := n.Float64(); err != nil {
 				lit := string(n)
 				if len(lit) > 40 {
 					lit = lit[:40] + "..."
 				}
-				return core.Errorf(core.KindInvalid, "the number %s in %s is out of range", lit, name())
+				outOfRange = core.Errorf(core.KindInvalid, "the number %s in %s is out of range", lit, name())
 			}
 		}
 		// A value starts.
 		if top != nil {
 			if top.array {
 				if top.items++; top.items > maxItems {
-					return core.Errorf(core.KindInvalid, "%s has more than %d items", name(), maxItems)
+					return nil, core.Errorf(core.KindInvalid, "%s has more than %d items", name(), maxItems)
 				}
 			} else {
 				top.wantKey = true
@@ -267,7 +289,7 @@ func checkSizes(data []byte) error {
 		}
 		if d, ok := tok.(json.Delim); ok {
 			if len(stack) == maxDepth {
-				return core.Errorf(core.KindInvalid, "%s is nested more than %d levels deep", name(), maxDepth)
+				return nil, core.Errorf(core.KindInvalid, "%s is nested more than %d levels deep", name(), maxDepth)
 			}
 			stack = append(stack, &frame{array: d == '[', wantKey: d == '{'})
 		}
