@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -287,3 +288,10 @@ type data struct {
 }
 
 func ok(v any) response { return response{body: data{Data: v}} }
+
+// created is the 201 of a thing made at under+id: Location names it
+// (RFC 9110), the address its own routes take.
+func created(v any, under, id string) response {
+	return response{status: http.StatusCreated, body: data{Data: v},
+		headers: map[string]string{"Location": under + url.PathEscape(id)}}
+}
