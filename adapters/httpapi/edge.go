@@ -59,8 +59,12 @@ func authenticateKey(ctx context.Context, r *http.Request, w http.ResponseWriter
 	// Only a key refused counts: a lookup that failed on our side (the
 	// store unreachable, the caller gone) says nothing of the key, and
 	// counting it would lock an address's valid keys out after an outage.
-	if core.IsKind(err, core.KindUnauthorized) && l != nil {
-		takeQuota(ctx, l, log, w, failKey, limit)
+	if core.IsKind(err, core.KindUnauthorized) {
+		// Every 401 names the scheme that would work (RFC 9110, RFC 6750).
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		if l != nil {
+			takeQuota(ctx, l, log, w, failKey, limit)
+		}
 	}
 	return k, err
 }
