@@ -88,7 +88,7 @@ func New(cfg Config, deps Deps) *API {
 	opts := []httptransport.ServerOption{
 		httptransport.ServerErrorEncoder(a.encodeError),
 	}
-	paths, routed := map[string]bool{}, map[string]bool{}
+	paths, routed, allow := map[string]bool{}, map[string]bool{}, map[string][]string{}
 	for _, r := range a.routes() {
 		decode := r.decode
 		if gate := a.planGate(r.path); gate != nil {
@@ -99,6 +99,7 @@ func New(cfg Config, deps Deps) *API {
 		}
 		a.mux.Handle(r.method+" "+r.path, httptransport.NewServer(r.endpoint, decode, encodeResponse, opts...))
 		paths[r.path], routed[r.method+" "+r.path] = true, true
+		allow[r.path] = allowed(allow[r.path], r.method)
 	}
 	// A known path with another method, and any unknown path, answer in
 	// the documented error body rather than the mux's plain text. The
@@ -115,18 +116,30 @@ func New(cfg Config, deps Deps) *API {
 				continue
 			}
 			a.mux.HandleFunc(m+" "+p, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Allow", strings.Join(allow[p], ", "))
 				a.encodeError(r.Context(), wrongMethod(r.Method, p), w)
 			})
 		}
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if _, p := known.Handler(r); p != "" {
+			w.Header().Set("Allow", strings.Join(allow[p], ", "))
 			a.encodeError(r.Context(), wrongMethod(r.Method, p), w)
 			return
 		}
 		a.encodeError(r.Context(), core.Errorf(core.KindNotFound, "no such route: %s %s", r.Method, r.URL.Path), w)
 	})
 	return a
+}
+
+// allowed adds method to methods, the list a wrong method's Allow
+// header names (RFC 9110), with HEAD after GET, as the mux serves it.
+func allowed(methods []string, method string) []string {
+	methods = append(methods, method)
+	if method == http.MethodGet {
+		methods = append(methods, http.MethodHead)
+	}
+	return methods
 }
 
 func wrongMethod(method, path string) error {

@@ -147,9 +147,7 @@ func (a *API) addChannel(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := ok(channelRecord(ch))
-	resp.status = http.StatusCreated
-	return resp, nil
+	return created(channelRecord(ch), "/api/v1/channels/", ch.ID), nil
 }
 
 func (a *API) listChannels(ctx context.Context, _ any) (any, error) {

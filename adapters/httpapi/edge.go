@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,8 +59,12 @@ func authenticateKey(ctx context.Context, r *http.Request, w http.ResponseWriter
 	// Only a key refused counts: a lookup that failed on our side (the
 	// store unreachable, the caller gone) says nothing of the key, and
 	// counting it would lock an address's valid keys out after an outage.
-	if core.IsKind(err, core.KindUnauthorized) && l != nil {
-		takeQuota(ctx, l, log, w, failKey, limit)
+	if core.IsKind(err, core.KindUnauthorized) {
+		// Every 401 names the scheme that would work (RFC 9110, RFC 6750).
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		if l != nil {
+			takeQuota(ctx, l, log, w, failKey, limit)
+		}
 	}
 	return k, err
 }
@@ -287,3 +292,10 @@ type data struct {
 }
 
 func ok(v any) response { return response{body: data{Data: v}} }
+
+// created is the 201 of a thing made at under+id: Location names it
+// (RFC 9110), the address its own routes take.
+func created(v any, under, id string) response {
+	return response{status: http.StatusCreated, body: data{Data: v},
+		headers: map[string]string{"Location": under + url.PathEscape(id)}}
+}

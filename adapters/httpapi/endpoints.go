@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"net/http"
 
 	"github.com/earshothq/earshot/app/record"
 	"github.com/earshothq/earshot/core"
@@ -49,13 +48,12 @@ func (a *API) addPhrase(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := ok(phraseRecord(p))
-	resp.status = http.StatusCreated
 	if replayed {
-		resp.status = http.StatusOK
+		resp := ok(phraseRecord(p))
 		resp.headers = map[string]string{"Idempotent-Replayed": "true"}
+		return resp, nil
 	}
-	return resp, nil
+	return created(phraseRecord(p), "/api/v1/keywords/", p.ID), nil
 }
 
 func (a *API) getPhrase(ctx context.Context, req any) (any, error) {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,7 +81,8 @@ type Helper struct {
 	mux      *http.ServeMux
 	api      *API // for its error encoder
 	bodies   *slots
-	paths    map[string]bool // the paths with a route, each with its wrong-method answer
+	paths    map[string]bool     // the paths with a route, each with its wrong-method answer
+	allow    map[string][]string // the methods of each path, for a wrong method's Allow
 }
 
 // NewHelper returns the helper endpoints' handler.
@@ -106,7 +108,7 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 		cfg.Logger.Info("EARSHOT_PROXY_URL is unset: GET /proxy answers 503 and helpers stop unless their operator turned the proxy off")
 	}
 	h := &Helper{cfg: cfg, keys: keys, ingest: ingest, sessions: sessions, mux: http.NewServeMux(),
-		api: &API{cfg: Config{Logger: cfg.Logger}}, bodies: newSlots(cfg.Bodies), paths: map[string]bool{}}
+		api: &API{cfg: Config{Logger: cfg.Logger}}, bodies: newSlots(cfg.Bodies), paths: map[string]bool{}, allow: map[string][]string{}}
 	for _, r := range h.routes() {
 		// A route with a body answers service_unavailable as its body
 		// slots do: with Retry-After, so the helper sends it again.
@@ -129,11 +131,13 @@ func NewHelper(cfg HelperConfig, keys Authenticator, ingest IngestService, sessi
 // in the mux's plain text.
 func (h *Helper) handle(method, path string, handler http.Handler) {
 	h.mux.Handle(method+" "+path, handler)
+	h.allow[path] = allowed(h.allow[path], method)
 	if h.paths[path] {
 		return
 	}
 	h.paths[path] = true
 	h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", strings.Join(h.allow[path], ", "))
 		h.api.encodeError(r.Context(), core.Errorf(core.KindInvalidRequest, "method %s is not allowed on %s", r.Method, path), w)
 	})
 }
@@ -295,6 +299,9 @@ type ingestPostJSON struct {
 }
 
 func decodeIngest(_ context.Context, r *http.Request) (any, error) {
+	if err := jsonContentType(r); err != nil {
+		return nil, err
+	}
 	var body []byte
 	var err error
 	if n := r.ContentLength; n > 0 && n <= maxHelperBody {

@@ -280,9 +280,7 @@ func (a *API) addWebhook(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := ok(createdWebhookJSON{webhookRecord(w), secret})
-	resp.status = http.StatusCreated
-	return resp, nil
+	return created(createdWebhookJSON{webhookRecord(w), secret}, "/api/v1/webhooks/", w.ID), nil
 }
 
 func (a *API) listWebhooks(ctx context.Context, _ any) (any, error) {
