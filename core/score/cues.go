@@ -151,9 +151,13 @@ func compile(ss []spec) []cue {
 		if why == "" {
 			why = whyOf[s.intent]
 		}
-		re := regexp.MustCompile(s.pattern)
+		// The text keeps the modifier letter apostrophe ʼ, which the
+		// matcher reads as a letter, so a cue's apostrophe accepts it:
+		// "donʼt" is "don't" to a reader.
+		pattern := strings.ReplaceAll(s.pattern, "'", "['ʼ]")
+		re := regexp.MustCompile(pattern)
 		var need []string
-		if t, err := syntax.Parse(s.pattern, syntax.Perl); err == nil {
+		if t, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 			need = needed(t.Simplify())
 		}
 		out = append(out, cue{intent: s.intent, weight: s.weight, why: why, re: re, need: need})

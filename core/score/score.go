@@ -12,6 +12,7 @@ package score
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -85,8 +86,15 @@ var preference = []core.Intent{
 // 0 to 100, its intent is one of core.Intents and its reason is a single
 // line of at most core.MaxReasonLen characters naming the deciding cue.
 func Rate(phrase string, post core.Post) core.Score {
-	text := normalise(post.Title + "\n" + post.Text)
+	// The matcher searches the title and the text apart, so the phrase
+	// is never found across the space that joins them (split).
+	title, body := normalise(post.Title), normalise(post.Text)
+	text, split := title+body, -1
+	if title != "" && body != "" {
+		text, split = title+" "+body, len(title)
+	}
 	text = cutBytes(text, maxScan)
+	valid := utf8.ValidString(phrase)
 	phrase = normalise(phrase)
 
 	evidence := map[core.Intent]int{}
@@ -126,7 +134,7 @@ func Rate(phrase string, post core.Post) core.Score {
 	}
 	h := top[intent]
 	near := ""
-	if intent != core.IntentPromotion && nearPhrase(text, phrase, h.start, h.end) {
+	if intent != core.IntentPromotion && valid && nearPhrase(text, phrase, split, h.start, h.end) {
 		value = min(value+nearBonus, b.hi)
 		near = phrase
 	}
@@ -180,28 +188,32 @@ func singleLine(s string) string {
 	}, s)
 }
 
-// normalise lower-cases s, folds typographic quotes to ASCII ones (posts
-// pasted from phones write "don’t") and collapses runs of white space and
-// control characters into one space, as the matcher does. Invalid UTF-8
-// becomes U+FFFD.
+// normalise makes each run of white space one space (none at either
+// end), reads typographic apostrophes and full-width forms of ASCII
+// characters as the ASCII ones, as the matcher does (variant), and
+// lower-cases letters, so that the cues, written in lower case with
+// single spaces, read "Don’t" and "ＢＵＹ" too. Every character keeps
+// its meaning to the matcher (foldRune and needsBoundary give what they
+// give for the original), so where the phrase occurs in the result the
+// matcher finds it in s: a letter whose lower case folds differently is
+// kept ("İ" is neither "i" nor "ı" under simple folding), and the
+// modifier letter apostrophe ʼ, a letter to the matcher, stays (the cues
+// accept it where they have an apostrophe). Invalid UTF-8 becomes U+FFFD.
 func normalise(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := true // drops leading space
 	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r) || unicode.IsControl(r):
+		if unicode.IsSpace(r) {
 			if !space {
 				b.WriteByte(' ')
 				space = true
 			}
 			continue
-		case r == '’' || r == '‘' || r == 'ʼ':
-			r = '\''
-		case r == '“' || r == '”':
-			r = '"'
-		default:
-			r = unicode.ToLower(r)
+		}
+		r = variant(r)
+		if l := unicode.ToLower(r); l != r && core.FoldRune(l) == core.FoldRune(r) {
+			r = l
 		}
 		b.WriteRune(r)
 		space = false
@@ -220,14 +232,23 @@ func cutBytes(s string, n int) string {
 	return s[:n]
 }
 
-// nearPhrase reports whether an occurrence of phrase lies within nearBytes
-// of the span [start, end). An occurrence follows the matching rules'
-// word boundaries: where the phrase's edge is a word character, the text
-// has none just beside it, so "ai" inside "again" is not one.
-func nearPhrase(text, phrase string, start, end int) bool {
-	if phrase == "" {
+// nearPhrase reports whether an occurrence of phrase lies within
+// nearBytes of the span [start, end) of text, both normalised. An
+// occurrence is one the matcher would find: characters compare as it
+// folds them (foldRune), and where the phrase's edge and the text's
+// character beside it both ask for a word boundary (needsBoundary), the
+// text has none there, so "ai" inside "again" is not one while "東京" in
+// "東京タワー" is. An occurrence never spans the byte split, the space
+// that joins the title and the text (-1: none).
+func nearPhrase(text, phrase string, split, start, end int) bool {
+	want := []rune(phrase)
+	if len(want) == 0 {
 		return false
 	}
+	for i, r := range want {
+		want[i] = foldRune(r)
+	}
+	edgeBefore, edgeAfter := needsBoundary(want[0]), needsBoundary(want[len(want)-1])
 	from := max(0, start-nearBytes-len(phrase))
 	to := min(len(text), end+nearBytes+len(phrase))
 	for from < to && !utf8.RuneStart(text[from]) {
@@ -236,26 +257,30 @@ func nearPhrase(text, phrase string, start, end int) bool {
 	for to < len(text) && !utf8.RuneStart(text[to]) {
 		to++
 	}
-	first, size := utf8.DecodeRuneInString(phrase)
-	last, _ := utf8.DecodeLastRuneInString(phrase)
-	for from < to {
-		i := strings.Index(text[from:to], phrase)
-		if i < 0 {
-			return false
+	// The window is folded once, so that trying each place in it costs
+	// comparisons only; the window is at most the scanned text.
+	var got []rune
+	var offs []int // where each rune of got starts in text, then to
+	for i := from; i < to; {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		got = append(got, foldRune(r))
+		offs = append(offs, i)
+		i += size
+	}
+	offs = append(offs, to)
+	for k := 0; k+len(want) <= len(got); k++ {
+		if !slices.Equal(got[k:k+len(want)], want) {
+			continue
 		}
-		at := from + i
+		at, stop := offs[k], offs[k+len(want)]
+		if at <= split && split < stop {
+			continue
+		}
 		before, _ := utf8.DecodeLastRuneInString(text[:at])
-		after, _ := utf8.DecodeRuneInString(text[at+len(phrase):])
-		if !(isWord(first) && at > 0 && isWord(before)) && !(isWord(last) && at+len(phrase) < len(text) && isWord(after)) {
+		after, _ := utf8.DecodeRuneInString(text[stop:])
+		if !(edgeBefore && at > 0 && needsBoundary(before)) && !(edgeAfter && stop < len(text) && needsBoundary(after)) {
 			return true
 		}
-		from = at + size
 	}
 	return false
-}
-
-// isWord reports whether r is a word character as the matcher reads it:
-// a letter, a digit, '_' or a combining mark.
-func isWord(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc)
 }

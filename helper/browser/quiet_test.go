@@ -2,13 +2,11 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,61 +144,32 @@ type connect struct {
 	sent  bool
 }
 
-// connects reads a Chromium NetLog (the shape resolves reads) and returns
-// every socket connect it lists with its address: TCP_CONNECT_ATTEMPT
-// and UDP_CONNECT carry the address tried ("1.2.3.4:443",
-// "[2001:db8::1]:443"), and a UDP socket's sends are events of the same
-// source (its id).
+// connects reads a Chromium NetLog (readNetLog) and returns every socket
+// connect it lists with its address: TCP_CONNECT_ATTEMPT and
+// UDP_CONNECT carry the address tried, and a UDP socket's sends are
+// events of the same source (its id).
 func connects(t *testing.T, path string) []connect {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nl struct {
-		Constants struct {
-			LogEventTypes map[string]int `json:"logEventTypes"`
-		} `json:"constants"`
-		Events []struct {
-			Type   int `json:"type"`
-			Source struct {
-				ID int `json:"id"`
-			} `json:"source"`
-			Params struct {
-				Address string `json:"address"`
-			} `json:"params"`
-		} `json:"events"`
-	}
-	if err := json.Unmarshal(raw, &nl); err != nil {
-		t.Fatalf("the NetLog (%d bytes): %v", len(raw), err)
-	}
-	name := map[int]string{}
-	for k, v := range nl.Constants.LogEventTypes {
-		name[v] = k
-	}
-	if len(name) == 0 || len(nl.Events) == 0 {
-		t.Fatalf("the NetLog has %d event types and %d events", len(name), len(nl.Events))
-	}
 	var out []connect
 	sent := map[int]bool{}
 	udp := map[int][]int{} // a UDP socket's id: its connects in out
-	for _, e := range nl.Events {
-		switch n := name[e.Type]; n {
+	for _, e := range readNetLog(t, path) {
+		switch n := e.name; n {
 		case "TCP_CONNECT_ATTEMPT", "UDP_CONNECT":
-			if e.Params.Address == "" {
+			if e.params.Address == "" {
 				continue
 			}
-			a, err := netip.ParseAddrPort(e.Params.Address)
+			a, err := netip.ParseAddrPort(e.params.Address)
 			if err != nil {
-				t.Errorf("%s to %q: %v", n, e.Params.Address, err)
+				t.Errorf("%s to %q: %v", n, e.params.Address, err)
 				continue
 			}
 			if n == "UDP_CONNECT" {
-				udp[e.Source.ID] = append(udp[e.Source.ID], len(out))
+				udp[e.source] = append(udp[e.source], len(out))
 			}
 			out = append(out, connect{event: n, addr: a})
 		case "UDP_BYTES_SENT", "UDP_SEND_ERROR":
-			sent[e.Source.ID] = true
+			sent[e.source] = true
 		}
 	}
 	for id, is := range udp {

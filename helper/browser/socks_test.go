@@ -2,13 +2,11 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -110,43 +108,15 @@ func TestSocksProxyByName(t *testing.T) {
 	}
 }
 
-// resolves reads a Chromium NetLog (net/log/net_log_event_type_list.h
-// for the event names; the file is {"constants": ..., "events": [...]})
-// and returns the hosts its resolver was asked for (without scheme or
-// port) and the names of the events of a lookup made outside Chromium's
-// cache and hosts file.
+// resolves reads a Chromium NetLog (readNetLog) and returns the hosts its
+// resolver was asked for (without scheme or port) and the names of the
+// events of a lookup made outside Chromium's cache and hosts file.
 func resolves(t *testing.T, path string) (hosts, wire []string) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nl struct {
-		Constants struct {
-			LogEventTypes map[string]int `json:"logEventTypes"`
-		} `json:"constants"`
-		Events []struct {
-			Type   int `json:"type"`
-			Phase  int `json:"phase"`
-			Params struct {
-				Host string `json:"host"`
-			} `json:"params"`
-		} `json:"events"`
-	}
-	if err := json.Unmarshal(raw, &nl); err != nil {
-		t.Fatalf("the NetLog (%d bytes): %v", len(raw), err)
-	}
-	name := map[int]string{}
-	for k, v := range nl.Constants.LogEventTypes {
-		name[v] = k
-	}
-	if len(name) == 0 || len(nl.Events) == 0 {
-		t.Fatalf("the NetLog has %d event types and %d events", len(name), len(nl.Events))
-	}
-	for _, e := range nl.Events {
-		switch n := name[e.Type]; n {
+	for _, e := range readNetLog(t, path) {
+		switch e.name {
 		case "HOST_RESOLVER_MANAGER_REQUEST":
-			if h := e.Params.Host; h != "" {
+			if h := e.params.Host; h != "" {
 				if i := strings.Index(h, "://"); i >= 0 {
 					h = h[i+3:]
 				}
@@ -156,7 +126,7 @@ func resolves(t *testing.T, path string) (hosts, wire []string) {
 				hosts = append(hosts, h)
 			}
 		case "DNS_TRANSACTION", "HOST_RESOLVER_DNS_TASK", "HOST_RESOLVER_SYSTEM_TASK":
-			wire = append(wire, n)
+			wire = append(wire, e.name)
 		}
 	}
 	return hosts, wire
