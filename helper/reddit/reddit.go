@@ -402,8 +402,10 @@ func (e *refusal) Error() string {
 // (`{"reason": "private", "message": "Forbidden", "error": 403}`, for a
 // private, quarantined or gated community), a 404 (`{"reason":
 // "banned", ...}` for a banned one), or a redirect to the community
-// search. A 403 without such a reason (a block page, a bare Forbidden)
-// may be the account's or the address's, and is reported as before.
+// search, or a 451 (a community withheld in the reader's country: a
+// legal demand is about what is shown, never about the account). A 403
+// without such a reason (a block page, a bare Forbidden) may be the
+// account's or the address's, and is reported as before.
 func communityRefusal(status int, location string, body []byte) (string, bool) {
 	reason := redditjson.Reason(body)
 	switch {
@@ -415,6 +417,8 @@ func communityRefusal(status int, location string, body []byte) (string, bool) {
 		return "not found", true
 	case status == http.StatusForbidden && reason != "":
 		return reason, true
+	case status == http.StatusUnavailableForLegalReasons:
+		return "withheld in this country", true
 	}
 	return "", false
 }
