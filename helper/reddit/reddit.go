@@ -268,6 +268,10 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 	at := float64(r.now().Unix())
 	var kept []found // newest first, as reddit lists them
 	after := ""
+	// A cursor that leads back to a page already read would cost a
+	// request and send the same posts again: each is followed once, and
+	// each post kept once.
+	followed, seen := map[string]bool{}, map[string]bool{}
 	for page := 0; page < MaxPages; page++ {
 		items, next, err := r.fetch(ctx, in, path, after, cookie)
 		if err != nil {
@@ -280,16 +284,18 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 				oldest = created
 			}
 			post, community, ok := item(it).post(group)
-			if !ok || created < since[community] {
+			if !ok || created < since[community] || seen[post.ExternalID] {
 				continue
 			}
+			seen[post.ExternalID] = true
 			kept = append(kept, found{post, helper.Mark{Key: Key(listing, community), Value: strconv.FormatFloat(min(created, at), 'f', -1, 64)}})
 		}
 		// Further back only to catch up with a checkpoint: a first read
 		// takes the newest page.
-		if next == "" || least == 0 || oldest == 0 || oldest < least {
+		if next == "" || least == 0 || oldest == 0 || oldest < least || followed[next] {
 			break
 		}
+		followed[next] = true
 		after = next
 	}
 	for i := len(kept) - 1; i >= 0; i-- {
