@@ -498,6 +498,7 @@ func (s *Source) readReddit(ctx context.Context, w *way, q ports.RedditQuery) (p
 	reached := time.Time{} // the oldest ordinary post seen
 	ended := false         // the listing has nothing older
 	after := ""
+	cursors := map[string]bool{} // the cursors followed so far
 	n := 0
 	for page := 0; page < MaxPages; page++ {
 		qs := url.Values{"limit": {strconv.Itoa(pageSize)}}
@@ -536,6 +537,14 @@ func (s *Source) readReddit(ctx context.Context, w *way, q ports.RedditQuery) (p
 		if next == "" || newest || (!reached.IsZero() && !reached.After(oldest)) {
 			break
 		}
+		if cursors[next] {
+			// A cursor already followed leads back to a page already
+			// read: following it again would spend the page cap on that
+			// page, and stopping here would cover a span never reached.
+			// The listing is of no use this time; the next way reads it.
+			return ports.RedditRead{}, n, &failure{reason: "listing repeats its cursor"}
+		}
+		cursors[next] = true
 		after = next
 	}
 	covered := make([]ports.RedditCover, len(q.Want))

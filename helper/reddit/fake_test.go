@@ -35,6 +35,7 @@ type earshotFake struct {
 	reports    []helper.Signal
 	countOnly  bool       // keep no posts (benchmarks)
 	unread     [][]string // each batch's unreadCommunities, in order
+	received   int        // posts in every batch, repeats included
 }
 
 func newEarshot(t testing.TB) *earshotFake {
@@ -98,6 +99,7 @@ func (f *earshotFake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		f.batches++
 		f.unread = append(f.unread, req.Unread)
+		f.received += len(req.Posts)
 		in := 0
 		for _, p := range req.Posts {
 			if f.countOnly {

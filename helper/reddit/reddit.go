@@ -268,6 +268,10 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 	at := float64(r.now().Unix())
 	var kept []found // newest first, as reddit lists them
 	after := ""
+	// A cursor that leads back to a page already read would cost a
+	// request and send the same posts again: each is followed once, and
+	// each post kept once.
+	followed, seen := map[string]bool{}, map[string]bool{}
 	for page := 0; page < MaxPages; page++ {
 		items, next, err := r.fetch(ctx, in, path, after, cookie)
 		if err != nil {
@@ -280,16 +284,18 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 				oldest = created
 			}
 			post, community, ok := item(it).post(group)
-			if !ok || created < since[community] {
+			if !ok || created < since[community] || seen[post.ExternalID] {
 				continue
 			}
+			seen[post.ExternalID] = true
 			kept = append(kept, found{post, helper.Mark{Key: Key(listing, community), Value: strconv.FormatFloat(min(created, at), 'f', -1, 64)}})
 		}
 		// Further back only to catch up with a checkpoint: a first read
 		// takes the newest page.
-		if next == "" || least == 0 || oldest == 0 || oldest < least {
+		if next == "" || least == 0 || oldest == 0 || oldest < least || followed[next] {
 			break
 		}
+		followed[next] = true
 		after = next
 	}
 	for i := len(kept) - 1; i >= 0; i-- {
@@ -402,8 +408,10 @@ func (e *refusal) Error() string {
 // (`{"reason": "private", "message": "Forbidden", "error": 403}`, for a
 // private, quarantined or gated community), a 404 (`{"reason":
 // "banned", ...}` for a banned one), or a redirect to the community
-// search. A 403 without such a reason (a block page, a bare Forbidden)
-// may be the account's or the address's, and is reported as before.
+// search, or a 451 (a community withheld in the reader's country: a
+// legal demand is about what is shown, never about the account). A 403
+// without such a reason (a block page, a bare Forbidden) may be the
+// account's or the address's, and is reported as before.
 func communityRefusal(status int, location string, body []byte) (string, bool) {
 	reason := redditjson.Reason(body)
 	switch {
@@ -415,6 +423,8 @@ func communityRefusal(status int, location string, body []byte) (string, bool) {
 		return "not found", true
 	case status == http.StatusForbidden && reason != "":
 		return reason, true
+	case status == http.StatusUnavailableForLegalReasons:
+		return "withheld in this country", true
 	}
 	return "", false
 }
