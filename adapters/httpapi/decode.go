@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"math"
-	"mime"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -181,9 +180,6 @@ func single(vs []string) (string, bool) {
 // field of the wrong type or an unknown field is invalid_parameter
 // naming the field; a larger body is payload_too_large.
 func decodeJSON(r *http.Request, v any, limit int) error {
-	if err := jsonContentType(r); err != nil {
-		return err
-	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -218,23 +214,6 @@ func decodeJSON(r *http.Request, v any, limit int) error {
 		return core.Errorf(core.KindInvalidJSON, "request body is not valid JSON")
 	}
 	return nil
-}
-
-// jsonContentType refuses a body sent as another media type than JSON
-// (application/json or a +json type), as invalid_request: a form or
-// plain text read as JSON would answer as if the caller had meant it. A
-// body with no Content-Type at all is read as JSON, the one type every
-// route takes.
-func jsonContentType(r *http.Request) error {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return nil
-	}
-	t, _, err := mime.ParseMediaType(ct)
-	if err == nil && (t == "application/json" || strings.HasPrefix(t, "application/") && strings.HasSuffix(t, "+json")) {
-		return nil
-	}
-	return core.Errorf(core.KindInvalidRequest, "Content-Type must be application/json")
 }
 
 // unknownMember returns the first member of the object body that no

@@ -299,9 +299,6 @@ type ingestPostJSON struct {
 }
 
 func decodeIngest(_ context.Context, r *http.Request) (any, error) {
-	if err := jsonContentType(r); err != nil {
-		return nil, err
-	}
 	var body []byte
 	var err error
 	if n := r.ContentLength; n > 0 && n <= maxHelperBody {
