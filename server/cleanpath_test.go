@@ -12,7 +12,7 @@ import (
 	"go.uber.org/fx"
 )
 
-// Every answer under /api/v1/ is the API's: a path that is not in its
+// Every answer under /api/v1/, and at /api/v1 itself, is the API's: a path that is not in its
 // clean form (a doubled slash from a base address ending in /, a dot
 // segment) gets the documented JSON error with the rate headers, not
 // net/http's redirect, which is HTML, carries no rate headers and is
@@ -25,7 +25,7 @@ func TestUncleanAPIPathsAnswerJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Stop(context.Background())
-	for _, target := range []string{"/api/v1//me", "/api/v1/./me", "/api/v1/keywords/../me", "/api/v1//keywords"} {
+	for _, target := range []string{"/api/v1", "/api/v1//me", "/api/v1/./me", "/api/v1/keywords/../me", "/api/v1//keywords"} {
 		rec := httptest.NewRecorder()
 		root.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
 		var body struct {

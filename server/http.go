@@ -123,11 +123,12 @@ func newRootHandler(cfg Config, api *httpapi.API, helper *httpapi.Helper, dash *
 	if err != nil {
 		return nil, err
 	}
-	// Every path under /api/v1/ goes to the API as it came, not through
-	// the mux, which would redirect a path with // or a dot segment in
-	// HTML, without the rate headers and before any quota.
+	// Every path under /api/v1/, and /api/v1 itself, goes to the API as
+	// it came, not through the mux, which would redirect a path with //
+	// or a dot segment, or without its last slash, in HTML, without the
+	// rate headers and before any quota.
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
+		if r.URL.Path == "/api/v1" || strings.HasPrefix(r.URL.Path, "/api/v1/") {
 			api.ServeHTTP(w, r)
 			return
 		}
