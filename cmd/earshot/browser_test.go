@@ -181,12 +181,16 @@ func (b *tab) click(sel, then string) {
 	}
 }
 
-// submitAndWait clicks a submit button and waits for the next page to
-// load: the old page's marker is gone and main is there again.
+// submitAndWait clicks a submit button or a link and waits for the
+// next page to load: the old page's marker is gone and main is there
+// again. The click is inside the page, as click's: chromedp's clicks at
+// the place it measured, and a page still laying out (a live inbox
+// swapping in scores) moved the button away under CI's load, so the
+// click fell beside it and no page came.
 func (b *tab) submitAndWait(sel string) {
 	b.t.Helper()
 	b.do(js(`window.__old = true`))
-	b.do(chromedp.Click(chromedp.CSS(sel)))
+	b.domClick(sel)
 	b.waitFor(`window.__old === undefined && document.readyState === "complete" && !!document.querySelector("main")`, "the page after "+sel)
 }
 
