@@ -34,7 +34,11 @@ type Runner struct {
 
 type pause struct {
 	*Paused
-	jar [32]byte // the session when it paused
+	jar   [32]byte // the session when it paused
+	proxy [32]byte // the proxy it read through ("" when direct)
+	// blocks counts the address blocks in a row through proxy, the one
+	// this pause is included (see ProxyPause).
+	blocks int
 }
 
 // Pass reads every platform once and sends what it found. It returns
@@ -116,14 +120,24 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		}
 	}
 	sum := sha256.Sum256(raw)
+	var psum [32]byte
+	if proxy != nil {
+		psum = sha256.Sum256([]byte(proxy.String()))
+	}
+	blocks := 0
 	if p, ok := r.paused[platform]; ok {
+		// An address block waits for another proxy, not for its time.
+		moved := p.Action == actionUseProxy && p.proxy != psum
 		switch {
 		case p.NeedsOwner && p.jar == sum:
 			log.Warn("not read: the account needs its owner; upload a new session in the dashboard", "issue", p.Issue, "action", p.Action)
 			return p.Paused
-		case !p.NeedsOwner && r.now().Before(p.Until):
+		case !p.NeedsOwner && !moved && r.now().Before(p.Until):
 			log.Info("not read: the account waits", "issue", p.Issue, "until", p.Until)
 			return p.Paused
+		}
+		if p.Action == actionUseProxy && !moved {
+			blocks = p.blocks
 		}
 		delete(r.paused, platform)
 	}
@@ -175,7 +189,14 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	}
 	var p *Paused
 	if errors.As(readErr, &p) {
-		r.paused[platform] = pause{Paused: p, jar: sum}
+		ps := pause{Paused: p, jar: sum, proxy: psum}
+		if p.Action == actionUseProxy {
+			ps.blocks = blocks + 1
+			if until := r.now().Add(min(ProxyPause<<min(blocks, 7), MaxPause)); until.After(p.Until) {
+				p.Until = until
+			}
+		}
+		r.paused[platform] = ps
 		log.Warn("reading paused", "issue", p.Issue, "action", p.Action, "needsOwner", p.NeedsOwner, "until", p.Until)
 	}
 	if readErr != nil {
