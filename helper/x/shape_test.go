@@ -1,0 +1,25 @@
+package x
+
+import "testing"
+
+// A field of one tweet in another type than the parser expects (x
+// changing a field's shape: a number where a string was, an object
+// where a number was) costs that field, or that tweet when it is the
+// id, handle or text, never the page's other tweets. The whole answer
+// was refused as "not a SearchTimeline answer", so one odd tweet made
+// every pass fail its search. The tweets are timelineOf's shape (the
+// fixtures', testdata/README.md) with one field's type changed.
+func TestParseKeepsThePageWhenAFieldChangesType(t *testing.T) {
+	pg, err := parseSearch(timelineOf(
+		`{"rest_id":"1861000000000000001","core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"acme","created_at":1764165550}}`,
+		`{"rest_id":1861000000000000002,"core":{"user_results":{"result":{"core":{"screen_name":"ada"}}}},"legacy":{"full_text":"acme"}}`,
+		`{"rest_id":"1861000000000000003","core":{"user_results":{"result":{"core":{"screen_name":{"text":"bob"}},"legacy":{"screen_name":"bob"}}}},"legacy":{"full_text":"acme","created_at":"Thu Nov 26 14:05:00 +0000 2026"}}`,
+		`{"rest_id":"1861000000000000004","core":{"user_results":{"result":{"core":{"screen_name":"cy"}}}},"legacy":{"full_text":["acme"]}}`))
+	if err != nil {
+		t.Fatalf("parseSearch: %v", err)
+	}
+	if len(pg.tweets) != 2 || pg.tweets[0].ID != "1861000000000000001" || !pg.tweets[0].PostedAt.IsZero() ||
+		pg.tweets[1].ID != "1861000000000000003" || pg.tweets[1].Handle != "bob" || pg.tweets[1].PostedAt.IsZero() {
+		t.Fatalf("tweets %+v; want the first without its date and the third by its legacy handle", pg.tweets)
+	}
+}
