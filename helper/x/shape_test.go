@@ -1,6 +1,11 @@
 package x
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/helper/browser"
+)
 
 // A field of one tweet in another type than the parser expects (x
 // changing a field's shape: a number where a string was, an object
@@ -21,5 +26,33 @@ func TestParseKeepsThePageWhenAFieldChangesType(t *testing.T) {
 	if len(pg.tweets) != 2 || pg.tweets[0].ID != "1861000000000000001" || !pg.tweets[0].PostedAt.IsZero() ||
 		pg.tweets[1].ID != "1861000000000000003" || pg.tweets[1].Handle != "bob" || pg.tweets[1].PostedAt.IsZero() {
 		t.Fatalf("tweets %+v; want the first without its date and the third by its legacy handle", pg.tweets)
+	}
+}
+
+// An answer without the search's timeline (x moved or renamed it) is not
+// an empty search: it is refused, so the search fails visibly rather
+// than being read as "nothing found" on every pass, each phrase recorded
+// as read and no post ever sent. An empty timeline (instructions: []) is
+// x's own "nothing".
+func TestParseRefusesAnAnswerWithoutTheTimeline(t *testing.T) {
+	for _, body := range []string{
+		`{}`,
+		`{"data":{}}`,
+		`{"data":{"search_by_raw_query":{"search_timeline":{"timeline":{}}}}}`,
+		`{"data":{"search_by_raw_query":{"search_timeline":{"timeline":{"instructions":null}}}}}`,
+		`{"data":{"search_by_raw_query":{"search_timeline_v2":{"timeline":{"instructions":[{"entries":[]}]}}}}}`,
+		`{"data":"moved"}`,
+	} {
+		if _, err := parseSearch([]byte(body)); err == nil {
+			t.Errorf("%s: read as a search answer", body)
+		}
+		p := &browser.Page{URL: "https://x.com/search?q=acme&f=live", Status: 200,
+			Answers: []browser.Answer{{URL: "https://x.com/i/api/graphql/q/SearchTimeline", Status: 200, Body: []byte(body)}}}
+		if sig, _, _ := classify(p, time.Now()); sig.OK() {
+			t.Errorf("%s: classified as a normal answer", body)
+		}
+	}
+	if pg, err := parseSearch([]byte(`{"data":{"search_by_raw_query":{"search_timeline":{"timeline":{"instructions":[]}}}}}`)); err != nil || len(pg.tweets) != 0 {
+		t.Errorf("an empty timeline: %+v, %v", pg, err)
 	}
 }

@@ -164,6 +164,11 @@ func parseSearch(body []byte) (searchPage, error) {
 		pg.errCode = e.Code
 		break
 	}
+	if a.Data.Search.Timeline.Timeline.Instructions == nil && pg.errCode == 0 {
+		// x moved or renamed the timeline: taken for an empty search, every
+		// phrase would be recorded as read with no post ever sent.
+		return pg, errors.New("not a SearchTimeline answer: no search_by_raw_query.search_timeline.timeline.instructions")
+	}
 	for _, in := range a.Data.Search.Timeline.Timeline.Instructions {
 		entries := in.Entries
 		if in.Entry != nil {
