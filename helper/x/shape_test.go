@@ -56,3 +56,28 @@ func TestParseRefusesAnAnswerWithoutTheTimeline(t *testing.T) {
 		t.Errorf("an empty timeline: %+v, %v", pg, err)
 	}
 }
+
+// A search answer that is JSON but not the timeline is reported without
+// its body: the server reads a body for a block or captcha page's words
+// (core/health's markers), and x's JSON holds people's posts, one of
+// which may speak of a captcha or a checkpoint. Reported with it, a
+// changed shape read as captcha_html and paused the account until a new
+// session was uploaded, which would not have helped. Its error code
+// still goes.
+func TestAJSONAnswerWithoutTheTimelineIsReportedWithoutItsBody(t *testing.T) {
+	body := `{"data":{"search_by_raw_query":{"search_results":[{"full_text":"had to solve a captcha, then /checkpoint/ again"}]}}}`
+	p := &browser.Page{URL: "https://x.com/search?q=acme&f=live", Status: 200,
+		Answers: []browser.Answer{{URL: "https://x.com/i/api/graphql/q/SearchTimeline", Status: 200, Body: []byte(body)}}}
+	sig, _, _ := classify(p, time.Now())
+	if sig.OK() || sig.Body != "" {
+		t.Errorf("signal %+v; want a failed read without the answer's posts", sig)
+	}
+	p.Answers[0].Body = []byte(`{"errors":[{"code":88,"message":"Rate limit exceeded"}]}`)
+	if sig, _, _ := classify(p, time.Now()); sig.Code != 88 {
+		t.Errorf("an answer's error: signal %+v", sig)
+	}
+	p.Answers[0].Body = []byte(`<html><body>Just a moment... challenge-platform</body></html>`)
+	if sig, _, _ := classify(p, time.Now()); sig.Body == "" {
+		t.Errorf("a page that is not JSON goes with its start, for the server to name: %+v", sig)
+	}
+}
