@@ -114,6 +114,20 @@ const MinPause = time.Minute
 // years does not keep the account from being read until a restart.
 const MaxPause = 24 * time.Hour
 
+// ProxyPause is the first pause after the platform blocked the address
+// the account is read from (action use_proxy: proxy_blocked, ip_blocked).
+// The remedy is the operator's proxy, or the platform lifting its block,
+// not a new session: the Runner reads again when GET /proxy names
+// another proxy, or after this wait, doubled for each block in a row
+// through the same proxy up to MaxPause, so that a proxy whose exit
+// address changes behind the same name, or a block that lifts, is
+// found without asking the platform every pass.
+const ProxyPause = 15 * time.Minute
+
+// actionUseProxy is the action of an address block (core/health's
+// UseProxy).
+const actionUseProxy = "use_proxy"
+
 // PauseFor returns the pause the view asks for after signal s, wait
 // being how long the platform itself asked to wait (0 when it named
 // none); nil when reading goes on.
@@ -123,6 +137,10 @@ func PauseFor(v AccountView, s Signal, wait time.Duration, now time.Time) *Pause
 		issue = *v.Issue
 	}
 	switch {
+	case v.RequiresAction && v.Action == actionUseProxy:
+		// Nothing the owner uploads lifts it: a wait, which the Runner
+		// ends early when the proxy changes.
+		return &Paused{Platform: s.Platform, Issue: issue, Action: v.Action, Until: now.Add(min(max(wait, ProxyPause), MaxPause))}
 	case v.RequiresAction:
 		return &Paused{Platform: s.Platform, Issue: issue, Action: v.Action, NeedsOwner: true}
 	case !s.OK() && (v.Action == "wait" || issue != ""):

@@ -34,7 +34,11 @@ type Runner struct {
 
 type pause struct {
 	*Paused
-	jar [32]byte // the session when it paused
+	jar   [32]byte // the session when it paused
+	proxy [32]byte // the proxy it read through ("" when direct)
+	// blocks counts the address blocks in a row through proxy, the one
+	// this pause is included (see ProxyPause).
+	blocks int
 }
 
 // Pass reads every platform once and sends what it found. It returns
@@ -116,19 +120,32 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		}
 	}
 	sum := sha256.Sum256(raw)
+	var psum [32]byte
+	if proxy != nil {
+		psum = sha256.Sum256([]byte(proxy.String()))
+	}
+	blocks := 0
 	if p, ok := r.paused[platform]; ok {
+		// An address block waits for another proxy, not for its time.
+		moved := p.Action == actionUseProxy && p.proxy != psum
 		switch {
 		case p.NeedsOwner && p.jar == sum:
 			log.Warn("not read: the account needs its owner; upload a new session in the dashboard", "issue", p.Issue, "action", p.Action)
 			return p.Paused
-		case !p.NeedsOwner && r.now().Before(p.Until):
+		case !p.NeedsOwner && !moved && r.now().Before(p.Until):
 			log.Info("not read: the account waits", "issue", p.Issue, "until", p.Until)
 			return p.Paused
+		}
+		if p.Action == actionUseProxy && !moved {
+			blocks = p.blocks
 		}
 		delete(r.paused, platform)
 	}
 	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}, unread: func() []string { return nil },
-		unreadPhrases: func() []string { return nil }}
+		unreadPhrases: func() []string { return nil }, given: make(map[Phrase]bool, len(phrases))}
+	for _, p := range phrases {
+		b.given[p] = true
+	}
 	if u, ok := rd.(Unreader); ok {
 		b.unread = u.Unread
 	}
@@ -175,7 +192,14 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	}
 	var p *Paused
 	if errors.As(readErr, &p) {
-		r.paused[platform] = pause{Paused: p, jar: sum}
+		ps := pause{Paused: p, jar: sum, proxy: psum}
+		if p.Action == actionUseProxy {
+			ps.blocks = blocks + 1
+			if until := r.now().Add(min(ProxyPause<<min(blocks, 7), MaxPause)); until.After(p.Until) {
+				p.Until = until
+			}
+		}
+		r.paused[platform] = ps
 		log.Warn("reading paused", "issue", p.Issue, "action", p.Action, "needsOwner", p.NeedsOwner, "until", p.Until)
 	}
 	if readErr != nil {
@@ -204,6 +228,9 @@ type batcher struct {
 	// failed: a flush gave up after the client's tries; the batch waits
 	// for the next pass rather than a second round of tries now.
 	failed bool
+	// given are the phrases the read was given: a batch names the others
+	// the server lists when it is sent (see added).
+	given map[Phrase]bool
 }
 
 func (b *batcher) add(p Post, m Mark) error {
@@ -226,7 +253,12 @@ func (b *batcher) add(p Post, m Mark) error {
 
 // flush sends the batch and, once it is accepted, moves its checkpoints.
 func (b *batcher) flush(ctx context.Context) error {
-	res, err := b.r.Client.IngestBatch(ctx, b.platform, b.posts, Unread{Communities: b.unread(), Phrases: b.unreadPhrases()})
+	added, err := b.added(ctx)
+	if err != nil {
+		b.failed = true
+		return fmt.Errorf("%s: the phrases before sending %d posts: %w", b.platform, len(b.posts), err)
+	}
+	res, err := b.r.Client.IngestBatch(ctx, b.platform, b.posts, Unread{Communities: b.unread(), Phrases: append(added, b.unreadPhrases()...)})
 	if err != nil {
 		b.failed = true
 		return fmt.Errorf("%s: sending %d posts: %w", b.platform, len(b.posts), err)
@@ -240,4 +272,27 @@ func (b *batcher) flush(ctx context.Context) error {
 	clear(b.marks)
 	b.posts, b.size = b.posts[:0], 0
 	return nil
+}
+
+// added returns the texts of the phrases the server lists now that the
+// read was not given: added, resumed, or moved to another community
+// while the pass read. The server records as read every listening
+// phrase a batch does not name, so unnamed they would show a read that
+// never happened. A text names the phrase in every community, so a
+// phrase moved to another one keeps its lastCheckedAt in its old one
+// too, until the next pass.
+func (b *batcher) added(ctx context.Context) ([]string, error) {
+	now, err := b.r.Client.Phrases(ctx, b.platform)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	named := map[string]bool{}
+	for _, p := range now {
+		if !b.given[p] && !named[p.Phrase] {
+			named[p.Phrase] = true
+			out = append(out, p.Phrase)
+		}
+	}
+	return out, nil
 }

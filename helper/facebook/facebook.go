@@ -471,7 +471,8 @@ func shows(has func([]byte) bool, what string) func(Page) (why, issue string, si
 		// The page loaded whole without it: its start goes to the
 		// server, which may name what it shows instead (a group only its
 		// members see).
-		return "the page showed no " + what, "", helper.Signal{Status: pg.Status, Body: pg.Head[:min(len(pg.Head), helper.MaxSignalBody)], Unusable: true}
+		head := withoutPhrase(pg.Head[:min(len(pg.Head), helper.MaxSignalBody)], searchedPhrase(pg.URL))
+		return "the page showed no " + what, "", helper.Signal{Status: pg.Status, Body: head, Unusable: true}
 	}
 }
 

@@ -3,6 +3,7 @@ package facebook
 import (
 	"html"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/earshothq/earshot/helper"
@@ -48,13 +49,12 @@ func classify(finalURL string, status int, head string) (string, helper.Signal) 
 		path = strings.ToLower(u.Path)
 		query = strings.ToLower(strings.TrimSpace(u.Query().Get("q")))
 	}
+	// A search page repeats its phrase (its title, its configuration):
+	// a phrase naming a captcha or a block is the owner's words, not
+	// facebook's, here and in the body reported, which the server reads
+	// for the same words.
+	head = withoutPhrase(head, query)
 	body := strings.ToLower(head)
-	if query != "" {
-		// A search page repeats its phrase (its title, its
-		// configuration): a phrase naming a captcha or a block is the
-		// owner's words, not facebook's.
-		body = strings.ReplaceAll(strings.ReplaceAll(body, query, ""), html.EscapeString(query), "")
-	}
 	seen := helper.Signal{Status: status, Body: head}
 	moved := helper.Signal{Status: status, Location: finalURL, Body: head}
 	switch {
@@ -82,6 +82,24 @@ func classify(finalURL string, status int, head string) (string, helper.Signal) 
 		return "", helper.Signal{Status: status}
 	}
 	return "", seen
+}
+
+// withoutPhrase returns head without the phrase q, as written or
+// escaped for HTML, in any case.
+func withoutPhrase(head, q string) string {
+	if q == "" {
+		return head
+	}
+	re := regexp.MustCompile("(?i)" + regexp.QuoteMeta(q) + "|" + regexp.QuoteMeta(html.EscapeString(q)))
+	return re.ReplaceAllString(head, "")
+}
+
+// searchedPhrase is the phrase of a search page's address, "" for none.
+func searchedPhrase(pageURL string) string {
+	if u, err := url.Parse(pageURL); err == nil {
+		return strings.TrimSpace(u.Query().Get("q"))
+	}
+	return ""
 }
 
 // codeLoginRequired is the error facebook's endpoints answer a request

@@ -2,6 +2,7 @@ package x
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -140,7 +141,13 @@ func parseSearch(body []byte) (searchPage, error) {
 	var a timelineAnswer
 	var pg searchPage
 	if err := json.Unmarshal(body, &a); err != nil {
-		return pg, fmt.Errorf("not a SearchTimeline answer: %w", err)
+		// A value of another type than expected (x changing one field's
+		// shape) is left out and the rest decoded: it costs that field,
+		// or the tweet whose id, handle or text it was, not the page.
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return pg, fmt.Errorf("not a SearchTimeline answer: %w", err)
+		}
 	}
 	for _, e := range a.Errors {
 		// An error whose path leads into one entry (a quoted tweet x
@@ -156,6 +163,11 @@ func parseSearch(body []byte) (searchPage, error) {
 		}
 		pg.errCode = e.Code
 		break
+	}
+	if a.Data.Search.Timeline.Timeline.Instructions == nil && pg.errCode == 0 {
+		// x moved or renamed the timeline: taken for an empty search, every
+		// phrase would be recorded as read with no post ever sent.
+		return pg, errors.New("not a SearchTimeline answer: no search_by_raw_query.search_timeline.timeline.instructions")
 	}
 	for _, in := range a.Data.Search.Timeline.Timeline.Instructions {
 		entries := in.Entries

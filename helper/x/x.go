@@ -16,6 +16,7 @@ package x
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -296,7 +297,14 @@ func classify(p *browser.Page, now time.Time) (helper.Signal, time.Duration, []t
 		}
 		pg, err := parseSearch(a.Body)
 		if err != nil || pg.errCode != 0 {
-			return helper.Signal{Status: 200, Code: pg.errCode, Body: clip(a.Body), Unusable: true}, waitNamed(a.Header, now), nil
+			body := clip(a.Body)
+			if pg.errCode == 0 && json.Valid(a.Body) {
+				// JSON in another shape holds people's posts, not a block
+				// page's words: one speaking of a captcha would be read
+				// by the server's markers as x's captcha.
+				body = ""
+			}
+			return helper.Signal{Status: 200, Code: pg.errCode, Body: body, Unusable: true}, waitNamed(a.Header, now), nil
 		}
 		answered = true
 		tweets = append(tweets, pg.tweets...)
