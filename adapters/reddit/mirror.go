@@ -18,10 +18,10 @@ import (
 
 // DefaultMirrorPerMinute is the archive's budget, in requests a minute,
 // when Config.MirrorPerMinute is not set. Neither archive publishes one,
-// and both are run by volunteers: one request a second, the pace public
-// services run so commonly ask of a client, reads a group of a hundred
-// communities in under two minutes, and both listings of 270 in a
-// default cycle's nine minutes.
+// and both are run by volunteers: one request a second, what public
+// services run by volunteers commonly ask of a client, reads a group of a
+// hundred communities in under two minutes, and both listings of 270 in
+// a default cycle's nine minutes.
 const DefaultMirrorPerMinute = 60
 
 // MirrorBurst is how many archive requests may go at once after a quiet

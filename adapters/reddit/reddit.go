@@ -67,11 +67,12 @@
 // (/reddit/search/submission/, /reddit/search/comment/), one community at
 // a time (their subreddit parameter takes one name), both answering
 // {"data": [...]} with reddit's field names. Its requests are paced by a
-// budget of its own (MirrorPerMinute), as reddit's are, and wait for
-// their slot on the same terms. A 429 rests the archive until the time it
-// names (Retry-After, trusted up to a day), or, naming none, for the rest
-// of a refused OAuth or feed way with its budget halved; while it rests it
-// is not asked. A read that meets the archive's budget or a 429 part way
+// budget of its own (MirrorPerMinute; MirrorBurst at once after a quiet
+// spell), as reddit's are, and wait for their slot on the same terms. A
+// 429 rests the archive until the time it names (Retry-After, trusted up
+// to a day), or, naming none, for the rest of a refused OAuth or feed way
+// with its budget halved; while it rests it is not asked. A read that
+// meets the archive's budget or a 429 part way
 // keeps the communities it read whole and leaves the others uncovered,
 // for the next cycle; one that read none fails, core.KindRateLimited for
 // the budget (nothing was sent) and core.KindUnavailable for a rest. An archive copies reddit
