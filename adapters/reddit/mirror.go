@@ -3,20 +3,101 @@ package reddit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/redditjson"
 )
 
+// DefaultMirrorPerMinute is the archive's budget, in requests a minute,
+// when Config.MirrorPerMinute is not set. Neither archive publishes one,
+// and both are run by volunteers: one request a second, what public
+// services run by volunteers commonly ask of a client, reads a group of a
+// hundred communities in under two minutes, and both listings of 270 in
+// a default cycle's nine minutes.
+const DefaultMirrorPerMinute = 60
+
+// MirrorBurst is how many archive requests may go at once after a quiet
+// spell. The archive is asked one community at a time, so a read of a
+// small group costs a request per community where reddit answers it in
+// one; a few at once let it end within a short cycle, while a long read
+// is spaced by the budget.
+const MirrorBurst = 5
+
 // mirror is an archive of reddit that answers when reddit does not.
 type mirror struct {
-	url string // base address, no trailing slash
-	api string // MirrorArcticShift or MirrorPullPush
+	url  string // base address, no trailing slash
+	api  string // MirrorArcticShift or MirrorPullPush
+	pace *pacer // the archive's own budget
+
+	mu        sync.Mutex
+	restUntil time.Time // after a 429: not asked until then
+	reason    string    // why it rests
+	// read is when each endpoint's community was last read whole, at
+	// most maxOwned of them (see remember).
+	read map[string]time.Time
+}
+
+// leastLately orders want by when the archive last read each of them
+// through path, never first, and otherwise as given.
+func (m *mirror) leastLately(path string, want []ports.RedditWant) []ports.RedditWant {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Clone(want)
+	slices.SortStableFunc(out, func(a, b ports.RedditWant) int {
+		return m.read[path+" "+a.Community].Compare(m.read[path+" "+b.Community])
+	})
+	return out
+}
+
+// readAt notes that the archive read community through path whole at now.
+func (m *mirror) readAt(path, community string, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	remember(&m.read, path+" "+community, now)
+}
+
+// resting reports whether the archive rests at now, why and until when.
+func (m *mirror) resting(now time.Time) (errArchiveRests, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return errArchiveRests{until: m.restUntil, reason: m.reason}, now.Before(m.restUntil)
+}
+
+// rest rests the archive until until, never shortening a longer rest, and
+// reports whether it was not resting before.
+func (m *mirror) rest(now, until time.Time, reason string) (started bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	started = !now.Before(m.restUntil)
+	if until.After(m.restUntil) {
+		m.restUntil, m.reason = until, reason
+	}
+	return started
+}
+
+// errArchiveRests is a read refused because the archive rests after a 429.
+type errArchiveRests struct {
+	until  time.Time
+	reason string
+}
+
+func (e errArchiveRests) Error() string {
+	return fmt.Sprintf("%s, resting until %s", e.reason, e.until.UTC().Format(time.RFC3339))
+}
+
+// archiveStop reports whether err ended an archive read for the archive's
+// budget or rest rather than for the community read: the communities read
+// before it stand.
+func archiveStop(err error) bool {
+	return errors.As(err, new(errBudget)) || errors.As(err, new(errArchiveRests))
 }
 
 // endpoint is one of a mirror's search paths and the kind of thing it holds.
@@ -67,7 +148,7 @@ func (m *mirror) query(community string, after int64, asc bool) url.Values {
 // (zero when none); cut says the read stopped before the archive's end,
 // so only the things made before newest's second were all read. With no
 // since there is nothing to reach back to, and the newest page is read.
-func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, since time.Time) (out []ports.RedditPost, newest time.Time, cut bool, err error) {
+func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, since, deadline time.Time) (out []ports.RedditPost, newest time.Time, cut bool, err error) {
 	seen := map[string]bool{}
 	var after int64
 	if !since.IsZero() {
@@ -77,7 +158,7 @@ func (s *Source) readMirror(ctx context.Context, ep endpoint, community string, 
 		if page == MaxPages {
 			return newestFirst(out), newest, true, nil
 		}
-		items, held, err := s.mirrorPage(ctx, ep, s.mirror.query(community, after, !since.IsZero()))
+		items, held, err := s.mirrorPage(ctx, ep, s.mirror.query(community, after, !since.IsZero()), deadline)
 		if err != nil {
 			return nil, time.Time{}, false, err
 		}
@@ -132,10 +213,31 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// mirrorPage fetches and decodes one page of a mirror search; held is
-// how many elements it held, decoded or not.
-func (s *Source) mirrorPage(ctx context.Context, ep endpoint, q url.Values) ([]item, int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.mirror.url+ep.path+"?"+q.Encode(), nil)
+// mirrorPage fetches and decodes one page of a mirror search, within the
+// archive's budget; held is how many elements it held, decoded or not.
+// While the archive rests nothing is sent (errArchiveRests); a slot past
+// deadline, or more than the Source's longest wait away, sends nothing
+// either (errBudget).
+func (s *Source) mirrorPage(ctx context.Context, ep endpoint, q url.Values, deadline time.Time) ([]item, int, error) {
+	m := s.mirror
+	now := s.now()
+	if rests, ok := m.resting(now); ok {
+		return nil, 0, rests
+	}
+	limit := s.maxWait
+	if !deadline.IsZero() && deadline.Sub(now) < limit {
+		limit = deadline.Sub(now)
+	}
+	wait, ok := m.pace.reserve(now, limit)
+	if !ok {
+		return nil, 0, errBudget{wait: wait, archive: true}
+	}
+	if wait > 0 {
+		if err := s.sleep(ctx, wait); err != nil {
+			return nil, 0, err
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.url+ep.path+"?"+q.Encode(), nil)
 	if err != nil {
 		return nil, 0, &failure{reason: "request could not be built"}
 	}
@@ -146,6 +248,18 @@ func (s *Source) mirrorPage(ctx context.Context, ep endpoint, q url.Values) ([]i
 		return nil, 0, transportFailure("", err)
 	}
 	defer resp.Body.Close()
+	// Retry-After, on a 429 or any other answer, holds the next slot
+	// back, trusted up to a day as reddit's.
+	m.pace.observe(s.now(), resp.Header)
+	if resp.StatusCode == http.StatusTooManyRequests {
+		now := s.now()
+		reason := fmt.Sprintf("http %d", resp.StatusCode)
+		until := m.pace.refused(now, s.shortRest)
+		if m.rest(now, until, reason) {
+			s.log.Warn("the archive says it is asked too often; resting it", "until", until)
+		}
+		return nil, 0, errArchiveRests{until: until, reason: reason}
+	}
 	body, err := readBody(resp.Body)
 	if err != nil {
 		return nil, 0, err

@@ -48,6 +48,11 @@ const quietStretch = time.Hour
 // reads queue up in order instead of all waking at once.
 type pacer struct {
 	budget time.Duration // the gap of the budget the pacer was made with
+	// burst is how many slots may be handed out at once after a quiet
+	// spell; 0 or 1 spaces every request by the gap. The average stays
+	// the budget: a burst spends the slots the quiet spell left unused,
+	// at most burst of them.
+	burst int
 
 	mu      sync.Mutex
 	next    time.Time // no request starts before this
@@ -78,9 +83,10 @@ func (p *pacer) gap(now time.Time) time.Duration {
 func (p *pacer) reserve(now time.Time, limit time.Duration) (wait time.Duration, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	gap := p.gap(now)
 	slot := now
-	if p.next.After(slot) {
-		slot = p.next
+	if early := p.next.Add(-time.Duration(max(p.burst-1, 0)) * gap); early.After(slot) {
+		slot = early
 	}
 	if p.blocked.After(slot) {
 		slot = p.blocked
@@ -89,7 +95,9 @@ func (p *pacer) reserve(now time.Time, limit time.Duration) (wait time.Duration,
 	if wait > limit {
 		return wait, false
 	}
-	p.next = slot.Add(p.gap(now))
+	// next runs ahead of the slots handed out by the burst's unused
+	// slots at most; without a burst it is the slot plus the gap.
+	p.next = later(p.next, slot).Add(gap)
 	return wait, true
 }
 

@@ -261,11 +261,19 @@ func (w *way) getRemaining() float64 {
 	return w.remaining
 }
 
-// errBudget says reddit's budget allows no request before the deadline.
-type errBudget struct{ wait time.Duration }
+// errBudget says reddit's budget, or the archive's, allows no request
+// before the deadline.
+type errBudget struct {
+	wait    time.Duration
+	archive bool
+}
 
 func (e errBudget) Error() string {
-	return fmt.Sprintf("reddit's budget allows the next request in %s", e.wait.Round(time.Second))
+	of := "reddit's"
+	if e.archive {
+		of = "the archive's"
+	}
+	return fmt.Sprintf("%s budget allows the next request in %s", of, e.wait.Round(time.Second))
 }
 
 // Read implements ports.RedditSource.
@@ -424,6 +432,12 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 	if err != nil {
 		if err := ctx.Err(); err != nil {
 			return failed, core.Wrap(core.KindUnavailable, err, "reading r/"+group+" stopped")
+		}
+		var budget errBudget
+		if errors.As(err, &budget) {
+			// As for reddit's budget: nothing was sent, and the read is
+			// left for a later slot.
+			return failed, core.Wrap(core.KindRateLimited, err, "r/"+group+" waits for the archive's budget")
 		}
 		failed.Refused = append(failed.Refused, ports.RedditRefusal{Via: ports.RedditViaArchive, Reason: err.Error()})
 		return failed, core.Wrap(core.KindUnavailable, errors.Join(append(causes, cause(err))...),
@@ -685,7 +699,10 @@ func listingEntries(items []redditjson.Item, single string) []entry {
 // one community at a time. A community is covered from its Since up to the
 // newest item the archive holds of it: an archive that lags has not seen
 // what came after, and the caller's checkpoint must not move past it. A
-// read cut by the page cap is covered up to where it stopped.
+// read cut by the page cap is covered up to where it stopped. A read the
+// archive's budget or rest stops part way covers the communities it read
+// whole and leaves the others out of Covered, unread, for a later read;
+// stopped before any, it fails with the budget's or the rest's error.
 func (s *Source) readArchive(ctx context.Context, q ports.RedditQuery) (ports.RedditRead, error) {
 	ep := s.mirror.endpoints()[0]
 	if q.Listing == ports.RedditComments {
@@ -694,10 +711,20 @@ func (s *Source) readArchive(ctx context.Context, q ports.RedditQuery) (ports.Re
 	at := s.now()
 	read := ports.RedditRead{Source: core.SourceMirror, Via: ports.RedditViaArchive, Remaining: -1,
 		ArchiveLag: map[string]time.Duration{}}
-	for _, w := range q.Want {
-		posts, newest, cut, err := s.readMirror(ctx, ep, w.Community, w.Since)
+	// Those the archive read least lately first: a read its budget stops
+	// part way leaves the others, and they go first the next time, rather
+	// than the same first communities every time (a quiet community's
+	// checkpoint does not move, so its Since says nothing of that).
+	want := s.mirror.leastLately(ep.path, q.Want)
+	for _, w := range want {
+		posts, newest, cut, err := s.readMirror(ctx, ep, w.Community, w.Since, q.Deadline)
 		if err != nil {
-			return ports.RedditRead{}, err
+			if len(read.Covered) == 0 || !archiveStop(err) || ctx.Err() != nil {
+				return ports.RedditRead{}, err
+			}
+			s.log.Info("the archive's budget or rest stopped a read part way; the communities left are read later",
+				"listing", q.Listing, "read", len(read.Covered), "left", len(q.Want)-len(read.Covered), "reason", err.Error())
+			break
 		}
 		if newest.After(at) {
 			// An item dated after the read is a wrong date, not a post the
@@ -722,6 +749,7 @@ func (s *Source) readArchive(ctx context.Context, q ports.RedditQuery) (ports.Re
 		if end.After(until) {
 			until = end
 		}
+		s.mirror.readAt(ep.path, w.Community, s.now())
 		read.Posts = append(read.Posts, posts...)
 		read.Covered = append(read.Covered, ports.RedditCover{
 			Community: w.Community, From: w.Since, Until: until, Posts: len(posts), Complete: true,

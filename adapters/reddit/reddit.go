@@ -66,7 +66,16 @@
 // Arctic Shift (/api/posts/search, /api/comments/search) or PullPush
 // (/reddit/search/submission/, /reddit/search/comment/), one community at
 // a time (their subreddit parameter takes one name), both answering
-// {"data": [...]} with reddit's field names. An archive copies reddit
+// {"data": [...]} with reddit's field names. Its requests are paced by a
+// budget of its own (MirrorPerMinute; MirrorBurst at once after a quiet
+// spell), as reddit's are, and wait for their slot on the same terms. A
+// 429 rests the archive until the time it names (Retry-After, trusted up
+// to a day), or, naming none, for the rest of a refused OAuth or feed way
+// with its budget halved; while it rests it is not asked. A read that
+// meets the archive's budget or a 429 part way
+// keeps the communities it read whole and leaves the others uncovered,
+// for the next cycle; one that read none fails, core.KindRateLimited for
+// the budget (nothing was sent) and core.KindUnavailable for a rest. An archive copies reddit
 // late, so a read from it covers a community only up to the newest item
 // it holds (its high-water mark), and the lag is reported. Its text search
 // is stemmed and never used. Posts are keyed by reddit's fullname (t3_,
@@ -145,6 +154,9 @@ type Config struct {
 	// RefusedRest is EARSHOT_REDDIT_REFUSED_REST, how long keyless JSON
 	// that refused is left alone; DefaultRefusedRest when 0.
 	RefusedRest time.Duration
+	// MirrorPerMinute is the archive's budget, in requests a minute;
+	// DefaultMirrorPerMinute when 0.
+	MirrorPerMinute int
 
 	HTTPClient *http.Client                                     // default: a client with DefaultTimeout
 	Logger     *slog.Logger                                     // default: slog.Default()
@@ -251,7 +263,13 @@ func New(cfg Config) (*Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.mirror = &mirror{url: u, api: api}
+		perMinute := cfg.MirrorPerMinute
+		if perMinute <= 0 {
+			perMinute = DefaultMirrorPerMinute
+		}
+		pace := newPacer(perMinute)
+		pace.burst = MirrorBurst
+		s.mirror = &mirror{url: u, api: api, pace: pace}
 	}
 	return s, nil
 }

@@ -41,8 +41,12 @@ const (
 	MaxPages = 3
 	// MaxGroup is the most communities one request names (/r/a+b+c).
 	MaxGroup = 50
-	// maxAnswer bounds what is read of one answer, before parsing.
-	maxAnswer = 4 << 20
+	// maxAnswer bounds what is read of one answer, before parsing: the
+	// server's reader's bound (adapters/reddit). A listing carries each
+	// self post twice, selftext and selftext_html, and reddit allows
+	// 40,000 characters a post, so a page of 100 long posts is about
+	// 8 MB.
+	maxAnswer = 16 << 20
 	pageSize  = 100
 	// UserAgent names the program honestly; reddit refuses empty and
 	// generic library agents.
@@ -154,17 +158,45 @@ func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, 
 		}
 	}
 	cookie := helper.CookieHeader(in.Session, "reddit.com")
+	// An answer over maxAnswer is that group's, not the account's: the
+	// groups after it are read all the same, and the first such answer
+	// is reported once they are.
+	var big error
+	bigs := 0
+	read := func(group []string) error {
+		err := r.readGroup(ctx, in, group, cookie, emit)
+		var tb *tooBig
+		if !errors.As(err, &tb) {
+			return err
+		}
+		r.log().Warn("reddit's answer is over the bound; its communities are left unread and the others read",
+			"path", tb.path, "bound", maxAnswer)
+		if bigs++; big == nil {
+			big = err
+		}
+		return nil
+	}
 	for group := range slices.Chunk(open, MaxGroup) {
-		if err := r.readGroup(ctx, in, group, cookie, emit); err != nil {
+		if err := read(group); err != nil {
 			return err
 		}
 	}
 	for _, c := range due {
-		if err := r.readGroup(ctx, in, []string{c}, cookie, emit); err != nil {
+		if err := read([]string{c}); err != nil {
 			return err
 		}
 	}
-	return nil
+	if bigs > 1 {
+		return fmt.Errorf("%w (and %d more answers over the bound)", big, bigs-1)
+	}
+	return big
+}
+
+// tooBig is an answer over maxAnswer.
+type tooBig struct{ path string }
+
+func (e *tooBig) Error() string {
+	return fmt.Sprintf("reddit: %s: the answer is over %d bytes and was cut off", e.path, maxAnswer)
 }
 
 // readGroup reads each listing of group. A group reddit refuses for a
@@ -372,7 +404,7 @@ func (r *Reader) fetch(ctx context.Context, in helper.In, path, after, cookie st
 	var pg redditjson.Listing
 	switch {
 	case len(body) > maxAnswer:
-		return nil, "", fmt.Errorf("reddit: %s: the answer is over %d bytes and was cut off", path, maxAnswer)
+		return nil, "", &tooBig{path: path}
 	case sig.OK():
 		if pg, err = redditjson.DecodeListing(body); err != nil {
 			sig.Unusable = true

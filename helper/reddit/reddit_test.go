@@ -318,7 +318,7 @@ func TestHugeAnswerIsCutOff(t *testing.T) {
 	g.reddit.answer = func(w http.ResponseWriter, r *http.Request) bool {
 		w.Write([]byte(`{"kind":"Listing","data":{"children":[`))
 		chunk := []byte(strings.Repeat(" ", 1<<20))
-		for i := 0; i < 8; i++ {
+		for i := 0; i < 17; i++ { // past the 16 MB bound
 			if _, err := w.Write(chunk); err != nil {
 				break
 			}
