@@ -115,9 +115,12 @@ type RedditSource interface {
 	//
 	// Errors: KindInvalid for a malformed community name or an empty or
 	// too large group; KindNotFound when reddit says a community does not
-	// exist (404); KindRateLimited when reddit's budget would only allow
-	// the read after q.Deadline (nothing is read, the archive is not
-	// asked); KindUnavailable when every way failed or ctx ended. Errors
+	// exist (404); KindRateLimited when reddit's budget, or the
+	// archive's, would only allow the read after q.Deadline (nothing is
+	// read; the archive is not asked for reddit's budget); an archive
+	// read its budget or a 429 stops part way covers only the
+	// communities it read (the rest are absent from Covered);
+	// KindUnavailable when every way failed or ctx ended. Errors
 	// never carry credentials. With an error, the read's Refused and
 	// Requests still say what was tried.
 	Read(ctx context.Context, q RedditQuery) (RedditRead, error)
