@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -68,7 +70,14 @@ func newTab(t *testing.T) *tab {
 		}
 	}))
 	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+	// The page counts as focused whatever window the desktop has in
+	// front: the clicks are the page's own, which give no focus, and the
+	// copy buttons' clipboard refuses a page without it.
+	focused := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+		return err
+	})
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), focused); err != nil {
 		if browserRequired() {
 			t.Fatalf("Chromium at %s does not start: %v", chromiumPath, err)
 		}
@@ -298,7 +307,18 @@ func setValue(sel, v string) chromedp.Action[chromedp.Void] {
 func sendKeys(sel, v string) chromedp.Action[chromedp.Void] {
 	return chromedp.SendKeys(chromedp.CSS(sel), v)
 }
-func clickOn(sel string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(sel)) }
+// clickOn clicks the first element matching sel inside the page once it
+// is shown, for the reason submitAndWait gives.
+func clickOn(sel string) chromedp.Action[chromedp.Void] {
+	q := `document.querySelector(` + jsString(sel) + `)`
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := chromedp.Poll[bool](`!!`+q+` && `+q+`.getClientRects().length > 0`, chromedp.WithPollingInterval(20*time.Millisecond))(ctx, t); err != nil {
+			return err
+		}
+		_, err := chromedp.Evaluate[any](q + `.click()`)(ctx, t)
+		return err
+	})
+}
 
 // js runs a script for its effect.
 func js(expr string) chromedp.Action[chromedp.Void] {
