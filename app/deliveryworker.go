@@ -393,13 +393,6 @@ func (s *DeliveryWorker) recorder(in <-chan []ports.Attempt) {
 // holding the recorder, and with it every send, for ever.
 const recordTimeout = 30 * time.Second
 
-// recordRetry is the first wait before a failed write of attempts is
-// made again, recordRetryMost the longest; each wait doubles the last.
-const (
-	recordRetry     = 100 * time.Millisecond
-	recordRetryMost = 5 * time.Second
-)
-
 // finish stores the attempts of batch, making a failed write again while
 // their leases hold: the messages went out, and a delivery whose attempt
 // is not stored is claimed again once its lease runs out and sent a
@@ -413,19 +406,15 @@ func (s *DeliveryWorker) finish(batch []ports.Attempt) ([]ports.AttemptResult, e
 			until = a.Due.LeaseUntil
 		}
 	}
-	wait := recordRetry
-	for {
+	var res []ports.AttemptResult
+	err := again(until, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-		res, err := s.deps.Queue.FinishAttempts(ctx, batch, s.rules)
-		cancel()
-		if err == nil || !time.Now().Add(wait).Before(until) {
-			return res, err
-		}
-		s.deps.Log.Debug("recording webhook deliveries failed; trying again while their leases hold", "deliveries", len(batch), "err", err)
-		t := time.NewTimer(wait)
-		<-t.C
-		wait = min(2*wait, recordRetryMost)
-	}
+		defer cancel()
+		var err error
+		res, err = s.deps.Queue.FinishAttempts(ctx, batch, s.rules)
+		return err
+	})
+	return res, err
 }
 
 // recorded follows up a stored attempt: a retry due before the next poll

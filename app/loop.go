@@ -32,3 +32,28 @@ func every(ctx context.Context, interval time.Duration, wake <-chan struct{}, f 
 		f()
 	}
 }
+
+// The waits of again: the first, and the longest; each doubles the last.
+const (
+	againFirst = 100 * time.Millisecond
+	againMost  = 5 * time.Second
+)
+
+// again calls write until it works, or until the next wait would end at
+// or past until, and returns its last error. It is for the writes that
+// record what went out already (a message sent, an email the server
+// accepted) while a claim keeps others off it: left unwritten after a
+// failure of a moment, the work is done again once the claim runs out.
+// write must be safe to make again.
+func again(until time.Time, write func() error) error {
+	wait := againFirst
+	for {
+		err := write()
+		if err == nil || !time.Now().Add(wait).Before(until) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		<-t.C
+		wait = min(2*wait, againMost)
+	}
+}
