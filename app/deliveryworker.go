@@ -177,7 +177,8 @@ func (s *DeliveryWorker) Poke() {
 
 // Run sends due deliveries until ctx ends, then gives back what it
 // claimed and did not start, lets the sends under way finish (each within
-// the sender's timeout) and returns. Only one Run of a service may be
+// the sender's timeout) and be recorded (while a failing database lets
+// their leases hold, at most) and returns. Only one Run of a service may be
 // going at once; other processes run their own.
 func (s *DeliveryWorker) Run(ctx context.Context) {
 	s.takeOff() // switch-offs a Run before stored: nothing is held for them
@@ -389,8 +390,9 @@ func (s *DeliveryWorker) recorder(in <-chan []ports.Attempt) {
 
 // recordTimeout bounds one write of attempts. It is not tied to the
 // worker's context, so that stopping still stores what was sent; a
-// database that hangs leaves the attempts to their leases instead of
-// holding the recorder, and with it every send, for ever.
+// database that hangs holds the recorder, and with it every send, no
+// longer than the attempts' leases (finish makes the write again until
+// then), not for ever.
 const recordTimeout = 30 * time.Second
 
 // finish stores the attempts of batch, making a failed write again while
