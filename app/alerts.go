@@ -151,9 +151,17 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 		ids[i] = m.ID
 	}
 	// The server has the message: a stop that comes meanwhile must not
-	// leave its matches pending, or the next start mails them again.
-	return true, a.store.MarkEmailed(context.WithoutCancel(ctx), o.ID, ids, now)
+	// leave its matches pending, or the next start mails them again; nor
+	// must a write that fails for a moment, within the owner's lease.
+	return true, again(time.Now().Add(markFor), func() error {
+		return a.store.MarkEmailed(context.WithoutCancel(ctx), o.ID, ids, now)
+	})
 }
+
+// markFor is how long a failed mark of an email the server accepted is
+// made again: well within the lease of the alerts' owner and of a
+// notification's claim.
+const markFor = time.Minute
 
 // createdBefore reports whether one of ms was created before at.
 func createdBefore(ms []core.Match, at time.Time) bool {

@@ -177,7 +177,8 @@ func (s *DeliveryWorker) Poke() {
 
 // Run sends due deliveries until ctx ends, then gives back what it
 // claimed and did not start, lets the sends under way finish (each within
-// the sender's timeout) and returns. Only one Run of a service may be
+// the sender's timeout) and be recorded (while a failing database lets
+// their leases hold, at most) and returns. Only one Run of a service may be
 // going at once; other processes run their own.
 func (s *DeliveryWorker) Run(ctx context.Context) {
 	s.takeOff() // switch-offs a Run before stored: nothing is held for them
@@ -389,14 +390,33 @@ func (s *DeliveryWorker) recorder(in <-chan []ports.Attempt) {
 
 // recordTimeout bounds one write of attempts. It is not tied to the
 // worker's context, so that stopping still stores what was sent; a
-// database that hangs leaves the attempts to their leases instead of
-// holding the recorder, and with it every send, for ever.
+// database that hangs holds the recorder, and with it every send, no
+// longer than the attempts' leases (finish makes the write again until
+// then), not for ever.
 const recordTimeout = 30 * time.Second
 
+// finish stores the attempts of batch, making a failed write again while
+// their leases hold: the messages went out, and a delivery whose attempt
+// is not stored is claimed again once its lease runs out and sent a
+// second time. A write is safe to make again: it stores an attempt only
+// where the row still carries its claim, so one that was stored after
+// all, or claimed by another since, is left as it is.
 func (s *DeliveryWorker) finish(batch []ports.Attempt) ([]ports.AttemptResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-	defer cancel()
-	return s.deps.Queue.FinishAttempts(ctx, batch, s.rules)
+	var until time.Time // the last lease of the batch to run out
+	for _, a := range batch {
+		if a.Due.LeaseUntil.After(until) {
+			until = a.Due.LeaseUntil
+		}
+	}
+	var res []ports.AttemptResult
+	err := again(until, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		defer cancel()
+		var err error
+		res, err = s.deps.Queue.FinishAttempts(ctx, batch, s.rules)
+		return err
+	})
+	return res, err
 }
 
 // recorded follows up a stored attempt: a retry due before the next poll

@@ -179,8 +179,11 @@ func (s *Notifications) SendEmails(ctx context.Context) (int, error) {
 				continue
 			}
 			// The server has it: a stop that comes meanwhile must not
-			// leave it owed, or it goes out again once its claim ends.
-			if err := s.store.MarkEmailed(context.WithoutCancel(ctx), n.ID, s.clock.Now()); err != nil {
+			// leave it owed, or it goes out again once its claim ends;
+			// nor must a write that fails for a moment.
+			if err := again(time.Now().Add(markFor), func() error {
+				return s.store.MarkEmailed(context.WithoutCancel(ctx), n.ID, s.clock.Now())
+			}); err != nil {
 				return sent, err
 			}
 		}

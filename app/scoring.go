@@ -152,7 +152,7 @@ func (s *Scoring) Sweep(ctx context.Context) (int, error) {
 		}
 		last := len(ms) < s.cfg.Batch
 		if updates := s.scoreAll(ctx, ms); len(updates) > 0 {
-			got, err := s.matches.SetScores(ctx, updates, core.QueueMatchCreated)
+			got, err := s.store(ctx, updates)
 			if err != nil {
 				return n, err
 			}
@@ -167,6 +167,22 @@ func (s *Scoring) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 }
+
+// store stores the scores of a batch, and the deliveries they queue, even
+// when ctx ended while the batch was scored: thrown away, each score
+// would be made again after the restart (a model's call paid twice). A
+// database that hangs holds the stop no longer than storeTimeout.
+func (s *Scoring) store(ctx context.Context, updates []ports.ScoreUpdate) ([]core.Match, error) {
+	if ctx.Err() == nil {
+		return s.matches.SetScores(ctx, updates, core.QueueMatchCreated)
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	return s.matches.SetScores(sctx, updates, core.QueueMatchCreated)
+}
+
+// storeTimeout bounds the write of a batch's scores after a stop.
+const storeTimeout = 30 * time.Second
 
 // scoreAll scores ms, Workers at a time, and returns the verdicts of
 // those the scorer could score, in the order of ms.
