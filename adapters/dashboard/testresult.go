@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -100,7 +101,9 @@ func (d *Dashboard) testOutcome(r *http.Request, path string) *testView {
 
 // testPage sends the address of a test, opened again from a bookmark or
 // an old history entry, to the row's page: the test is a POST, and
-// opening its address sends nothing.
+// opening its address sends nothing. The id is not checked here, so it
+// goes back escaped: decoded, its slashes and dots would be cleaned
+// into a Location off the dashboard ("/\evil.example").
 func (p rowPage) testPage(w http.ResponseWriter, r *http.Request) {
-	http.Redirect(w, r, p.path+r.PathValue("id"), http.StatusSeeOther)
+	http.Redirect(w, r, p.path+url.PathEscape(r.PathValue("id")), http.StatusSeeOther)
 }
