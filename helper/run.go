@@ -44,6 +44,9 @@ type pause struct {
 	// blocks counts the address blocks in a row through proxy, the one
 	// this pause is included (see ProxyPause).
 	blocks int
+	// limits counts the rate limits in a row that named no wait, this
+	// one included (see issueRateLimited).
+	limits int
 }
 
 // Pass reads every platform once and sends what it found. It returns
@@ -129,7 +132,7 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	if proxy != nil {
 		psum = sha256.Sum256([]byte(proxy.String()))
 	}
-	blocks := 0
+	blocks, limits := 0, 0
 	if p, ok := r.paused[platform]; ok {
 		// An address block waits for another proxy, not for its time.
 		moved := p.Action == actionUseProxy && p.proxy != psum
@@ -144,6 +147,7 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		if p.Action == actionUseProxy && !moved {
 			blocks = p.blocks
 		}
+		limits = p.limits
 		delete(r.paused, platform)
 	}
 	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}, unread: func() []string { return nil },
@@ -177,10 +181,24 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 			if sent {
 				log.Info("account state reported", "status", s.Status, "state", v.State, "action", v.Action)
 			}
-			if p := PauseFor(v, s, wait, r.now()); p != nil {
-				return p
+			if s.OK() {
+				limits = 0 // the platform answered: the limit has lifted
 			}
-			return nil
+			now := r.now()
+			p := PauseFor(v, s, wait, now)
+			switch {
+			case p == nil:
+				return nil
+			case p.Issue == issueRateLimited && !p.NeedsOwner && wait <= 0:
+				// Doubled for each one in a row, as an address block is.
+				if until := now.Add(min(p.Until.Sub(now)<<min(limits, 11), MaxPause)); until.After(p.Until) {
+					p.Until = until
+				}
+				limits++
+			default:
+				limits = 0
+			}
+			return p
 		},
 	}
 	readErr := rd.Read(ctx, in, b.add)
@@ -197,7 +215,7 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	}
 	var p *Paused
 	if errors.As(readErr, &p) {
-		ps := pause{Paused: p, jar: sum, proxy: psum}
+		ps := pause{Paused: p, jar: sum, proxy: psum, limits: limits}
 		if p.Action == actionUseProxy {
 			ps.blocks = blocks + 1
 			if until := r.now().Add(min(ProxyPause<<min(blocks, 7), MaxPause)); until.After(p.Until) {
