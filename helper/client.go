@@ -317,6 +317,11 @@ type AccountView struct {
 	Issue          *string `json:"issue"`
 	Action         string  `json:"action"`
 	RequiresAction bool    `json:"requiresAction"`
+	// RetryAfter is how long the server decided the account waits, in
+	// seconds from the report (the platform's wait, or the server's own
+	// for a rate limit that named none); 0 for none, or from a server
+	// older than the field.
+	RetryAfter int `json:"retryAfter"`
 }
 
 // Report sends s (POST /account-status) when it differs from the last

@@ -128,6 +128,14 @@ const ProxyPause = 15 * time.Minute
 // UseProxy).
 const actionUseProxy = "use_proxy"
 
+// issueRateLimited is the issue of a rate limit (core/health's
+// RateLimited). One that names no wait is paused for the server's wait
+// (the view's retryAfter), doubled by the Runner for each one in a row
+// up to MaxPause: facebook's "temporarily blocked" (code 368) lasts
+// hours and says nothing of when it lifts, and asking again at every
+// pass only prolongs it.
+const issueRateLimited = "rate_limited"
+
 // PauseFor returns the pause the view asks for after signal s, wait
 // being how long the platform itself asked to wait (0 when it named
 // none); nil when reading goes on.
@@ -144,6 +152,13 @@ func PauseFor(v AccountView, s Signal, wait time.Duration, now time.Time) *Pause
 	case v.RequiresAction:
 		return &Paused{Platform: s.Platform, Issue: issue, Action: v.Action, NeedsOwner: true}
 	case !s.OK() && (v.Action == "wait" || issue != ""):
+		if wait <= 0 {
+			// The server's wait when the platform named none: 15 minutes
+			// for a rate limit (x's window), a minute after a network
+			// error. A view given again for the same answer (Report sends
+			// a signal once) gives it again from now.
+			wait = time.Duration(min(max(v.RetryAfter, 0), int(MaxPause/time.Second))) * time.Second
+		}
 		return &Paused{Platform: s.Platform, Issue: issue, Action: v.Action, Until: now.Add(min(max(wait, MinPause), MaxPause))}
 	}
 	return nil

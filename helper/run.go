@@ -14,9 +14,14 @@ import (
 	"github.com/earshothq/earshot/core"
 )
 
-// maxBatchBytes keeps a batch under the server's 1 MB body limit, with
-// room to spare: a hundred long posts can weigh more than that.
+// maxBatchBytes keeps a batch's body under the server's 1 MB body limit,
+// with room to spare: a hundred long posts can weigh more than that, and
+// the unread lists a batch names count too (see batcher.flush).
 const maxBatchBytes = 900 << 10
+
+// batchEnvelope bounds what a body holds beside its posts and lists: the
+// platform's name and the members' names, brackets and commas.
+const batchEnvelope = 256
 
 // Runner makes a helper's passes over its readers' platforms.
 type Runner struct {
@@ -39,6 +44,9 @@ type pause struct {
 	// blocks counts the address blocks in a row through proxy, the one
 	// this pause is included (see ProxyPause).
 	blocks int
+	// limits counts the rate limits in a row that named no wait, this
+	// one included (see issueRateLimited).
+	limits int
 }
 
 // Pass reads every platform once and sends what it found. It returns
@@ -124,7 +132,7 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	if proxy != nil {
 		psum = sha256.Sum256([]byte(proxy.String()))
 	}
-	blocks := 0
+	blocks, limits := 0, 0
 	if p, ok := r.paused[platform]; ok {
 		// An address block waits for another proxy, not for its time.
 		moved := p.Action == actionUseProxy && p.proxy != psum
@@ -139,6 +147,7 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		if p.Action == actionUseProxy && !moved {
 			blocks = p.blocks
 		}
+		limits = p.limits
 		delete(r.paused, platform)
 	}
 	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}, unread: func() []string { return nil },
@@ -172,10 +181,24 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 			if sent {
 				log.Info("account state reported", "status", s.Status, "state", v.State, "action", v.Action)
 			}
-			if p := PauseFor(v, s, wait, r.now()); p != nil {
-				return p
+			if s.OK() {
+				limits = 0 // the platform answered: the limit has lifted
 			}
-			return nil
+			now := r.now()
+			p := PauseFor(v, s, wait, now)
+			switch {
+			case p == nil:
+				return nil
+			case p.Issue == issueRateLimited && !p.NeedsOwner && wait <= 0:
+				// Doubled for each one in a row, as an address block is.
+				if until := now.Add(min(p.Until.Sub(now)<<min(limits, 11), MaxPause)); until.After(p.Until) {
+					p.Until = until
+				}
+				limits++
+			default:
+				limits = 0
+			}
+			return p
 		},
 	}
 	readErr := rd.Read(ctx, in, b.add)
@@ -192,7 +215,7 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 	}
 	var p *Paused
 	if errors.As(readErr, &p) {
-		ps := pause{Paused: p, jar: sum, proxy: psum}
+		ps := pause{Paused: p, jar: sum, proxy: psum, limits: limits}
 		if p.Action == actionUseProxy {
 			ps.blocks = blocks + 1
 			if until := r.now().Add(min(ProxyPause<<min(blocks, 7), MaxPause)); until.After(p.Until) {
@@ -216,6 +239,7 @@ type batcher struct {
 	r        *Runner
 	platform string
 	posts    []Post
+	sizes    []int // each post's share of the body, encoded
 	size     int
 	marks    map[string]string
 	sent     int
@@ -244,6 +268,7 @@ func (b *batcher) add(p Post, m Mark) error {
 		}
 	}
 	b.posts = append(b.posts, p)
+	b.sizes = append(b.sizes, len(enc)+1)
 	b.size += len(enc) + 1
 	if m.Key != "" {
 		b.marks[m.Key] = m.Value
@@ -252,26 +277,64 @@ func (b *batcher) add(p Post, m Mark) error {
 }
 
 // flush sends the batch and, once it is accepted, moves its checkpoints.
+// The unread lists are learnt only now and can weigh over half a
+// megabyte (a thousand phrases of `<`, each written as six bytes): when
+// posts and lists together pass maxBatchBytes, the posts go in parts,
+// each naming the lists whole, since the server records as read every
+// phrase a batch does not name. The checkpoints move once every part is
+// accepted; a part that fails leaves them, and the parts already sent
+// are skipped by the server when the next pass sends them again.
 func (b *batcher) flush(ctx context.Context) error {
 	added, err := b.added(ctx)
 	if err != nil {
 		b.failed = true
 		return fmt.Errorf("%s: the phrases before sending %d posts: %w", b.platform, len(b.posts), err)
 	}
-	res, err := b.r.Client.IngestBatch(ctx, b.platform, b.posts, Unread{Communities: b.unread(), Phrases: append(added, b.unreadPhrases()...)})
-	if err != nil {
-		b.failed = true
-		return fmt.Errorf("%s: sending %d posts: %w", b.platform, len(b.posts), err)
+	u := Unread{Communities: b.unread(), Phrases: append(added, b.unreadPhrases()...)}
+	u.Communities = u.Communities[:min(len(u.Communities), core.MaxUnreadCommunities)]
+	u.Phrases = u.Phrases[:min(len(u.Phrases), core.MaxUnreadPhrases)]
+	room := maxBatchBytes - batchEnvelope - encodedLen(u.Communities) - encodedLen(u.Phrases)
+	for start := 0; ; {
+		// At least one post a part: the lists alone are at most some
+		// 630 KB (a thousand phrases of core.MaxPhraseLen characters, a
+		// thousand subreddit names) and one post a few tens of KB.
+		end, size := start, 0
+		for end < len(b.posts) && (end == start || size+b.sizes[end] <= room) {
+			size += b.sizes[end]
+			end++
+		}
+		part := b.posts[start:end]
+		res, err := b.r.Client.IngestBatch(ctx, b.platform, part, u)
+		if err != nil {
+			b.failed = true
+			return fmt.Errorf("%s: sending %d posts: %w", b.platform, len(part), err)
+		}
+		b.sent++
+		b.ingested += res.Ingested
+		b.skipped += res.Skipped
+		if start = end; start >= len(b.posts) {
+			break // an empty batch (a read that found nothing) is one part
+		}
 	}
-	b.sent++
-	b.ingested += res.Ingested
-	b.skipped += res.Skipped
 	if err := b.r.State.Set(b.marks); err != nil {
 		return fmt.Errorf("%s: the batch was accepted but its checkpoints were not saved (it will be sent again): %w", b.platform, err)
 	}
 	clear(b.marks)
-	b.posts, b.size = b.posts[:0], 0
+	b.posts, b.sizes, b.size = b.posts[:0], b.sizes[:0], 0
 	return nil
+}
+
+// encodedLen is the length of texts as the body writes them: json.Marshal
+// escapes `<`, `>` and `&` as six bytes and writes CJK as three.
+func encodedLen(texts []string) int {
+	if len(texts) == 0 {
+		return 0
+	}
+	enc, err := json.Marshal(texts)
+	if err != nil {
+		return maxBatchBytes // strings always encode; never reached
+	}
+	return len(enc)
 }
 
 // added returns the texts of the phrases the server lists now that the

@@ -47,13 +47,25 @@ type AccountViewJSON struct {
 	Issue          *string `json:"issue"`
 	Action         string  `json:"action"`
 	RequiresAction bool    `json:"requiresAction"`
+	// RetryAfter is the account's retryAfter as seconds from the report,
+	// left out when there is none: the wait the service decided (the
+	// platform's, or 15 minutes for a rate limit that named none), which
+	// the helper follows rather than keep its own copy of the rule. In
+	// seconds from the report, as the report's own retryAfter, so the
+	// helper's clock need not agree with the server's.
+	RetryAfter *int `json:"retryAfter,omitempty"`
 }
 
 // AccountView renders a status as the helper endpoint answers it: issue
 // is the issue's name or null, accountId null for a platform with no
-// account.
+// account, retryAfter left out when the account waits for nothing.
 func AccountView(st health.Status) AccountViewJSON {
 	v := AccountViewJSON{Platform: string(st.Platform), State: string(st.State), Action: string(st.Action), RequiresAction: st.RequiresAction}
+	if !st.RetryAfter.IsZero() && st.RetryAfter.After(st.LastCheckedAt) {
+		// Rounded up: a wait cut short would ask the platform too soon.
+		secs := int((st.RetryAfter.Sub(st.LastCheckedAt) + time.Second - 1) / time.Second)
+		v.RetryAfter = &secs
+	}
 	if st.AccountID != "" {
 		id := st.AccountID
 		v.AccountID = &id

@@ -3,6 +3,7 @@ package facebook
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/earshothq/earshot/helper/browser"
 )
@@ -46,7 +47,7 @@ func (p *Browser) Read(ctx context.Context, r PageRequest) (Page, error) {
 		holds = hasResults
 	}
 	pg, err := b.Read(ctx, browser.Request{URL: r.URL, Cookies: r.Cookies, CookieURL: r.CookieURL, Match: r.Match,
-		Done: func(p *browser.Page) bool { return done(p, holds) }})
+		Done: newDone(holds)})
 	if err != nil {
 		return Page{}, err
 	}
@@ -73,21 +74,47 @@ func (p *Browser) Close() error {
 	return p.own.Close()
 }
 
-// done says when a page has shown what it will: what holds looks for, in
-// the document (the first results facebook renders into the page) or in
-// an answer (facebook's page also asks GraphQL for its chrome: the
-// notifications, the chat list), or a page that is not the one asked for
-// (a login wall, a checkpoint, a block).
-func done(p *browser.Page, holds func([]byte) bool) bool {
-	if p.Status != 200 {
-		return true
+// newDone returns the Done of a read: it says when a page has shown what
+// it will: what holds looks for, in the document (the first results
+// facebook renders into the page) or in an answer (facebook's page also
+// asks GraphQL for its chrome: the notifications, the chat list), or a
+// page that is not the one asked for (a login wall, a checkpoint, a
+// block). The browser asks it after every answer, with every answer so
+// far: it reads the document once and each answer once, as it comes,
+// and keeps what it found, so the work an answer costs does not grow
+// with the answers before it. What it keeps is a few fields: the
+// answers are the page's, bounded by the browser's page cap.
+func newDone(holds func([]byte) bool) func(p *browser.Page) bool {
+	var (
+		addr    string // the document read, by its address and bytes
+		doc     []byte
+		read    bool
+		docDone bool // the document is not the page asked for, or holds
+		seen    int  // the answers read
+		found   bool // one of them holds
+	)
+	return func(p *browser.Page) bool {
+		if p.Status != 200 {
+			return true
+		}
+		if !read || addr != p.URL || !same(doc, p.Document) {
+			addr, doc, read = p.URL, p.Document, true
+			issue, _ := Health(p.URL, p.Status, string(p.Document[:min(len(p.Document), headSize)]))
+			docDone = issue != "" || slices.ContainsFunc(blobs(p.Document), holds)
+		}
+		if len(p.Answers) < seen {
+			seen, found = 0, false // another page's answers
+		}
+		for ; seen < len(p.Answers) && !found; seen++ {
+			found = holds(p.Answers[seen].Body)
+		}
+		return docDone || found
 	}
-	if issue, _ := Health(p.URL, p.Status, string(p.Document[:min(len(p.Document), headSize)])); issue != "" {
-		return true
-	}
-	answers := make([][]byte, 0, len(p.Answers))
-	for _, a := range p.Answers {
-		answers = append(answers, a.Body)
-	}
-	return pageHolds(p.Document, answers, holds)
+}
+
+// same says whether a and b are the same bytes in memory: the browser
+// sets a page's document once, so a document read before is the same
+// slice, and comparing its contents would cost what reading it does.
+func same(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
