@@ -307,6 +307,7 @@ func setValue(sel, v string) chromedp.Action[chromedp.Void] {
 func sendKeys(sel, v string) chromedp.Action[chromedp.Void] {
 	return chromedp.SendKeys(chromedp.CSS(sel), v)
 }
+
 // clickOn clicks the first element matching sel inside the page once it
 // is shown, for the reason submitAndWait gives.
 func clickOn(sel string) chromedp.Action[chromedp.Void] {
@@ -315,7 +316,7 @@ func clickOn(sel string) chromedp.Action[chromedp.Void] {
 		if _, err := chromedp.Poll[bool](`!!`+q+` && `+q+`.getClientRects().length > 0`, chromedp.WithPollingInterval(20*time.Millisecond))(ctx, t); err != nil {
 			return err
 		}
-		_, err := chromedp.Evaluate[any](q + `.click()`)(ctx, t)
+		_, err := chromedp.Evaluate[any](q+`.click()`)(ctx, t)
 		return err
 	})
 }
