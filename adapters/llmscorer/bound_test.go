@@ -39,3 +39,35 @@ func TestScoreRequestBoundsTheAnswer(t *testing.T) {
 		t.Errorf("max_tokens %s, want a bound of at most 512 tokens", req["max_tokens"])
 	}
 }
+
+// A server that answers 101 Switching Protocols hands over the raw
+// connection, which the request's context no longer watches; one that
+// then goes quiet must not hold the call, and its slot, past the
+// timeout. The answer is HTTP/1.1's (RFC 9110 15.2.2).
+func TestScoreUpgradeAnswerEndsAtTimeout(t *testing.T) {
+	done := make(chan struct{})
+	f := newFixture(t, func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = buf.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: earshot-test\r\nConnection: Upgrade\r\n\r\n")
+		_ = buf.Flush()
+		<-done
+	}, 200*time.Millisecond)
+	t.Cleanup(func() { close(done) })
+	got := make(chan error, 1)
+	go func() {
+		_, err := f.scorer.Score(context.Background(), match)
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("Score: %v, want the fallback's verdict", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Score still waits on a server that switched protocols, past its timeout")
+	}
+}

@@ -257,6 +257,11 @@ func (s *Scorer) ask(ctx context.Context, m core.Match) (core.Score, error) {
 		return core.Score{}, errors.New(transportReason(ctx, err))
 	}
 	defer resp.Body.Close()
+	// The read ends with ctx whatever the answer: a 101 (Switching
+	// Protocols) hands over the raw connection, which the request's
+	// context no longer watches.
+	stop := context.AfterFunc(ctx, func() { _ = resp.Body.Close() })
+	defer stop()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	if err != nil {
 		return core.Score{}, errors.New("read answer: " + transportReason(ctx, err))
