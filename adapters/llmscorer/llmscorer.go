@@ -69,6 +69,12 @@ const DefaultMaxInFlight = 8
 // and a misbehaving server should not make us buffer without limit.
 const maxAnswer = 1 << 20
 
+// maxAnswerTokens caps what the model may write. A verdict is one short
+// JSON object (a reason of 160 characters is at most about 160 tokens in
+// any script); without the cap a post whose text asks for a long answer
+// has the model write until the timeout, paid for and holding a slot.
+const maxAnswerTokens = 300
+
 // Scorer asks the model and falls back when it cannot. It is safe for
 // concurrent use, with at most Config.MaxInFlight model calls under way.
 type Scorer struct {
@@ -177,6 +183,7 @@ type (
 		Model          string         `json:"model"`
 		Messages       []chatMessage  `json:"messages"`
 		Temperature    float64        `json:"temperature"`
+		MaxTokens      int            `json:"max_tokens"`
 		ResponseFormat responseFormat `json:"response_format"`
 	}
 	chatMessage struct {
@@ -230,6 +237,7 @@ func (s *Scorer) ask(ctx context.Context, m core.Match) (core.Score, error) {
 			{Role: "user", Content: string(post)},
 		},
 		Temperature:    0,
+		MaxTokens:      maxAnswerTokens,
 		ResponseFormat: responseFormat{Type: "json_object"},
 	})
 	if err != nil {
@@ -249,6 +257,11 @@ func (s *Scorer) ask(ctx context.Context, m core.Match) (core.Score, error) {
 		return core.Score{}, errors.New(transportReason(ctx, err))
 	}
 	defer resp.Body.Close()
+	// The read ends with ctx whatever the answer: a 101 (Switching
+	// Protocols) hands over the raw connection, which the request's
+	// context no longer watches.
+	stop := context.AfterFunc(ctx, func() { _ = resp.Body.Close() })
+	defer stop()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	if err != nil {
 		return core.Score{}, errors.New("read answer: " + transportReason(ctx, err))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -80,8 +79,7 @@ func (s *Sender) sendChannel(ctx context.Context, m ports.ChannelMessage) ports.
 		// address, and with it a Telegram token.
 		return ports.WebhookResult{Error: reason(ctx, err)}
 	}
-	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	_ = resp.Body.Close()
+	answer := readAnswer(ctx, resp)
 	return s.classify(t, resp.StatusCode, resp.Header, answer)
 }
 

@@ -201,8 +201,7 @@ func (s *Sender) send(ctx context.Context, m ports.WebhookMessage) ports.Webhook
 	if err != nil {
 		return ports.WebhookResult{Error: reason(ctx, err)}
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
-	_ = resp.Body.Close()
+	readAnswer(ctx, resp)
 
 	r := ports.WebhookResult{Status: resp.StatusCode}
 	switch {
@@ -218,6 +217,19 @@ func (s *Sender) send(ctx context.Context, m ports.WebhookMessage) ports.Webhook
 		r.RetryAfter, _ = core.ParseRetryAfter(resp.Header.Get("Retry-After"), s.now())
 	}
 	return r
+}
+
+// readAnswer reads at most maxAnswer bytes of resp's body, and closes it.
+// The read ends with ctx whatever the answer: a 101 (Switching Protocols)
+// hands over the raw connection, which the request's context no longer
+// watches, so a receiver that answers 101 and goes quiet would otherwise
+// hold the send, and its worker slot, for ever.
+func readAnswer(ctx context.Context, resp *http.Response) []byte {
+	stop := context.AfterFunc(ctx, func() { _ = resp.Body.Close() })
+	defer stop()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	_ = resp.Body.Close()
+	return answer
 }
 
 // headerSafe reports whether v can go in a header as is: printable ASCII.
