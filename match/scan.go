@@ -436,21 +436,23 @@ func skipSpace(text string, i int) int {
 	return i
 }
 
-// isWord reports whether r is a word character: a letter, a digit, '_' or
-// a combining mark that extends the letter before it.
+// isWord reports whether r is a word character (core.IsWordRune: a
+// letter, a digit, '_' or a combining mark that extends the letter
+// before it), reading an ASCII character from the table.
 func isWord(r rune) bool {
 	if r < utf8.RuneSelf {
 		return asciiWord[r]
 	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
+	return core.IsWordRune(r)
 }
 
-// Tables of the ASCII characters.
+// Tables of the ASCII characters, built from core's rules, so that the
+// scan reads a byte's class and folded form with one load.
 var asciiWord, asciiSpace, asciiLower = func() (word, space [utf8.RuneSelf]bool, lower [utf8.RuneSelf]byte) {
 	for c := range utf8.RuneSelf {
-		word[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+		word[c] = core.IsWordRune(rune(c))
 		space[c] = unicode.IsSpace(rune(c))
-		lower[c] = byte(core.FoldRune(rune(c)))
+		lower[c] = byte(core.MatchFold(rune(c)))
 	}
 	return word, space, lower
 }()

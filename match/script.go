@@ -1,56 +1,14 @@
 package match
 
-import "unicode"
+import "github.com/earshothq/earshot/core"
 
 // unspaced reports whether r, a word character (isWord), belongs to a
-// script written without spaces between words: Han, Hiragana, Katakana,
-// Hangul, Thai, Lao, Khmer or Myanmar, or is one of the marks used only
-// with kana that Unicode assigns to no single script (see kanaMarks). Such
-// a character is a word of its own to the matcher: a phrase needs no
-// boundary beside it, so "東京" is found in "東京タワー", "ソニー" in
-// "ソニーの新製品" and "삼성" in "삼성은" (Korean is written with spaces,
-// but particles attach to the noun before them). Characters below U+0E00
-// (Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari and the rest) are
-// never in these scripts, so the common case costs one comparison.
+// script written without spaces between words (core.Unspaced: Han,
+// Hiragana, Katakana, Hangul, Thai, Lao, Khmer or Myanmar, and the marks
+// used only with kana). Such a character is a word of its own to the
+// matcher: a token of its own that needs no boundary beside it.
 func unspaced(r rune) bool {
-	return r >= 0x0e00 && unspacedHigh(r)
-}
-
-func unspacedHigh(r rune) bool {
-	if r < 0x2e80 {
-		// Thai and Lao, Myanmar, Hangul Jamo, Khmer and its symbols:
-		// below the CJK blocks, no other character of these scripts.
-		// Vietnamese, Greek and the rest of this range are spaced.
-		return r < 0x0f00 || 0x1000 <= r && r < 0x10a0 || 0x1100 <= r && r < 0x1200 ||
-			0x1780 <= r && r < 0x1800 || 0x19e0 <= r && r < 0x1a00
-	}
-	switch {
-	case 0x3040 <= r && r <= 0x30ff, // Hiragana and Katakana, U+30FC among them
-		0x4e00 <= r && r <= 0x9fff, // CJK Unified Ideographs
-		0xac00 <= r && r <= 0xd7a3: // Hangul syllables
-		return true
-	}
-	return unicode.In(r, unspacedScripts...) || kanaMarks[r]
-}
-
-// unspacedScripts are the scripts written without spaces between words,
-// and Hangul, whose particles attach to the word before them.
-var unspacedScripts = []*unicode.RangeTable{
-	unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
-	unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar,
-}
-
-// kanaMarks are the word characters written only with kana that Unicode
-// puts in no single script (Common or Inherited): the combining voiced
-// sound marks, the kana repeat marks of vertical text, the masu mark and
-// the prolonged sound mark ー, full width and half width, and the
-// half-width voiced sound marks.
-var kanaMarks = map[rune]bool{
-	'\u3031': true, '\u3032': true, '\u3033': true, '\u3034': true, '\u3035': true, // 〱〲〳〴〵
-	'\u303c': true,                 // 〼
-	'\u3099': true, '\u309a': true, // combining voiced and semi-voiced sound marks
-	'\u30fc': true, '\uff70': true, // ー ｰ
-	'\uff9e': true, '\uff9f': true, // ﾞ ﾟ
+	return core.Unspaced(r)
 }
 
 // NeedsBoundary reports whether r needs a word boundary beside it where
@@ -63,7 +21,8 @@ var kanaMarks = map[rune]bool{
 // "acme東京", and "東京" in "東京タワー", because a character of Han,
 // Hiragana, Katakana, Hangul, Thai, Lao, Khmer or Myanmar is a word of
 // its own. Whatever shows where a phrase was found (a highlight) judges
-// the edges with it.
+// the edges with it. The rule is core.NeedsBoundary, which the scorer
+// shares.
 func NeedsBoundary(r rune) bool {
-	return isWord(r) && !unspaced(r)
+	return core.NeedsBoundary(r)
 }

@@ -190,15 +190,16 @@ func singleLine(s string) string {
 
 // normalise makes each run of white space one space (none at either
 // end), reads typographic apostrophes and full-width forms of ASCII
-// characters as the ASCII ones, as the matcher does (variant), and
-// lower-cases letters, so that the cues, written in lower case with
+// characters as the ASCII ones, as the matcher does (core.VariantRune),
+// and lower-cases letters, so that the cues, written in lower case with
 // single spaces, read "Don’t" and "ＢＵＹ" too. Every character keeps
-// its meaning to the matcher (foldRune and needsBoundary give what they
-// give for the original), so where the phrase occurs in the result the
-// matcher finds it in s: a letter whose lower case folds differently is
-// kept ("İ" is neither "i" nor "ı" under simple folding), and the
-// modifier letter apostrophe ʼ, a letter to the matcher, stays (the cues
-// accept it where they have an apostrophe). Invalid UTF-8 becomes U+FFFD.
+// its meaning to the matcher (core.MatchFold and core.NeedsBoundary
+// give what they give for the original), so where the phrase occurs in
+// the result the matcher finds it in s: a letter whose lower case folds
+// differently is kept ("İ" is neither "i" nor "ı" under simple folding),
+// and the modifier letter apostrophe ʼ, a letter to the matcher, stays
+// (the cues accept it where they have an apostrophe). Invalid UTF-8
+// becomes U+FFFD.
 func normalise(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -211,7 +212,7 @@ func normalise(s string) string {
 			}
 			continue
 		}
-		r = variant(r)
+		r = core.VariantRune(r)
 		if l := unicode.ToLower(r); l != r && core.FoldRune(l) == core.FoldRune(r) {
 			r = l
 		}
@@ -235,10 +236,10 @@ func cutBytes(s string, n int) string {
 // nearPhrase reports whether an occurrence of phrase lies within
 // nearBytes of the span [start, end) of text, both normalised. An
 // occurrence is one the matcher would find: characters compare as it
-// folds them (foldRune), and where the phrase's edge and the text's
-// character beside it both ask for a word boundary (needsBoundary), the
-// text has none there, so "ai" inside "again" is not one while "東京" in
-// "東京タワー" is. An occurrence never spans the byte split, the space
+// folds them (core.MatchFold), and where the phrase's edge and the
+// text's character beside it both ask for a word boundary
+// (core.NeedsBoundary), the text has none there, so "ai" inside "again"
+// is not one while "東京" in "東京タワー" is. An occurrence never spans the byte split, the space
 // that joins the title and the text (-1: none).
 func nearPhrase(text, phrase string, split, start, end int) bool {
 	want := []rune(phrase)
@@ -246,9 +247,9 @@ func nearPhrase(text, phrase string, split, start, end int) bool {
 		return false
 	}
 	for i, r := range want {
-		want[i] = foldRune(r)
+		want[i] = core.MatchFold(r)
 	}
-	edgeBefore, edgeAfter := needsBoundary(want[0]), needsBoundary(want[len(want)-1])
+	edgeBefore, edgeAfter := core.NeedsBoundary(want[0]), core.NeedsBoundary(want[len(want)-1])
 	from := max(0, start-nearBytes-len(phrase))
 	to := min(len(text), end+nearBytes+len(phrase))
 	for from < to && !utf8.RuneStart(text[from]) {
@@ -263,7 +264,7 @@ func nearPhrase(text, phrase string, split, start, end int) bool {
 	var offs []int // where each rune of got starts in text, then to
 	for i := from; i < to; {
 		r, size := utf8.DecodeRuneInString(text[i:])
-		got = append(got, foldRune(r))
+		got = append(got, core.MatchFold(r))
 		offs = append(offs, i)
 		i += size
 	}
@@ -278,7 +279,7 @@ func nearPhrase(text, phrase string, split, start, end int) bool {
 		}
 		before, _ := utf8.DecodeLastRuneInString(text[:at])
 		after, _ := utf8.DecodeRuneInString(text[stop:])
-		if !(edgeBefore && at > 0 && needsBoundary(before)) && !(edgeAfter && stop < len(text) && needsBoundary(after)) {
+		if !(edgeBefore && at > 0 && core.NeedsBoundary(before)) && !(edgeAfter && stop < len(text) && core.NeedsBoundary(after)) {
 			return true
 		}
 	}
