@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -72,16 +70,11 @@ func TestABatchWithTheWorstUnreadListsStaysWithinTheServersLimit(t *testing.T) {
 	var mu sync.Mutex
 	var sizes []int
 	seen := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/proxy":
-			io.WriteString(w, `{"required":false,"proxy":{"server":"http://127.0.0.1:9"}}`)
-		case "/phrases":
+	srv := fakeDeployment(t, routes{
+		"/phrases": func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"items":[{"phrase":"acme","community":"acme"}]}`)
-		case "/session":
-			w.WriteHeader(http.StatusNotFound)
-			io.WriteString(w, `{"error":{"code":"not_found","message":"no session"}}`)
-		case "/ingest":
+		},
+		"/ingest": func(w http.ResponseWriter, r *http.Request) {
 			// As the server's helper edge: a body over the limit is 413.
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, serverBodyLimit))
 			if err != nil {
@@ -107,22 +100,11 @@ func TestABatchWithTheWorstUnreadListsStaysWithinTheServersLimit(t *testing.T) {
 				seen[p.ExternalID]++
 			}
 			mu.Unlock()
-			fmt.Fprintf(w, `{"accountId":"a1","ingested":%d,"skipped":0}`, len(b.Posts))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	c, err := helper.NewClient(srv.URL, "svc_ingest_test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := helper.OpenState(filepath.Join(t.TempDir(), "state.json"), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+			ingested(w, len(b.Posts))
+		},
+	})
 	const n = 3 * helper.MaxBatch
-	r := &helper.Runner{Client: c, State: st, Direct: true, Readers: []helper.Reader{heavy{n: n}}}
+	r := newRunner(t, srv, heavy{n: n})
 	if err := r.Pass(context.Background()); err != nil {
 		t.Fatalf("the pass failed: %v (bodies of %d bytes)", err, sizes)
 	}
@@ -139,7 +121,7 @@ func TestABatchWithTheWorstUnreadListsStaysWithinTheServersLimit(t *testing.T) {
 			t.Errorf("post %s sent %d times", id, k)
 		}
 	}
-	if got, want := st.Get("reddit:acme:new"), fmt.Sprintf("t3_%d", 1000+n); got != want {
+	if got, want := r.State.Get("reddit:acme:new"), fmt.Sprintf("t3_%d", 1000+n); got != want {
 		t.Errorf("the checkpoint is %q, want %q", got, want)
 	}
 }

@@ -3,10 +3,7 @@ package helper_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,41 +34,22 @@ func (m many) Read(ctx context.Context, in helper.In, emit func(helper.Post, hel
 // named, doubling how long a pass holds on to a failing server.)
 func TestAFailedBatchIsNotSentAgainInThePass(t *testing.T) {
 	var ingests atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/proxy":
-			io.WriteString(w, `{"required":false,"proxy":{"server":"http://127.0.0.1:9"}}`)
-		case "/phrases":
-			io.WriteString(w, `{"phrases":["acme"]}`)
-		case "/session":
-			w.WriteHeader(http.StatusNotFound)
-			io.WriteString(w, `{"error":{"code":"not_found","message":"no session"}}`)
-		case "/ingest":
+	srv := fakeDeployment(t, routes{
+		"/ingest": func(w http.ResponseWriter, r *http.Request) {
 			ingests.Add(1)
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	c, err := helper.NewClient(srv.URL, "svc_ingest_test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Sleep = func(context.Context, time.Duration) error { return nil }
-	st, err := helper.OpenState(filepath.Join(t.TempDir(), "state.json"), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &helper.Runner{Client: c, State: st, Direct: true, Readers: []helper.Reader{many{n: helper.MaxBatch + 1}}}
+		},
+	})
+	r := newRunner(t, srv, many{n: helper.MaxBatch + 1})
+	r.Client.Sleep = func(context.Context, time.Duration) error { return nil }
 	if err := r.Pass(context.Background()); err == nil {
 		t.Fatal("the pass succeeded with every batch refused")
 	}
 	if n := ingests.Load(); n != helper.DefaultAttempts {
 		t.Fatalf("POST /ingest asked %d times, want the client's %d tries once", n, helper.DefaultAttempts)
 	}
-	if got := st.Get("x:search:acme"); got != "" {
+	if got := r.State.Get("x:search:acme"); got != "" {
 		t.Fatalf("the checkpoint moved to %q", got)
 	}
 }

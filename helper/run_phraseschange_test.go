@@ -3,16 +3,11 @@ package helper_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
-
-	"github.com/earshothq/earshot/helper"
 )
 
 // A phrase the owner adds (or resumes, or whose text or community
@@ -26,48 +21,33 @@ func TestAPhraseAddedDuringThePassIsNamedUnread(t *testing.T) {
 	var mu sync.Mutex
 	asked := 0
 	var batches [][]string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/proxy":
-			io.WriteString(w, `{"required":false,"proxy":{"server":"http://127.0.0.1:9"}}`)
-		case "/phrases":
+	srv := fakeDeployment(t, routes{
+		"/phrases": func(w http.ResponseWriter, r *http.Request) {
 			// The server's answer (adapters/httpapi): the texts, and the
 			// items with their communities. The owner adds two phrases,
 			// and moves one to another community, after the first answer.
+			mu.Lock()
+			defer mu.Unlock()
 			asked++
 			if asked == 1 {
 				io.WriteString(w, `{"platform":"reddit","phrases":["acme","beta"],"items":[{"phrase":"acme","community":"crm"},{"phrase":"beta","community":"crm"}]}`)
 				return
 			}
 			io.WriteString(w, `{"platform":"reddit","phrases":["acme","beta","newco","acme"],"items":[{"phrase":"acme","community":"crm"},{"phrase":"beta","community":"sales"},{"phrase":"newco","community":"crm"},{"phrase":"acme","community":"sales"}]}`)
-		case "/session":
-			w.WriteHeader(http.StatusNotFound)
-			io.WriteString(w, `{"error":{"code":"not_found","message":"no session"}}`)
-		case "/ingest":
+		},
+		"/ingest": func(w http.ResponseWriter, r *http.Request) {
 			var b struct {
 				Posts         []json.RawMessage `json:"posts"`
 				UnreadPhrases []string          `json:"unreadPhrases"`
 			}
 			json.NewDecoder(r.Body).Decode(&b)
+			mu.Lock()
 			batches = append(batches, b.UnreadPhrases)
-			fmt.Fprintf(w, `{"accountId":"a1","ingested":%d,"skipped":0}`, len(b.Posts))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	c, err := helper.NewClient(srv.URL, "svc_ingest_test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := helper.OpenState(filepath.Join(t.TempDir(), "state.json"), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &helper.Runner{Client: c, State: st, Direct: true, Readers: []helper.Reader{&stopper{n: 1}}}
+			mu.Unlock()
+			ingested(w, len(b.Posts))
+		},
+	})
+	r := newRunner(t, srv, &stopper{n: 1})
 	if err := r.Pass(context.Background()); err != nil {
 		t.Fatal(err)
 	}

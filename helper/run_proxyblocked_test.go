@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -38,38 +36,25 @@ func (b *blocked) Read(ctx context.Context, in helper.In, emit func(helper.Post,
 func TestAProxyBlockWaitsForTheProxyOrABoundedBackoff(t *testing.T) {
 	var mu sync.Mutex
 	proxy := "http://127.0.0.1:3128"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/proxy":
+	srv := fakeDeployment(t, routes{
+		"/proxy": func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
 			io.WriteString(w, `{"required":true,"proxy":{"server":"`+proxy+`","username":"u","password":"p"}}`)
-		case "/phrases":
-			io.WriteString(w, `{"phrases":["acme"]}`)
-		case "/session":
+		},
+		"/session": func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `[{"domain":".x.com","name":"auth_token","value":"t","path":"/"},{"domain":".x.com","name":"ct0","value":"c","path":"/"}]`)
-		case "/account-status":
+		},
+		"/account-status": func(w http.ResponseWriter, r *http.Request) {
 			// The server's view of a 403 through the proxy (core/health).
 			io.WriteString(w, `{"accountId":"a1","platform":"x","state":"action_required","issue":"proxy_blocked","action":"use_proxy","requiresAction":true}`)
-		case "/ingest":
-			io.WriteString(w, `{"accountId":"a1","ingested":0,"skipped":0}`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	c, err := helper.NewClient(srv.URL, "svc_ingest_test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := helper.OpenState(filepath.Join(t.TempDir(), "state.json"), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+		},
+	})
 	now := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
 	rd := &blocked{}
-	r := &helper.Runner{Client: c, State: st, Readers: []helper.Reader{rd}, Now: func() time.Time { return now }}
+	r := newRunner(t, srv, rd)
+	r.Direct = false // GET /proxy answers required: true
+	r.Now = func() time.Time { return now }
 	pass := func(wantReads int, what string) {
 		t.Helper()
 		r.Pass(context.Background())

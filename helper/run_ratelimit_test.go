@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,16 +45,11 @@ func (l *limited) Read(ctx context.Context, in helper.In, emit func(helper.Post,
 // all through facebook's hours-long block.)
 func TestARateLimitWithoutAWaitBacksOff(t *testing.T) {
 	var reports atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/proxy":
-			io.WriteString(w, `{"required":false,"proxy":{"server":"http://127.0.0.1:9"}}`)
-		case "/phrases":
-			io.WriteString(w, `{"phrases":["acme"]}`)
-		case "/session":
+	srv := fakeDeployment(t, routes{
+		"/session": func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `[{"domain":".facebook.com","name":"c_user","value":"1000","path":"/"},{"domain":".facebook.com","name":"xs","value":"x","path":"/"}]`)
-		case "/account-status":
+		},
+		"/account-status": func(w http.ResponseWriter, r *http.Request) {
 			reports.Add(1)
 			// The server's answers (adapters/httpapi.AccountView): code 368
 			// is rate_limited, and retryAfter 15 minutes when the report
@@ -70,25 +63,13 @@ func TestARateLimitWithoutAWaitBacksOff(t *testing.T) {
 				return
 			}
 			io.WriteString(w, `{"accountId":"a1","platform":"facebook","state":"healthy","issue":null,"action":"none","requiresAction":false}`)
-		case "/ingest":
-			io.WriteString(w, `{"accountId":"a1","ingested":0,"skipped":0}`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	c, err := helper.NewClient(srv.URL, "svc_ingest_test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := helper.OpenState(filepath.Join(t.TempDir(), "state.json"), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+		},
+	})
 	start := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
 	now := start
 	rd := &limited{}
-	r := &helper.Runner{Client: c, State: st, Direct: true, Readers: []helper.Reader{rd}, Now: func() time.Time { return now }}
+	r := newRunner(t, srv, rd)
+	r.Now = func() time.Time { return now }
 	// pass makes a pass and returns how long the account now waits.
 	pass := func(wantReads int, what string) time.Duration {
 		t.Helper()

@@ -2,9 +2,6 @@ package helper_test
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,27 +24,8 @@ func (s *saver) Read(ctx context.Context, in helper.In, emit func(helper.Post, h
 // What a reader saves is in the state file at once, with no batch, and
 // outlives the runner.
 func TestRunnerKeepsWhatAReaderSaves(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/proxy":
-			io.WriteString(w, `{"required":false,"proxy":{"server":"http://127.0.0.1:9"}}`)
-		case "/phrases":
-			io.WriteString(w, `{"phrases":["acme"]}`)
-		case "/session":
-			w.WriteHeader(http.StatusNotFound)
-			io.WriteString(w, `{"error":{"code":"not_found","message":"no session"}}`)
-		case "/ingest":
-			io.WriteString(w, `{"accountId":"a1","ingested":0,"skipped":0}`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	c, err := helper.NewClient(srv.URL, "svc_ingest_test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := fakeDeployment(t, nil)
+	c := newClient(t, srv)
 	path := filepath.Join(t.TempDir(), "state.json")
 	pass := func(rd *saver) {
 		t.Helper()

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -69,16 +67,11 @@ func TestBatchesNameTheUnreadPhrases(t *testing.T) {
 	var mu sync.Mutex
 	var batches [][]string
 	var raw []map[string]json.RawMessage
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/proxy":
-			io.WriteString(w, `{"required":false,"proxy":{"server":"http://127.0.0.1:9"}}`)
-		case "/phrases":
+	srv := fakeDeployment(t, routes{
+		"/phrases": func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"phrases":["gamma","alpha","beta"]}`)
-		case "/session":
-			w.WriteHeader(http.StatusNotFound)
-			io.WriteString(w, `{"error":{"code":"not_found","message":"no session"}}`)
-		case "/ingest":
+		},
+		"/ingest": func(w http.ResponseWriter, r *http.Request) {
 			var b struct {
 				Posts         []json.RawMessage `json:"posts"`
 				UnreadPhrases []string          `json:"unreadPhrases"`
@@ -91,22 +84,11 @@ func TestBatchesNameTheUnreadPhrases(t *testing.T) {
 			batches = append(batches, b.UnreadPhrases)
 			raw = append(raw, m)
 			mu.Unlock()
-			fmt.Fprintf(w, `{"accountId":"a1","ingested":%d,"skipped":0}`, len(b.Posts))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	c, err := helper.NewClient(srv.URL, "svc_ingest_test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := helper.OpenState(filepath.Join(t.TempDir(), "state.json"), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+			ingested(w, len(b.Posts))
+		},
+	})
 	rd := &stopper{n: helper.MaxBatch + 1, stop: "beta"}
-	r := &helper.Runner{Client: c, State: st, Direct: true, Readers: []helper.Reader{rd}}
+	r := newRunner(t, srv, rd)
 	if err := r.Pass(context.Background()); err == nil {
 		t.Fatal("the pass succeeded though the read stopped")
 	}

@@ -2,13 +2,9 @@ package httpapi
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
-	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/health"
 )
 
@@ -18,8 +14,7 @@ import (
 // learns what to send without reading the document. OPTIONS, which asks
 // exactly that, gets the same header. An unknown path has no Allow.
 func TestWrongMethodNamesTheAllowedOnes(t *testing.T) {
-	keys := keyOf{"svc_api_read": {ID: "k1", OwnerID: "o1", Kind: core.APIKey}}
-	api := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Deps{Keys: keys, Limiter: unlimited{}})
+	api := New(Config{Logger: quietLog}, Deps{Keys: readKeys, Limiter: unlimited{}})
 	h := NewHelper(HelperConfig{}, helperKeys, &fakeIngest{}, &fakeSessions{})
 	h.HandleAccountStatus(reportFunc(func(_ context.Context, _ string, s health.Signal) (health.Status, error) {
 		return health.StatusOf("acc-1", s.Platform, true, health.Record{}), nil
@@ -43,10 +38,7 @@ func TestWrongMethodNamesTheAllowedOnes(t *testing.T) {
 		{h, "svc_ingest_one", "OPTIONS", "/proxy", 400, "GET, HEAD"},
 		{h, "svc_ingest_one", "GET", "/account-status", 400, "POST"},
 	} {
-		req := httptest.NewRequest(c.method, c.path, nil)
-		req.Header.Set("Authorization", "Bearer "+c.key)
-		rec := httptest.NewRecorder()
-		c.h.ServeHTTP(rec, req)
+		rec := respond(c.h, c.method, c.path, "Bearer "+c.key, nil)
 		if rec.Code != c.status || rec.Header().Get("Allow") != c.allow {
 			t.Errorf("%s %s: %d, Allow %q; want %d, Allow %q", c.method, c.path, rec.Code, rec.Header().Get("Allow"), c.status, c.allow)
 		}

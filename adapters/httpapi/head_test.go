@@ -2,22 +2,17 @@ package httpapi
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/earshothq/earshot/core"
 )
 
 // HEAD on a GET route answers what GET would, status and headers (the
 // JSON Content-Type, the body's Content-Length, the rate headers),
 // without the body; on a path without GET it is a wrong method.
 func TestHeadAnswersAsGet(t *testing.T) {
-	keys := keyOf{"svc_api_read": {ID: "k1", OwnerID: "o1", Kind: core.APIKey}}
 	p := &probe{}
-	srv := httptest.NewServer(New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		Deps{Keys: keys, Phrases: p, Matches: probeMatches{p}, Limiter: &switchLimiter{}}))
+	srv := httptest.NewServer(New(Config{Logger: quietLog}, Deps{Keys: readKeys, Phrases: p, Matches: probeMatches{p}, Limiter: &switchLimiter{}}))
 	t.Cleanup(srv.Close)
 	do := func(method, path string) (*http.Response, []byte) {
 		req, _ := http.NewRequest(method, srv.URL+path, nil)

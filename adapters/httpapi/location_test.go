@@ -2,9 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -23,13 +20,12 @@ func (replayPhrases) AddWithFilters(context.Context, string, string, string, str
 // build them from the body. A replayed create made nothing and answers
 // 200 without it.
 func TestCreatedNamesItsLocation(t *testing.T) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	all := core.Key{ID: "k1", OwnerID: "o1", Kind: core.APIKey, Scopes: []core.Scope{core.ScopeRead, core.ScopeWritePhrases, core.ScopeWebhooks}}
 	keys := keyOf{"svc_api_all": all}
 	p := &probe{}
 	ch := &fakeChannels{ch: core.Webhook{ID: "c1", Kind: core.ChannelSlack}}
-	api := New(Config{Logger: quiet}, Deps{Keys: keys, Phrases: p, Matches: probeMatches{p}, Webhooks: probeWebhooks{p}, Channels: ch, Limiter: unlimited{}})
-	replay := New(Config{Logger: quiet}, Deps{Keys: keys, Phrases: replayPhrases{p}, Matches: probeMatches{p}, Limiter: unlimited{}})
+	api := New(Config{Logger: quietLog}, Deps{Keys: keys, Phrases: p, Matches: probeMatches{p}, Webhooks: probeWebhooks{p}, Channels: ch, Limiter: unlimited{}})
+	replay := New(Config{Logger: quietLog}, Deps{Keys: keys, Phrases: replayPhrases{p}, Matches: probeMatches{p}, Limiter: unlimited{}})
 	for _, c := range []struct {
 		api              *API
 		path, body, want string
@@ -40,11 +36,7 @@ func TestCreatedNamesItsLocation(t *testing.T) {
 		{api, "/api/v1/channels", `{"kind":"slack","url":"https://hooks.slack.com/services/T0/B0/x"}`, "/api/v1/channels/c1", 201},
 		{replay, "/api/v1/keywords", `{"phrase":"acme","platform":"x"}`, "", 200},
 	} {
-		req := httptest.NewRequest("POST", c.path, strings.NewReader(c.body))
-		req.Header.Set("Authorization", "Bearer svc_api_all")
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		c.api.ServeHTTP(rec, req)
+		rec := respond(c.api, "POST", c.path, "Bearer svc_api_all", strings.NewReader(c.body))
 		if rec.Code != c.status || rec.Header().Get("Location") != c.want {
 			t.Errorf("POST %s: %d, Location %q; want %d, Location %q (%s)", c.path, rec.Code, rec.Header().Get("Location"), c.status, c.want, rec.Body)
 		}

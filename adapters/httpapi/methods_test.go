@@ -1,20 +1,12 @@
 package httpapi
 
-import (
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"testing"
-
-	"github.com/earshothq/earshot/core"
-)
+import "testing"
 
 // A method no route of a known /api/v1 path takes is 400
 // invalid_request whatever the method, as docs/decisions.md says, not
 // only for the common ones: an unknown path stays 404 not_found.
 func TestAnyWrongMethodOnAKnownPath(t *testing.T) {
-	keys := keyOf{"svc_api_read": {ID: "k1", OwnerID: "o1", Kind: core.APIKey}}
-	api := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Deps{Keys: keys, Limiter: unlimited{}})
+	api := New(Config{Logger: quietLog}, Deps{Keys: readKeys, Limiter: unlimited{}})
 	for _, c := range []struct {
 		method, path string
 		status       int
@@ -27,10 +19,7 @@ func TestAnyWrongMethodOnAKnownPath(t *testing.T) {
 		{"PROPFIND", "/api/v1/nothing", 404, "not_found"},
 		{"GET", "/api/v1/keywords/", 404, "not_found"},
 	} {
-		req := httptest.NewRequest(c.method, c.path, nil)
-		req.Header.Set("Authorization", "Bearer svc_api_read")
-		rec := httptest.NewRecorder()
-		api.ServeHTTP(rec, req)
+		rec := respond(api, c.method, c.path, "Bearer svc_api_read", nil)
 		if rec.Code != c.status || !jsonHasCode(rec.Body.Bytes(), c.code) {
 			t.Errorf("%s %s: %d %s, want %d %s", c.method, c.path, rec.Code, rec.Body, c.status, c.code)
 		}

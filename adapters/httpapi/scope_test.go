@@ -1,20 +1,15 @@
 package httpapi
 
 import (
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/earshothq/earshot/core"
 )
 
 // A key without a route's scope is refused 403 forbidden whatever its
 // body holds: a body the route would refuse must not answer 400 first,
 // which would send the caller to mend a request its key may never make.
 func TestScopeBeforeBody(t *testing.T) {
-	keys := keyOf{"svc_api_read": {ID: "k1", OwnerID: "o1", Kind: core.APIKey}}
-	api := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Deps{Keys: keys, Limiter: unlimited{}})
+	api := New(Config{Logger: quietLog}, Deps{Keys: readKeys, Limiter: unlimited{}})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	for _, c := range []struct{ method, path, body string }{

@@ -1,13 +1,8 @@
 package httpapi
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-
-	"github.com/earshothq/earshot/core"
 )
 
 // A 401 names the scheme that would work in WWW-Authenticate, as RFC
@@ -15,9 +10,8 @@ import (
 // edges and for each way a key is refused; an answer to a valid key
 // carries none.
 func TestUnauthorizedNamesTheScheme(t *testing.T) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	api := New(Config{Logger: quiet}, Deps{Keys: keyOf{"svc_api_read": {ID: "k1", OwnerID: "o1", Kind: core.APIKey}}, Phrases: &probe{}, Limiter: unlimited{}})
-	helper := NewHelper(HelperConfig{Logger: quiet}, helperKeys, &fakeIngest{}, &fakeSessions{})
+	api := New(Config{Logger: quietLog}, Deps{Keys: readKeys, Phrases: &probe{}, Limiter: unlimited{}})
+	helper := NewHelper(HelperConfig{Logger: quietLog}, helperKeys, &fakeIngest{}, &fakeSessions{})
 	for _, c := range []struct {
 		h            http.Handler
 		path, auth   string
@@ -33,12 +27,7 @@ func TestUnauthorizedNamesTheScheme(t *testing.T) {
 		{helper, "/phrases?platform=x", "Bearer svc_api_read", 401, "Bearer"},
 		{helper, "/phrases?platform=x", "Bearer svc_ingest_one", 200, ""},
 	} {
-		req := httptest.NewRequest("GET", c.path, nil)
-		if c.auth != "" {
-			req.Header.Set("Authorization", c.auth)
-		}
-		rec := httptest.NewRecorder()
-		c.h.ServeHTTP(rec, req)
+		rec := respond(c.h, "GET", c.path, c.auth, nil)
 		if rec.Code != c.status || rec.Header().Get("WWW-Authenticate") != c.authenticate {
 			t.Errorf("GET %s with %q: %d, WWW-Authenticate %q; want %d, %q", c.path, c.auth, rec.Code, rec.Header().Get("WWW-Authenticate"), c.status, c.authenticate)
 		}

@@ -2,7 +2,6 @@ package reddit_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,10 +21,7 @@ import (
 // public reports of cursor-paged APIs show it.
 func TestListingWhoseCursorLoopsIsNotFollowed(t *testing.T) {
 	c := newClock()
-	var page []map[string]any
-	for i := range 100 { // one a minute back from t0
-		page = append(page, selfPost(fmt.Sprintf("l%03d", i), t0-60*int64(i)))
-	}
+	page := minutely("l", 100)
 	last := page[len(page)-1]["name"].(string)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /r/"+community+"/new.json", func(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,7 @@ package reddit_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -277,6 +278,16 @@ func selfPost(id string, created int64) map[string]any {
 		"permalink": "/r/" + community + "/comments/" + id + "/title/", "score": 1, "num_comments": 0,
 		"created_utc": float64(created), "removed_by_category": nil, "stickied": false,
 	}
+}
+
+// minutely is n self posts, named prefix and their number, one a minute
+// back from t0, newest first as reddit lists them.
+func minutely(prefix string, n int) []map[string]any {
+	var out []map[string]any
+	for i := range n {
+		out = append(out, selfPost(fmt.Sprintf("%s%04d", prefix, i), t0-60*int64(i)))
+	}
+	return out
 }
 
 func ids(posts []ports.RedditPost) []string {

@@ -2,7 +2,6 @@ package reddit_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -18,10 +17,7 @@ import (
 // over posts that were never read and the status names no gap.
 func TestListingCapIsNotTheListingsEnd(t *testing.T) {
 	c := newClock()
-	var things []map[string]any
-	for i := range 1500 { // one a minute back from t0
-		things = append(things, selfPost(fmt.Sprintf("c%04d", i), t0-60*int64(i)))
-	}
+	things := minutely("c", 1500)
 	const capped = 100 * reddit.MaxPages // what reddit's listing holds
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /r/"+community+"/new.json", func(w http.ResponseWriter, r *http.Request) {

@@ -37,6 +37,19 @@ func shops(n int) (*arcticShift, []ports.RedditWant) {
 	return arch, want
 }
 
+// shopsArchive is a source whose reddit answers 503 (reddit503), so
+// that it reads the n shops from the Arctic Shift fake, with cfg's
+// settings of the archive. It returns the source's clock, the source,
+// the archive's hits and the wants of every shop.
+func shopsArchive(t *testing.T, n int, cfg reddit.Config) (*fakeClock, *reddit.Source, *recorder, []ports.RedditWant) {
+	c := newClock()
+	arch, want := shops(n)
+	arch.t = t
+	msrv, hits := serve(t, c, arch)
+	cfg.BaseURL, cfg.MirrorURL = reddit503(t, c), msrv.URL
+	return c, newSource(t, c, nil, cfg), hits, want
+}
+
 func covered(r ports.RedditRead) []string {
 	var out []string
 	for _, cv := range r.Covered {
@@ -50,11 +63,7 @@ func covered(r ports.RedditRead) []string {
 // (MirrorBurst), they are spaced by the archive's own budget, as
 // reddit's are by reddit's.
 func TestArchiveRequestsArePaced(t *testing.T) {
-	c := newClock()
-	arch, want := shops(10)
-	arch.t = t
-	msrv, mrec := serve(t, c, arch)
-	src := newSource(t, c, nil, reddit.Config{BaseURL: reddit503(t, c), MirrorURL: msrv.URL})
+	_, src, mrec, want := shopsArchive(t, 10, reddit.Config{})
 	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts, Want: want})
 	if err != nil {
 		t.Fatal(err)
@@ -187,11 +196,7 @@ func TestArchiveAbsurdRetryAfterIsBounded(t *testing.T) {
 // read that can send none waits for the archive's budget, as for
 // reddit's, and sends nothing.
 func TestArchiveBudgetEndsTheReadCleanly(t *testing.T) {
-	c := newClock()
-	arch, want := shops(10)
-	arch.t = t
-	msrv, mrec := serve(t, c, arch)
-	src := newSource(t, c, nil, reddit.Config{BaseURL: reddit503(t, c), MirrorURL: msrv.URL, MirrorPerMinute: 6})
+	c, src, mrec, want := shopsArchive(t, 10, reddit.Config{MirrorPerMinute: 6})
 	ctx := context.Background()
 	// Keyless JSON is asked at t0 and the feeds 6 s later (10 a
 	// minute); the archive then five at once (MirrorBurst) at 6 s, one
@@ -214,11 +219,7 @@ func TestArchiveBudgetEndsTheReadCleanly(t *testing.T) {
 // older checkpoint (a quiet community's does not move): none is left
 // behind read after read.
 func TestArchiveStoppedReadResumesWithTheOthers(t *testing.T) {
-	c := newClock()
-	arch, want := shops(8)
-	arch.t = t
-	msrv, mrec := serve(t, c, arch)
-	src := newSource(t, c, nil, reddit.Config{BaseURL: reddit503(t, c), MirrorURL: msrv.URL, MirrorPerMinute: 6})
+	c, src, mrec, want := shopsArchive(t, 8, reddit.Config{MirrorPerMinute: 6})
 	ctx := context.Background()
 	seen := map[string]bool{}
 	for range 3 {
