@@ -78,6 +78,7 @@ type viewJSON struct {
 	Issue          *string `json:"issue"`
 	Action         string  `json:"action"`
 	RequiresAction bool    `json:"requiresAction"`
+	RetryAfter     *int    `json:"retryAfter"` // seconds; absent when the account has no retry time
 }
 
 // report posts body to /account-status with key and returns the status
@@ -157,7 +158,8 @@ func TestAccountStatusAnswersTheView(t *testing.T) {
 	}
 	// Rate limited on x, through the proxy: degraded, wait, a retry time.
 	code, v, _ = hw.report(t, ingest, `{"platform":"x","status":429,"code":88,"viaProxy":true}`)
-	if code != 200 || v.State != "degraded" || v.Issue == nil || *v.Issue != "rate_limited" || v.Action != "wait" || v.RequiresAction {
+	if code != 200 || v.State != "degraded" || v.Issue == nil || *v.Issue != "rate_limited" || v.Action != "wait" || v.RequiresAction ||
+		v.RetryAfter == nil || *v.RetryAfter != int(health.RateLimitedRetry/time.Second) {
 		t.Fatalf("x view %d %+v", code, v)
 	}
 	if st := hw.statusOf(t, o.ID, core.X); st.RetryAfter.Sub(st.LastCheckedAt) != health.RateLimitedRetry || !st.RawSignal.ViaProxy {
