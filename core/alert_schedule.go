@@ -91,7 +91,19 @@ func alertZone(zone string) (*time.Location, error) {
 // service was down goes out at the next sweep, but an owner never
 // emailed gets the first one within the chosen hour, not at once; off is
 // never due.
+//
+// A last further ahead of now than clocks that agree differ (clockAhead)
+// was stamped by a clock that was wrong: it says an email went out, not
+// when, and is read as none, so the schedule goes on from the present
+// instead of waiting for the clock to pass the stamp. Hourly is then due
+// at once, daily within the next chosen hour. The caller keeps the time
+// of an email only with the email, so an hourly owner may get one email
+// sooner than an hour after the one sent while the clock was ahead; it
+// carries only matches that one did not, as every email does.
 func (s AlertSchedule) Due(now, last time.Time) bool {
+	if clockAhead(last, now) {
+		last = time.Time{}
+	}
 	switch s.Frequency {
 	case AlertOff:
 		return false
@@ -112,6 +124,21 @@ func (s AlertSchedule) Due(now, last time.Time) bool {
 	default:
 		return true
 	}
+}
+
+// clockSkew is how far ahead of now a schedule's last time may lie and
+// still be read as it is: replicas whose clocks differ by a second or so
+// stamp times in one another's future, and a period restarted for that
+// could carry again the few matches a replica running that little ahead
+// stamped past the restart.
+const clockSkew = time.Minute
+
+// clockAhead reports whether last lies further ahead of now than
+// clockSkew: stamped by a clock that was ahead (a host clock set back
+// since, a replica running ahead), it cannot tell when the last email or
+// digest went out, only that one did.
+func clockAhead(last, now time.Time) bool {
+	return last.Sub(now) > clockSkew
 }
 
 // DailyHourBefore is, for a daily schedule, the latest start of the
