@@ -127,11 +127,13 @@ func (s AlertSchedule) Due(now, last time.Time) bool {
 }
 
 // clockSkew is how far ahead of now a schedule's last time may lie and
-// still be read as it is: replicas whose clocks differ by a second or so
-// stamp times in one another's future, and a period restarted for that
-// could carry again the few matches a replica running that little ahead
-// stamped past the restart.
-const clockSkew = time.Minute
+// still be read as it is: the difference clocks that agree may still
+// have, five minutes as Kerberos allows by default. A replica running
+// that little ahead stamps one period end after another in the others'
+// future; restarting a period for each would carry again, every period,
+// the matches it scored just before its digest and stamped past the
+// restart. A last that close holds the next digest back by at most this.
+const clockSkew = 5 * time.Minute
 
 // clockAhead reports whether last lies further ahead of now than
 // clockSkew: stamped by a clock that was ahead (a host clock set back

@@ -196,9 +196,9 @@ func TestAlertDueAfterTheClockWentBack(t *testing.T) {
 	}
 }
 
-// A last less than time.Minute ahead is a replica's ordinary skew, read as
-// it is: restarting a period for it could carry again what the replica a
-// second ahead stamped past the restart.
+// A last up to clockSkew ahead is the skew of clocks that agree, read as
+// it is: restarting a period for it could carry again, every period,
+// what a replica running that little ahead stamped past the restart.
 func TestScheduleLastWithinSkew(t *testing.T) {
 	now := time.Date(2026, 1, 10, 10, 0, 0, 0, time.UTC)
 	hourly := AlertSchedule{Frequency: AlertHourly}
@@ -210,10 +210,10 @@ func TestScheduleLastWithinSkew(t *testing.T) {
 		from  time.Time
 	}{
 		{hourly, time.Second, false, time.Time{}},
-		{hourly, time.Minute, false, time.Time{}},
-		{hourly, time.Minute + time.Second, true, now},
-		{daily, 30 * time.Second, false, time.Time{}},
-		{daily, time.Minute + time.Second, true, now},
+		{hourly, clockSkew, false, time.Time{}},
+		{hourly, clockSkew + time.Second, true, now},
+		{daily, 4 * time.Minute, false, time.Time{}},
+		{daily, clockSkew + time.Second, true, now},
 	} {
 		last := now.Add(c.ahead)
 		if due, from := DigestDue(c.s, last, now); due != c.due || !from.Equal(c.from) {
@@ -222,6 +222,42 @@ func TestScheduleLastWithinSkew(t *testing.T) {
 		// An email as well: hourly at once, daily within its hour (10:00).
 		if due := c.s.Due(now, last); due != c.due {
 			t.Errorf("%v, last %v ahead: Due = %v, want %v", c.s, c.ahead, due, c.due)
+		}
+	}
+}
+
+// Two replicas sweep a channel's digest every minute, one running four
+// minutes ahead, each stamping the matches it scores with its own clock:
+// neither restarts the other's periods, so no match is in two digests.
+func TestDigestDueReplicaRunningAheadWithinSkew(t *testing.T) {
+	for _, s := range []AlertSchedule{{Frequency: AlertHourly}, {AlertDaily, 9, "Europe/Berlin"}} {
+		skew := []time.Duration{4 * time.Minute, 0}
+		type match struct{ real, stamp time.Time }
+		var matches []match
+		for i, real := 0, aheadStart.Add(7*time.Second); real.Before(aheadEnd); i, real = i+1, real.Add(5*time.Minute) {
+			matches = append(matches, match{real, real.Add(skew[i%2])})
+		}
+		seen := make([]int, len(matches))
+		last := aheadStart
+		for real := aheadStart; real.Before(aheadEnd); real = real.Add(time.Minute) {
+			for _, d := range skew {
+				now := real.Add(d)
+				due, from := DigestDue(s, last, now)
+				if !due {
+					continue
+				}
+				for i, m := range matches {
+					if m.real.Before(real) && !m.stamp.Before(from) && m.stamp.Before(now) {
+						seen[i]++
+					}
+				}
+				last = now
+			}
+		}
+		for i, n := range seen {
+			if n > 1 {
+				t.Fatalf("%v: the match scored at %v, stamped %v, in %d digests", s, matches[i].real, matches[i].stamp, n)
+			}
 		}
 	}
 }
