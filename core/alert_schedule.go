@@ -92,14 +92,16 @@ func alertZone(zone string) (*time.Location, error) {
 // emailed gets the first one within the chosen hour, not at once; off is
 // never due.
 //
-// A last further ahead of now than clocks that agree differ (clockAhead)
-// was stamped by a clock that was wrong: it says an email went out, not
-// when, and is read as none, so the schedule goes on from the present
-// instead of waiting for the clock to pass the stamp. Hourly is then due
-// at once, daily within the next chosen hour. The caller keeps the time
-// of an email only with the email, so an hourly owner may get one email
-// sooner than an hour after the one sent while the clock was ahead; it
-// carries only matches that one did not, as every email does.
+// A last more than clockSkew ahead of now was stamped by a clock that
+// was wrong: it says an email went out, not when, and is read as none,
+// so the schedule goes on from the present instead of waiting for the
+// clock to pass the stamp. Hourly is then due at once, daily within the
+// next chosen hour. The caller keeps the time of an email only with the
+// email, so an hourly owner may get one email sooner than an hour after
+// the one sent while the clock was ahead; it carries only matches that
+// one did not, as every email does. A stamp the clock reaches at the
+// chosen hour itself (a clock exactly a day ahead) counts, from then, as
+// that day's email.
 func (s AlertSchedule) Due(now, last time.Time) bool {
 	if clockAhead(last, now) {
 		last = time.Time{}
