@@ -91,7 +91,21 @@ func alertZone(zone string) (*time.Location, error) {
 // service was down goes out at the next sweep, but an owner never
 // emailed gets the first one within the chosen hour, not at once; off is
 // never due.
+//
+// A last more than clockSkew ahead of now was stamped by a clock that
+// was wrong: it says an email went out, not when, and is read as none,
+// so the schedule goes on from the present instead of waiting for the
+// clock to pass the stamp. Hourly is then due at once, daily within the
+// next chosen hour. The caller keeps the time of an email only with the
+// email, so an hourly owner may get one email sooner than an hour after
+// the one sent while the clock was ahead; it carries only matches that
+// one did not, as every email does. A stamp the clock reaches at the
+// chosen hour itself (a clock exactly a day ahead) counts, from then, as
+// that day's email.
 func (s AlertSchedule) Due(now, last time.Time) bool {
+	if clockAhead(last, now) {
+		last = time.Time{}
+	}
 	switch s.Frequency {
 	case AlertOff:
 		return false
@@ -112,6 +126,23 @@ func (s AlertSchedule) Due(now, last time.Time) bool {
 	default:
 		return true
 	}
+}
+
+// clockSkew is how far ahead of now a schedule's last time may lie and
+// still be read as it is: the difference clocks that agree may still
+// have, five minutes as Kerberos allows by default. A replica running
+// that little ahead stamps one period end after another in the others'
+// future; restarting a period for each would carry again, every period,
+// the matches it scored just before its digest and stamped past the
+// restart. A last that close holds the next digest back by at most this.
+const clockSkew = 5 * time.Minute
+
+// clockAhead reports whether last lies further ahead of now than
+// clockSkew: stamped by a clock that was ahead (a host clock set back
+// since, a replica running ahead), it cannot tell when the last email or
+// digest went out, only that one did.
+func clockAhead(last, now time.Time) bool {
+	return last.Sub(now) > clockSkew
 }
 
 // DailyHourBefore is, for a daily schedule, the latest start of the

@@ -543,8 +543,23 @@ func NewChannelSchedule(frequency string, hour int, zone string) (AlertSchedule,
 // A first digest gathers one period back: the hour before now, or the day
 // before the chosen hour; the caller starts no earlier than the channel's
 // creation. At once and off are not digests: never due here.
+//
+// A last that clockAhead says a wrong clock stamped is taken as now: the
+// period is due at once and empty (periodStart is now: it gathers
+// nothing, so nothing is sent), and with now kept as the next one's
+// last, the next digest is due one period after the present, not after
+// the clock passes the stamp. A match stamped by a clock that agrees
+// with the present is in no period twice; one the clock that was ahead
+// scored before its last digest carries a stamp past now, and the period
+// that reaches the stamp gathers it again.
 func DigestDue(s AlertSchedule, last, now time.Time) (due bool, periodStart time.Time) {
-	if !s.Digest() || !s.Due(now, last) {
+	if !s.Digest() {
+		return false, time.Time{}
+	}
+	if clockAhead(last, now) {
+		return true, now
+	}
+	if !s.Due(now, last) {
 		return false, time.Time{}
 	}
 	if !last.IsZero() {
