@@ -22,14 +22,16 @@ func NewKeys(keys ports.KeyStore, owners ports.OwnerStore, clock ports.Clock) *K
 
 // CreateAPIKey makes an API key for the owner and returns its secret,
 // which is never available again. KindNotFound for an unknown owner,
-// KindPlanLimit past five live keys, KindInvalid for a bad name.
+// KindPlanLimit past core.MaxAPIKeys live API keys, KindInvalid for a
+// bad name.
 func (s *Keys) CreateAPIKey(ctx context.Context, ownerID, name string, scopes []core.Scope) (string, core.Key, error) {
 	return s.create(ctx, core.Key{OwnerID: ownerID, Kind: core.APIKey, Name: name, Scopes: scopes})
 }
 
 // CreateIngestKey makes an ingest key for the owner's helpers and returns
-// its secret. KindNotFound for an unknown owner, KindInvalid for a bad
-// name (an ingest key may have none).
+// its secret. KindNotFound for an unknown owner, KindPlanLimit past
+// core.MaxIngestKeys live ingest keys, KindInvalid for a bad name (an
+// ingest key may have none).
 func (s *Keys) CreateIngestKey(ctx context.Context, ownerID, name string) (string, core.Key, error) {
 	return s.create(ctx, core.Key{OwnerID: ownerID, Kind: core.IngestKey, Name: name})
 }
@@ -49,13 +51,14 @@ func (s *Keys) create(ctx context.Context, k core.Key) (string, core.Key, error)
 		return "", core.Key{}, err
 	}
 	k.Hash = hash
-	if err := s.keys.CreateKey(ctx, &k, core.MaxAPIKeys); err != nil {
+	if err := s.keys.CreateKey(ctx, &k, k.Kind.MaxLive()); err != nil {
 		return "", core.Key{}, err
 	}
 	return secret, k, nil
 }
 
-// List returns the owner's keys of the kind, revoked ones included.
+// List returns the owner's keys of the kind: the live ones and the last
+// core.KeptRevokedKeys revoked (older revoked keys are deleted).
 func (s *Keys) List(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error) {
 	if _, err := s.owners.Owner(ctx, ownerID); err != nil {
 		return nil, err
@@ -63,7 +66,9 @@ func (s *Keys) List(ctx context.Context, ownerID string, kind core.KeyKind) ([]c
 	return s.keys.Keys(ctx, ownerID, kind)
 }
 
-// Revoke stops the owner's key id from working, from the next request on.
+// Revoke stops the owner's key id from working, from the next request
+// on. The owner's revoked keys of its kind past the last
+// core.KeptRevokedKeys are deleted.
 func (s *Keys) Revoke(ctx context.Context, ownerID, id string) error {
 	return s.keys.RevokeKey(ctx, ownerID, id, s.clock.Now())
 }

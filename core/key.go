@@ -31,6 +31,34 @@ func (k KeyKind) Prefix() string {
 // MaxAPIKeys is how many live API keys an owner may hold.
 const MaxAPIKeys = 5
 
+// MaxIngestKeys is how many live ingest keys an owner may hold: one a
+// helper is already more than any owner runs, and without a bound every
+// create would add a row the owner's key lists and the key cache carry.
+const MaxIngestKeys = 20
+
+// KeptRevokedKeys is how many revoked keys of each kind an owner keeps,
+// the last revoked: an older revoked key is deleted when another of its
+// kind is revoked, so a key list stays bounded however often keys are
+// made and revoked. A deleted key's secret is refused as unknown, as a
+// revoked one is refused.
+const KeptRevokedKeys = 20
+
+// MaxLive is how many live keys of the kind an owner may hold.
+func (k KeyKind) MaxLive() int {
+	if k == IngestKey {
+		return MaxIngestKeys
+	}
+	return MaxAPIKeys
+}
+
+// Label is how a message names the kind: "API" or "ingest".
+func (k KeyKind) Label() string {
+	if k == IngestKey {
+		return "ingest"
+	}
+	return "API"
+}
+
 // MaxKeyNameLen is the most characters a key's name may have.
 const MaxKeyNameLen = 100
 

@@ -281,3 +281,24 @@ func TestNormalizeKeyName(t *testing.T) {
 		t.Errorf("a blank API key name: %v", err)
 	}
 }
+
+func TestKeyKindBounds(t *testing.T) {
+	for _, c := range []struct {
+		kind  core.KeyKind
+		max   int
+		label string
+	}{
+		{core.APIKey, 5, "API"},
+		{core.IngestKey, 20, "ingest"},
+	} {
+		if got := c.kind.MaxLive(); got != c.max {
+			t.Errorf("%s.MaxLive() = %d, want %d", c.kind, got, c.max)
+		}
+		if got := c.kind.Label(); got != c.label {
+			t.Errorf("%s.Label() = %q, want %q", c.kind, got, c.label)
+		}
+	}
+	if core.KeptRevokedKeys != 20 {
+		t.Errorf("KeptRevokedKeys = %d, want 20", core.KeptRevokedKeys)
+	}
+}

@@ -43,18 +43,24 @@ type OwnerStore interface {
 
 // KeyStore keeps API and ingest keys by the hash of their secret.
 type KeyStore interface {
-	// CreateKey stores k, setting its ID and CreatedAt. When k is an API key
-	// and the owner already holds max live API keys, nothing is stored and
-	// the error is KindPlanLimit. KindNotFound when the owner does not exist.
+	// CreateKey stores k, setting its ID and CreatedAt. When the owner
+	// already holds max live keys of k's kind (keys of the other kind do
+	// not count), nothing is stored and the error is KindPlanLimit, whose
+	// message names the kind and says to revoke one first. KindNotFound
+	// when the owner does not exist.
 	CreateKey(ctx context.Context, k *core.Key, max int) error
 	// KeyByHash returns the key whose secret hashes to hash, revoked or not.
-	// KindNotFound when there is none.
+	// KindNotFound when there is none (a revoked key deleted by RevokeKey
+	// included).
 	KeyByHash(ctx context.Context, hash string) (core.Key, error)
-	// Keys lists the owner's keys of the kind, oldest first, revoked ones
-	// included.
+	// Keys lists the owner's keys of the kind, oldest first: the live ones
+	// and at most core.KeptRevokedKeys revoked ones, the last revoked.
 	Keys(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error)
 	// RevokeKey marks the owner's key id revoked at at. Revoking a revoked
-	// key changes nothing. KindNotFound when id is not the owner's.
+	// key changes nothing. In the same transaction it deletes the owner's
+	// revoked keys of that kind past the core.KeptRevokedKeys last revoked
+	// (latest revoked_at first), so revoked keys never pile up.
+	// KindNotFound when id is not the owner's.
 	RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error
 	// Key returns the owner's key id, revoked or not. KindNotFound when id
 	// is not the owner's.

@@ -35,10 +35,14 @@ type keysView struct {
 	layout
 	APIKeys    []keyView
 	IngestKeys []keyView
-	LiveAPI    int
-	MaxAPI     int
-	Scopes     []scopeOption
-	Form       keyForm
+	// LiveAPI and LiveIngest are the live keys of each kind, MaxAPI and
+	// MaxIngest how many the owner may hold; KeptRevoked is how many
+	// revoked keys of each kind stay listed.
+	LiveAPI, MaxAPI       int
+	LiveIngest, MaxIngest int
+	KeptRevoked           int
+	Scopes                []scopeOption
+	Form                  keyForm
 	// IngestName is the ingest key's name as typed, shown back when the
 	// key was refused.
 	IngestName string
@@ -107,19 +111,19 @@ func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status in
 			d.fail(w, r, err)
 			return
 		}
+		views, live := &v.APIKeys, &v.LiveAPI
+		if kind == core.IngestKey {
+			views, live = &v.IngestKeys, &v.LiveIngest
+		}
 		for _, k := range keys {
-			if kind == core.IngestKey {
-				v.IngestKeys = append(v.IngestKeys, d.keyView(k))
-				continue
-			}
-			v.APIKeys = append(v.APIKeys, d.keyView(k))
+			*views = append(*views, d.keyView(k))
 			if !k.Revoked() {
-				v.LiveAPI++
+				*live++
 			}
 		}
 	}
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Keys", "keys", true
-	v.MaxAPI = core.MaxAPIKeys
+	v.MaxAPI, v.MaxIngest, v.KeptRevoked = core.MaxAPIKeys, core.MaxIngestKeys, core.KeptRevokedKeys
 	for _, s := range core.AllScopes {
 		v.Scopes = append(v.Scopes, scopeOption{Value: string(s), Checked: s == core.ScopeRead || slices.Contains(v.Form.Scopes, s)})
 	}
@@ -139,7 +143,7 @@ func (d *Dashboard) createIngestKey(w http.ResponseWriter, r *http.Request) {
 }
 
 // createKey shows the new key's secret in its answer, once. A refusal
-// (a bad name, the 5-key limit) is shown beside the name in the
+// (a bad name, the kind's limit of live keys) is shown beside the name in the
 // service's words, the same the API and the admin console give; an
 // unknown scope beside the scopes.
 func (d *Dashboard) createKey(w http.ResponseWriter, r *http.Request, kind core.KeyKind) {

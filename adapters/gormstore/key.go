@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,19 +38,19 @@ type KeyStore struct{ db *DB }
 
 func NewKeyStore(db *DB) *KeyStore { return &KeyStore{db: db} }
 
+// CreateKey counts the owner's live keys of k's kind under the owner's
+// row lock, so two creates at once cannot both take the last place.
 func (s *KeyStore) CreateKey(ctx context.Context, k *core.Key, max int) error {
 	return translate(s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
 		if _, err := lockOwner(tx, k.OwnerID); err != nil {
 			return err
 		}
-		if k.Kind == core.APIKey {
-			var live int64
-			if err := tx.Model(&keyRow{}).Where("owner_id = ? AND kind = ? AND revoked_at = 0", k.OwnerID, core.APIKey).Count(&live).Error; err != nil {
-				return err
-			}
-			if int(live) >= max {
-				return core.Errorf(core.KindPlanLimit, "an owner may hold at most %d API keys: revoke one first", max)
-			}
+		var live int64
+		if err := tx.Model(&keyRow{}).Where("owner_id = ? AND kind = ? AND revoked_at = 0", k.OwnerID, k.Kind).Count(&live).Error; err != nil {
+			return err
+		}
+		if int(live) >= max {
+			return core.Errorf(core.KindPlanLimit, "an owner may hold at most %d %s keys: revoke one first", max, k.Kind.Label())
 		}
 		k.ID, k.CreatedAt = newID(), tx.NowFunc().Truncate(time.Microsecond)
 		return tx.Create(&keyRow{ID: k.ID, OwnerID: k.OwnerID, Kind: string(k.Kind), Name: k.Name, Hash: k.Hash,
@@ -103,27 +104,59 @@ func (s *KeyStore) KeyByHash(ctx context.Context, hash string) (core.Key, error)
 	return k, nil
 }
 
-func (c *keyCache) forget(id string) {
+// forget drops the keys ids from memory: this process sees what it
+// changed, revoked or deleted at once.
+func (c *keyCache) forget(ids ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	maps.DeleteFunc(c.keys, func(_ string, e cachedKey) bool { return e.ID == id })
+	maps.DeleteFunc(c.keys, func(_ string, e cachedKey) bool { return slices.Contains(ids, e.ID) })
 }
 
+// Keys lists the live keys and the last core.KeptRevokedKeys revoked:
+// RevokeKey deletes older ones, and the bound here holds for rows
+// revoked before it did.
 func (s *KeyStore) Keys(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error) {
-	return list(s.db.with(ctx).Where("owner_id = ? AND kind = ?", ownerID, kind).Order("created_at, id"), "key", keyRow.key)
+	db := s.db.with(ctx)
+	lastRevoked := db.Model(&keyRow{}).Select("id").Where("owner_id = ? AND kind = ? AND revoked_at <> 0", ownerID, kind).
+		Order("revoked_at DESC, id DESC").Limit(core.KeptRevokedKeys)
+	return list(db.Where("owner_id = ? AND kind = ? AND (revoked_at = 0 OR id IN (?))", ownerID, kind, lastRevoked).
+		Order("created_at, id"), "key", keyRow.key)
 }
 
 func (s *KeyStore) Key(ctx context.Context, ownerID, id string) (core.Key, error) {
 	return one(s.db.with(ctx), "key", keyRow.key, "id = ? AND owner_id = ?", id, ownerID)
 }
 
+// RevokeKey revokes the key and deletes the owner's revoked keys of its
+// kind past the last core.KeptRevokedKeys, in one transaction under the
+// owner's row lock (as CreateKey takes it), so revokes at once cannot
+// leave more. Revoking a revoked key trims too: rows revoked before the
+// bound existed go at the owner's next revoke.
 func (s *KeyStore) RevokeKey(ctx context.Context, ownerID, id string, at time.Time) error {
-	err := s.db.write(ctx).Model(&keyRow{}).Where("id = ? AND owner_id = ? AND revoked_at = 0", id, ownerID).Update("revoked_at", micros(at)).Error
-	s.db.keys.forget(id)
-	if err == nil {
-		_, err = s.Key(ctx, ownerID, id)
-	}
+	var dropped []string
+	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
+		if _, err := lockOwner(tx, ownerID); err != nil {
+			return err
+		}
+		var row keyRow
+		if err := tx.Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
+			return err
+		}
+		if row.RevokedAt == 0 {
+			if err := tx.Model(&keyRow{}).Where("id = ?", id).Update("revoked_at", micros(at)).Error; err != nil {
+				return err
+			}
+		}
+		kept := tx.Model(&keyRow{}).Select("id").Where("owner_id = ? AND kind = ? AND revoked_at <> 0", ownerID, row.Kind).
+			Order("revoked_at DESC, id DESC").Limit(core.KeptRevokedKeys)
+		if err := tx.Model(&keyRow{}).Where("owner_id = ? AND kind = ? AND revoked_at <> 0 AND id NOT IN (?)", ownerID, row.Kind, kept).
+			Pluck("id", &dropped).Error; err != nil || len(dropped) == 0 {
+			return err
+		}
+		return tx.Where("id IN ?", dropped).Delete(&keyRow{}).Error
+	})
+	s.db.keys.forget(append(dropped, id)...)
 	return translate(err, "key")
 }
 

@@ -161,3 +161,78 @@ func TestKeysReadEveryTimeOnSQLite(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyCacheForgetsTrimmedKeys: a revoked key this process holds in
+// memory and a later revoke deletes (past core.KeptRevokedKeys) is
+// unknown here at once, not answered from memory as revoked, so memory
+// holds no key the table no longer has.
+func TestKeyCacheForgetsTrimmedKeys(t *testing.T) {
+	ctx := context.Background()
+	db := openPools(t, pgtest.URL(t), 1, newTestClock())[0]
+	keys := NewKeyStore(db)
+	o := testOwner(t, db, "trim@example.com")
+	at := time.Now()
+	var first core.Key
+	for i := range core.KeptRevokedKeys + 1 {
+		k := testKey(t, db, o, "k")
+		if err := keys.RevokeKey(ctx, o.ID, k.ID, at.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = k
+			if got, err := keys.KeyByHash(ctx, k.Hash); err != nil || !got.Revoked() {
+				t.Fatalf("first revoked key: %+v, %v", got, err)
+			}
+		}
+	}
+	if got, err := keys.KeyByHash(ctx, first.Hash); !core.IsKind(err, core.KindNotFound) {
+		t.Fatalf("a trimmed key read from memory: %+v, %v; want not found", got, err)
+	}
+}
+
+// TestKeysListsTheLastRevoked: rows revoked before revoked keys were
+// trimmed (here revoked behind the store's back) are listed only as far
+// as core.KeptRevokedKeys, the last revoked, and the owner's next revoke
+// deletes the rest.
+func TestKeysListsTheLastRevoked(t *testing.T) {
+	for name, url := range map[string]func(testing.TB) string{
+		"sqlite":   func(testing.TB) string { return "sqlite://:memory:" },
+		"postgres": pgtest.URL,
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			db := openPools(t, url(t), 1, newTestClock())[0]
+			keys := NewKeyStore(db)
+			o := testOwner(t, db, "old-revoked@example.com")
+			var made []core.Key
+			for i := range core.KeptRevokedKeys + 5 {
+				k := testKey(t, db, o, "k")
+				if err := db.gorm.Exec("UPDATE api_keys SET revoked_at = ? WHERE id = ?", 1+i, k.ID).Error; err != nil {
+					t.Fatal(err)
+				}
+				made = append(made, k)
+			}
+			live := testKey(t, db, o, "live")
+			list, err := keys.Keys(ctx, o.ID, core.APIKey)
+			if err != nil || len(list) != core.KeptRevokedKeys+1 || list[0].ID != made[5].ID || list[len(list)-1].ID != live.ID {
+				t.Fatalf("Keys = %d keys, %v; want the live one and the last %d revoked", len(list), err, core.KeptRevokedKeys)
+			}
+			var rows int64
+			count := func() int64 {
+				if err := db.gorm.Table("api_keys").Where("owner_id = ?", o.ID).Count(&rows).Error; err != nil {
+					t.Fatal(err)
+				}
+				return rows
+			}
+			if n := count(); n != core.KeptRevokedKeys+6 {
+				t.Fatalf("%d rows before a revoke", n)
+			}
+			if err := keys.RevokeKey(ctx, o.ID, made[len(made)-1].ID, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(); n != core.KeptRevokedKeys+1 {
+				t.Fatalf("%d rows after revoking a revoked key, want the live one and %d revoked", n, core.KeptRevokedKeys)
+			}
+		})
+	}
+}

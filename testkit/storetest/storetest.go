@@ -72,6 +72,8 @@ func Run(t *testing.T, f Factory) {
 		{"KeyLimit", testKeyLimit},
 		{"KeyByIDAndLastUse", testKeyByIDAndLastUse},
 		{"KeyNames", testKeyNames},
+		{"IngestKeyLimit", testIngestKeyLimit},
+		{"RevokedKeysKept", testRevokedKeysKept},
 		{"Phrases", testPhrases},
 		{"PhraseDuplicate", testPhraseDuplicate},
 		{"PhraseLimit", testPhraseLimit},
