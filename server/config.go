@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	amqp "github.com/rabbitmq/amqp091-go"
+
 	"github.com/earshothq/earshot/clientip"
 	"github.com/earshothq/earshot/core"
 )
@@ -142,13 +144,25 @@ var settings = []setting{
 		if v != "memory://" && !strings.HasPrefix(v, "amqp://") && !strings.HasPrefix(v, "amqps://") {
 			return errors.New("accepts memory:// or amqp://user:pass@host:5672/")
 		}
+		// As the bus reads it (url.Parse, then the AMQP client's own
+		// parser), so one it would refuse stops the program here, naming
+		// the setting, rather than after the database was opened.
+		if v != "memory://" {
+			if _, err := url.Parse(v); err != nil {
+				return errors.New("accepts memory:// or amqp://user:pass@host:5672/; this one does not parse")
+			}
+			if _, err := amqp.ParseURI(v); err != nil {
+				return errors.New("accepts memory:// or amqp://user:pass@host:5672/ (with a numeric port and the client's query parameters); this one does not parse")
+			}
+		}
 		c.BusURL = v
 		return nil
 	}},
 	{"EARSHOT_BUS_PREFIX", "earshot", "prefix of queue and exchange names, so deployments can share a broker", func(c *Config, v string) error {
+		// The bus names nothing with a prefix past maxBusPrefix bytes.
 		for _, r := range v {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-				return errors.New("accepts letters, digits, underscores, hyphens and dots")
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') || len(v) > maxBusPrefix {
+				return fmt.Errorf("accepts letters, digits, underscores, hyphens and dots, at most %d", maxBusPrefix)
 			}
 		}
 		c.BusPrefix = v
@@ -267,6 +281,10 @@ var settings = []setting{
 	{"EARSHOT_SESSION_IDLE", "336h", "dashboard sessions end after this long unused (336h is 14 days)", durationSetting(func(c *Config, d time.Duration) { c.SessionIdle = d })},
 	{"EARSHOT_MOCK_STATE", "", "state file of the legacy mock (empty: in memory)", func(c *Config, v string) error { c.MockState = v; return nil }},
 }
+
+// maxBusPrefix is the longest prefix the bus takes (its name pattern):
+// with it, the exchange and queue names stay within AMQP's 255 bytes.
+const maxBusPrefix = 200
 
 func intSetting(lo, hi int, set func(*Config, int)) func(*Config, string) error {
 	return func(c *Config, v string) error {
