@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -196,17 +197,19 @@ var settings = []setting{
 	{"EARSHOT_REDDIT_KEYLESS_PER_MINUTE", "10", "requests a minute to reddit without credentials, JSON and feeds together (reddit's answers lower it further)", intSetting(1, 100, func(c *Config, n int) { c.RedditKeylessPerMinute = n })},
 	{"EARSHOT_REDDIT_REFUSED_REST", "1h", "how long keyless reddit JSON that refused (a block page, 403, 5xx, a time-out) is left alone", durationSetting(func(c *Config, d time.Duration) { c.RedditRefusedRest = d })},
 	{"EARSHOT_REDDIT_OVERLAP", "5m", "how far each reddit read reaches back before the last one, for posts listed late", durationSetting(func(c *Config, d time.Duration) { c.RedditOverlap = d })},
-	{"EARSHOT_REDDIT_BASE_URL", "https://www.reddit.com", "reddit JSON listings and Atom feeds (keyless reads, the token endpoint)", urlSetting(false, func(c *Config, v string) { c.RedditBaseURL = v })},
+	{"EARSHOT_REDDIT_BASE_URL", "https://www.reddit.com", "reddit JSON listings and Atom feeds (keyless reads, the token endpoint)", baseURLSetting(false, func(c *Config, v string) { c.RedditBaseURL = v })},
 	{"EARSHOT_REDDIT_CLIENT_ID", "", "reddit app client id (reads go through OAuth)", func(c *Config, v string) error { c.RedditClientID = v; return nil }},
 	{"EARSHOT_REDDIT_CLIENT_SECRET", "", "reddit app client secret", func(c *Config, v string) error { c.RedditClientSecret = v; return nil }},
 	{"EARSHOT_REDDIT_USER_AGENT", "server:earshot:" + Version, "User-Agent sent to reddit; add (by /u/NAME)", func(c *Config, v string) error {
-		if strings.TrimSpace(v) == "" {
-			return errors.New("accepts a non-empty User-Agent such as server:earshot:1.0 (by /u/NAME)")
+		// It is sent as a header, where a control character (a line
+		// break, say) fails every request to reddit.
+		if strings.TrimSpace(v) == "" || strings.ContainsFunc(strings.TrimSpace(v), unicode.IsControl) {
+			return errors.New("accepts a non-empty User-Agent without control characters, such as server:earshot:1.0 (by /u/NAME)")
 		}
 		c.RedditUserAgent = v
 		return nil
 	}},
-	{"EARSHOT_REDDIT_MIRROR_URL", "", "fallback archive base address (empty: no mirror)", urlSetting(true, func(c *Config, v string) { c.RedditMirrorURL = v })},
+	{"EARSHOT_REDDIT_MIRROR_URL", "", "fallback archive base address (empty: no mirror)", baseURLSetting(true, func(c *Config, v string) { c.RedditMirrorURL = v })},
 	{"EARSHOT_REDDIT_MIRROR_API", "arcticshift", "arcticshift or pullpush", func(c *Config, v string) error {
 		if v != "arcticshift" && v != "pullpush" {
 			return errors.New("accepts arcticshift or pullpush")
@@ -226,7 +229,7 @@ var settings = []setting{
 	}},
 	{"EARSHOT_WEBHOOK_TIMEOUT", "5s", "webhook answer wait", durationSetting(func(c *Config, d time.Duration) { c.WebhookTimeout = d })},
 	{"EARSHOT_WEBHOOK_ALLOW_PRIVATE", "false", "development only: allow http, IP, loopback and private webhook targets", boolSetting(func(c *Config, b bool) { c.WebhookAllowPrivate = b })},
-	{"EARSHOT_TELEGRAM_API", "https://api.telegram.org", "Telegram Bot API address Telegram channels post through (a self-hosted Bot API server may be set)", urlSetting(false, func(c *Config, v string) { c.TelegramAPI = v })},
+	{"EARSHOT_TELEGRAM_API", "https://api.telegram.org", "Telegram Bot API address Telegram channels post through (a self-hosted Bot API server may be set)", baseURLSetting(false, func(c *Config, v string) { c.TelegramAPI = v })},
 	{"EARSHOT_ALERT_INTERVAL", "1h", "email alert sweep period", durationSetting(func(c *Config, d time.Duration) { c.AlertInterval = d })},
 	{"EARSHOT_ALERT_MIN_SCORE", "70", "alerts carry matches at or above this score", intSetting(0, 100, func(c *Config, n int) { c.AlertMinScore = n })},
 	{"EARSHOT_SMTP_URL", "", "smtp://user:pass@host:port (empty: alerts are logged)", func(c *Config, v string) error {
@@ -333,6 +336,19 @@ func urlSetting(optional bool, set func(*Config, string)) func(*Config, string) 
 	}
 }
 
+// baseURLSetting is urlSetting for an address the adapter appends paths
+// to, where a query or a fragment would end up before the path: reddit's
+// refuses it at start, and Telegram's would block every send.
+func baseURLSetting(optional bool, set func(*Config, string)) func(*Config, string) error {
+	parse := urlSetting(optional, set)
+	return func(c *Config, v string) error {
+		if u, err := url.Parse(v); err == nil && (u.RawQuery != "" || u.ForceQuery || u.Fragment != "") {
+			return errors.New("accepts an http or https URL without a query or fragment")
+		}
+		return parse(c, v)
+	}
+}
+
 // ConfigError is a setting with a value it does not accept. Programs stop
 // with exit status 2 on it. Value is empty when the setting can hold a
 // secret (Hidden): the message then names the setting and what it
@@ -384,7 +400,7 @@ func ConfigFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, e
 		// Settings that work only together: the half left out is named,
 		// as a value refused would be, rather than refused at start.
 		switch {
-		case c.LLMURL != "" && c.LLMModel == "":
+		case c.LLMURL != "" && strings.TrimSpace(c.LLMModel) == "":
 			return Config{}, refused("EARSHOT_LLM_MODEL", "", errors.New("accepts the model's name, required when EARSHOT_LLM_URL is set"))
 		case c.RedditClientID != "" && c.RedditClientSecret == "":
 			return Config{}, refused("EARSHOT_REDDIT_CLIENT_SECRET", "", errors.New("accepts the reddit app's secret, required when EARSHOT_REDDIT_CLIENT_ID is set"))

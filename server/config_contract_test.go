@@ -73,6 +73,7 @@ func TestConfigBoundsOfTheContract(t *testing.T) {
 		env     string
 		in, out []string
 		accepts string
+		with    map[string]string // other settings it needs
 	}{
 		{env: "EARSHOT_ADDR", in: []string{"127.0.0.1:0", "127.0.0.1:65535", "[::1]:8080"}, out: []string{"127.0.0.1:65536", "127.0.0.1", ":x"},
 			accepts: "accepts host:port"},
@@ -96,7 +97,21 @@ func TestConfigBoundsOfTheContract(t *testing.T) {
 		{env: "EARSHOT_LOG_LEVEL", in: []string{"debug", "info", "warn", "error"}, out: []string{"trace"}, accepts: "debug, info, warn or error"},
 		{env: "EARSHOT_BOOTSTRAP", in: []string{"true", "false"}, out: []string{"maybe"}, accepts: "true or false"},
 		{env: "EARSHOT_PROXY_REQUIRED", in: []string{"true", "false"}, out: []string{"maybe"}, accepts: "true or false"},
-		{env: "EARSHOT_TELEGRAM_API", in: []string{"https://api.telegram.org", "http://127.0.0.1:8081"}, out: []string{"api.telegram.org"}, accepts: "http or https URL"},
+		// Addresses the adapters append paths to: a query or fragment
+		// would make reddit's refuse to start and Telegram's block every
+		// send, so they are refused here.
+		{env: "EARSHOT_TELEGRAM_API", in: []string{"https://api.telegram.org", "http://127.0.0.1:8081", "https://t.example.com/bots/"},
+			out: []string{"api.telegram.org", "https://t.example.com/?x=1", "https://t.example.com/#f"}, accepts: "http or https URL"},
+		{env: "EARSHOT_REDDIT_BASE_URL", in: []string{"https://www.reddit.com", "http://127.0.0.1:1/"},
+			out: []string{"https://www.reddit.com/?x=1", "https://www.reddit.com/#f", "www.reddit.com"}, accepts: "http or https URL"},
+		{env: "EARSHOT_REDDIT_MIRROR_URL", in: []string{"https://arctic-shift.photon-reddit.com"},
+			out: []string{"https://u:hunter2@m.example.com/?x=1", "https://m.example.com/#f"}, accepts: "http or https URL"},
+		// The model's API may want a query (an API version).
+		{env: "EARSHOT_LLM_URL", in: []string{"https://llm.example.com/v1", "https://llm.example.com/v1?api-version=1"},
+			out: []string{"llm.example.com"}, accepts: "http or https URL", with: map[string]string{"EARSHOT_LLM_MODEL": "m"}},
+		// Sent as a header: a control character fails every request.
+		{env: "EARSHOT_REDDIT_USER_AGENT", in: []string{"server:earshot:1.0 (by /u/ada)"},
+			out: []string{"server:earshot:1.0\r\nX-Evil: 1", "a\x00b", " "}, accepts: "User-Agent"},
 		// The bus's own rules for a URL it can dial and a prefix it can
 		// name queues with: a value it would refuse at start stops the
 		// program here, naming the setting, with status 2.
@@ -106,13 +121,20 @@ func TestConfigBoundsOfTheContract(t *testing.T) {
 		{env: "EARSHOT_BUS_PREFIX", in: []string{"earshot", "prod.", strings.Repeat("p", 200)}, out: []string{strings.Repeat("p", 201), "a b", "a/b"},
 			accepts: "accepts letters, digits"},
 	} {
+		env := func(v string) map[string]string {
+			e := map[string]string{tc.env: v}
+			for k, w := range tc.with {
+				e[k] = w
+			}
+			return e
+		}
 		for _, v := range tc.in {
-			if _, err := readConfig(map[string]string{tc.env: v}); err != nil {
+			if _, err := readConfig(env(v)); err != nil {
 				t.Errorf("%s=%.40s: %v, want it taken", tc.env, v, err)
 			}
 		}
 		for _, v := range tc.out {
-			_, err := readConfig(map[string]string{tc.env: v})
+			_, err := readConfig(env(v))
 			var ce *ConfigError
 			if !errors.As(err, &ce) || ce.Name != tc.env || !strings.Contains(ce.Accepts, tc.accepts) {
 				t.Errorf("%s=%.40s: %v, want a ConfigError naming the setting and %q", tc.env, v, err, tc.accepts)
@@ -121,5 +143,16 @@ func TestConfigBoundsOfTheContract(t *testing.T) {
 				t.Errorf("%s: the error shows a secret: %v", tc.env, err)
 			}
 		}
+	}
+}
+
+// A model name of white space alone is no name: the pair is refused
+// when the settings are read, as an empty one is, not by the scorer at
+// start.
+func TestConfigLLMModelNotBlank(t *testing.T) {
+	_, err := readConfig(map[string]string{"EARSHOT_LLM_URL": "https://llm.example.com/v1", "EARSHOT_LLM_MODEL": "  "})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Name != "EARSHOT_LLM_MODEL" {
+		t.Fatalf("a blank EARSHOT_LLM_MODEL: %v, want a ConfigError naming it", err)
 	}
 }
