@@ -399,12 +399,15 @@ func ConfigFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, e
 		}
 		// Settings that work only together: the half left out is named,
 		// as a value refused would be, rather than refused at start.
+		// White space alone is no value: the adapters trim what they are
+		// given, so a blank half would be refused only at start.
+		id, secret := strings.TrimSpace(c.RedditClientID), strings.TrimSpace(c.RedditClientSecret)
 		switch {
 		case c.LLMURL != "" && strings.TrimSpace(c.LLMModel) == "":
 			return Config{}, refused("EARSHOT_LLM_MODEL", "", errors.New("accepts the model's name, required when EARSHOT_LLM_URL is set"))
-		case c.RedditClientID != "" && c.RedditClientSecret == "":
+		case id != "" && secret == "":
 			return Config{}, refused("EARSHOT_REDDIT_CLIENT_SECRET", "", errors.New("accepts the reddit app's secret, required when EARSHOT_REDDIT_CLIENT_ID is set"))
-		case c.RedditClientSecret != "" && c.RedditClientID == "":
+		case secret != "" && id == "":
 			return Config{}, refused("EARSHOT_REDDIT_CLIENT_ID", "", errors.New("accepts the reddit app's id, required when EARSHOT_REDDIT_CLIENT_SECRET is set"))
 		}
 		if c.SiteURL == "" {

@@ -146,13 +146,22 @@ func TestConfigBoundsOfTheContract(t *testing.T) {
 	}
 }
 
-// A model name of white space alone is no name: the pair is refused
-// when the settings are read, as an empty one is, not by the scorer at
-// start.
-func TestConfigLLMModelNotBlank(t *testing.T) {
-	_, err := readConfig(map[string]string{"EARSHOT_LLM_URL": "https://llm.example.com/v1", "EARSHOT_LLM_MODEL": "  "})
-	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.Name != "EARSHOT_LLM_MODEL" {
-		t.Fatalf("a blank EARSHOT_LLM_MODEL: %v, want a ConfigError naming it", err)
+// A half of a pair that is white space alone is no value: the pair is
+// refused when the settings are read, as with that half left out, not by
+// the scorer or the reddit source at start with status 1.
+func TestConfigPairsBlankHalf(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"EARSHOT_LLM_URL": "https://llm.example.com/v1", "EARSHOT_LLM_MODEL": "  "}, "EARSHOT_LLM_MODEL"},
+		{map[string]string{"EARSHOT_REDDIT_CLIENT_ID": " ", "EARSHOT_REDDIT_CLIENT_SECRET": "s"}, "EARSHOT_REDDIT_CLIENT_ID"},
+		{map[string]string{"EARSHOT_REDDIT_CLIENT_ID": "id", "EARSHOT_REDDIT_CLIENT_SECRET": "\t"}, "EARSHOT_REDDIT_CLIENT_SECRET"},
+	} {
+		_, err := readConfig(tc.env)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Name != tc.want {
+			t.Errorf("%q: %v, want a ConfigError naming %s", tc.env, err, tc.want)
+		}
 	}
 }
