@@ -160,10 +160,14 @@ var settings = []setting{
 		return nil
 	}},
 	{"EARSHOT_BUS_PREFIX", "earshot", "prefix of queue and exchange names, so deployments can share a broker", func(c *Config, v string) error {
+		refused := fmt.Errorf("accepts letters, digits, underscores, hyphens and dots, at most %d", maxBusPrefix)
 		// The bus names nothing with a prefix past maxBusPrefix bytes.
+		if len(v) > maxBusPrefix {
+			return refused
+		}
 		for _, r := range v {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') || len(v) > maxBusPrefix {
-				return fmt.Errorf("accepts letters, digits, underscores, hyphens and dots, at most %d", maxBusPrefix)
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+				return refused
 			}
 		}
 		c.BusPrefix = v
