@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+
+	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/earshothq/earshot/clientip"
 	"github.com/earshothq/earshot/core"
@@ -142,13 +145,29 @@ var settings = []setting{
 		if v != "memory://" && !strings.HasPrefix(v, "amqp://") && !strings.HasPrefix(v, "amqps://") {
 			return errors.New("accepts memory:// or amqp://user:pass@host:5672/")
 		}
+		// As the bus reads it (url.Parse, then the AMQP client's own
+		// parser), so one it would refuse stops the program here, naming
+		// the setting, rather than after the database was opened.
+		if v != "memory://" {
+			if _, err := url.Parse(v); err != nil {
+				return errors.New("accepts memory:// or amqp://user:pass@host:5672/; this one does not parse")
+			}
+			if _, err := amqp.ParseURI(v); err != nil {
+				return errors.New("accepts memory:// or amqp://user:pass@host:5672/ (with a numeric port and the client's query parameters); this one does not parse")
+			}
+		}
 		c.BusURL = v
 		return nil
 	}},
 	{"EARSHOT_BUS_PREFIX", "earshot", "prefix of queue and exchange names, so deployments can share a broker", func(c *Config, v string) error {
+		refused := fmt.Errorf("accepts letters, digits, underscores, hyphens and dots, at most %d", maxBusPrefix)
+		// The bus names nothing with a prefix past maxBusPrefix bytes.
+		if len(v) > maxBusPrefix {
+			return refused
+		}
 		for _, r := range v {
 			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-				return errors.New("accepts letters, digits, underscores, hyphens and dots")
+				return refused
 			}
 		}
 		c.BusPrefix = v
@@ -182,17 +201,19 @@ var settings = []setting{
 	{"EARSHOT_REDDIT_KEYLESS_PER_MINUTE", "10", "requests a minute to reddit without credentials, JSON and feeds together (reddit's answers lower it further)", intSetting(1, 100, func(c *Config, n int) { c.RedditKeylessPerMinute = n })},
 	{"EARSHOT_REDDIT_REFUSED_REST", "1h", "how long keyless reddit JSON that refused (a block page, 403, 5xx, a time-out) is left alone", durationSetting(func(c *Config, d time.Duration) { c.RedditRefusedRest = d })},
 	{"EARSHOT_REDDIT_OVERLAP", "5m", "how far each reddit read reaches back before the last one, for posts listed late", durationSetting(func(c *Config, d time.Duration) { c.RedditOverlap = d })},
-	{"EARSHOT_REDDIT_BASE_URL", "https://www.reddit.com", "reddit JSON listings and Atom feeds (keyless reads, the token endpoint)", urlSetting(false, func(c *Config, v string) { c.RedditBaseURL = v })},
+	{"EARSHOT_REDDIT_BASE_URL", "https://www.reddit.com", "reddit JSON listings and Atom feeds (keyless reads, the token endpoint)", baseURLSetting(false, func(c *Config, v string) { c.RedditBaseURL = v })},
 	{"EARSHOT_REDDIT_CLIENT_ID", "", "reddit app client id (reads go through OAuth)", func(c *Config, v string) error { c.RedditClientID = v; return nil }},
 	{"EARSHOT_REDDIT_CLIENT_SECRET", "", "reddit app client secret", func(c *Config, v string) error { c.RedditClientSecret = v; return nil }},
 	{"EARSHOT_REDDIT_USER_AGENT", "server:earshot:" + Version, "User-Agent sent to reddit; add (by /u/NAME)", func(c *Config, v string) error {
-		if strings.TrimSpace(v) == "" {
-			return errors.New("accepts a non-empty User-Agent such as server:earshot:1.0 (by /u/NAME)")
+		// It is sent as a header, where a control character (a line
+		// break, say) fails every request to reddit.
+		if strings.TrimSpace(v) == "" || strings.ContainsFunc(strings.TrimSpace(v), unicode.IsControl) {
+			return errors.New("accepts a non-empty User-Agent without control characters, such as server:earshot:1.0 (by /u/NAME)")
 		}
 		c.RedditUserAgent = v
 		return nil
 	}},
-	{"EARSHOT_REDDIT_MIRROR_URL", "", "fallback archive base address (empty: no mirror)", urlSetting(true, func(c *Config, v string) { c.RedditMirrorURL = v })},
+	{"EARSHOT_REDDIT_MIRROR_URL", "", "fallback archive base address (empty: no mirror)", baseURLSetting(true, func(c *Config, v string) { c.RedditMirrorURL = v })},
 	{"EARSHOT_REDDIT_MIRROR_API", "arcticshift", "arcticshift or pullpush", func(c *Config, v string) error {
 		if v != "arcticshift" && v != "pullpush" {
 			return errors.New("accepts arcticshift or pullpush")
@@ -212,7 +233,7 @@ var settings = []setting{
 	}},
 	{"EARSHOT_WEBHOOK_TIMEOUT", "5s", "webhook answer wait", durationSetting(func(c *Config, d time.Duration) { c.WebhookTimeout = d })},
 	{"EARSHOT_WEBHOOK_ALLOW_PRIVATE", "false", "development only: allow http, IP, loopback and private webhook targets", boolSetting(func(c *Config, b bool) { c.WebhookAllowPrivate = b })},
-	{"EARSHOT_TELEGRAM_API", "https://api.telegram.org", "Telegram Bot API address Telegram channels post through (a self-hosted Bot API server may be set)", urlSetting(false, func(c *Config, v string) { c.TelegramAPI = v })},
+	{"EARSHOT_TELEGRAM_API", "https://api.telegram.org", "Telegram Bot API address Telegram channels post through (a self-hosted Bot API server may be set)", baseURLSetting(false, func(c *Config, v string) { c.TelegramAPI = v })},
 	{"EARSHOT_ALERT_INTERVAL", "1h", "email alert sweep period", durationSetting(func(c *Config, d time.Duration) { c.AlertInterval = d })},
 	{"EARSHOT_ALERT_MIN_SCORE", "70", "alerts carry matches at or above this score", intSetting(0, 100, func(c *Config, n int) { c.AlertMinScore = n })},
 	{"EARSHOT_SMTP_URL", "", "smtp://user:pass@host:port (empty: alerts are logged)", func(c *Config, v string) error {
@@ -268,6 +289,10 @@ var settings = []setting{
 	{"EARSHOT_MOCK_STATE", "", "state file of the legacy mock (empty: in memory)", func(c *Config, v string) error { c.MockState = v; return nil }},
 }
 
+// maxBusPrefix is the longest prefix the bus takes (its name pattern):
+// with it, the exchange and queue names stay within AMQP's 255 bytes.
+const maxBusPrefix = 200
+
 func intSetting(lo, hi int, set func(*Config, int)) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -312,6 +337,19 @@ func urlSetting(optional bool, set func(*Config, string)) func(*Config, string) 
 		}
 		set(c, strings.TrimSuffix(v, "/"))
 		return nil
+	}
+}
+
+// baseURLSetting is urlSetting for an address the adapter appends paths
+// to, where a query or a fragment would end up before the path: reddit's
+// refuses it at start, and Telegram's would block every send.
+func baseURLSetting(optional bool, set func(*Config, string)) func(*Config, string) error {
+	parse := urlSetting(optional, set)
+	return func(c *Config, v string) error {
+		if u, err := url.Parse(v); err == nil && (u.RawQuery != "" || u.ForceQuery || u.Fragment != "") {
+			return errors.New("accepts an http or https URL without a query or fragment")
+		}
+		return parse(c, v)
 	}
 }
 
@@ -365,12 +403,15 @@ func ConfigFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, e
 		}
 		// Settings that work only together: the half left out is named,
 		// as a value refused would be, rather than refused at start.
+		// White space alone is no value: the adapters trim what they are
+		// given, so a blank half would be refused only at start.
+		id, secret := strings.TrimSpace(c.RedditClientID), strings.TrimSpace(c.RedditClientSecret)
 		switch {
-		case c.LLMURL != "" && c.LLMModel == "":
+		case c.LLMURL != "" && strings.TrimSpace(c.LLMModel) == "":
 			return Config{}, refused("EARSHOT_LLM_MODEL", "", errors.New("accepts the model's name, required when EARSHOT_LLM_URL is set"))
-		case c.RedditClientID != "" && c.RedditClientSecret == "":
+		case id != "" && secret == "":
 			return Config{}, refused("EARSHOT_REDDIT_CLIENT_SECRET", "", errors.New("accepts the reddit app's secret, required when EARSHOT_REDDIT_CLIENT_ID is set"))
-		case c.RedditClientSecret != "" && c.RedditClientID == "":
+		case secret != "" && id == "":
 			return Config{}, refused("EARSHOT_REDDIT_CLIENT_ID", "", errors.New("accepts the reddit app's id, required when EARSHOT_REDDIT_CLIENT_SECRET is set"))
 		}
 		if c.SiteURL == "" {

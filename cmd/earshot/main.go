@@ -389,9 +389,14 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
+	var keyScopes []core.Scope
 	if cmd == "key create" {
 		if err := need("name", name); err != nil {
 			return err
+		}
+		// Before the database is opened, as every refused flag is.
+		if keyScopes, err = core.ParseScopes(*scopes); err != nil {
+			return &exitError{2, err}
 		}
 	}
 	var jar []byte
@@ -414,11 +419,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		fmt.Fprintln(stdout, o.ID)
 	case "key create":
-		sc, err := core.ParseScopes(*scopes)
-		if err != nil {
-			return &exitError{2, err}
-		}
-		secret, _, err := con.Keys.CreateAPIKey(ctx, *owner, *name, sc)
+		secret, _, err := con.Keys.CreateAPIKey(ctx, *owner, *name, keyScopes)
 		if err != nil {
 			return err
 		}

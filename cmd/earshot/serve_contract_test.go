@@ -1,0 +1,76 @@
+package main
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The first start prints an API key with every scope, an ingest key and
+// a curl line that works as printed, on stdout and nowhere else.
+func TestBootstrapKeysWorkAsPrinted(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	if s.APIKey == "" {
+		t.Fatalf("no bootstrap keys:\n%s", s.stdout)
+	}
+	list := s.mustAdmin("key", "list", "--owner", s.OwnerID)
+	if rows := strings.Split(list, "\n"); len(rows) != 2 || !strings.Contains(rows[1], " read,write:phrases,webhooks ") {
+		t.Fatalf("the bootstrap API key's scopes:\n%s", list)
+	}
+	s.call("GET", "/phrases?platform=reddit", s.IngestKey, nil).want(t, 200, "")
+	curl := regexp.MustCompile(`(?m)^  curl -H "Authorization: Bearer (\S+)" (\S+)$`).FindStringSubmatch(s.stdout.String())
+	if curl == nil || curl[1] != s.APIKey || curl[2] != s.URL+"/api/v1/me" {
+		t.Fatalf("curl line in:\n%s\nwant the key and %s/api/v1/me", s.stdout, s.URL)
+	}
+	req, _ := http.NewRequest("GET", curl[2], nil)
+	req.Header.Set("Authorization", "Bearer "+curl[1])
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("the printed curl line answers %d", resp.StatusCode)
+	}
+}
+
+// The bootstrap is for a database with no owner: one made with the
+// console before the first start gets no keys printed.
+func TestNoBootstrapOnADatabaseWithAnOwner(t *testing.T) {
+	t.Parallel()
+	env := baseEnv(t.TempDir())
+	if _, err := runEarshot(env, "admin", "owner", "create", "--email", "first@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	s := &instance{t: t, env: env}
+	s.launch()
+	t.Cleanup(s.stop)
+	if s.stdout.String() != "" || !strings.Contains(s.logs.String(), `"msg":"bootstrap skipped","reason":"the database has an owner"`) {
+		t.Fatalf("stdout:\n%s\nlogs:\n%s", s.stdout, s.logs)
+	}
+}
+
+// SIGINT stops serve as SIGTERM does: the stop is logged with the signal
+// and the exit status is 0.
+func TestServeStopsOnSIGINT(t *testing.T) {
+	t.Parallel()
+	s := start(t, "EARSHOT_BOOTSTRAP=false")
+	if err := s.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("serve exited with %v on SIGINT; logs:\n%s", err, s.logs)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop within 30 s of SIGINT")
+	}
+	if !s.waitOutput(5*time.Second, func(_, logs string) bool { return strings.Contains(logs, `"msg":"stopping","signal":"interrupt"`) }) {
+		t.Fatalf("no stop line:\n%s", s.logs)
+	}
+}
