@@ -249,22 +249,27 @@ func (f *redditFake) serve(w http.ResponseWriter, r *http.Request) {
 		if !contains(subs, th.sub) {
 			continue
 		}
-		data := map[string]any{"id": th.id, "name": th.kind + "_" + th.id, "author": "ada", "subreddit": th.sub,
-			"score": 3, "created_utc": th.created, "removed_by_category": nil, "stickied": false}
-		if th.kind == "t3" {
-			data["title"], data["selftext"], data["num_comments"] = th.title, th.text, 1
-			data["permalink"] = fmt.Sprintf("/r/%s/comments/%s/x/", th.sub, th.id)
-		} else {
-			data["body"], data["link_id"] = th.text, "t3_p1"
-			data["permalink"] = fmt.Sprintf("/r/%s/comments/p1/x/%s/", th.sub, th.id)
-		}
-		children = append(children, map[string]any{"kind": th.kind, "data": data})
+		children = append(children, th.child())
 	}
 	f.mu.Unlock()
 	if children == nil {
 		children = []map[string]any{}
 	}
 	writeJSON(w, 200, map[string]any{"kind": "Listing", "data": map[string]any{"after": nil, "dist": len(children), "children": children}})
+}
+
+// child is the thing as a listing's child.
+func (th thing) child() map[string]any {
+	data := map[string]any{"id": th.id, "name": th.kind + "_" + th.id, "author": "ada", "subreddit": th.sub,
+		"score": 3, "created_utc": th.created, "removed_by_category": nil, "stickied": false}
+	if th.kind == "t3" {
+		data["title"], data["selftext"], data["num_comments"] = th.title, th.text, 1
+		data["permalink"] = fmt.Sprintf("/r/%s/comments/%s/x/", th.sub, th.id)
+	} else {
+		data["body"], data["link_id"] = th.text, "t3_p1"
+		data["permalink"] = fmt.Sprintf("/r/%s/comments/p1/x/%s/", th.sub, th.id)
+	}
+	return map[string]any{"kind": th.kind, "data": data}
 }
 
 func (f *redditFake) count() int {
