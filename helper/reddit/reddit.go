@@ -12,6 +12,7 @@ package reddit
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -85,6 +86,9 @@ type Reader struct {
 	// Unread: refused, or not come to yet.
 	names []string
 	done  map[string]bool
+	// readTo holds, per listing, how far back each community of the read
+	// was read in a pass that found none of its posts (see readMarks).
+	readTo map[string]map[string]float64
 }
 
 // closedCommunity is what is known of a community reddit refused.
@@ -120,6 +124,14 @@ var Listings = []string{"new", "comments"}
 // Key is the checkpoint key of a community's listing.
 func Key(listing, community string) string { return "reddit:" + listing + ":" + community }
 
+// readToKey is the key of a listing's read marks, kept beside the
+// checkpoints (helper.In.Save): a JSON object giving each community the
+// newest time (seconds since the epoch) of the last read that went as
+// far as a read goes and kept none of its posts, so the next read need
+// not page back past it for that community. It cannot be one of Key's:
+// no listing is named "readto".
+func readToKey(listing string) string { return "reddit:readto:" + listing }
+
 // Read implements helper.Reader: for each group of communities, the new
 // posts and the new comments since each community's checkpoint.
 //
@@ -141,6 +153,10 @@ func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, 
 	slices.Sort(names)
 	names = slices.Compact(names)
 	r.names, r.done = names, make(map[string]bool, len(names))
+	r.readTo = make(map[string]map[string]float64, len(Listings))
+	for _, l := range Listings {
+		r.readTo[l] = readMarks(in.Since(readToKey(l)), names)
+	}
 	for c := range r.closed {
 		if _, ok := slices.BinarySearch(names, c); !ok {
 			delete(r.closed, c)
@@ -283,14 +299,30 @@ type found struct {
 	mark helper.Mark
 }
 
+// readListing reads listing for group back to the group's oldest stop,
+// and hands on the posts after their community's checkpoint, oldest
+// first.
+//
+// A community's stop is its checkpoint, or its read mark when that is
+// later: a quiet community's checkpoint moves only with a post of its
+// own, so, days back, it would make every pass page the listing to
+// MaxPages. A read that went as far as a read goes (the listing's end,
+// the group's stop, MaxPages, or one page on a first read) marks each
+// community of which it kept no post as read down from the newest time
+// on its first page; the next read pages back only to there for it. A
+// community of which it kept a post loses its mark, so that a community
+// that posts is read back to its own checkpoint, as before. The mark
+// bounds the paging only: what is kept is still what is after the
+// community's checkpoint.
 func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, listing, cookie string, emit func(helper.Post, helper.Mark) error) error {
+	marks := r.readTo[listing]
 	since := map[string]float64{}
-	least := 0.0 // the oldest checkpoint of the group, 0 when none has one
+	least := 0.0 // the group's oldest stop, 0 when none has one
 	for _, c := range group {
 		v, _ := strconv.ParseFloat(in.Since(Key(listing, c)), 64)
 		since[c] = v
-		if v > 0 && (least == 0 || v < least) {
-			least = v
+		if stop := max(v, marks[c]); stop > 0 && (least == 0 || stop < least) {
+			least = stop
 		}
 	}
 	path := "/r/" + strings.Join(group, "+") + "/" + listing + ".json"
@@ -304,7 +336,10 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 	// request and send the same posts again: each is followed once, and
 	// each post kept once.
 	followed, seen := map[string]bool{}, map[string]bool{}
-	for page := 0; page < MaxPages; page++ {
+	top := 0.0     // the newest time on the first page
+	whole := false // the read went as far as a read goes
+	posted := map[string]bool{}
+	for page := 0; ; page++ {
 		items, next, err := r.fetch(ctx, in, path, after, cookie)
 		if err != nil {
 			return err
@@ -315,16 +350,25 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 			if oldest == 0 || created < oldest {
 				oldest = created
 			}
+			if page == 0 && created > top && !it.CreatedUTC.Time().IsZero() {
+				top = created
+			}
 			post, community, ok := item(it).post(group)
 			if !ok || created < since[community] || seen[post.ExternalID] {
 				continue
 			}
 			seen[post.ExternalID] = true
+			posted[community] = true
 			kept = append(kept, found{post, helper.Mark{Key: Key(listing, community), Value: strconv.FormatFloat(min(created, at), 'f', -1, 64)}})
 		}
-		// Further back only to catch up with a checkpoint: a first read
-		// takes the newest page.
-		if next == "" || least == 0 || oldest == 0 || oldest < least || followed[next] {
+		// Further back only to catch up with a stop: a first read takes
+		// the newest page. A page without posts that names a cursor, or a
+		// cursor back to a page read, ends the read short of its stop.
+		if next == "" || least == 0 || (oldest != 0 && oldest < least) || page == MaxPages-1 {
+			whole = true
+			break
+		}
+		if oldest == 0 || followed[next] {
 			break
 		}
 		followed[next] = true
@@ -335,7 +379,49 @@ func (r *Reader) readListing(ctx context.Context, in helper.In, group []string, 
 			return err
 		}
 	}
+	if !whole || top == 0 {
+		return nil
+	}
+	// Saved at once, not with the batch: a community of which no post was
+	// kept has none waiting in a batch, and one of which a post was kept
+	// loses its mark, which can only make the next read go further back.
+	for _, c := range group {
+		if posted[c] {
+			delete(marks, c)
+		} else {
+			marks[c] = min(top, at)
+		}
+	}
+	if in.Save == nil {
+		return nil
+	}
+	b, err := json.Marshal(marks)
+	if err != nil {
+		return err
+	}
+	if err := in.Save(readToKey(listing), string(b)); err != nil {
+		return fmt.Errorf("reddit: keeping how far %s was read: %w", path, err)
+	}
 	return nil
+}
+
+// readMarks decodes the read marks kept as v, keeping those of names
+// only: a community removed from the phrases takes its mark with it, so
+// the kept value is bounded by the communities read, and re-added, the
+// community is read back to its checkpoint. A value that does not decode
+// is no marks.
+func readMarks(v string, names []string) map[string]float64 {
+	var kept map[string]float64
+	if json.Unmarshal([]byte(v), &kept) != nil {
+		kept = nil
+	}
+	out := map[string]float64{}
+	for c, t := range kept {
+		if _, ok := slices.BinarySearch(names, c); ok && t > 0 {
+			out[c] = t
+		}
+	}
+	return out
 }
 
 // fetch asks for one page, reports the answer, and decodes it.
