@@ -328,3 +328,28 @@ func TestPostingCommunitysLatePost(t *testing.T) {
 		t.Errorf("the pass asked for %d pages, want %d: back to r/sales' checkpoint", n, reddit.MaxPages)
 	}
 }
+
+// A batch refused while the read still hands on its posts (the first
+// 100 of r/sales' 151, two pages back) ends the read: no mark moves, and
+// the next pass pages back to r/golang's checkpoint as before and sends
+// the posts.
+func TestBatchRefusedWithinTheReadMovesNoMark(t *testing.T) {
+	g := quietRig(t)
+	if err := g.runner.State.Set(map[string]string{reddit.Key("new", "sales"): "1767216590"}); err != nil {
+		t.Fatal(err)
+	}
+	g.runner.Client.Attempts = 1
+	g.earshot.set(func(f *earshotFake) { f.ingestFail = 1 })
+	if err := g.runner.Pass(context.Background()); err == nil {
+		t.Fatal("the pass succeeded while its first batch was refused")
+	}
+	g.clock.move(10 * time.Minute)
+	before := g.reddit.count()
+	pass(t, g)
+	if n := newListed(g, before); n != reddit.MaxPages {
+		t.Fatalf("the pass after the refused batch asked for %d pages, want %d: no mark moved", n, reddit.MaxPages)
+	}
+	if posts, _, _ := g.earshot.snapshot(); len(posts) != 151 {
+		t.Fatalf("%d posts sent, want r/sales' 151 after its checkpoint", len(posts))
+	}
+}
