@@ -71,10 +71,10 @@ type In struct {
 	// Since returns the checkpoint stored under key, "" for none.
 	Since func(key string) string
 	// Save stores value under key beside the checkpoints at once, not
-	// with a batch: what a reader learns about the account rather than
-	// how far it read (a list of the account's groups, its place in a
-	// rotation), kept across passes and restarts; Since reads it back.
-	// nil keeps nothing.
+	// with a batch: what a reader learns about the account (a list of the
+	// account's groups, its place in a rotation), or how far it read where
+	// no post waits in a batch (reddit's quiet communities), kept across
+	// passes and restarts; Since reads it back. nil keeps nothing.
 	Save func(key, value string) error
 	// Report sends what the platform answered (see Client.Report) and
 	// returns a *Paused when the account must pause; wait is how long
