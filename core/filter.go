@@ -35,23 +35,24 @@ type PhraseFilters struct {
 // NewPhraseFilters normalises and checks filters as a caller sent them:
 // each word of Exclude and Require like a phrase (NormalizePhrase); each
 // author trimmed of a leading u/, /u/ or @, its white space folded like
-// a phrase's; each community by NormalizeCommunity. Entries equal but for
-// case are kept once, the first. Each list holds at most MaxFilterEntries
+// a phrase's; each community by NormalizeCommunity. Words equal as the
+// matcher reads them (FoldKey), and authors equal but for case, are kept
+// once, the first. Each list holds at most MaxFilterEntries
 // entries, each as long as a phrase may be; the minimums are 0 to
 // MaxFilterCount. Empty lists become nil, so filters that filter nothing
 // are the zero value. Errors are KindInvalid, naming the field and entry.
 func NewPhraseFilters(f PhraseFilters) (PhraseFilters, error) {
 	var err error
-	if f.Exclude, err = normalizeList("exclude", f.Exclude, wordEntry); err != nil {
+	if f.Exclude, err = normalizeList("exclude", f.Exclude, wordEntry, FoldKey); err != nil {
 		return PhraseFilters{}, err
 	}
-	if f.Require, err = normalizeList("require", f.Require, wordEntry); err != nil {
+	if f.Require, err = normalizeList("require", f.Require, wordEntry, FoldKey); err != nil {
 		return PhraseFilters{}, err
 	}
-	if f.ExcludeAuthors, err = normalizeList("excludeAuthors", f.ExcludeAuthors, authorEntry); err != nil {
+	if f.ExcludeAuthors, err = normalizeList("excludeAuthors", f.ExcludeAuthors, authorEntry, caseKey); err != nil {
 		return PhraseFilters{}, err
 	}
-	if f.ExcludeCommunities, err = normalizeList("excludeCommunities", f.ExcludeCommunities, communityEntry); err != nil {
+	if f.ExcludeCommunities, err = normalizeList("excludeCommunities", f.ExcludeCommunities, communityEntry, caseKey); err != nil {
 		return PhraseFilters{}, err
 	}
 	if err := checkMin("minLikes", f.MinLikes); err != nil {
@@ -77,9 +78,10 @@ func checkMin(field string, n int) error {
 }
 
 // normalizeList normalises each entry of a list with norm, which says
-// what is wrong with an entry after its name, and drops the entries equal
-// to an earlier one under case folding.
-func normalizeList(field string, in []string, norm func(string) (string, string)) ([]string, error) {
+// what is wrong with an entry after its name, and drops the entries whose
+// key is an earlier one's: FoldKey for words, which the matcher finds,
+// caseKey for names, which are compared by case alone.
+func normalizeList(field string, in []string, norm func(string) (string, string), key func(string) string) ([]string, error) {
 	if len(in) > MaxFilterEntries {
 		return nil, Errorf(KindInvalid, "%s holds at most %d entries, got %d", field, MaxFilterEntries, len(in))
 	}
@@ -90,13 +92,18 @@ func normalizeList(field string, in []string, norm func(string) (string, string)
 		if problem != "" {
 			return nil, Errorf(KindInvalid, "%s entry %d %s", field, i+1, problem)
 		}
-		if k := FoldKey(v); !seen[k] {
+		if k := key(v); !seen[k] {
 			seen[k] = true
 			out = append(out, v)
 		}
 	}
 	return out, nil
 }
+
+// caseKey folds s by case alone (FoldRune), as Keep compares authors
+// (strings.EqualFold): an author named "ＡＣＭＥ" is not "acme", whom the
+// matcher would read the same in a post's text.
+func caseKey(s string) string { return strings.Map(FoldRune, s) }
 
 func wordEntry(s string) (string, string) { return normalizeText(s) }
 

@@ -33,6 +33,13 @@ func TestNewPhraseFilters(t *testing.T) {
 			core.PhraseFilters{ExcludeAuthors: []string{"Spammer", "bot_1", "Brand", "Jane Doe", "x"}}},
 		{"authors compared without case", core.PhraseFilters{ExcludeAuthors: []string{"spammer", "u/SPAMMER", "@Spammer"}},
 			core.PhraseFilters{ExcludeAuthors: []string{"spammer"}}},
+		// Words are found as the matcher reads them, so "Joe’s" is "Joe's"
+		// and "ＡＣＭＥ" is "acme"; an author is a name, compared by case
+		// alone (Keep), so "ＡＣＭＥ" is another author than "acme".
+		{"words duplicate as the matcher reads them", core.PhraseFilters{Exclude: []string{"Joe's", "JOE\u2019S", "acme"}, Require: []string{"ＡＣＭＥ", "Acme"}},
+			core.PhraseFilters{Exclude: []string{"Joe's", "acme"}, Require: []string{"ＡＣＭＥ"}}},
+		{"authors duplicate by case alone", core.PhraseFilters{ExcludeAuthors: []string{"acme", "ＡＣＭＥ", "Joe's", "joe\u2019s", "ACME"}},
+			core.PhraseFilters{ExcludeAuthors: []string{"acme", "ＡＣＭＥ", "Joe's", "joe\u2019s"}}},
 		{"communities like a phrase's", core.PhraseFilters{ExcludeCommunities: []string{"r/Jobs", "/r/forhire/", "SaaS", "jobs"}},
 			core.PhraseFilters{ExcludeCommunities: []string{"jobs", "forhire", "saas"}}},
 		{"minimums at the bounds", core.PhraseFilters{MinLikes: core.MaxFilterCount, MinComments: 0, TitleOnly: true},

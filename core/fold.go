@@ -21,8 +21,8 @@ import (
 // ASCII character is: the full-width low line is no word character
 // where '_' is one, so it is left as it is.
 //
-// The rule is the matcher's own: FoldRune, by which phrases are compared
-// for duplicates, stays simple case folding.
+// FoldRune stays simple case folding; FoldKey, by which phrases are
+// compared for duplicates, folds by this rule too (MatchFold).
 func VariantRune(r rune) rune {
 	switch {
 	case r == '\u2018', r == '\u2019', r == '\u201b':

@@ -21,6 +21,7 @@ func TestUnreadPhrasesKeys(t *testing.T) {
 		{"none", core.UnreadPhrases{}, nil},
 		{"empty", core.UnreadPhrases{Texts: []string{}}, nil},
 		{"folded and spaced", core.UnreadPhrases{Texts: []string{"  Acme\t CRM ", "acme crm", "ÉCLAIR", "beta"}}, []string{"acme crm", "beta", core.FoldKey("éclair")}},
+		{"read as the matcher reads", core.UnreadPhrases{Texts: []string{"Joe\u2019s", "joe's", "ＡＣＭＥ  ｃｒｍ"}}, []string{"acme crm", "joe's"}},
 		{"no phrase", core.UnreadPhrases{Texts: []string{"", "   ", "a\x00b", strings.Repeat("a", core.MaxPhraseLen+1), "\xff"}}, []string{}},
 	} {
 		got, err := tc.u.Keys()

@@ -178,10 +178,14 @@ func FoldRune(r rune) rune {
 	return min
 }
 
-// FoldKey returns s with every rune folded by FoldRune: the form in which
-// two phrases are compared for duplicates.
+// FoldKey returns s with every rune folded as the matcher compares
+// characters (MatchFold: a typed variant read as its ASCII character, then
+// FoldRune): the form in which two phrases are compared for duplicates.
+// Two phrases of one key are found in the same posts, so "Joe’s" is a
+// duplicate of "Joe's" and "ＡＣＭＥ" of "acme". The store keeps the key of
+// each phrase (a schema step brings older keys to this one).
 func FoldKey(s string) string {
-	return strings.Map(FoldRune, s)
+	return strings.Map(MatchFold, s)
 }
 
 // CheckIdempotencyKey checks an Idempotency-Key: 1 to 64 characters of

@@ -333,6 +333,16 @@ func TestFoldKey(t *testing.T) {
 		{"best crm", "best  crm", false},
 		{"", "", true},
 		{"c++", "C++", true},
+		// As the matcher reads them: a typographic apostrophe is ', a
+		// full-width ASCII character its ASCII one, but for the low line.
+		{"Joe's", "Joe\u2019s", true},
+		{"JOE\u2018S", "joe\u201bs", true},
+		{"acme", "ＡＣＭＥ", true},
+		{"ａｃｍｅ", "ACME", true},
+		{"Ｃ＋＋", "c++", true},
+		{"a_b", "a＿b", false},
+		{"Joe's", "Joe\u02bcs", false}, // the modifier letter apostrophe is a letter
+		{"Joe's", "Joe\u201cs", false},
 	}
 	for _, c := range cases {
 		t.Run(c.a+"~"+c.b, func(t *testing.T) {
@@ -344,6 +354,21 @@ func TestFoldKey(t *testing.T) {
 	}
 	if got := core.FoldKey("Hello, World"); got != "hello, world" {
 		t.Errorf("FoldKey of ASCII = %q, want lower case", got)
+	}
+}
+
+// TestFoldKeyIsMatchFold checks, over every code point, that FoldKey
+// folds a character as the matcher compares it (core.MatchFold), so two
+// phrases are duplicates exactly when the matcher finds one where it
+// finds the other.
+func TestFoldKeyIsMatchFold(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		if got, want := core.FoldKey(string(r)), string(core.MatchFold(r)); got != want {
+			t.Fatalf("FoldKey(%U) = %q, MatchFold gives %q", r, got, want)
+		}
 	}
 }
 

@@ -76,6 +76,8 @@ func Run(t *testing.T, f Factory) {
 		{"RevokedKeysKept", testRevokedKeysKept},
 		{"Phrases", testPhrases},
 		{"PhraseDuplicate", testPhraseDuplicate},
+		{"PhraseDuplicateTyped", testPhraseDuplicateTyped},
+		{"PhraseDuplicateTypedConcurrent", testPhraseDuplicateTypedConcurrent},
 		{"PhraseLimit", testPhraseLimit},
 		{"PhraseLimitConcurrent", testPhraseLimitConcurrent},
 		{"Idempotency", testIdempotency},
