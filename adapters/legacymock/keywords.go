@@ -46,9 +46,12 @@ func (st *state) checkKeyword(k keyword, self string) error {
 			return core.Errorf(core.KindInvalid, "Join %s before scoping keywords to it", c.Name)
 		}
 	}
-	fold := core.FoldKey(k.Phrase)
+	// The spec's duplicate is case-insensitive and no more: the mock
+	// stands for the legacy service, which does not read "Joe’s" as
+	// "Joe's" as earshot's own phrases do.
+	fold := strings.Map(core.FoldRune, k.Phrase)
 	for _, o := range st.Keywords {
-		if o.ID != self && o.Platform == k.Platform && sameGroup(o.GroupID, k.GroupID) && core.FoldKey(o.Phrase) == fold {
+		if o.ID != self && o.Platform == k.Platform && sameGroup(o.GroupID, k.GroupID) && strings.Map(core.FoldRune, o.Phrase) == fold {
 			return core.Errorf(core.KindConflict, "%q is already tracked in this scope", k.Phrase)
 		}
 	}

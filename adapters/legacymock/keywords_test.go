@@ -48,6 +48,12 @@ func TestKeywordDuplicateInSameScope(t *testing.T) {
 	// The same phrase in another scope is fine.
 	c.must(201, "POST", "/keywords", map[string]any{"phrase": "no-show", "platform": "reddit", "groupId": "r-saas"})
 	c.must(201, "POST", "/keywords", map[string]any{"phrase": "no-show", "platform": "x"})
+	// Case-insensitive and no more, as the spec says: a typographic
+	// apostrophe or a full-width letter is another phrase to the mock.
+	c.must(201, "POST", "/keywords", map[string]any{"phrase": "Joe's", "platform": "x"})
+	c.fails(409, "", "POST", "/keywords", map[string]any{"phrase": "JOE'S", "platform": "x"})
+	c.must(201, "POST", "/keywords", map[string]any{"phrase": "Joe’s", "platform": "x"})
+	c.must(201, "POST", "/keywords", map[string]any{"phrase": "ＮＯ-ＳＨＯＷ", "platform": "x"})
 }
 
 func TestKeywordFilters(t *testing.T) {
