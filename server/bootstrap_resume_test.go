@@ -102,4 +102,3 @@ func TestFirstStartPrintsTheKeysOnce(t *testing.T) {
 		})
 	}
 }
-
