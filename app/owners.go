@@ -70,31 +70,121 @@ type Bootstrap struct {
 // BootstrapEmail is the address of the owner a first start creates.
 const BootstrapEmail = "owner@localhost"
 
+// bootstrapKeyName names the keys a first start creates.
+const bootstrapKeyName = "bootstrap"
+
 // Bootstrap creates an owner with an API key of every scope and an ingest
-// key when the database has no owner, and returns nil otherwise. Two
-// processes starting at once on one empty database create one owner: the
-// fixed address makes the second create a conflict, which means done.
+// key when the database has no owner, and returns them to be printed;
+// it returns nil when there is nothing to print.
+//
+// The owner and its keys are separate writes, so a start can stop
+// between them (a write failed, the process died). Until its ingest key
+// is stored, the owner counts as not bootstrapped: the next start makes
+// its keys and prints them. The ingest key is the last write and is
+// stored only while the owner holds none, so of several starts finishing
+// one owner at once (replicas on one database), one stores it and
+// prints; the others revoke the API key they made, which nobody saw.
 func (s *Owners) Bootstrap(ctx context.Context) (*Bootstrap, error) {
-	n, err := s.owners.CountOwners(ctx)
-	if err != nil || n > 0 {
+	o, ok, err := s.unfinished(ctx)
+	if err != nil || !ok {
 		return nil, err
 	}
-	o := core.Owner{Email: BootstrapEmail, Name: "First owner"}
-	if err := s.owners.CreateOwner(ctx, &o); err != nil {
-		if core.IsKind(err, core.KindConflict) {
-			return nil, nil
+	// A start that stopped after its API key left that key live, and
+	// another start may be between its own two writes now. Each start
+	// makes room for one more than it saw: of two that saw the same keys
+	// one stores its key, and the other leaves the owner to it.
+	live, err := s.liveKeys(ctx, o.ID, core.APIKey)
+	if err != nil {
+		return nil, err
+	}
+	api, apiKey, err := s.createKey(ctx, core.Key{OwnerID: o.ID, Kind: core.APIKey, Name: bootstrapKeyName, Scopes: core.AllScopes}, len(live)+1)
+	if core.IsKind(err, core.KindPlanLimit) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ingest, _, err := s.createKey(ctx, core.Key{OwnerID: o.ID, Kind: core.IngestKey, Name: bootstrapKeyName}, 1)
+	if err != nil {
+		// Its secret is never shown: no one could use it. A revoke that
+		// fails leaves it to the start that finishes the owner.
+		_ = s.keys.Revoke(ctx, o.ID, apiKey.ID)
+		if core.IsKind(err, core.KindPlanLimit) {
+			return nil, nil // another start stored the ingest key and prints
 		}
 		return nil, err
 	}
-	api, _, err := s.keys.CreateAPIKey(ctx, o.ID, "bootstrap", core.AllScopes)
-	if err != nil {
-		return nil, err
-	}
-	ingest, _, err := s.keys.CreateIngestKey(ctx, o.ID, "bootstrap")
-	if err != nil {
-		return nil, err
+	// The owner is finished: every other bootstrap API key is one a
+	// start made and never printed (it stopped, or it lost the race to
+	// the ingest key). Revoking them is tidying only; the keys printed
+	// are good whether it succeeds or not.
+	if live, err = s.liveKeys(ctx, o.ID, core.APIKey); err == nil {
+		for _, k := range live {
+			if k.ID != apiKey.ID && k.Name == bootstrapKeyName {
+				_ = s.keys.Revoke(ctx, o.ID, k.ID)
+			}
+		}
 	}
 	return &Bootstrap{Owner: o, APIKey: api, IngestKey: ingest}, nil
+}
+
+// unfinished returns the owner a first start is to finish, creating it
+// on a database with no owner; ok is false when there is none: the
+// database has other owners, or its one owner is not the bootstrap's or
+// has had an ingest key (revoked or not: revoked keys stay listed, so
+// the mark stays). Two starts creating the owner at once make one: the
+// fixed address makes the second create a conflict, and both go on to
+// finish that owner.
+func (s *Owners) unfinished(ctx context.Context) (core.Owner, bool, error) {
+	n, err := s.owners.CountOwners(ctx)
+	if err != nil || n > 1 {
+		return core.Owner{}, false, err
+	}
+	if n == 0 {
+		o := core.Owner{Email: BootstrapEmail, Name: "First owner"}
+		err := s.owners.CreateOwner(ctx, &o)
+		if err == nil {
+			return o, true, nil
+		}
+		if !core.IsKind(err, core.KindConflict) {
+			return core.Owner{}, false, err
+		}
+	}
+	all, err := s.owners.Owners(ctx)
+	if err != nil || len(all) != 1 || all[0].Email != BootstrapEmail {
+		return core.Owner{}, false, err
+	}
+	ingest, err := s.keys.keys.Keys(ctx, all[0].ID, core.IngestKey)
+	if err != nil || len(ingest) > 0 {
+		return core.Owner{}, false, err
+	}
+	return all[0], true, nil
+}
+
+// liveKeys returns the owner's keys of the kind that are not revoked.
+func (s *Owners) liveKeys(ctx context.Context, ownerID string, kind core.KeyKind) ([]core.Key, error) {
+	ks, err := s.keys.keys.Keys(ctx, ownerID, kind)
+	live := ks[:0]
+	for _, k := range ks {
+		if !k.Revoked() {
+			live = append(live, k)
+		}
+	}
+	return live, err
+}
+
+// createKey stores k when its owner holds fewer than max live keys of
+// its kind, and returns its secret. KindPlanLimit otherwise.
+func (s *Owners) createKey(ctx context.Context, k core.Key, max int) (string, core.Key, error) {
+	secret, hash, err := core.NewSecret(k.Kind)
+	if err != nil {
+		return "", core.Key{}, err
+	}
+	k.Hash = hash
+	if err := s.keys.keys.CreateKey(ctx, &k, max); err != nil {
+		return "", core.Key{}, err
+	}
+	return secret, k, nil
 }
 
 // AddressChangeDeps are the ports the change of an owner's own address

@@ -378,7 +378,9 @@ func abortCause(ctx context.Context, err error) error {
 }
 
 // printBootstrap creates the first owner on an empty database and prints
-// its keys once on out.
+// its keys once on out. Once Bootstrap returns them they are stored and
+// no later start makes them again, so they are printed whatever follows:
+// a sign-in link that cannot be made is left to the console.
 func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, out io.Writer, site *Site) {
 	if !cfg.Bootstrap {
 		log.Info("bootstrap skipped", "reason", "EARSHOT_BOOTSTRAP=false")
@@ -396,17 +398,25 @@ func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, 
 			log.Info("bootstrap skipped", "reason", "the database has an owner")
 			return nil
 		}
-		link, err := s.Sessions.LoginLink(ctx, b.Owner.ID)
-		if err != nil {
-			return abortCause(ctx, err)
+		link, linkErr := s.Sessions.LoginLink(ctx, b.Owner.ID)
+		if linkErr != nil {
+			log.Warn("first start: no dashboard sign-in link made", "owner", b.Owner.ID, "err", linkErr)
+			link = "not made now; earshot admin owner login-link --owner " + b.Owner.ID + " prints one"
+		} else {
+			link += " (works once, within 15 minutes)"
 		}
 		fmt.Fprintf(out, `earshot: first start, created owner %s (%s). These keys are shown once:
   API key (every scope): %s
   ingest key:            %s
-  dashboard sign-in:     %s (works once, within 15 minutes)
+  dashboard sign-in:     %s
 Try:
   curl -H "Authorization: Bearer %s" %s/api/v1/me
 `, b.Owner.ID, b.Owner.Email, b.APIKey, b.IngestKey, link, b.APIKey, site.URL())
+		if linkErr != nil && ctx.Err() != nil {
+			// A stop asked for during the link: the keys are out, the
+			// start ends as any start cut short does.
+			return abortCause(ctx, linkErr)
+		}
 		return nil
 	}))
 }

@@ -21,6 +21,7 @@ import (
 	// zone database (a bare container), not only where they were chosen.
 	_ "time/tzdata"
 
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 
 	"github.com/earshothq/earshot/app"
@@ -157,10 +158,16 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return nil
 	}
 	if err := a.Err(); err != nil {
-		return err
+		return buildFailed(err)
 	}
 	return runUntilSignal(a, log, sigs)
 }
+
+// buildFailed is why building an application failed, as the step that
+// failed says it (open database: ..., connect to AMQP broker ...): fx's
+// error adds every function that was being built, with source paths of
+// the machine that compiled the binary, which tell an operator nothing.
+func buildFailed(err error) error { return dig.RootCause(err) }
 
 // Unless the operator set GOGC or GOMEMLIMIT, the server collects
 // garbage when its heap has grown fourfold rather than doubled, under a
@@ -282,7 +289,7 @@ func mock(args []string, getenv func(string) string, stderr io.Writer) error {
 	defer stop()
 	a := server.Mock(cfg, log)
 	if err := a.Err(); err != nil {
-		return err
+		return buildFailed(err)
 	}
 	return runUntilSignal(a, log, sigs)
 }
