@@ -128,9 +128,16 @@ func normalizeText(s string) (string, string) {
 // mark, a zero-width space, a word joiner, a direction mark or other
 // bidirectional control). Left on, they make a phrase that reads "acme"
 // but matches only posts that hold them too. Inside a phrase they stay:
-// there a joiner may belong to an emoji sequence or a Persian word.
+// there a joiner may belong to an emoji sequence or a Persian word. At an
+// edge a joiner or non-joiner (U+200C, U+200D) joins nothing, and a soft
+// hyphen, a combining grapheme joiner, the Mongolian vowel separator and
+// the invisible operators (U+2061 to U+2064) show nothing either.
 func blankEdge(r rune) bool {
-	return unicode.IsSpace(r) || r == '\u200b' || r == '\u2060' || r == '\ufeff' || unicode.Is(unicode.Bidi_Control, r)
+	switch r {
+	case '\u00ad', '\u034f', '\u180e', '\u200b', '\u200c', '\u200d', '\u2060', '\u2061', '\u2062', '\u2063', '\u2064', '\ufeff':
+		return true
+	}
+	return unicode.IsSpace(r) || unicode.Is(unicode.Bidi_Control, r)
 }
 
 // NormalizeCommunity accepts a subreddit as `name`, `r/name` or `/r/name`

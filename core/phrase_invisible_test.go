@@ -36,3 +36,27 @@ func TestPhraseTrimsInvisibleEdges(t *testing.T) {
 		t.Errorf("NewPhraseFilters exclude = %q, %v; want [hiring]", f.Exclude, err)
 	}
 }
+
+// TestPhraseTrimsJoinersAndSoftHyphensAtEdges checks the other invisible
+// characters a paste leaves at a phrase's edges: a soft hyphen from a
+// hyphenated web page, a zero-width joiner or non-joiner, a combining
+// grapheme joiner, the Mongolian vowel separator and the invisible
+// operators. At an edge none joins or shows anything, so "acme" followed
+// by one reads "acme" yet is found only in posts that hold it too, and a
+// phrase of nothing else reads as blank.
+func TestPhraseTrimsJoinersAndSoftHyphensAtEdges(t *testing.T) {
+	for _, in := range []string{"acme\u00ad", "\u200dacme", "acme\u200c", "\u034facme", "acme\u180e", "\u2061acme\u2064", "\u200d \u00adacme\u200c "} {
+		if got, err := core.NormalizePhrase(in); err != nil || got != "acme" {
+			t.Errorf("NormalizePhrase(%q) = %q, %v; want \"acme\"", in, got, err)
+		}
+	}
+	for _, in := range []string{"\u200d", "\u00ad", "\u200c\u200d", "\u2062", "\u180e", "\u034f"} {
+		if got, err := core.NormalizePhrase(in); err == nil {
+			t.Errorf("NormalizePhrase(%q) = %q, want an error", in, got)
+		}
+	}
+	// Inside, a soft hyphen is the word's own: kept as given.
+	if got, err := core.NormalizePhrase("ac\u00adme"); err != nil || got != "ac\u00adme" {
+		t.Errorf("NormalizePhrase inner soft hyphen = %q, %v", got, err)
+	}
+}
