@@ -30,7 +30,9 @@ func NewOwner(email, name string) (Owner, error) {
 		return Owner{}, Errorf(KindInvalid, "email must be at most %d characters", MaxEmailLen)
 	}
 	addr, err := mail.ParseAddress(email)
-	if err != nil || addr.Address != email {
+	// A domain literal (ada@[10.0.0.5]) would send the owner's mail to
+	// whichever host the owner names, an internal one included.
+	if err != nil || addr.Address != email || strings.Contains(email, "@[") {
 		return Owner{}, Errorf(KindInvalid, "email must be a plain address such as ada@example.com")
 	}
 	if name, err = plainName("name", name); err != nil {

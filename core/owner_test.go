@@ -142,3 +142,15 @@ func TestOwnerUpdateKeepsAStoredName(t *testing.T) {
 		t.Fatalf("Update(name) = %+v, %v", got, err)
 	}
 }
+
+// An address whose domain is a literal IP ([10.0.0.5]) is no plain
+// address: mail for it (sign-in links, address confirmations) would make
+// the operator's mail server connect to whatever host the owner names,
+// an internal one included.
+func TestNewOwnerEmailRefusesDomainLiteral(t *testing.T) {
+	for _, in := range []string{"ada@[127.0.0.1]", "ada@[10.0.0.5]", "ada@[IPv6:::1]"} {
+		if o, err := core.NewOwner(in, "Ada"); !core.IsKind(err, core.KindInvalid) {
+			t.Errorf("NewOwner(%q) = %+v, %v; want an invalid email", in, o, err)
+		}
+	}
+}
