@@ -279,7 +279,7 @@ func report(rs []result, d time.Duration, skipped int) {
 		}
 		slices.Sort(ls)
 		fmt.Printf("%-7s %8d %10.1f %10s %10s %7d\n", k, len(ls), float64(len(ls))/d.Seconds(),
-			ls[len(ls)/2].Round(10*time.Microsecond), ls[len(ls)*99/100].Round(10*time.Microsecond), errs[k])
+			percentile(ls, 50).Round(10*time.Microsecond), percentile(ls, 99).Round(10*time.Microsecond), errs[k])
 	}
 	if len(byKind["limited"]) > 0 {
 		fmt.Println("limited: phrase writes refused at the plan limit (EARSHOT_PLAN_PHRASES_PER_PLATFORM), not counted as writes")
@@ -287,4 +287,10 @@ func report(rs []result, d time.Duration, skipped int) {
 	if skipped > 0 {
 		fmt.Printf("skipped %d requests: %d were waiting for their answer\n", skipped, maxInFlight)
 	}
+}
+
+// percentile is the nearest-rank p-th percentile of sorted, which is
+// not empty: the smallest value that at least p% of them do not pass.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	return sorted[(len(sorted)*p+99)/100-1]
 }
