@@ -37,11 +37,23 @@ const seedTries = 100
 // latencies. A variable so that a test can meet it in a few ticks.
 var maxInFlight = 1024
 
+// now is the clock the report's rates are measured by; a variable so
+// that a test can move it.
+var now = time.Now
+
 type result struct {
 	kind    string
 	latency time.Duration
 	err     bool
+	// refused: the server refused the request's key or its rate (401,
+	// 403 other than the plan limit, 429), so its latency times a
+	// refusal, not the work.
+	refused bool
 }
+
+// errRefused ends a run some of whose requests were refused: its figures
+// are not the server's under the load asked for.
+var errRefused = errors.New("refused")
 
 func main() {
 	target := flag.String("url", "http://127.0.0.1:8080", "server address (loopback)")
@@ -55,6 +67,9 @@ func main() {
 	flag.Parse()
 	if err := run(*target, *key, *ingestKey, *rate, *duration, *mix, *batch, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "earshot-load:", err)
+		if errors.Is(err, errRefused) {
+			os.Exit(1)
+		}
 		os.Exit(2)
 	}
 }
@@ -89,8 +104,10 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
 	// retryAfter is set, when the server asked for the request again
 	// later (503 while scoring is behind, 429), to the wait it named;
-	// limited, when the answer is the plan limit's refusal, which is ok.
-	send := func(method, path, secret string, body any) (ok, limited bool, retryAfter *time.Duration) {
+	// limited, when the answer is the plan limit's refusal, which is ok;
+	// refused, when the key or its rate was refused (401, 429, any other
+	// 403).
+	send := func(method, path, secret string, body any) (ok, limited, refused bool, retryAfter *time.Duration) {
 		var rd io.Reader
 		if body != nil {
 			b, _ := json.Marshal(body)
@@ -100,7 +117,7 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 		req.Header.Set("Authorization", "Bearer "+secret)
 		resp, err := client.Do(req)
 		if err != nil {
-			return false, false, nil
+			return false, false, false, nil
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests {
@@ -118,13 +135,14 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 			_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
 			io.Copy(io.Discard, resp.Body)
 			limited := e.Error.Code == "plan_limit"
-			return limited, limited, nil
+			return limited, limited, !limited, nil
 		}
 		io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode < 400 || resp.StatusCode == 409, false, retryAfter
+		refused = resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusTooManyRequests
+		return resp.StatusCode < 400 || resp.StatusCode == 409, false, refused, retryAfter
 	}
 	do := func(method, path, secret string, body any) bool {
-		ok, _, _ := send(method, path, secret, body)
+		ok, _, _, _ := send(method, path, secret, body)
 		return ok
 	}
 	// The seed sends a batch the server asked for later again after the
@@ -132,7 +150,7 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	// default backlog bound refuses batches while scoring catches up.
 	seedBatch := func(body any) bool {
 		for range seedTries {
-			ok, _, retryAfter := send("POST", "/ingest", ingestKey, body)
+			ok, _, _, retryAfter := send("POST", "/ingest", ingestKey, body)
 			if ok || retryAfter == nil {
 				return ok
 			}
@@ -164,6 +182,7 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	defer tick.Stop()
 	end := time.Now().Add(duration)
+	began := now()
 	n, skipped := 0, 0
 	inFlight := make(chan struct{}, maxInFlight)
 	for time.Now().Before(end) {
@@ -182,16 +201,17 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 			defer func() { <-inFlight }()
 			start := time.Now()
 			var kind string
-			var ok bool
+			var ok, refused bool
 			switch p := rand.IntN(100); {
 			case p < reads:
-				kind, ok = "read", do("GET", "/api/v1/matches?limit=25", key, nil)
+				kind = "read"
+				ok, _, refused, _ = send("GET", "/api/v1/matches?limit=25", key, nil)
 			case p < reads+writes:
 				// A write refused at the plan limit (the default plan
 				// allows one phrase a platform, acme) stores nothing: it is
 				// counted apart, or the writes would time refusals.
 				var limited bool
-				ok, limited, _ = send("POST", "/api/v1/keywords", key, map[string]any{"phrase": fmt.Sprintf("load %d", i), "platform": "x"})
+				ok, limited, refused, _ = send("POST", "/api/v1/keywords", key, map[string]any{"phrase": fmt.Sprintf("load %d", i), "platform": "x"})
 				kind = "write"
 				if limited {
 					kind = "limited"
@@ -202,15 +222,28 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 					posts[j] = map[string]any{"externalId": fmt.Sprintf("load-%d-%d-%d", start.UnixNano(), i, j), "authorName": "load",
 						"body": []string{fmt.Sprintf("post %d mentions acme crm and other things", j)}, "url": "https://x.com/load/" + fmt.Sprint(j)}
 				}
-				kind, ok = "ingest", do("POST", "/ingest", ingestKey, map[string]any{"platform": "x", "posts": posts})
+				kind = "ingest"
+				ok, _, refused, _ = send("POST", "/ingest", ingestKey, map[string]any{"platform": "x", "posts": posts})
 			}
-			results <- result{kind: kind, latency: time.Since(start), err: !ok}
+			results <- result{kind: kind, latency: time.Since(start), err: !ok, refused: refused}
 		}()
 	}
 	wg.Wait()
+	// Rates are of requests answered over the time they took: the last
+	// answers may come well after the ticks ended.
+	elapsed := now().Sub(began)
 	close(results)
 	<-done
-	report(collected, duration, skipped)
+	report(collected, elapsed, skipped)
+	refused := 0
+	for _, r := range collected {
+		if r.refused {
+			refused++
+		}
+	}
+	if refused > 0 {
+		return fmt.Errorf("%w: %d requests were refused (401, 403 or 429): check -key, -ingest-key and the server's EARSHOT_RATE_LIMIT_PER_MINUTE; the figures above time refusals", errRefused, refused)
+	}
 	return nil
 }
 
@@ -279,7 +312,7 @@ func report(rs []result, d time.Duration, skipped int) {
 		}
 		slices.Sort(ls)
 		fmt.Printf("%-7s %8d %10.1f %10s %10s %7d\n", k, len(ls), float64(len(ls))/d.Seconds(),
-			ls[len(ls)/2].Round(10*time.Microsecond), ls[len(ls)*99/100].Round(10*time.Microsecond), errs[k])
+			percentile(ls, 50).Round(10*time.Microsecond), percentile(ls, 99).Round(10*time.Microsecond), errs[k])
 	}
 	if len(byKind["limited"]) > 0 {
 		fmt.Println("limited: phrase writes refused at the plan limit (EARSHOT_PLAN_PHRASES_PER_PLATFORM), not counted as writes")
@@ -287,4 +320,10 @@ func report(rs []result, d time.Duration, skipped int) {
 	if skipped > 0 {
 		fmt.Printf("skipped %d requests: %d were waiting for their answer\n", skipped, maxInFlight)
 	}
+}
+
+// percentile is the nearest-rank p-th percentile of sorted, which is
+// not empty: the smallest value that at least p% of them do not pass.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	return sorted[(len(sorted)*p+99)/100-1]
 }
