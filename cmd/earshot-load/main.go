@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,12 +36,31 @@ const seedTries = 100
 // latencies. A variable so that a test can meet it in a few ticks.
 var maxInFlight = 1024
 
+// clientTimeout ends every exchange of the load program with the
+// server; the latency histogram reaches past it (histTop).
+const clientTimeout = 10 * time.Second
+
 // now is the clock the report's rates are measured by; a variable so
 // that a test can move it.
 var now = time.Now
 
+// kind is what a request of the timed run did: a match page read, a
+// phrase write, a phrase write refused at the plan limit, an ingest
+// batch.
+type kind uint8
+
+const (
+	kindRead kind = iota
+	kindWrite
+	kindLimited
+	kindIngest
+	numKinds
+)
+
+var kindNames = [numKinds]string{"read", "write", "limited", "ingest"}
+
 type result struct {
-	kind    string
+	kind    kind
 	latency time.Duration
 	err     bool
 	// refused: the server refused the request's key or its rate (401,
@@ -101,7 +119,7 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	if seed < 0 || seed > 10_000_000 {
 		return errors.New("-seed must be 0 to 10000000")
 	}
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	client := &http.Client{Timeout: clientTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
 	// retryAfter is set, when the server asked for the request again
 	// later (503 while scoring is behind, 429), to the wait it named;
 	// limited, when the answer is the plan limit's refusal, which is ok;
@@ -170,11 +188,13 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	}
 
 	results := make(chan result, 1024)
-	var collected []result
+	// The results are summed as they come, not kept: a run at the
+	// largest -rate and -duration would hold 12 M of them.
+	s := new(summary)
 	done := make(chan struct{})
 	go func() {
 		for r := range results {
-			collected = append(collected, r)
+			s.add(r)
 		}
 		close(done)
 	}()
@@ -200,11 +220,11 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 			defer wg.Done()
 			defer func() { <-inFlight }()
 			start := time.Now()
-			var kind string
+			var k kind
 			var ok, refused bool
 			switch p := rand.IntN(100); {
 			case p < reads:
-				kind = "read"
+				k = kindRead
 				ok, _, refused, _ = send("GET", "/api/v1/matches?limit=25", key, nil)
 			case p < reads+writes:
 				// A write refused at the plan limit (the default plan
@@ -212,9 +232,9 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 				// counted apart, or the writes would time refusals.
 				var limited bool
 				ok, limited, refused, _ = send("POST", "/api/v1/keywords", key, map[string]any{"phrase": fmt.Sprintf("load %d", i), "platform": "x"})
-				kind = "write"
+				k = kindWrite
 				if limited {
-					kind = "limited"
+					k = kindLimited
 				}
 			default:
 				posts := make([]map[string]any, batch)
@@ -222,10 +242,10 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 					posts[j] = map[string]any{"externalId": fmt.Sprintf("load-%d-%d-%d", start.UnixNano(), i, j), "authorName": "load",
 						"body": []string{fmt.Sprintf("post %d mentions acme crm and other things", j)}, "url": "https://x.com/load/" + fmt.Sprint(j)}
 				}
-				kind = "ingest"
+				k = kindIngest
 				ok, _, refused, _ = send("POST", "/ingest", ingestKey, map[string]any{"platform": "x", "posts": posts})
 			}
-			results <- result{kind: kind, latency: time.Since(start), err: !ok, refused: refused}
+			results <- result{kind: k, latency: time.Since(start), err: !ok, refused: refused}
 		}()
 	}
 	wg.Wait()
@@ -234,15 +254,9 @@ func run(target, key, ingestKey string, rate int, duration time.Duration, mix st
 	elapsed := now().Sub(began)
 	close(results)
 	<-done
-	report(collected, elapsed, skipped)
-	refused := 0
-	for _, r := range collected {
-		if r.refused {
-			refused++
-		}
-	}
-	if refused > 0 {
-		return fmt.Errorf("%w: %d requests were refused (401, 403 or 429): check -key, -ingest-key and the server's EARSHOT_RATE_LIMIT_PER_MINUTE; the figures above time refusals", errRefused, refused)
+	report(s, elapsed, skipped)
+	if s.refused > 0 {
+		return fmt.Errorf("%w: %d requests were refused (401, 403 or 429): check -key, -ingest-key and the server's EARSHOT_RATE_LIMIT_PER_MINUTE; the figures above time refusals", errRefused, s.refused)
 	}
 	return nil
 }
@@ -293,37 +307,53 @@ func seedPosts(ingest func(body any) bool, n int) error {
 	return nil
 }
 
-func report(rs []result, d time.Duration, skipped int) {
-	byKind := map[string][]time.Duration{}
-	errs := map[string]int{}
-	for _, r := range rs {
-		byKind[r.kind] = append(byKind[r.kind], r.latency)
-		byKind["all"] = append(byKind["all"], r.latency)
-		if r.err {
-			errs[r.kind]++
-			errs["all"]++
-		}
+// summary is what a run keeps of its results: per kind the errors and
+// a histogram of the latencies, and the refusals; its size is fixed
+// whatever the number of requests.
+type summary struct {
+	kinds   [numKinds]tally
+	refused int
+}
+
+type tally struct {
+	errs      int
+	latencies histogram
+}
+
+func (s *summary) add(r result) {
+	t := &s.kinds[r.kind]
+	t.latencies.add(r.latency)
+	if r.err {
+		t.errs++
+	}
+	if r.refused {
+		s.refused++
+	}
+}
+
+func report(s *summary, d time.Duration, skipped int) {
+	var all tally
+	for i := range s.kinds {
+		all.errs += s.kinds[i].errs
+		all.latencies.merge(&s.kinds[i].latencies)
 	}
 	fmt.Printf("%-7s %8s %10s %10s %10s %7s\n", "kind", "requests", "req/s", "p50", "p99", "errors")
-	for _, k := range []string{"read", "write", "limited", "ingest", "all"} {
-		ls := byKind[k]
-		if len(ls) == 0 {
-			continue
+	row := func(name string, t *tally) {
+		h := &t.latencies
+		if h.n == 0 {
+			return
 		}
-		slices.Sort(ls)
-		fmt.Printf("%-7s %8d %10.1f %10s %10s %7d\n", k, len(ls), float64(len(ls))/d.Seconds(),
-			percentile(ls, 50).Round(10*time.Microsecond), percentile(ls, 99).Round(10*time.Microsecond), errs[k])
+		fmt.Printf("%-7s %8d %10.1f %10s %10s %7d\n", name, h.n, float64(h.n)/d.Seconds(),
+			h.percentile(50).Round(10*time.Microsecond), h.percentile(99).Round(10*time.Microsecond), t.errs)
 	}
-	if len(byKind["limited"]) > 0 {
+	for i := range s.kinds {
+		row(kindNames[i], &s.kinds[i])
+	}
+	row("all", &all)
+	if s.kinds[kindLimited].latencies.n > 0 {
 		fmt.Println("limited: phrase writes refused at the plan limit (EARSHOT_PLAN_PHRASES_PER_PLATFORM), not counted as writes")
 	}
 	if skipped > 0 {
 		fmt.Printf("skipped %d requests: %d were waiting for their answer\n", skipped, maxInFlight)
 	}
-}
-
-// percentile is the nearest-rank p-th percentile of sorted, which is
-// not empty: the smallest value that at least p% of them do not pass.
-func percentile(sorted []time.Duration, p int) time.Duration {
-	return sorted[(len(sorted)*p+99)/100-1]
 }
