@@ -16,11 +16,11 @@ import (
 // end at histTop, above the longest wait a request can have:
 // clientTimeout ends every exchange, and the rest of a request's time
 // (building a batch, scheduling) is small beside 7 s of margin. Anything
-// longer is counted apart and read as the longest latency seen.
+// longer counts in n alone, so a rank past the buckets reads as the
+// longest latency seen.
 type histogram struct {
 	counts   [histBuckets]uint64
-	over     uint64 // latencies of histTop or more
-	n        uint64
+	n        uint64 // latencies, histTop or more among them
 	min, max time.Duration
 }
 
@@ -63,7 +63,6 @@ func (h *histogram) add(d time.Duration) {
 	}
 	h.n++
 	if d >= histTop {
-		h.over++
 		return
 	}
 	h.counts[bucket(uint64(d))]++
@@ -81,7 +80,6 @@ func (h *histogram) merge(o *histogram) {
 		h.max = o.max
 	}
 	h.n += o.n
-	h.over += o.over
 	for i, c := range o.counts {
 		h.counts[i] += c
 	}
