@@ -114,17 +114,16 @@ func (s *Channels) List(ctx context.Context, ownerID string) ([]core.Webhook, er
 }
 
 // All returns the owner's webhooks and channels together, oldest first,
-// each with its Kind: the dashboard's one list. KindPlanLimit.
+// each with its Kind: the dashboard's one list. KindPlanLimit (as
+// Webhooks.Keep).
 func (s *Channels) All(ctx context.Context, ownerID string) ([]core.Webhook, error) {
-	if err := s.w.gate(ctx); err != nil {
-		return nil, err
-	}
-	return s.w.deps.Store.Webhooks(ctx, ownerID)
+	return s.w.kept(ctx, ownerID)
 }
 
-// Get returns one channel. KindNotFound, KindPlanLimit.
+// Get returns one channel. KindNotFound, KindPlanLimit (as
+// Webhooks.Keep).
 func (s *Channels) Get(ctx context.Context, ownerID, id string) (core.Webhook, error) {
-	if err := s.w.gate(ctx); err != nil {
+	if err := s.w.Keep(ctx, ownerID); err != nil {
 		return core.Webhook{}, err
 	}
 	return s.w.own(ctx, ownerID, id, true)
@@ -165,9 +164,9 @@ func changedSchedule(w core.Webhook, ch ports.ChannelChange) (core.AlertSchedule
 // that digest queued until it is on again, as it keeps its at-once
 // messages. Scoring that read the channel as on its digest is in that
 // digest, and scoring after reads the change.
-// KindInvalid, KindNotFound, KindPlanLimit.
+// KindInvalid, KindNotFound, KindPlanLimit (as Webhooks.Keep).
 func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (core.Webhook, error) {
-	if err := s.w.gate(ctx); err != nil {
+	if err := s.w.Keep(ctx, ownerID); err != nil {
 		return core.Webhook{}, err
 	}
 	if emptyChange(ch) {
@@ -221,8 +220,13 @@ func (s *Channels) Update(ctx context.Context, ownerID, id string, ch ports.Chan
 	return w, nil
 }
 
-// Gate is the plan's refusal of channels, which count as webhooks.
+// Gate is the plan's refusal of channels, which count as webhooks, for
+// what adds one or sends a message (Webhooks.Gate).
 func (s *Channels) Gate(ctx context.Context) error { return s.w.gate(ctx) }
+
+// Keep is the plan's refusal of what reads, changes, switches or deletes
+// the owner's channels (Webhooks.Keep).
+func (s *Channels) Keep(ctx context.Context, ownerID string) error { return s.w.Keep(ctx, ownerID) }
 
 // newTarget is w's destination with the parts ch gives, checked.
 func (s *Channels) newTarget(w core.Webhook, sealed []byte, ch ports.ChannelChange) (core.ChannelTarget, error) {
@@ -256,13 +260,13 @@ func (s *Channels) open(w core.Webhook, sealed []byte) (core.ChannelTarget, erro
 }
 
 // Delete removes a channel and its delivery log. KindNotFound,
-// KindPlanLimit.
+// KindPlanLimit (as Webhooks.Keep).
 func (s *Channels) Delete(ctx context.Context, ownerID, id string) error {
 	return s.w.delete(ctx, ownerID, id, true)
 }
 
 // Deliveries returns the channel's log, newest first. KindNotFound,
-// KindPlanLimit.
+// KindPlanLimit (as Webhooks.Keep).
 func (s *Channels) Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error) {
 	return s.w.deliveries(ctx, ownerID, id, true)
 }

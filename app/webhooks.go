@@ -65,9 +65,20 @@ func NewWebhooks(deps WebhookDeps, cfg WebhookConfig) *Webhooks {
 	return &Webhooks{deps: deps, cfg: cfg, msg: messenger{sender: deps.Sender, sealer: deps.Sealer, metrics: deps.Metrics}}
 }
 
-// Gate is the plan's refusal of webhooks (KindPlanLimit), or nil: the
-// API asks it before it reads a webhook route's body.
+// Gate is the plan's refusal of webhooks (KindPlanLimit), or nil: what
+// refuses a route that adds a webhook or sends a message (create, test,
+// retry, rotate-secret, replay). The API asks it before it reads such a
+// route's body.
 func (s *Webhooks) Gate(ctx context.Context) error { return s.gate(ctx) }
+
+// Keep is the plan's refusal of the routes that read, change, switch
+// and delete what the owner has (KindPlanLimit), or nil: as Gate, but
+// nil for an owner who still has webhooks or channels. The API asks it
+// before it reads such a route's body.
+func (s *Webhooks) Keep(ctx context.Context, ownerID string) error {
+	_, err := s.kept(ctx, ownerID)
+	return err
+}
 
 // gate refuses every webhook route when the plan has no webhooks. The
 // owners are counted only then, to word the refusal.
@@ -84,6 +95,27 @@ func (s *Webhooks) gate(ctx context.Context) error {
 		u.Owners = n
 	}
 	return s.cfg.Limits.CheckWebhooks(u)
+}
+
+// kept is gate for what an owner already has, and returns the owner's
+// webhooks and channels, oldest first. A plan without webhooks refuses
+// only an owner who has none: limits refuse new things (spec, section
+// 8), and an operator who lowers the limit to 0 leaves the rows made
+// before sending, so their owner must still be able to see them, switch
+// them off, change them and delete them.
+func (s *Webhooks) kept(ctx context.Context, ownerID string) ([]core.Webhook, error) {
+	refused := s.gate(ctx)
+	if refused != nil && !core.IsKind(refused, core.KindPlanLimit) {
+		return nil, refused
+	}
+	all, err := s.deps.Store.Webhooks(ctx, ownerID)
+	if err != nil {
+		return nil, err
+	}
+	if refused != nil && len(all) == 0 {
+		return nil, refused
+	}
+	return all, nil
 }
 
 // Create validates and adds a webhook and returns it with its signing
@@ -173,17 +205,14 @@ func parsePlatforms(list []string) ([]core.Platform, error) {
 }
 
 // List returns the owner's webhooks, oldest first, channels left out.
-// KindPlanLimit.
+// KindPlanLimit (as Keep).
 func (s *Webhooks) List(ctx context.Context, ownerID string) ([]core.Webhook, error) {
 	return s.list(ctx, ownerID, false)
 }
 
 // list returns the owner's webhooks or channels, oldest first.
 func (s *Webhooks) list(ctx context.Context, ownerID string, channels bool) ([]core.Webhook, error) {
-	if err := s.gate(ctx); err != nil {
-		return nil, err
-	}
-	all, err := s.deps.Store.Webhooks(ctx, ownerID)
+	all, err := s.kept(ctx, ownerID)
 	if err != nil {
 		return nil, err
 	}
@@ -227,9 +256,10 @@ func named(err error, channel bool) error {
 
 // Update switches a webhook on or off and changes its filters. Switching
 // it on forgets its failures and the reason it was switched off; its
-// queued deliveries then go out. KindInvalid, KindNotFound, KindPlanLimit.
+// queued deliveries then go out. KindInvalid, KindNotFound,
+// KindPlanLimit (as Keep).
 func (s *Webhooks) Update(ctx context.Context, ownerID, id string, ch ports.WebhookChange) (core.Webhook, error) {
-	if err := s.gate(ctx); err != nil {
+	if err := s.Keep(ctx, ownerID); err != nil {
 		return core.Webhook{}, err
 	}
 	if ch.Active == nil && ch.MinScore == nil && ch.Platforms == nil {
@@ -255,7 +285,7 @@ func (s *Webhooks) Update(ctx context.Context, ownerID, id string, ch ports.Webh
 }
 
 // Delete removes a webhook and its delivery log. KindNotFound,
-// KindPlanLimit.
+// KindPlanLimit (as Keep).
 func (s *Webhooks) Delete(ctx context.Context, ownerID, id string) error {
 	return s.delete(ctx, ownerID, id, false)
 }
@@ -263,7 +293,7 @@ func (s *Webhooks) Delete(ctx context.Context, ownerID, id string) error {
 // delete removes a webhook or a channel; its kind never changes, so a
 // read before is as good as one inside.
 func (s *Webhooks) delete(ctx context.Context, ownerID, id string, channel bool) error {
-	if err := s.gate(ctx); err != nil {
+	if err := s.Keep(ctx, ownerID); err != nil {
 		return err
 	}
 	if _, err := s.own(ctx, ownerID, id, channel); err != nil {
@@ -277,13 +307,13 @@ func (s *Webhooks) delete(ctx context.Context, ownerID, id string, channel bool)
 }
 
 // Deliveries returns the webhook's log, newest first. KindNotFound,
-// KindPlanLimit.
+// KindPlanLimit (as Keep).
 func (s *Webhooks) Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error) {
 	return s.deliveries(ctx, ownerID, id, false)
 }
 
 func (s *Webhooks) deliveries(ctx context.Context, ownerID, id string, channel bool) ([]core.Delivery, error) {
-	if err := s.gate(ctx); err != nil {
+	if err := s.Keep(ctx, ownerID); err != nil {
 		return nil, err
 	}
 	if _, err := s.own(ctx, ownerID, id, channel); err != nil {

@@ -394,6 +394,12 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, status
 		d.fail(w, r, err)
 		return
 	}
+	gate, err := d.gated(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	v.Gated = gate != nil
 	now := d.cfg.Now()
 	v.Ch = destinationView{ID: ch.ID, Kind: ch.Kind.Label(), Address: ch.URL, Active: ch.Active, Reason: ch.DisabledReason,
 		Failures: ch.ConsecutiveFailures, MinScore: ch.MinScore, Platforms: platformsShown(ch.Platforms), Frequency: ch.Schedule.String(),

@@ -72,6 +72,11 @@ type WebhookService interface {
 	// delivery log. KindNotFound (another owner's, or a channel's),
 	// KindPlanLimit.
 	Delete(ctx context.Context, ownerID, id string) error
+	// Gate is the plan's refusal of new webhooks and channels and of
+	// sending them a message (KindPlanLimit), or nil. On a plan that
+	// refuses them an owner who still has some may still list, change,
+	// switch and delete them.
+	Gate(ctx context.Context) error
 }
 
 // AccountService shows the health of the owner's accounts and clears a

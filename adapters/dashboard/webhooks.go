@@ -35,8 +35,11 @@ type platformOption struct {
 
 type webhooksView struct {
 	layout
-	Gated     bool   // the plan has no webhooks
-	GateWhy   string // the plan's own words
+	Gated   bool   // the plan has no webhooks
+	GateWhy string // the plan's own words
+	// Rows are the owner's webhooks and channels; on a plan without
+	// webhooks, those made before the limit went to 0, shown with their
+	// switch and deletion only.
 	Rows      []destinationView
 	Form      webhookForm
 	Platforms []platformOption
@@ -77,7 +80,11 @@ type webhookPageView struct {
 // is a webhook row of another kind, with the same test, replay and
 // delivery log (the templates' "replayform" and "deliverylog").
 type rowLog struct {
-	Base       string // the page's path, which its forms post below
+	Base string // the page's path, which its forms post below
+	// Gated is set on a plan without webhooks, which refuses the test,
+	// the redelivery, the replay and the rotation: the page offers only
+	// what the owner may still do with a row made before.
+	Gated      bool
 	Deliveries []deliveryView
 	Test       *testView
 	Replay     replayForm
@@ -99,7 +106,7 @@ func (l *rowLog) fill(base string, h core.Webhook, ds []core.Delivery, now time.
 		dv := deliveryView{ID: dl.ID, Event: dl.Event, Trigger: string(dl.Trigger), Status: string(dl.Status), Tries: dl.Tries,
 			Answer: "none", Reason: dl.Error, Created: ago(now, dl.CreatedAt), Last: ago(now, dl.LastAttemptAt),
 			CreatedAt: dl.CreatedAt.UTC().Format(time.RFC3339),
-			CanRedo:   h.Active && dl.Trigger != core.TriggerPing && dl.Status.Final()}
+			CanRedo:   !l.Gated && h.Active && dl.Trigger != core.TriggerPing && dl.Status.Final()}
 		if dl.ResponseStatus != 0 {
 			dv.Answer = strconv.Itoa(dl.ResponseStatus)
 		}
@@ -342,15 +349,23 @@ func platformOptions(checked []string) []platformOption {
 // instead.
 func (d *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, status int, v webhooksView) {
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Webhooks and channels", "webhooks", true
-	rows, err := d.destinations(r)
-	switch {
-	case core.IsKind(err, core.KindPlanLimit):
-		v.Gated, v.GateWhy = true, core.Message(err)
+	gate, err := d.gated(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	if gate != nil {
+		v.Gated, v.GateWhy = true, core.Message(gate)
 		v.Problem, v.NewSecret = "", ""
 		status = http.StatusOK
 		if r.Method == http.MethodPost {
 			status = http.StatusForbidden
 		}
+	}
+	rows, err := d.destinations(r)
+	switch {
+	case v.Gated && core.IsKind(err, core.KindPlanLimit):
+		// An owner with none: what Pro would allow, alone.
 	case err != nil:
 		d.fail(w, r, err)
 		return
@@ -363,6 +378,17 @@ func (d *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, statu
 		v.Platforms = platformOptions(v.Form.Platforms)
 	}
 	d.render(w, r, status, "webhooks", &v)
+}
+
+// gated is the plan's refusal of new webhooks and channels
+// (KindPlanLimit), nil when it has room for them, or the error asking
+// failed with.
+func (d *Dashboard) gated(r *http.Request) (refusal, err error) {
+	err = d.deps.Webhooks.Gate(r.Context())
+	if core.IsKind(err, core.KindPlanLimit) {
+		return err, nil
+	}
+	return nil, err
 }
 
 // showWebhooks shows the list; after a deletion it names what was
@@ -430,6 +456,12 @@ func (d *Dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status
 		d.fail(w, r, err)
 		return
 	}
+	gate, err := d.gated(r)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	v.Gated = gate != nil
 	v.Hook = d.webhookView(hooks[i])
 	v.layout.Title, v.layout.Nav, v.layout.SignedIn = "Webhook "+v.Hook.URL, "webhooks", true
 	v.fill("/app/webhooks/"+id, hooks[i], ds, d.cfg.Now())

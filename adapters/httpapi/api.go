@@ -91,7 +91,7 @@ func New(cfg Config, deps Deps) *API {
 	paths, routed, allow := map[string]bool{}, map[string]bool{}, map[string][]string{}
 	for _, r := range a.routes() {
 		decode := r.decode
-		if gate := a.planGate(r.path); gate != nil {
+		if gate := a.planGate(r.method, r.path); gate != nil {
 			decode = requirePlan(gate, decode)
 		}
 		if r.scope != "" {

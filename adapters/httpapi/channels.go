@@ -24,8 +24,13 @@ type ChannelService interface {
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
 	Retry(ctx context.Context, ownerID, channelID, deliveryID string) (core.Delivery, error)
 	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
-	// Gate is the plan's refusal of channels, or nil.
+	// Gate is the plan's refusal of channels, or nil: of the routes that
+	// add one or send a message.
 	Gate(ctx context.Context) error
+	// Keep is the plan's refusal of the routes that read, change and
+	// delete the owner's channels, or nil: nil too on a plan without
+	// webhooks for an owner who still has webhooks or channels.
+	Keep(ctx context.Context, ownerID string) error
 }
 
 // channels returns the service, or the plan's refusal when the API was

@@ -57,7 +57,8 @@ func (f *fakeChannels) Retry(_ context.Context, _, id, deliveryID string) (core.
 	f.gotIDs = []string{id, deliveryID}
 	return f.delivery, f.err
 }
-func (f *fakeChannels) Gate(context.Context) error { return nil }
+func (f *fakeChannels) Gate(context.Context) error         { return nil }
+func (f *fakeChannels) Keep(context.Context, string) error { return nil }
 
 func (f *fakeChannels) Replay(_ context.Context, _, id string, from, _ time.Time) (ports.ReplayResult, error) {
 	f.gotIDs, f.gotFrom = []string{id}, from

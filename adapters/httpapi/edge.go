@@ -175,8 +175,21 @@ func requireScope(s core.Scope, decode httptransport.DecodeRequestFunc) httptran
 
 // planGate is the plan's check of the webhook and channel routes, nil
 // for the others: on a plan without webhooks every one of them answers
-// plan_limit (spec section 4), whatever its body holds.
-func (a *API) planGate(path string) func(context.Context) error {
+// plan_limit (spec section 4), whatever its body holds, except that an
+// owner who still has webhooks or channels, made before the limit went
+// to 0, may read, change and delete them (GET, PATCH, DELETE): limits
+// refuse only new things. Every POST adds a row or sends a message.
+func (a *API) planGate(method, path string) func(context.Context) error {
+	type gates interface {
+		Gate(ctx context.Context) error
+		Keep(ctx context.Context, ownerID string) error
+	}
+	check := func(ctx context.Context, s gates) error {
+		if method == http.MethodPost {
+			return s.Gate(ctx)
+		}
+		return s.Keep(ctx, keyFrom(ctx).OwnerID)
+	}
 	switch {
 	case strings.HasPrefix(path, "/api/v1/webhooks"):
 		return func(ctx context.Context) error {
@@ -184,7 +197,7 @@ func (a *API) planGate(path string) func(context.Context) error {
 			if err != nil {
 				return err
 			}
-			return s.Gate(ctx)
+			return check(ctx, s)
 		}
 	case strings.HasPrefix(path, "/api/v1/channels"):
 		return func(ctx context.Context) error {
@@ -192,7 +205,7 @@ func (a *API) planGate(path string) func(context.Context) error {
 			if err != nil {
 				return err
 			}
-			return s.Gate(ctx)
+			return check(ctx, s)
 		}
 	}
 	return nil

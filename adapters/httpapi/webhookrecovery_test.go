@@ -22,7 +22,11 @@ func (f *fakeWebhooks) RotateSecret(_ context.Context, _, id string, overlap *ti
 
 func (f *fakeWebhooks) Gate(context.Context) error { return nil }
 
+func (f *fakeWebhooks) Keep(context.Context, string) error { return nil }
+
 func (p probeWebhooks) Gate(context.Context) error { return nil }
+
+func (p probeWebhooks) Keep(context.Context, string) error { return nil }
 
 func (f *fakeWebhooks) Replay(_ context.Context, _, id string, from, to time.Time) (ports.ReplayResult, error) {
 	f.gotFrom, f.gotTo, f.gotIDs = from, to, []string{id}

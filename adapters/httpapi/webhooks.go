@@ -25,8 +25,13 @@ type WebhookService interface {
 	Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error)
 	RotateSecret(ctx context.Context, ownerID, id string, overlap *time.Duration) (core.Webhook, string, error)
 	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
-	// Gate is the plan's refusal of webhooks, or nil.
+	// Gate is the plan's refusal of webhooks, or nil: of the routes that
+	// add one or send a message.
 	Gate(ctx context.Context) error
+	// Keep is the plan's refusal of the routes that read, change and
+	// delete the owner's webhooks, or nil: nil too on a plan without
+	// webhooks for an owner who still has some.
+	Keep(ctx context.Context, ownerID string) error
 }
 
 // webhooks returns the service, or the plan's refusal when the API was
