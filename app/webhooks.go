@@ -80,8 +80,9 @@ func (s *Webhooks) Keep(ctx context.Context, ownerID string) error {
 	return err
 }
 
-// gate refuses every webhook route when the plan has no webhooks. The
-// owners are counted only then, to word the refusal.
+// gate refuses when the plan has no webhooks (kept lets an owner who
+// still has some past it). The owners are counted only then, to word
+// the refusal.
 func (s *Webhooks) gate(ctx context.Context) error {
 	if s.cfg.Limits.CheckWebhooks(core.Usage{}) == nil {
 		return nil
