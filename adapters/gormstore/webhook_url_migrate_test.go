@@ -16,7 +16,39 @@ import (
 // webhook; rows whose normal form another of the owner's webhooks has or
 // would get stay as they were, and channels are not touched.
 func TestMigrationNormalisesStoredWebhookURLs(t *testing.T) {
-	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "norm.db")}
+	// Addresses as the build before stored them (its CheckWebhookURL's
+	// output), and what each must be after the step.
+	rows := []webhookURLRow{
+		{"w1", "o1", "webhook", "https://a.example.com", "https://a.example.com/"},
+		{"w2", "o1", "webhook", "https://b.example.com?x=%7E", "https://b.example.com/?x=%7E"},
+		// Its %2e upper-cased by step 32.
+		{"w3", "o1", "webhook", "https://c.example.com/%7Eu/%41%2F%2E%2e%20%5f?q=%41", "https://c.example.com/~u/A%2F%2E%2E%20_?q=%41"},
+		{"w4", "o1", "webhook", "https://d.example.com", "https://d.example.com"},           // w5 has the normal form
+		{"w5", "o1", "webhook", "https://d.example.com/", "https://d.example.com/"},         // already normal
+		{"w6", "o1", "webhook", "https://e.example.com/%7Ea", "https://e.example.com/%7Ea"}, // w7 would get it too
+		{"w7", "o1", "webhook", "https://e.example.com/%7ea", "https://e.example.com/%7ea"},
+		{"w8", "o2", "webhook", "https://d.example.com", "https://d.example.com/"}, // another owner's
+		{"w9", "o1", "webhook", "https://f.example.com/x", "https://f.example.com/x"},
+		{"c1", "o1", "slack", "https://hooks.slack.com", "https://hooks.slack.com"}, // a channel's label
+	}
+	// A new spelling of a migrated address is the same webhook.
+	again := []string{"https://A.example.com", "https://c.example.com/~u/%41%2F%2E%2e%20_?q=%41"}
+	checkWebhookURLStep(t, "norm.db", 30, rows, again)
+}
+
+// webhookURLRow is a webhook or channel row as a build before a step
+// stored it (url), and the url it must have after the step (want).
+type webhookURLRow struct{ id, owner, kind, url, want string }
+
+// checkWebhookURLStep brings a database to schema version before, stores
+// rows as that build did, migrates to the newest version and checks each
+// row's url became its want, as core.CheckWebhookURL would make it where
+// the step changed it; then each address in again, once checked, is
+// refused as a second webhook of o1. It runs on SQLite, and on Postgres
+// where the test env names one.
+func checkWebhookURLStep(t *testing.T, file string, before int, rows []webhookURLRow, again []string) {
+	t.Helper()
+	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), file)}
 	if os.Getenv(pgtest.Env) != "" {
 		urls["postgres"] = pgtest.URL(t)
 	}
@@ -28,23 +60,8 @@ func TestMigrationNormalisesStoredWebhookURLs(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { db.Close() })
-			if err := db.migrate(ctx, 30); err != nil {
+			if err := db.migrate(ctx, before); err != nil {
 				t.Fatal(err)
-			}
-			// Addresses as the build before stored them (its CheckWebhookURL's
-			// output), and what each must be after the step.
-			rows := []struct{ id, owner, kind, url, want string }{
-				{"w1", "o1", "webhook", "https://a.example.com", "https://a.example.com/"},
-				{"w2", "o1", "webhook", "https://b.example.com?x=%7E", "https://b.example.com/?x=%7E"},
-				// Its %2e upper-cased by step 32.
-				{"w3", "o1", "webhook", "https://c.example.com/%7Eu/%41%2F%2E%2e%20%5f?q=%41", "https://c.example.com/~u/A%2F%2E%2E%20_?q=%41"},
-				{"w4", "o1", "webhook", "https://d.example.com", "https://d.example.com"},           // w5 has the normal form
-				{"w5", "o1", "webhook", "https://d.example.com/", "https://d.example.com/"},         // already normal
-				{"w6", "o1", "webhook", "https://e.example.com/%7Ea", "https://e.example.com/%7Ea"}, // w7 would get it too
-				{"w7", "o1", "webhook", "https://e.example.com/%7ea", "https://e.example.com/%7ea"},
-				{"w8", "o2", "webhook", "https://d.example.com", "https://d.example.com/"}, // another owner's
-				{"w9", "o1", "webhook", "https://f.example.com/x", "https://f.example.com/x"},
-				{"c1", "o1", "slack", "https://hooks.slack.com", "https://hooks.slack.com"}, // a channel's label
 			}
 			for _, o := range []string{"o1", "o2"} {
 				if err := db.plain.Exec(`INSERT INTO owners (id, email, created_at) VALUES (?, ?, 0)`, o, o+"@example.com").Error; err != nil {
@@ -73,9 +90,8 @@ func TestMigrationNormalisesStoredWebhookURLs(t *testing.T) {
 					t.Errorf("%s: the step made %q, core makes %q (%v)", r.id, got, norm, err)
 				}
 			}
-			// A new spelling of a migrated address is the same webhook.
 			store := NewWebhookStore(db)
-			for _, spelling := range []string{"https://A.example.com", "https://c.example.com/~u/%41%2F%2E%2e%20_?q=%41"} {
+			for _, spelling := range again {
 				norm, err := core.CheckWebhookURL(spelling, false)
 				if err != nil {
 					t.Fatal(err)
