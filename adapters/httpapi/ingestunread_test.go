@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
@@ -13,13 +14,13 @@ import (
 	"github.com/earshothq/earshot/core"
 )
 
-// unreadIngest records the unreadCommunities each batch brought and
-// judges them as app.Ingest does (core.UnreadCommunities.On), storing
-// nothing of a batch it refuses.
+// unreadIngest records what each batch left unread, read from the batch
+// by judge as app.Ingest reads it, storing nothing of a batch it refuses.
 type unreadIngest struct {
 	fakeIngest
+	judge  func(core.Platform, core.IngestBatch) ([]string, error)
 	mu     sync.Mutex
-	stored [][]string // the communities left unread, per batch accepted
+	stored [][]string // what was left unread, per batch accepted
 }
 
 // take returns the batches recorded and forgets them.
@@ -36,7 +37,7 @@ func (f *unreadIngest) IngestBatch(_ context.Context, _ string, b core.IngestBat
 	if err != nil {
 		return "", 0, 0, err
 	}
-	unread, err := b.Unread.On(p)
+	unread, err := f.judge(p, b)
 	if err != nil {
 		return "", 0, 0, err
 	}
@@ -46,33 +47,50 @@ func (f *unreadIngest) IngestBatch(_ context.Context, _ string, b core.IngestBat
 	return "a1", len(b.Posts), 0, nil
 }
 
+// postIngest sends body to srv's /ingest with the helper key and returns
+// the status and the answer's body.
+func postIngest(t *testing.T, srv *httptest.Server, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", srv.URL+"/ingest", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer svc_ingest_one")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// jsonArray returns a JSON array of n copies of elem, itself JSON.
+func jsonArray(n int, elem string) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = elem
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// refusedNaming reports whether an answer is a 400 invalid_parameter
+// whose message starts with field.
+func refusedNaming(code int, body, field string) bool {
+	var e struct {
+		Error struct{ Code, Message string }
+	}
+	return json.Unmarshal([]byte(body), &e) == nil && code == 400 && e.Error.Code == "invalid_parameter" &&
+		strings.HasPrefix(e.Error.Message, field)
+}
+
 // unreadCommunities reaches ingest as sent, whatever the case of its
 // name, null being none; on reddit a value that is not an array of at
 // most core.MaxUnreadCommunities subreddit names is refused with 400
 // invalid_parameter naming the field, and on x it is ignored whatever it
 // holds, as a batch with it was accepted before the field existed.
 func TestIngestUnreadCommunities(t *testing.T) {
-	f := &unreadIngest{}
+	f := &unreadIngest{judge: func(p core.Platform, b core.IngestBatch) ([]string, error) { return b.Unread.On(p) }}
 	srv := helperServer(t, HelperConfig{}, f)
-	names := func(n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = `"r/golang"`
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	}
-	post := func(body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest("POST", srv.URL+"/ingest", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer svc_ingest_one")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	names := func(n int) string { return jsonArray(n, `"r/golang"`) }
+	post := func(body string) (int, string) { t.Helper(); return postIngest(t, srv, body) }
 	for _, tc := range []struct {
 		name, field string
 		want        []string // nil: none left unread
@@ -102,11 +120,7 @@ func TestIngestUnreadCommunities(t *testing.T) {
 		{"a name too short", `["ab"]`},
 	} {
 		code, body := post(`{"platform":"reddit","posts":[{"externalId":"t3_a","body":["acme"],"url":"https://www.reddit.com/r/golang/comments/a/","community":"golang"}],"unreadCommunities":` + tc.value + `}`)
-		var e struct {
-			Error struct{ Code, Message string }
-		}
-		if err := json.Unmarshal([]byte(body), &e); err != nil || code != 400 || e.Error.Code != "invalid_parameter" ||
-			!strings.HasPrefix(e.Error.Message, "unreadCommunities") || len(f.take()) != 0 {
+		if !refusedNaming(code, body, "unreadCommunities") || len(f.take()) != 0 {
 			t.Errorf("%s: %d %s; want 400 invalid_parameter naming unreadCommunities, nothing stored", tc.name, code, body)
 		}
 		if strings.Contains(body, "<script>") {

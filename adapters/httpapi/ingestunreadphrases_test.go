@@ -1,76 +1,22 @@
 package httpapi
 
 import (
-	"context"
-	"encoding/json"
-	"io"
-	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/earshothq/earshot/core"
 )
-
-// unreadPhrasesIngest records the unreadPhrases each batch brought and
-// judges them as app.Ingest does (core.UnreadPhrases.Keys), storing
-// nothing of a batch it refuses.
-type unreadPhrasesIngest struct {
-	fakeIngest
-	mu     sync.Mutex
-	stored [][]string // the phrases left unread, per batch accepted
-}
-
-// take returns the batches recorded and forgets them.
-func (f *unreadPhrasesIngest) take() [][]string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	s := f.stored
-	f.stored = nil
-	return s
-}
-
-func (f *unreadPhrasesIngest) IngestBatch(_ context.Context, _ string, b core.IngestBatch) (string, int, int, error) {
-	if _, err := core.ParsePlatform("platform", b.Platform); err != nil {
-		return "", 0, 0, err
-	}
-	unread, err := b.UnreadPhrases.Keys()
-	if err != nil {
-		return "", 0, 0, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.stored = append(f.stored, unread)
-	return "a1", len(b.Posts), 0, nil
-}
 
 // unreadPhrases reaches ingest as sent on every platform, whatever the
 // case of its name, null being none; a value that is not an array of at
 // most core.MaxUnreadPhrases strings is refused with 400
 // invalid_parameter naming the field, on x, facebook and reddit alike.
 func TestIngestUnreadPhrases(t *testing.T) {
-	f := &unreadPhrasesIngest{}
+	f := &unreadIngest{judge: func(_ core.Platform, b core.IngestBatch) ([]string, error) { return b.UnreadPhrases.Keys() }}
 	srv := helperServer(t, HelperConfig{}, f)
-	texts := func(n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = `"Acme CRM"`
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	}
-	post := func(body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest("POST", srv.URL+"/ingest", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer svc_ingest_one")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	texts := func(n int) string { return jsonArray(n, `"Acme CRM"`) }
+	post := func(body string) (int, string) { t.Helper(); return postIngest(t, srv, body) }
 	for _, pl := range []string{"x", "facebook", "reddit"} {
 		for _, tc := range []struct {
 			name, field string
@@ -101,11 +47,7 @@ func TestIngestUnreadPhrases(t *testing.T) {
 			{"too many, then not a string", texts(core.MaxUnreadPhrases+1) + `,"unreadPhrases":["<script>",{}]`},
 		} {
 			code, body := post(`{"platform":"` + pl + `","posts":[{"externalId":"1","body":["acme"],"url":"https://x.com/a/status/1","community":"golang"}],"unreadPhrases":` + tc.value + `}`)
-			var e struct {
-				Error struct{ Code, Message string }
-			}
-			if err := json.Unmarshal([]byte(body), &e); err != nil || code != 400 || e.Error.Code != "invalid_parameter" ||
-				!strings.HasPrefix(e.Error.Message, "unreadPhrases") || len(f.take()) != 0 {
+			if !refusedNaming(code, body, "unreadPhrases") || len(f.take()) != 0 {
 				t.Errorf("%s, %s: %d %s; want 400 invalid_parameter naming unreadPhrases, nothing stored", pl, tc.name, code, body)
 			}
 			if strings.Contains(body, "<script>") {
