@@ -181,18 +181,7 @@ func TestSignInMailHasNoStopLink(t *testing.T) {
 	if err := s.RequestLink(ctx, "ada@example.com", "10.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { s.Run(rctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	select {
-	case <-mail.sent:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no email was sent")
-	}
-	mail.mu.Lock()
-	m := mail.mail[0]
-	mail.mu.Unlock()
+	m := firstMail(t, s, mail)
 	if m.Unsubscribe != "" || strings.Contains(m.Body, AlertsOffPath) {
 		t.Fatalf("sign-in mail %+v", m)
 	}

@@ -183,6 +183,24 @@ func drain(ctx context.Context, s *Sessions) {
 	}
 }
 
+// firstMail runs the workers of s until an email is sent, stops them, and
+// returns the first email mail holds.
+func firstMail(t *testing.T, s *Sessions, mail *sentMail) ports.Mail {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-mail.sent:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no email was sent")
+	}
+	mail.mu.Lock()
+	defer mail.mu.Unlock()
+	return mail.mail[0]
+}
+
 func (m *sentMail) count() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -223,18 +241,7 @@ func TestRequestLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The workers send it.
-	rctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { s.Run(rctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	select {
-	case <-mail.sent:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no email was sent")
-	}
-	mail.mu.Lock()
-	m := mail.mail[0]
-	mail.mu.Unlock()
+	m := firstMail(t, s, mail)
 	if m.To != "ada@example.com" || !m.Secret || !strings.Contains(m.Body, "https://listen.example.com/app/login/") {
 		t.Fatalf("mail = %+v", m)
 	}
