@@ -2,12 +2,9 @@ package gormstore
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
 // Migration 31 brings the webhooks stored before to core.CheckWebhookURL's
@@ -16,21 +13,10 @@ import (
 // webhook; rows whose normal form another of the owner's webhooks has or
 // would get stay as they were, and channels are not touched.
 func TestMigrationNormalisesStoredWebhookURLs(t *testing.T) {
-	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "norm.db")}
-	if os.Getenv(pgtest.Env) != "" {
-		urls["postgres"] = pgtest.URL(t)
-	}
-	for dialect, url := range urls {
+	for dialect, url := range dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
-			db, err := Open(url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.migrate(ctx, 30); err != nil {
-				t.Fatal(err)
-			}
+			db := openAt(t, url, 30)
 			// Addresses as the build before stored them (its CheckWebhookURL's
 			// output), and what each must be after the step.
 			rows := []struct{ id, owner, kind, url, want string }{

@@ -2,12 +2,9 @@ package gormstore
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
 // Migration 32 upper-cases the hex digits of the escapes of the webhooks
@@ -16,21 +13,10 @@ import (
 // rows whose new form another of the owner's webhooks has or would get
 // stay as they were, and channels are not touched.
 func TestMigrationUpperCasesStoredWebhookEscapes(t *testing.T) {
-	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "upper.db")}
-	if os.Getenv(pgtest.Env) != "" {
-		urls["postgres"] = pgtest.URL(t)
-	}
-	for dialect, url := range urls {
+	for dialect, url := range dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
-			db, err := Open(url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.migrate(ctx, 31); err != nil {
-				t.Fatal(err)
-			}
+			db := openAt(t, url, 31)
 			// Addresses as the build before stored them (its CheckWebhookURL's
 			// output, which kept the hex case given), and what each must be
 			// after the step.
