@@ -54,8 +54,7 @@ func TestAlertMarkFailingOnceIsNotSentAgain(t *testing.T) {
 	o := w.owner(t, "mark@example.com")
 	scoredMatches(t, w, o, 90, 80)
 	box := &alertBox{}
-	alerts := NewAlerts(AlertDeps{Store: store, Leases: w.leases, Mailer: box, Clock: clock, Log: quiet, Holder: "h1"},
-		AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
+	alerts := alertService(w, store, box, clock)
 	alerts.Sweep(ctx)
 	clock.now = clock.now.Add(time.Hour)
 	alerts.Sweep(ctx)

@@ -14,6 +14,24 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
+// alertService is the alert sweep of one replica over w's leases and
+// store, mailing through box on clock the matches scored 70 and up.
+func alertService(w world, store ports.AlertStore, box ports.Mailer, clock ports.Clock) *Alerts {
+	return NewAlerts(AlertDeps{Store: store, Leases: w.leases, Mailer: box, Clock: clock, Log: quiet, Holder: "h1"},
+		AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
+}
+
+// hourlyOwner is a new owner of w, with email, whose alert emails are
+// hourly digests.
+func hourlyOwner(t *testing.T, w world, store ports.AlertStore, email string) core.Owner {
+	t.Helper()
+	o := w.owner(t, email)
+	if _, err := NewAlertSchedules(store).Set(context.Background(), o.ID, "hourly", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
 // alertBox keeps the mail it is given.
 type alertBox struct {
 	mu   sync.Mutex
@@ -54,8 +72,7 @@ func TestAlertFrequencies(t *testing.T) {
 		clock := &handClock{now: time.Date(2026, 1, 10, 6, 30, 0, 0, time.UTC)} // 08:30 at +02:00
 		box := &alertBox{}
 		store := gormstore.NewAlertStore(w.db)
-		alerts := NewAlerts(AlertDeps{Store: store, Leases: w.leases, Mailer: box, Clock: clock, Log: quiet, Holder: "h1"},
-			AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
+		alerts := alertService(w, store, box, clock)
 		schedules := NewAlertSchedules(store)
 
 		def, hourly := w.owner(t, "def@example.com"), w.owner(t, "hourly@example.com")
@@ -208,12 +225,8 @@ func TestHourlyDigestEverySweepOfAnHour(t *testing.T) {
 		clock := &handClock{now: start}
 		box := &slowBox{clock: clock, takes: 2 * time.Second}
 		store := gormstore.NewAlertStore(w.db)
-		alerts := NewAlerts(AlertDeps{Store: store, Leases: w.leases, Mailer: box, Clock: clock, Log: quiet, Holder: "h1"},
-			AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
-		o := w.owner(t, "hourly@example.com")
-		if _, err := NewAlertSchedules(store).Set(ctx, o.ID, "hourly", 0, ""); err != nil {
-			t.Fatal(err)
-		}
+		alerts := alertService(w, store, box, clock)
+		o := hourlyOwner(t, w, store, "hourly@example.com")
 		for i := range 3 {
 			scoredMatches(t, w, o, slices.Repeat([]int{90}, i+1)...)
 			clock.mu.Lock()

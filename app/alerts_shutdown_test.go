@@ -36,8 +36,7 @@ func TestAlertAcceptedDuringStopIsNotSentAgain(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		box := &stopDuringSend{stop: cancel}
-		alerts := NewAlerts(AlertDeps{Store: store, Leases: w.leases, Mailer: box, Clock: clock, Log: quiet, Holder: "h1"},
-			AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
+		alerts := alertService(w, store, box, clock)
 		alerts.Sweep(ctx)
 		if got := box.take(o.Email); len(got) != 1 {
 			t.Fatalf("%d emails at the sweep that stopped, want 1", len(got))

@@ -30,17 +30,6 @@ func TestChannelDailyDigestKeepsItsHourAfterAMissedQuietOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The store stamps a match with the system's clock: scoredAt moves it
-	// to the test's.
-	score := func(title string, at time.Time) {
-		t.Helper()
-		p := hostile
-		p.Title = title
-		m := c.scorePost(t, o.ID, p, core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"})
-		if _, err := w.db.SQL().Exec("UPDATE matches SET scored_at = ? WHERE id = ?", at.UnixMicro(), m.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
 	sweep := func(at time.Time, want int) {
 		t.Helper()
 		c.clock.now = at
@@ -50,7 +39,7 @@ func TestChannelDailyDigestKeepsItsHourAfterAMissedQuietOne(t *testing.T) {
 	}
 
 	// No sweep within the hour, which had nothing; a match after it.
-	score("scored after the hour", hour.Add(90*time.Minute))
+	c.scoreAt(t, o.ID, "scored after the hour", hour.Add(90*time.Minute))
 	sweep(hour.Add(2*time.Hour), 0)
 	if got, _, _ := c.hooks.store.Webhook(ctx, o.ID, ch.ID); !got.LastDigestAt.Equal(hour) {
 		t.Fatalf("the quiet period ended at %v, want at the hour %v", got.LastDigestAt, hour)
@@ -63,10 +52,23 @@ func TestChannelDailyDigestKeepsItsHourAfterAMissedQuietOne(t *testing.T) {
 	}
 
 	// The next day's hour missed too, with a match scored before it.
-	score("scored before the missed hour", hour.Add(30*time.Hour))
+	c.scoreAt(t, o.ID, "scored before the missed hour", hour.Add(30*time.Hour))
 	sweep(hour.Add(51*time.Hour), 1)
 	c.fake.waitFor(t, 2, core.ChannelSlack)
 	if text := string(c.fake.requests(core.ChannelSlack)[1].Body); !strings.Contains(text, "scored before the missed hour") {
 		t.Fatalf("the missed digest: %s", text)
+	}
+}
+
+// scoreAt scores hostile, titled title, as a match of the owner scored at
+// at: the store stamps a match with the system's clock, and the digests
+// read the test's.
+func (c *chans) scoreAt(t *testing.T, ownerID, title string, at time.Time) {
+	t.Helper()
+	p := hostile
+	p.Title = title
+	m := c.scorePost(t, ownerID, p, core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"})
+	if _, err := c.hooks.w.db.SQL().Exec("UPDATE matches SET scored_at = ? WHERE id = ?", at.UnixMicro(), m.ID); err != nil {
+		t.Fatal(err)
 	}
 }

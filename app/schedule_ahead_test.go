@@ -27,17 +27,6 @@ func TestChannelDigestAfterTheClockWentBack(t *testing.T) {
 	start := c.clock.Now().Truncate(time.Minute)
 	c.clock.now = start
 	ch := c.add(t, o.ID, core.ChannelSlack, 0, "hourly")
-	score := func(title string, at time.Time) {
-		t.Helper()
-		p := hostile
-		p.Title = title
-		m := c.scorePost(t, o.ID, p, core.Score{Value: 90, Intent: core.IntentBuying, Reason: "r"})
-		// The store stamps a match with the system's clock: scored_at
-		// moves it to the test's.
-		if _, err := w.db.SQL().Exec("UPDATE matches SET scored_at = ? WHERE id = ?", at.UnixMicro(), m.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
 	sweep := func(at time.Time, want int) {
 		t.Helper()
 		c.clock.now = at
@@ -54,7 +43,7 @@ func TestChannelDigestAfterTheClockWentBack(t *testing.T) {
 		return got.LastDigestAt
 	}
 
-	score("scored before the digest", start.Add(5*time.Minute))
+	c.scoreAt(t, o.ID, "scored before the digest", start.Add(5*time.Minute))
 	sweep(start.Add(25*time.Hour), 1) // a day ahead: 10 minutes in
 	c.fake.waitFor(t, 1, core.ChannelSlack)
 
@@ -63,7 +52,7 @@ func TestChannelDigestAfterTheClockWentBack(t *testing.T) {
 	if got := lastDigest(); !got.Equal(back) {
 		t.Fatalf("after the clock went back, the period ends at %v, want the present %v", got, back)
 	}
-	score("scored after the clock went back", start.Add(30*time.Minute))
+	c.scoreAt(t, o.ID, "scored after the clock went back", start.Add(30*time.Minute))
 	sweep(back.Add(59*time.Minute), 0)
 	sweep(back.Add(time.Hour), 1)
 	c.fake.waitFor(t, 2, core.ChannelSlack)
@@ -89,12 +78,8 @@ func TestAlertHourlyAfterTheClockWentBack(t *testing.T) {
 		clock := &handClock{now: start}
 		box := &alertBox{}
 		store := gormstore.NewAlertStore(w.db)
-		alerts := NewAlerts(AlertDeps{Store: store, Leases: w.leases, Mailer: box, Clock: clock, Log: quiet, Holder: "h1"},
-			AlertConfig{MinScore: 70, SiteURL: func() string { return "http://127.0.0.1:8080" }})
-		o := w.owner(t, "ahead@example.com")
-		if _, err := NewAlertSchedules(store).Set(ctx, o.ID, "hourly", 0, ""); err != nil {
-			t.Fatal(err)
-		}
+		alerts := alertService(w, store, box, clock)
+		o := hourlyOwner(t, w, store, "ahead@example.com")
 		ph := w.phrase(t, o.ID, "alerting", "golang")
 		posts := 0
 		scored := func() {

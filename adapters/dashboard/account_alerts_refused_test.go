@@ -11,7 +11,6 @@ import (
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
@@ -21,18 +20,14 @@ import (
 func TestAccountAlertRefusalSaysTheScheduleInForce(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.Memory(t)
-	ownerStore := gormstore.NewOwnerStore(db)
-	owners := app.NewOwners(ownerStore, app.NewKeys(gormstore.NewKeyStore(db), ownerStore, ports.SystemClock{}))
-	o, err := owners.Create(ctx, "owner@example.com", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ids := realOwners(t, db, "owner@example.com")
+	id := ids[0]
 	alerts := app.NewAlertSchedules(gormstore.NewAlertStore(db))
-	if _, err := alerts.Set(ctx, o.ID, "off", 0, ""); err != nil {
+	if _, err := alerts.Set(ctx, id, "off", 0, ""); err != nil {
 		t.Fatal(err)
 	}
 	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		Deps{Sessions: ownerSessions{owners: map[string]string{tok: o.ID}}, Phrases: fakePhrases{},
+		Deps{Sessions: ownerSessions{owners: map[string]string{tok: id}}, Phrases: fakePhrases{},
 			Addresses: &addresses{email: "owner@example.com"}, AlertSchedules: alerts})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +39,7 @@ func TestAccountAlertRefusalSaysTheScheduleInForce(t *testing.T) {
 		{core.AlertSchedule{Frequency: core.AlertOff}, "Alert emails are off"},
 		{core.AlertSchedule{Frequency: core.AlertDaily, Hour: 7, Zone: "Europe/Berlin"}, "Alert emails come daily at 07:00 Europe/Berlin."},
 	} {
-		if _, err := alerts.Set(ctx, o.ID, string(c.saved.Frequency), c.saved.Hour, c.saved.Zone); err != nil {
+		if _, err := alerts.Set(ctx, id, string(c.saved.Frequency), c.saved.Hour, c.saved.Zone); err != nil {
 			t.Fatal(err)
 		}
 		bad := url.Values{"frequency": {"daily"}, "hour": {"9"}, "zone": {"Mars/Olympus"}}
@@ -53,7 +48,7 @@ func TestAccountAlertRefusalSaysTheScheduleInForce(t *testing.T) {
 		if w.Code != 400 || !strings.Contains(body, "time zone must be") || !strings.Contains(body, `value="Mars/Olympus"`) {
 			t.Fatalf("refused zone with %v saved: %d\n%s", c.saved, w.Code, body)
 		}
-		if now, err := alerts.Schedule(ctx, o.ID); err != nil || now != c.saved {
+		if now, err := alerts.Schedule(ctx, id); err != nil || now != c.saved {
 			t.Fatalf("the refusal changed the schedule to %v (%v)", now, err)
 		}
 		if !strings.Contains(body, c.says) || strings.Contains(body, "Alert emails come daily at 09:00 Mars/Olympus") {

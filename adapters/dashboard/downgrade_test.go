@@ -2,20 +2,11 @@ package dashboard
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/earshothq/earshot/adapters/gormstore"
-	"github.com/earshothq/earshot/adapters/ratelimit"
-	"github.com/earshothq/earshot/adapters/webhooksender"
-	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
-	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
 // The fakes have room for webhooks.
@@ -25,55 +16,18 @@ func (c *countingWebhooks) Gate(context.Context) error { return nil }
 // Free plan's limits, on a database where owner a made a webhook and a
 // Slack channel while the limit was 2; owner b has none.
 type downgradeWorld struct {
-	d              *Dashboard
-	hooks          *app.Webhooks
-	chans          *app.Channels
-	hook, ch       core.Webhook
-	ownerA, ownerB string
+	*rowWorld
+	hook, ch core.Webhook
 }
 
 func newDowngradeWorld(t *testing.T) *downgradeWorld {
 	t.Helper()
-	ctx := context.Background()
-	db := dbtest.Memory(t)
-	ownerStore := gormstore.NewOwnerStore(db)
-	owners := app.NewOwners(ownerStore, app.NewKeys(gormstore.NewKeyStore(db), ownerStore, ports.SystemClock{}))
-	a, err := owners.Create(ctx, "a@example.com", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := owners.Create(ctx, "b@example.com", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := core.NewSealer("a test secret key of at least 32 characters")
-	if err != nil {
-		t.Fatal(err)
-	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	services := func(limits core.Limits) (*app.Webhooks, *app.Channels) {
-		h := app.NewWebhooks(app.WebhookDeps{Store: gormstore.NewWebhookStore(db), Sealer: sealer, Log: quiet,
-			Sender: webhooksender.New(webhooksender.Config{Timeout: 2 * time.Second})}, app.WebhookConfig{Limits: limits})
-		return h, app.NewChannels(app.ChannelDeps{Webhooks: h, Store: gormstore.NewChannelStore(db)})
-	}
-	proHooks, proChans := services(core.Limits{WebhooksPerPerson: 2})
-	hook, _, err := proHooks.Create(ctx, a.ID, "https://hooks.example.com/in", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch, err := proChans.Create(ctx, a.ID, ports.NewChannel{Kind: "slack", URL: rowSlackURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hooks, chans := services(core.FreeLimits)
-	d, err := New(Config{Logger: quiet, RateLimit: 100},
-		Deps{Sessions: ownerSessions{owners: map[string]string{"a" + strings.Repeat("t", 42): a.ID, "b" + strings.Repeat("t", 42): b.ID}},
-			Inbox: fakeInbox{}, Matches: fakeMatches{}, Phrases: fakePhrases{}, Webhooks: hooks, Channels: chans,
-			Limiter: ratelimit.NewMemory(time.Now)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &downgradeWorld{d: d, hooks: hooks, chans: chans, hook: hook, ch: ch, ownerA: a.ID, ownerB: b.ID}
+	w := &downgradeWorld{rowWorld: newRowWorldWith(t, core.FreeLimits)}
+	// a's rows, made while the limit was 2.
+	pro := &rowWorld{}
+	pro.hooks, pro.channels = w.services(core.Limits{WebhooksPerPerson: 2})
+	w.hook, w.ch = pro.add(t, w.a)
+	return w
 }
 
 // After the operator lowers the webhook limit to 0, the webhooks page
@@ -140,7 +94,7 @@ func TestWebhooksPageAfterDowngrade(t *testing.T) {
 			t.Fatalf("testing %s: %d, want 403", page, rec.Code)
 		}
 	}
-	all, err := w.chans.All(context.Background(), w.ownerA)
+	all, err := w.channels.All(context.Background(), w.a)
 	if err != nil || len(all) != 2 || all[0].Active || all[1].Active {
 		t.Fatalf("after switching both off: %+v, %v", all, err)
 	}
@@ -153,7 +107,7 @@ func TestWebhooksPageAfterDowngrade(t *testing.T) {
 			t.Fatalf("deleting %s: %d %s", page, rec.Code, rec.Body)
 		}
 	}
-	if _, err := w.chans.All(context.Background(), w.ownerA); !core.IsKind(err, core.KindPlanLimit) {
+	if _, err := w.channels.All(context.Background(), w.a); !core.IsKind(err, core.KindPlanLimit) {
 		t.Fatalf("with both deleted: %v, want none left", err)
 	}
 	has("the list with none left", getAs(w.d, "a", "/app/webhooks").Body.String(), []string{"Webhooks are a Pro feature"},

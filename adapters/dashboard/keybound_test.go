@@ -9,10 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/earshothq/earshot/adapters/gormstore"
-	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 	"github.com/earshothq/earshot/testkit/dbtest"
 )
 
@@ -22,21 +19,16 @@ import (
 // bound, and the revoked ones listed are the last core.KeptRevokedKeys.
 func TestKeysPageBounds(t *testing.T) {
 	ctx := context.Background()
-	db := dbtest.Memory(t)
-	ownerStore := gormstore.NewOwnerStore(db)
-	keys := app.NewKeys(gormstore.NewKeyStore(db), ownerStore, ports.SystemClock{})
-	o, err := app.NewOwners(ownerStore, keys).Create(ctx, "owner@example.com", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys, ids := realOwners(t, dbtest.Memory(t), "owner@example.com")
+	id := ids[0]
 	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		Deps{Sessions: ownerSessions{owners: map[string]string{tok: o.ID}}, Inbox: fakeInbox{}, Phrases: fakePhrases{}, Keys: keys})
+		Deps{Sessions: ownerSessions{owners: map[string]string{tok: id}}, Inbox: fakeInbox{}, Phrases: fakePhrases{}, Keys: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var made []core.Key
 	for range core.MaxIngestKeys {
-		_, k, err := keys.CreateIngestKey(ctx, o.ID, "helper")
+		_, k, err := keys.CreateIngestKey(ctx, id, "helper")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +58,7 @@ func TestKeysPageBounds(t *testing.T) {
 	}
 	for _, k := range made {
 		revoke(k)
-		_, k, err := keys.CreateIngestKey(ctx, o.ID, "helper")
+		_, k, err := keys.CreateIngestKey(ctx, id, "helper")
 		if err != nil {
 			t.Fatal(err)
 		}

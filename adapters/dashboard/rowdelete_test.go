@@ -39,6 +39,25 @@ const (
 	rowHookURL     = "https://hooks.example.com/in?tag=<b>"
 )
 
+// realOwners makes an owner for each of emails through the real owner
+// and key services over db, and returns the key service and the owners'
+// ids, in the order of emails.
+func realOwners(t *testing.T, db *gormstore.DB, emails ...string) (*app.Keys, []string) {
+	t.Helper()
+	ownerStore := gormstore.NewOwnerStore(db)
+	keys := app.NewKeys(gormstore.NewKeyStore(db), ownerStore, ports.SystemClock{})
+	owners := app.NewOwners(ownerStore, keys)
+	var ids []string
+	for _, email := range emails {
+		o, err := owners.Create(context.Background(), email, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, o.ID)
+	}
+	return keys, ids
+}
+
 // rowWorld is the dashboard over the real webhook and channel services
 // on SQLite in memory, with two owners: a and b sign in with the tokens
 // getAs and postAs send for "a" and "b".
@@ -47,39 +66,40 @@ type rowWorld struct {
 	hooks    *app.Webhooks
 	channels *app.Channels
 	a, b     string // the owners' ids
+	// services are another webhook and channel service over the same
+	// database, with limits of their own.
+	services func(limits core.Limits) (*app.Webhooks, *app.Channels)
 }
 
 func newRowWorld(t *testing.T) *rowWorld {
 	t.Helper()
-	ctx := context.Background()
+	return newRowWorldWith(t, core.Limits{WebhooksPerPerson: 5})
+}
+
+// newRowWorldWith is newRowWorld whose services have limits.
+func newRowWorldWith(t *testing.T, limits core.Limits) *rowWorld {
+	t.Helper()
 	db := dbtest.Memory(t)
-	ownerStore := gormstore.NewOwnerStore(db)
-	owners := app.NewOwners(ownerStore, app.NewKeys(gormstore.NewKeyStore(db), ownerStore, ports.SystemClock{}))
-	a, err := owners.Create(ctx, "a@example.com", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := owners.Create(ctx, "b@example.com", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ids := realOwners(t, db, "a@example.com", "b@example.com")
 	sealer, err := core.NewSealer("a test secret key of at least 32 characters")
 	if err != nil {
 		t.Fatal(err)
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hooks := app.NewWebhooks(app.WebhookDeps{Store: gormstore.NewWebhookStore(db), Sealer: sealer, Log: quiet,
-		Sender: webhooksender.New(webhooksender.Config{Timeout: 2 * time.Second})},
-		app.WebhookConfig{Limits: core.Limits{WebhooksPerPerson: 5}})
-	chans := app.NewChannels(app.ChannelDeps{Webhooks: hooks, Store: gormstore.NewChannelStore(db)})
+	services := func(limits core.Limits) (*app.Webhooks, *app.Channels) {
+		h := app.NewWebhooks(app.WebhookDeps{Store: gormstore.NewWebhookStore(db), Sealer: sealer, Log: quiet,
+			Sender: webhooksender.New(webhooksender.Config{Timeout: 2 * time.Second})}, app.WebhookConfig{Limits: limits})
+		return h, app.NewChannels(app.ChannelDeps{Webhooks: h, Store: gormstore.NewChannelStore(db)})
+	}
+	hooks, chans := services(limits)
 	d, err := New(Config{Logger: quiet, RateLimit: 100},
-		Deps{Sessions: ownerSessions{owners: map[string]string{"a" + strings.Repeat("t", 42): a.ID, "b" + strings.Repeat("t", 42): b.ID}},
+		Deps{Sessions: ownerSessions{owners: map[string]string{"a" + strings.Repeat("t", 42): ids[0], "b" + strings.Repeat("t", 42): ids[1]}},
 			Inbox: fakeInbox{}, Matches: fakeMatches{}, Phrases: fakePhrases{}, Webhooks: hooks, Channels: chans,
 			Limiter: ratelimit.NewMemory(time.Now)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &rowWorld{d: d, hooks: hooks, channels: chans, a: a.ID, b: b.ID}
+	return &rowWorld{d: d, hooks: hooks, channels: chans, a: ids[0], b: ids[1], services: services}
 }
 
 // add gives owner a webhook at rowHookURL and a Slack channel at

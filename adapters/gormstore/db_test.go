@@ -76,6 +76,21 @@ func openMigrated(t *testing.T, url string) *DB {
 	return db
 }
 
+// openAt opens url at schema version, as a build that ran migrations 1
+// to version left it, closed when t ends.
+func openAt(t *testing.T, url string, version int) *DB {
+	t.Helper()
+	db, err := Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.migrate(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // A read after the database is closed, as the backlog watcher's last
 // tick can be while the server stops, is an error, not a panic.
 func TestUnscoredOnClosedDatabase(t *testing.T) {

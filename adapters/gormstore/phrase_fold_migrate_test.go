@@ -3,15 +3,12 @@ package gormstore
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
-	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
 // oldFoldKey is core.FoldKey as the builds before migration 33 had it,
@@ -25,10 +22,6 @@ func oldFoldKey(s string) string { return strings.Map(core.FoldRune, s) }
 // phrases that become duplicates by it stay, and a third spelling of
 // them is refused.
 func TestMigrationFoldsPhrasesAsTheMatcherReads(t *testing.T) {
-	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "fold.db")}
-	if os.Getenv(pgtest.Env) != "" {
-		urls["postgres"] = pgtest.URL(t)
-	}
 	// The characters of the step: each in a phrase of its own.
 	var runes []rune
 	seen := map[rune]bool{}
@@ -48,17 +41,10 @@ func TestMigrationFoldsPhrasesAsTheMatcherReads(t *testing.T) {
 	if len(runes) < 3+94 {
 		t.Fatalf("%d characters", len(runes))
 	}
-	for dialect, url := range urls {
+	for dialect, url := range dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
-			db, err := Open(url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.migrate(ctx, 32); err != nil {
-				t.Fatal(err)
-			}
+			db := openAt(t, url, 32)
 			for _, o := range []string{"o1", "o2", "o3"} {
 				if err := db.plain.Exec(`INSERT INTO owners (id, email, created_at) VALUES (?, ?, 0)`, o, o+"@example.com").Error; err != nil {
 					t.Fatal(err)

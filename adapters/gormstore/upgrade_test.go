@@ -21,7 +21,6 @@ import (
 	"github.com/earshothq/earshot/app"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
-	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
 // A database made at schema 18 (packed matches and scores, keys packed by
@@ -30,11 +29,7 @@ import (
 // dialect, the rows of such a database as the build before the upgrade
 // made them, the schema it had and what it answered (see its README).
 func TestUpgradeFromPackedRows(t *testing.T) {
-	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "up.db")}
-	if os.Getenv(pgtest.Env) != "" {
-		urls["postgres"] = pgtest.URL(t)
-	}
-	for dialect, url := range urls {
+	for dialect, url := range dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
 			var want upgradeGolden
@@ -43,14 +38,7 @@ func TestUpgradeFromPackedRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			db, err := Open(url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.migrate(ctx, 18); err != nil {
-				t.Fatal(err)
-			}
+			db := openAt(t, url, 18)
 			if got := upgradeSchema(t, db); !reflect.DeepEqual(got, want.Schema) {
 				t.Fatalf("the frozen migrations 1 to 18 make\n%s\nthe build before made\n%s", strings.Join(got, "\n"), strings.Join(want.Schema, "\n"))
 			}

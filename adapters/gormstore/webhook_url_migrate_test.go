@@ -2,12 +2,9 @@ package gormstore
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
 // Migration 31 brings the webhooks stored before to core.CheckWebhookURL's
@@ -33,7 +30,7 @@ func TestMigrationNormalisesStoredWebhookURLs(t *testing.T) {
 	}
 	// A new spelling of a migrated address is the same webhook.
 	again := []string{"https://A.example.com", "https://c.example.com/~u/%41%2F%2E%2e%20_?q=%41"}
-	checkWebhookURLStep(t, "norm.db", 30, rows, again)
+	checkWebhookURLStep(t, 30, rows, again)
 }
 
 // webhookURLRow is a webhook or channel row as a build before a step
@@ -46,23 +43,12 @@ type webhookURLRow struct{ id, owner, kind, url, want string }
 // the step changed it; then each address in again, once checked, is
 // refused as a second webhook of o1. It runs on SQLite, and on Postgres
 // where the test env names one.
-func checkWebhookURLStep(t *testing.T, file string, before int, rows []webhookURLRow, again []string) {
+func checkWebhookURLStep(t *testing.T, before int, rows []webhookURLRow, again []string) {
 	t.Helper()
-	urls := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), file)}
-	if os.Getenv(pgtest.Env) != "" {
-		urls["postgres"] = pgtest.URL(t)
-	}
-	for dialect, url := range urls {
+	for dialect, url := range dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
-			db, err := Open(url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.migrate(ctx, before); err != nil {
-				t.Fatal(err)
-			}
+			db := openAt(t, url, before)
 			for _, o := range []string{"o1", "o2"} {
 				if err := db.plain.Exec(`INSERT INTO owners (id, email, created_at) VALUES (?, ?, 0)`, o, o+"@example.com").Error; err != nil {
 					t.Fatal(err)

@@ -26,5 +26,5 @@ func TestMigrationUpperCasesStoredWebhookEscapes(t *testing.T) {
 	// An old address given again is the same webhook, in its old
 	// spelling as in another.
 	again := []string{"https://a.example.com/a%2fb", "https://a.example.com/a%2Fb", "https://b.example.com/%2E%2e/%C3%A9%20x?q=%2f&r=%e2%82%ac"}
-	checkWebhookURLStep(t, "upper.db", 31, rows, again)
+	checkWebhookURLStep(t, 31, rows, again)
 }

@@ -3,9 +3,7 @@ package llmscorer_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 )
@@ -18,22 +16,9 @@ import (
 // which OpenAI-compatible servers such as vLLM, llama.cpp and Ollama read
 // too).
 func TestScoreRequestBoundsTheAnswer(t *testing.T) {
-	var (
-		mu  sync.Mutex
-		req map[string]json.RawMessage
-	)
-	f := newFixture(t, func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		_ = json.Unmarshal(b, &req)
-		mu.Unlock()
-		reply(200, answer(`{"score": 88, "intent": "recommendation", "reason": "asks for alternatives"}`))(w, r)
-	}, time.Second)
-	if _, err := f.scorer.Score(context.Background(), match); err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
+	_, body := scoreRequest(t)
+	var req map[string]json.RawMessage
+	_ = json.Unmarshal(body, &req)
 	var n int
 	if err := json.Unmarshal(req["max_tokens"], &n); err != nil || n <= 0 || n > 512 {
 		t.Errorf("max_tokens %s, want a bound of at most 512 tokens", req["max_tokens"])

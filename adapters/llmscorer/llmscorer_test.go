@@ -177,7 +177,10 @@ func TestScoreConnectionRefused(t *testing.T) {
 	checkWarning(t, f.logs.String(), "connect")
 }
 
-func TestScoreRequest(t *testing.T) {
+// scoreRequest scores match against a server that answers with a score,
+// and returns the request the server got and its body.
+func scoreRequest(t *testing.T) (*http.Request, []byte) {
+	t.Helper()
 	var (
 		mu   sync.Mutex
 		got  *http.Request
@@ -195,6 +198,11 @@ func TestScoreRequest(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	return got, body
+}
+
+func TestScoreRequest(t *testing.T) {
+	got, body := scoreRequest(t)
 	if got.Method != http.MethodPost || got.URL.Path != "/v1/chat/completions" {
 		t.Errorf("request %s %s", got.Method, got.URL.Path)
 	}
