@@ -32,14 +32,14 @@ func TestAlertsOffLinkInABrowser(t *testing.T) {
 	if f := w.frequency(t, w.ana); f != core.AlertAtOnce {
 		t.Fatalf("opening the link made the alerts %q", f)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`main form button[type="submit"]`)),
+	if err := chromedp.Do(ctx, pageClick(`main form button[type="submit"]`),
 		chromedp.WaitReady(chromedp.CSS(`main p[role="status"]`))); err != nil {
 		t.Fatal(err)
 	}
 	if got := evalJS[string](t, ctx, `document.querySelector("main").innerText`); !strings.Contains(got, "Alert emails are off; turn them on again on the Account page.") {
 		t.Fatalf("after the button: %q", got)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`main p[role="status"] a[href="/app/account"]`)),
+	if err := chromedp.Do(ctx, pageClick(`main p[role="status"] a[href="/app/account"]`),
 		chromedp.WaitReady(chromedp.CSS(`form[action="/app/account/alerts"]`))); err != nil {
 		t.Fatal(err)
 	}

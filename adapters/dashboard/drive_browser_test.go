@@ -165,6 +165,21 @@ func openDetails(sel string) chromedp.Action[chromedp.Void] {
 	)
 }
 
+// pageClick clicks the first element matching sel inside the page once
+// it is shown: chromedp's click goes to the place it measured, and a
+// loaded machine still laying the page out can move the element away
+// between the measure and the click.
+func pageClick(sel string) chromedp.Action[chromedp.Void] {
+	q := `document.querySelector(` + strconv.Quote(sel) + `)`
+	return chromedp.Steps(
+		chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[any](q + `.click()`)(ctx, t)
+			return err
+		}),
+	)
+}
+
 func open(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("main h1"))); err != nil {
@@ -238,7 +253,7 @@ func TestDriveWhatTheWalkMisses(t *testing.T) {
 		if err := chromedp.Do(ctx, openDetails("#add-discord"),
 			chromedp.SendKeys(chromedp.CSS("#discord-url"), "https://discord.com/api/webhooks/123/"+strings.Repeat("x", 68)),
 			chromedp.SetValue(chromedp.CSS("#discord-min"), "55"),
-			chromedp.Click(chromedp.CSS(`#add-discord button[type="submit"]`)), chromedp.WaitReady(chromedp.CSS("#discord-e-url"))); err != nil {
+			pageClick(`#add-discord button[type="submit"]`), chromedp.WaitReady(chromedp.CSS("#discord-e-url"))); err != nil {
 			t.Fatal(err)
 		}
 		if got := evalJS[string](t, ctx, `document.querySelector("#discord-url").value+"|"+document.querySelector("#discord-min").value+"|"+document.querySelector("#add-discord").open`); !strings.HasSuffix(got, "|55|true") {
@@ -246,7 +261,7 @@ func TestDriveWhatTheWalkMisses(t *testing.T) {
 		}
 		fits("the add-a-channel list with a refusal")
 		chans.err = nil
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#add-discord button[type="submit"]`)), chromedp.WaitReady(chromedp.CSS(".notice"))); err != nil {
+		if err := chromedp.Do(ctx, pageClick(`#add-discord button[type="submit"]`), chromedp.WaitReady(chromedp.CSS(".notice"))); err != nil {
 			t.Fatal(err)
 		}
 		if n := len(chans.created); n != 2 || chans.created[1].Kind != "discord" || chans.created[1].URL == "" {
@@ -263,7 +278,7 @@ func TestDriveWhatTheWalkMisses(t *testing.T) {
 			chans.err = core.Errorf(core.KindInvalid, "%s", why)
 			open(t, ctx, srv.URL+"/app/webhooks")
 			if err := chromedp.Do(ctx, openDetails("#add-"+kind),
-				chromedp.Click(chromedp.CSS("#add-"+kind+` button[type="submit"]`)), chromedp.WaitReady(chromedp.CSS("#add-"+kind+"[open] p.error"))); err != nil {
+				pageClick("#add-"+kind+` button[type="submit"]`), chromedp.WaitReady(chromedp.CSS("#add-"+kind+"[open] p.error"))); err != nil {
 				t.Fatalf("%s refused: %v", kind, err)
 			}
 			fits("the add-a-channel list with the " + kind + " form refused")
@@ -272,7 +287,7 @@ func TestDriveWhatTheWalkMisses(t *testing.T) {
 
 		// The channel's test, then a reload: the answer again, nothing sent.
 		open(t, ctx, srv.URL+"/app/channels/c2")
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#test")), chromedp.WaitReady(chromedp.CSS("#test-result"))); err != nil {
+		if err := chromedp.Do(ctx, pageClick("#test"), chromedp.WaitReady(chromedp.CSS("#test-result"))); err != nil {
 			t.Fatal(err)
 		}
 		if err := chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitReady(chromedp.CSS("#test-result"))); err != nil {
@@ -292,7 +307,7 @@ func TestDriveWhatTheWalkMisses(t *testing.T) {
 		// Mark all read.
 		open(t, ctx, srv.URL+"/app/notifications")
 		fits("the notifications")
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#read-all")), chromedp.WaitReady(chromedp.CSS(".notice"))); err != nil {
+		if err := chromedp.Do(ctx, pageClick("#read-all"), chromedp.WaitReady(chromedp.CSS(".notice"))); err != nil {
 			t.Fatal(err)
 		}
 		if got := evalJS[string](t, ctx, `document.querySelector(".notice").innerText+"|"+document.querySelectorAll("li.unread").length+"|"+!!document.querySelector("#unread-count")+"|"+!!document.querySelector("#read-all")`); got != "3 marked read.|0|false|false" {
