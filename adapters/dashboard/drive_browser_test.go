@@ -174,7 +174,7 @@ func pageClick(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(
 		chromedp.WaitVisible(chromedp.CSS(sel)),
 		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-			_, err := chromedp.Evaluate[any](q + `.click()`)(ctx, t)
+			_, err := chromedp.Evaluate[any](q+`.click()`)(ctx, t)
 			return err
 		}),
 	)
