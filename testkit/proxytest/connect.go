@@ -6,8 +6,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"slices"
-	"sync"
 	"testing"
 )
 
@@ -17,11 +15,7 @@ import (
 type Connect struct {
 	srv    *httptest.Server
 	target string
-	mu     sync.Mutex
-	asks   []string
-	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
-	wake   chan struct{}
+	record[string]
 }
 
 // NewConnect starts an http proxy on 127.0.0.1 that joins every tunnel
@@ -29,7 +23,8 @@ type Connect struct {
 // t ends.
 func NewConnect(t testing.TB, target string) *Connect {
 	t.Helper()
-	p := &Connect{target: target, conns: map[net.Conn]bool{}, wake: make(chan struct{}, 1)}
+	p := &Connect{target: target}
+	p.init()
 	forward := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		r.SetURL(&url.URL{Scheme: "http", Host: target})
 		r.Out.Host = r.In.Host
@@ -42,15 +37,7 @@ func NewConnect(t testing.TB, target string) *Connect {
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h
 		}
-		p.mu.Lock()
-		if len(p.asks) < maxAsks {
-			p.asks = append(p.asks, host)
-		}
-		p.mu.Unlock()
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
+		p.ask(host)
 		if r.Method != http.MethodConnect {
 			forward.ServeHTTP(w, r)
 			return
@@ -61,12 +48,7 @@ func NewConnect(t testing.TB, target string) *Connect {
 	// waited for.
 	t.Cleanup(func() {
 		p.srv.Close()
-		p.mu.Lock()
-		for c := range p.conns {
-			c.Close()
-		}
-		p.mu.Unlock()
-		p.wg.Wait()
+		p.closeAll()
 	})
 	return p
 }
@@ -76,14 +58,7 @@ func (p *Connect) Addr() string { return p.srv.Listener.Addr().String() }
 
 // Hosts are the hosts of the tunnels and requests asked for so far,
 // without their ports, oldest first (the first maxAsks of them).
-func (p *Connect) Hosts() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.asks)
-}
-
-// Wake has a value after each ask, for a test that waits on them.
-func (p *Connect) Wake() <-chan struct{} { return p.wake }
+func (p *Connect) Hosts() []string { return p.seen() }
 
 func (p *Connect) tunnel(w http.ResponseWriter) {
 	up, err := net.Dial("tcp", p.target)
@@ -96,17 +71,9 @@ func (p *Connect) tunnel(w http.ResponseWriter) {
 		up.Close()
 		return
 	}
-	p.mu.Lock()
-	p.conns[c] = true
-	p.mu.Unlock()
-	p.wg.Add(1)
+	p.hold(c)
 	go func() {
-		defer p.wg.Done()
-		defer func() {
-			p.mu.Lock()
-			delete(p.conns, c)
-			p.mu.Unlock()
-		}()
+		defer p.let(c)
 		defer c.Close()
 		defer up.Close()
 		if _, err := rw.WriteString("HTTP/1.1 200 Connection established\r\n\r\n"); err != nil || rw.Flush() != nil {

@@ -5,13 +5,8 @@ import (
 	"io"
 	"net"
 	"slices"
-	"sync"
 	"testing"
 )
-
-// maxAsks is how many asks a proxy records; a test asks for a handful,
-// and a client gone wrong must not grow the record without end.
-const maxAsks = 1024
 
 // SocksAsk is one CONNECT a socks5 proxy was asked for: the address type
 // (RFC 1928: 1 IPv4, 3 a domain name, 4 IPv6), the host as given and the
@@ -29,11 +24,7 @@ type SocksAsk struct {
 type Socks struct {
 	ln     net.Listener
 	target string
-	mu     sync.Mutex
-	asks   []SocksAsk
-	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
-	wake   chan struct{}
+	record[SocksAsk]
 }
 
 // NewSocks starts a socks5 server on 127.0.0.1 that joins every CONNECT
@@ -44,7 +35,8 @@ func NewSocks(t testing.TB, target string) *Socks {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Socks{ln: ln, target: target, conns: map[net.Conn]bool{}, wake: make(chan struct{}, 1)}
+	p := &Socks{ln: ln, target: target}
+	p.init()
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -53,16 +45,10 @@ func NewSocks(t testing.TB, target string) *Socks {
 			if err != nil {
 				return
 			}
-			p.mu.Lock()
-			p.conns[c] = true
-			p.mu.Unlock()
-			p.wg.Add(1)
+			p.hold(c)
 			go func() {
-				defer p.wg.Done()
+				defer p.let(c)
 				p.serve(c)
-				p.mu.Lock()
-				delete(p.conns, c)
-				p.mu.Unlock()
 			}()
 		}
 	}()
@@ -70,12 +56,7 @@ func NewSocks(t testing.TB, target string) *Socks {
 	// than waited for.
 	t.Cleanup(func() {
 		ln.Close()
-		p.mu.Lock()
-		for c := range p.conns {
-			c.Close()
-		}
-		p.mu.Unlock()
-		p.wg.Wait()
+		p.closeAll()
 	})
 	return p
 }
@@ -85,14 +66,7 @@ func (p *Socks) Addr() string { return p.ln.Addr().String() }
 
 // Asks are the CONNECTs asked for so far, oldest first (the first
 // maxAsks of them).
-func (p *Socks) Asks() []SocksAsk {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.asks)
-}
-
-// Wake has a value after each ask, for a test that waits on them.
-func (p *Socks) Wake() <-chan struct{} { return p.wake }
+func (p *Socks) Asks() []SocksAsk { return p.seen() }
 
 func (p *Socks) serve(c net.Conn) {
 	defer c.Close()
@@ -170,15 +144,7 @@ func (p *Socks) serve(c net.Conn) {
 		return
 	}
 	ask.Port = int(binary.BigEndian.Uint16(b[:2]))
-	p.mu.Lock()
-	if len(p.asks) < maxAsks {
-		p.asks = append(p.asks, ask)
-	}
-	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
+	p.ask(ask)
 	reply := func(rep byte) error {
 		_, err := c.Write([]byte{5, rep, 0, 1, 127, 0, 0, 1, 0, 0})
 		return err
