@@ -132,18 +132,16 @@ type peer struct {
 
 func (p *peer) hold() { p.once.Do(func() { close(p.held) }) }
 
-// silentPeer accepts connections and never writes: a broker or database
-// whose port is open and whose process is hung (or a firewall that
-// answers the handshake and drops what follows).
-func silentPeer(t *testing.T) *peer {
+// listenPeer listens on loopback for a peer; keep holds the connections
+// it makes, which are closed with the listener when t ends.
+func listenPeer(t *testing.T) (net.Listener, *peer, func(...net.Conn)) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &peer{addr: ln.Addr().String(), held: make(chan struct{})}
-	var conns []net.Conn
 	var mu sync.Mutex
+	var conns []net.Conn
 	t.Cleanup(func() {
 		ln.Close()
 		mu.Lock()
@@ -152,15 +150,27 @@ func silentPeer(t *testing.T) *peer {
 			c.Close()
 		}
 	})
+	keep := func(c ...net.Conn) {
+		mu.Lock()
+		defer mu.Unlock()
+		conns = append(conns, c...)
+	}
+	return ln, &peer{addr: ln.Addr().String(), held: make(chan struct{})}, keep
+}
+
+// silentPeer accepts connections and never writes: a broker or database
+// whose port is open and whose process is hung (or a firewall that
+// answers the handshake and drops what follows).
+func silentPeer(t *testing.T) *peer {
+	t.Helper()
+	ln, p, keep := listenPeer(t)
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
+			keep(c)
 			// Read what the client sends, so it is not held by a full
 			// buffer but by the missing answer.
 			go func() { _, _ = io.Copy(io.Discard, c) }()
@@ -179,26 +189,7 @@ func silentPeer(t *testing.T) *peer {
 // out: type, channel, size, payload, 0xCE.
 func stallingBroker(t *testing.T, target string) *peer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &peer{addr: ln.Addr().String(), held: make(chan struct{})}
-	var mu sync.Mutex
-	var conns []net.Conn
-	keep := func(c ...net.Conn) {
-		mu.Lock()
-		defer mu.Unlock()
-		conns = append(conns, c...)
-	}
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
+	ln, p, keep := listenPeer(t)
 	go func() {
 		for {
 			c, err := ln.Accept()
