@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,28 +20,12 @@ import (
 // answers.
 func TestScrapeAnswersWhileTheQueuesCannotBeRead(t *testing.T) {
 	url := pgtest.URL(t)
-	ctx := context.Background()
+	lockTable(t, url, "webhook_deliveries")
 	db, err := gormstore.Open(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	locker, err := gormstore.Open(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
-	tx, err := locker.SQL().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
 	reg := newMetrics(db)
 	answered := make(chan string, 1)
 	go func() {
@@ -57,4 +42,29 @@ func TestScrapeAnswersWhileTheQueuesCannotBeRead(t *testing.T) {
 	case <-time.After(2 * gaugeWait):
 		t.Fatalf("no scrape answer within %s while the queue is locked", 2*gaugeWait)
 	}
+}
+
+// lockTable migrates the database at url and holds an exclusive lock on
+// table, as a migration or an operator would, until t ends; it returns
+// the lock's transaction, to look at the waits it causes.
+func lockTable(t *testing.T, url, table string) *sql.Tx {
+	t.Helper()
+	ctx := context.Background()
+	db, err := gormstore.Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback() })
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE "+table+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/testkit/pgtest"
 )
 
@@ -20,22 +19,7 @@ import (
 func TestStartAbortDuringTheBootstrap(t *testing.T) {
 	url := pgtest.URL(t)
 	ctx := context.Background()
-	db, err := gormstore.Open(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tx, err := db.SQL().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "LOCK TABLE owners IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	tx := lockTable(t, url, "owners")
 
 	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": url, "EARSHOT_ADDR": "127.0.0.1:0", "EARSHOT_BOOTSTRAP": "true"})
 	a := Serve(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
