@@ -683,17 +683,8 @@ func TestPageWordsAreNoCaptcha(t *testing.T) {
 		"a post of the results": {Status: 200, Head: doc, Document: []byte(doc)},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := &run{since: map[string]string{}}
-			pages := &fakePages{answer: func(u *url.URL) Page {
-				p := pg
-				p.URL = u.String()
-				return p
-			}}
-			rd := newReader(t, pages, r)
-			rd.Groups = -1
-			in := r.in(nil)
-			in.Phrases = []helper.Phrase{{Phrase: "captcha solver"}}
-			if err := rd.Read(context.Background(), in, r.emit); err != nil {
+			r, err := searchOnce(t, pg, "captcha solver")
+			if err != nil {
 				t.Fatalf("the search read as a captcha or block page: %v", err)
 			}
 			if len(r.posts) == 0 || len(r.reports) != 1 || !r.reports[0].OK() {

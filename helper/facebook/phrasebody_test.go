@@ -25,17 +25,7 @@ func TestTheReportedPageLeavesThePhraseOut(t *testing.T) {
 		"a 500":                         {Status: 500, Head: head},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := &run{since: map[string]string{}}
-			pages := &fakePages{answer: func(u *url.URL) Page {
-				p := pg
-				p.URL = u.String()
-				return p
-			}}
-			rd := newReader(t, pages, r)
-			rd.Groups = -1
-			in := r.in(nil)
-			in.Phrases = []helper.Phrase{{Phrase: "Captcha & Solver"}}
-			rd.Read(context.Background(), in, r.emit)
+			r, _ := searchOnce(t, pg, "Captcha & Solver")
 			if len(r.reports) == 0 {
 				t.Fatal("nothing reported")
 			}
@@ -49,4 +39,21 @@ func TestTheReportedPageLeavesThePhraseOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// searchOnce reads phrase's search, without groups, from a browser that
+// answers every address with pg, and returns what the read sent.
+func searchOnce(t *testing.T, pg Page, phrase string) (*run, error) {
+	t.Helper()
+	r := &run{since: map[string]string{}}
+	pages := &fakePages{answer: func(u *url.URL) Page {
+		p := pg
+		p.URL = u.String()
+		return p
+	}}
+	rd := newReader(t, pages, r)
+	rd.Groups = -1
+	in := r.in(nil)
+	in.Phrases = []helper.Phrase{{Phrase: phrase}}
+	return r, rd.Read(context.Background(), in, r.emit)
 }
