@@ -22,6 +22,21 @@ const liveBatch = 25
 // so a browser that went away is noticed and its slot freed.
 const heartbeat = 15 * time.Second
 
+// liveGrace holds a stream's cursors back behind the newest times it has
+// seen. A match takes its time in a transaction that commits later, and
+// scoring batches run side by side (gormstore's scoring lock is shared):
+// one that took an earlier time can commit after a poll that already saw a
+// later one. 5 seconds is more than two polls and well over a batch's
+// time from taking its time to committing, or replicas' clocks apart; a
+// commit later than that shows on the next page load. Each poll asks again
+// for what the window holds, at most liveBatch of each, and skips what it
+// sent (sentSet).
+const liveGrace = 5 * time.Second
+
+// liveSent bounds what a stream remembers having sent within its window:
+// a full batch of each kind on every poll for longer than the window.
+const liveSent = 8 * liveBatch
+
 // recheck is how often a stream checks that its session still stands,
 // so signing out (everywhere) also ends the streams already open.
 const recheck = 30 * time.Second
@@ -48,12 +63,34 @@ func (d *Dashboard) release(owner string) {
 	}
 }
 
-// liveCursor is where a live view stands: the newest match it shows and
-// the last scoring it saw. It travels as the SSE event id, so a browser
-// that reconnects resumes where it was.
+// liveCursor is where a live view polls from: liveGrace behind the newest
+// match it shows and the last scoring it saw. It travels as the SSE event
+// id, so a browser that reconnects resumes where it was, commits that
+// came late included.
 type liveCursor struct {
 	after time.Time // created after this is new
 	since time.Time // scored after this is news
+}
+
+// back is t held back by the grace window; zero stays zero (no bound),
+// and the result stays a time an event id can carry (after 1970).
+func back(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return micros(max(t.Add(-liveGrace).UnixMicro(), 1))
+}
+
+// follow moves c up to the window behind top, the newest times seen; it
+// never moves back.
+func (c liveCursor) follow(top liveCursor) liveCursor {
+	if a := back(top.after); a.After(c.after) {
+		c.after = a
+	}
+	if s := back(top.since); s.After(c.since) {
+		c.since = s
+	}
+	return c
 }
 
 func (c liveCursor) String() string {
@@ -88,7 +125,8 @@ func micros(us int64) time.Time {
 
 // startCursor reads the cursor of a new or resumed stream: the page gives
 // the newest match it shows (after, a createdAt in ms) and the time it
-// was made (since, µs); a reconnect gives Last-Event-ID.
+// was made (since, µs), held back here as the page's read could miss a
+// late commit too; a reconnect gives Last-Event-ID, held back already.
 func startCursor(r *http.Request, now time.Time) liveCursor {
 	if c, ok := parseCursor(r.Header.Get("Last-Event-ID")); ok {
 		return c
@@ -103,7 +141,68 @@ func startCursor(r *http.Request, now time.Time) liveCursor {
 	if us, err := strconv.ParseInt(r.URL.Query().Get("since"), 10, 64); err == nil && us > 0 {
 		c.since = micros(us)
 	}
-	return c
+	return liveCursor{after: back(c.after), since: back(c.since)}
+}
+
+// sentSet is what a stream sent that its window may answer again: a match
+// by its id and scoring, so a score that comes after the match is sent
+// too. It forgets what falls behind the cursor, and past max entries the
+// oldest sent, which a later poll may then send again: the page swaps a
+// match it shows for the new markup, so that costs a redraw, no copy.
+type sentSet struct {
+	max   int
+	order []sentEntry // oldest first
+	has   map[sentKey]bool
+}
+
+type sentKey struct {
+	id     string
+	scored int64 // µs; 0 when unscored
+}
+
+type sentEntry struct {
+	key     sentKey
+	created time.Time
+}
+
+func newSentSet(max int) *sentSet {
+	return &sentSet{max: max, has: make(map[sentKey]bool, max)}
+}
+
+func keyOf(it ports.InboxItem) sentKey {
+	k := sentKey{id: it.Match.ID}
+	if !it.ScoredAt.IsZero() {
+		k.scored = it.ScoredAt.UnixMicro()
+	}
+	return k
+}
+
+// add records it and says whether it was new.
+func (s *sentSet) add(it ports.InboxItem) bool {
+	k := keyOf(it)
+	if s.has[k] {
+		return false
+	}
+	if len(s.order) >= s.max {
+		delete(s.has, s.order[0].key)
+		s.order = append(s.order[:0], s.order[1:]...)
+	}
+	s.has[k] = true
+	s.order = append(s.order, sentEntry{key: k, created: it.Match.CreatedAt})
+	return true
+}
+
+// forget drops what neither of c's queries can answer again.
+func (s *sentSet) forget(c liveCursor) {
+	kept := s.order[:0]
+	for _, e := range s.order {
+		if e.created.After(c.after) || (e.key.scored != 0 && e.key.scored > c.since.UnixMicro()) {
+			kept = append(kept, e)
+		} else {
+			delete(s.has, e.key)
+		}
+	}
+	s.order = kept
 }
 
 type liveEvent struct {
@@ -135,6 +234,8 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 	}
 	defer d.release(owner)
 	cur := startCursor(r, d.cfg.Now())
+	var top liveCursor // the newest times seen
+	sent := newSentSet(liveSent)
 	rc := http.NewResponseController(w)
 	// The server's read timeout would otherwise end the stream: its
 	// deadline still stands on the connection, and the background read
@@ -189,36 +290,29 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		b.Reset()
-		sent := map[string]bool{}
 		now := d.cfg.Now()
-		// Oldest first, so that each lands on top of the one before.
-		for i := len(created) - 1; i >= 0; i-- {
-			it := created[i]
-			sent[it.Match.ID] = true
-			if it.Match.CreatedAt.After(cur.after) {
-				cur.after = it.Match.CreatedAt
-			}
-			if it.ScoredAt.After(cur.since) {
-				cur.since = it.ScoredAt
-			}
-			if err := d.writeEvent(ctx, owner, &b, it, now, cur, search); err != nil {
-				d.cfg.Logger.ErrorContext(ctx, "rendering a live match failed", "err", err)
-				return
-			}
-		}
-		for i := len(scored) - 1; i >= 0; i-- {
-			it := scored[i]
-			if it.ScoredAt.After(cur.since) {
-				cur.since = it.ScoredAt
-			}
-			if sent[it.Match.ID] {
-				continue
-			}
-			if err := d.writeEvent(ctx, owner, &b, it, now, cur, search); err != nil {
-				d.cfg.Logger.ErrorContext(ctx, "rendering a live match failed", "err", err)
-				return
+		// Oldest first, so that each lands on top of the one before; the
+		// window answers again what was sent already, skipped here.
+		for n, batch := range [][]ports.InboxItem{created, scored} {
+			for i := len(batch) - 1; i >= 0; i-- {
+				it := batch[i]
+				if n == 0 && it.Match.CreatedAt.After(top.after) {
+					top.after = it.Match.CreatedAt
+				}
+				if it.ScoredAt.After(top.since) {
+					top.since = it.ScoredAt
+				}
+				cur = cur.follow(top)
+				if !sent.add(it) {
+					continue
+				}
+				if err := d.writeEvent(ctx, owner, &b, it, now, cur, search); err != nil {
+					d.cfg.Logger.ErrorContext(ctx, "rendering a live match failed", "err", err)
+					return
+				}
 			}
 		}
+		sent.forget(cur)
 		if b.Len() == 0 {
 			if time.Since(quiet) < heartbeat {
 				continue
