@@ -412,3 +412,61 @@ func TestDriveWhatTheWalkMisses(t *testing.T) {
 		}
 	})
 }
+
+// pagedInbox is a committedInbox whose page may say older matches follow.
+type pagedInbox struct {
+	*committedInbox
+	older bool
+}
+
+func (p pagedInbox) List(ctx context.Context, o string, q ports.InboxQuery) (ports.InboxPage, error) {
+	page, err := p.committedInbox.List(ctx, o, q)
+	if p.older {
+		next := core.Millis(page.Items[len(page.Items)-1].Match.CreatedAt)
+		page.Next = &next
+	}
+	return page, err
+}
+
+// The live inbox puts a match in its place by time, one that committed
+// after a later one included; a match it shows already is swapped, not
+// shown twice; one older than the page, with older pages after it, is
+// left to them.
+func TestLiveInboxPlacesLateMatches(t *testing.T) {
+	at := func(i int) ports.InboxItem {
+		return item(i, "looking for an acme alternative", "ada", "https://x.com/"+strconv.Itoa(i))
+	}
+	for _, c := range []struct {
+		name  string
+		older bool
+		want  string
+	}{
+		{"whole view", false, "m6 m5 m4 m2 m1|3 new matches arrived."},
+		{"older pages follow", true, "m6 m5 m4 m2|2 new matches arrived."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			inbox := &committedInbox{fakeInbox: fakeInbox{items: []ports.InboxItem{at(5), at(2)}}, polled: make(chan struct{}, 1)}
+			for _, i := range []int{1, 4, 5, 6} {
+				inbox.commit(at(i))
+			}
+			d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LivePoll: 20 * time.Millisecond},
+				Deps{Sessions: fakeSessions{}, Inbox: pagedInbox{inbox, c.older}, Matches: fakeMatches{}, Phrases: fakePhrases{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(d)
+			t.Cleanup(srv.Close)
+			t.Cleanup(func() { d.Close() })
+			ctx := browserAt(t, srv, 1024)
+			open(t, ctx, srv.URL+"/app/")
+			if err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS("#m-m6"))); err != nil {
+				t.Fatal(err)
+			}
+			// Every event of the poll came before m6's, the newest.
+			got := evalJS[string](t, ctx, `Array.from(document.querySelectorAll("#matches article")).map(function(a){return a.id.slice(2)}).join(" ")+"|"+document.getElementById("live-status").textContent`)
+			if got != c.want {
+				t.Fatalf("the live inbox shows %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -63,12 +63,17 @@
       if (!fresh) return;
       var old = document.getElementById("m-" + data.id);
       if (old) { swap(old, fresh); return; }
-      var first = list.querySelector("article");
-      if (first && Number(first.dataset.created) >= data.created) return; // older than the page: not news
+      // In its place by time: a match can commit after a later one, or
+      // come into the view when it is scored.
+      var shown = list.querySelectorAll("article"), next = null;
+      for (var i = 0; i < shown.length && !next; i++) {
+        if (Number(shown[i].dataset.created) < data.created) next = shown[i];
+      }
+      if (!next && shown.length && document.querySelector('.pager a[rel="next"]')) return; // an older page's
       var empty = list.querySelector(".empty");
       if (empty) empty.remove();
       fresh.classList.add("arrived");
-      list.insertBefore(fresh, first);
+      list.insertBefore(fresh, next);
       arrived++;
       if (status) status.textContent = arrived === 1 ? "1 new match arrived." : arrived + " new matches arrived.";
     });
