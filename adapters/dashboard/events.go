@@ -23,18 +23,20 @@ const liveBatch = 25
 const heartbeat = 15 * time.Second
 
 // liveGrace holds a stream's cursors back behind the newest times it has
-// seen. A match takes its time in a transaction that commits later, and
-// scoring batches run side by side (gormstore's scoring lock is shared):
-// one that took an earlier time can commit after a poll that already saw a
-// later one. 5 seconds is more than two polls and well over a batch's
-// time from taking its time to committing, or replicas' clocks apart; a
-// commit later than that shows on the next page load. Each poll asks again
-// for what the window holds, at most liveBatch of each, and skips what it
-// sent (sentSet).
+// seen. A scoring batch takes its time before it commits, and batches run
+// side by side (gormstore's scoring lock is shared): one that took an
+// earlier time can commit after a poll that saw a later one. Created times
+// are held back alike: gormstore stamps them in commit order per owner,
+// but ports.TriageStore does not promise it. 5 seconds is more than two
+// polls, meant to outlast a batch's transaction from taking its time to
+// committing and replicas' clocks apart; a commit later than that shows on
+// the next page load. Each poll asks again for what the window holds, at
+// most liveBatch of each, and skips what it sent (sentSet).
 const liveGrace = 5 * time.Second
 
 // liveSent bounds what a stream remembers having sent within its window:
-// a full batch of each kind on every poll for longer than the window.
+// a full batch of each kind on every poll for 4 polls, longer than the
+// window at the default poll of 2 seconds.
 const liveSent = 8 * liveBatch
 
 // recheck is how often a stream checks that its session still stands,
