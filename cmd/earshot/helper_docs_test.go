@@ -262,3 +262,102 @@ func TestHelperDocsRunsUntilStopped(t *testing.T) {
 		}
 	}
 }
+
+// EARSHOT_HELPER_DIRECT, as the table has it: false reads through the
+// proxy even where the deployment's GET /proxy says required: false;
+// true reads from the owner's own address there, and exits 4 where the
+// deployment requires its proxy.
+func TestHelperDocsDirect(t *testing.T) {
+	t.Parallel()
+	reddit := newFakeReddit(t)
+	reddit.add("t3", "p1", "golang", "Any alternative to Acme?", "we need one", 1767225500)
+	sites, _ := docsSites(t, reddit.srv.Config.Handler)
+	proxy := proxytest.NewConnect(t, sites.Listener.Addr().String())
+	optional := start(t, "EARSHOT_PROXY_URL=http://"+proxy.Addr(), "EARSHOT_PROXY_REQUIRED=false")
+	required := start(t, "EARSHOT_PROXY_URL=http://"+proxy.Addr())
+	for _, s := range []*instance{optional, required} {
+		s.call("POST", "/api/v1/keywords", s.APIKey, map[string]any{"phrase": "acme", "platform": "reddit", "community": "golang"}).want(t, 201, "")
+	}
+	run := func(s *instance, direct string) (int, string) {
+		t.Helper()
+		_, env := docsHome(t, s.IngestKey)
+		env = append(env, "EARSHOT_HELPER_SERVER="+s.URL, "EARSHOT_HELPER_KEY="+s.IngestKey,
+			"EARSHOT_HELPER_REDDIT_URL="+sites.URL, "EARSHOT_HELPER_REDDIT_PACE=1ms")
+		if direct != "" {
+			env = append(env, "EARSHOT_HELPER_DIRECT="+direct)
+		}
+		return helperProcess(t, env, "--once")
+	}
+	if code, logs := run(optional, ""); code != 0 || len(proxy.Hosts()) != 2 {
+		t.Fatalf("by default the helper exited %d and asked the proxy %d times, want 0 and 2:\n%s", code, len(proxy.Hosts()), logs)
+	}
+	if code, logs := run(optional, "true"); code != 0 || len(proxy.Hosts()) != 2 {
+		t.Fatalf("direct where allowed, the helper exited %d and asked the proxy %d times, want 0 and 2 (none more):\n%s", code, len(proxy.Hosts()), logs)
+	}
+	if code, logs := run(required, "true"); code != exitNoProxy || len(proxy.Hosts()) != 2 {
+		t.Fatalf("direct where the proxy is required, the helper exited %d and asked the proxy %d times, want %d and 2:\n%s",
+			code, len(proxy.Hosts()), exitNoProxy, logs)
+	}
+}
+
+// `earshot helper -h` names every setting of docs/helper.md's table,
+// with both flags the docs give it, and its exit statuses say what the
+// docs say: 4 also when EARSHOT_HELPER_DIRECT meets a deployment that
+// requires its proxy, 5 also when --challenge has no session to save.
+func TestHelperDocsHelp(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/helper.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, help := helperProcess(t, baseEnv(t.TempDir()), "-h")
+	if code != 0 {
+		t.Fatalf("earshot helper -h exited %d:\n%s", code, help)
+	}
+	var rows []string
+	for _, l := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(l, "| `EARSHOT_HELPER_") {
+			rows = append(rows, l)
+		}
+	}
+	names := regexp.MustCompile("`(EARSHOT_HELPER_[A-Z_]+)`")
+	seen := 0
+	for _, row := range rows {
+		for _, m := range names.FindAllStringSubmatch(strings.SplitN(row, "|", 3)[1], -1) {
+			seen++
+			v := m[1]
+			if !strings.Contains(help, v) {
+				t.Errorf("-h does not name %s", v)
+			}
+			flag := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(v, "EARSHOT_")), "_", "-")
+			want := []string{flag, strings.TrimPrefix(flag, "helper-")}
+			if v == "EARSHOT_HELPER_KEY" {
+				want = want[:1] // "its one flag, --helper-key"
+			}
+			for _, f := range want {
+				if !regexp.MustCompile(`(?m)^  -` + regexp.QuoteMeta(f) + `\b`).MatchString(help) {
+					t.Errorf("-h lists no flag -%s for %s", f, v)
+				}
+			}
+		}
+	}
+	if seen < 15 {
+		t.Fatalf("found %d settings in docs/helper.md's table", seen)
+	}
+	// The paragraph after "Exit status:", one status a clause.
+	para, _, _ := strings.Cut(help[strings.Index(help, "Exit status:")+1:], "\n\n")
+	status := func(n string) string {
+		for _, c := range strings.Split(strings.Join(strings.Fields(para), " "), ";") {
+			if c = strings.TrimSpace(c); strings.HasPrefix(c, n+" ") {
+				return c
+			}
+		}
+		return ""
+	}
+	if s := status("4"); !strings.Contains(s, "EARSHOT_HELPER_DIRECT") {
+		t.Errorf("-h's exit status 4 does not say it is also a direct read the deployment refuses: %q", s)
+	}
+	if s := status("5"); !strings.Contains(s, "--challenge") {
+		t.Errorf("-h's exit status 5 does not say --challenge exits so when it saves nothing: %q", s)
+	}
+}
