@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -360,4 +363,67 @@ func TestHelperDocsHelp(t *testing.T) {
 	if s := status("5"); !strings.Contains(s, "--challenge") {
 		t.Errorf("-h's exit status 5 does not say --challenge exits so when it saves nothing: %q", s)
 	}
+}
+
+// "Solving a challenge": `earshot helper --challenge x` whose window
+// ends (Enter) without a signed-in session saves nothing and exits 5.
+// The site is x's login page as far as it matters: it sets a visitor's
+// cookie (guest_id, which x sets before any sign-in) and no session.
+// The browser runs headless here; not parallel, as it sets the
+// package's stdin and headless switch.
+func TestHelperDocsChallengeWithoutSession(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if browserRequired() {
+			t.Fatalf("EARSHOT_TEST_BROWSER is set but there is no Chromium at %s", chromiumPath)
+		}
+		t.Skipf("no Chromium at %s: browser test skipped", chromiumPath)
+	}
+	login := make(chan struct{}, 1)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: "guest_id", Value: "v1%3A1", Path: "/"})
+		writeHTML(w, http.StatusOK, "<html><body>Sign in to X</body></html>")
+		select {
+		case login <- struct{}{}:
+		default:
+		}
+	}))
+	t.Cleanup(site.Close)
+	proxy := proxytest.NewConnect(t, site.Listener.Addr().String())
+	s := start(t, "EARSHOT_PROXY_URL=http://"+proxy.Addr())
+
+	enter, pressEnter := io.Pipe()
+	helperStdin, challengeHeadless = enter, true
+	t.Cleanup(func() { helperStdin, challengeHeadless = os.Stdin, false })
+	env := map[string]string{
+		"EARSHOT_HELPER_SERVER": s.URL, "EARSHOT_HELPER_KEY": s.IngestKey, "EARSHOT_HELPER_X_URL": "http://" + docsX,
+		"EARSHOT_HELPER_STATE": t.TempDir() + "/state.json", "EARSHOT_HELPER_BROWSER": chromiumPath,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	logs := &syncWriter{w: &strings.Builder{}}
+	done := make(chan error, 1)
+	go func() {
+		done <- helperCmd(ctx, []string{"--challenge", "x"}, func(k string) string { return env[k] }, logs)
+	}()
+	select {
+	case <-login:
+	case err := <-done:
+		t.Fatalf("the helper ended before the site was shown: %v\n%s", err, logs.String())
+	case <-ctx.Done():
+		t.Fatal("the site was never shown")
+	}
+	pressEnter.Write([]byte("\n"))
+	err := <-done
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitAccountOwner || !strings.Contains(err.Error(), "nothing was saved") {
+		t.Fatalf("without a session the challenge ended with %v, want exit status %d saying nothing was saved\n%s", err, exitAccountOwner, logs.String())
+	}
+	if !slices.Contains(proxy.Hosts(), docsX) {
+		t.Errorf("the window did not go through the proxy: %v", proxy.Hosts())
+	}
+	s.call("GET", "/session?platform=x", s.IngestKey, nil).want(t, 404, "not_found")
 }
