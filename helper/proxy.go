@@ -42,7 +42,7 @@ func PlatformClient(p ProxyInfo, direct bool) (*http.Client, bool, error) {
 		// The operator turned the requirement off and the owner chose to read from their own address.
 	default:
 		u, err := url.Parse(p.Proxy.Server)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5" && u.Scheme != "socks5h") {
 			// Not echoed whole: a malformed address may hold credentials.
 			return nil, false, fmt.Errorf("the proxy the server names is not a usable address (scheme %q)", schemeOf(u))
 		}

@@ -84,11 +84,14 @@ Every setting is an environment variable with a flag of the same name
                               solves the challenge (or signs in) there and closes
                               the tab or presses Enter; the session is saved to the
                               server (PUT /session) and the command exits 0
+                              (5 when the browser holds no signed-in session)
 
 Exit status: 0 every batch was accepted (or stopped by SIGINT/SIGTERM);
 1 a pass failed; 2 bad settings; 3 the server refused the ingest key;
-4 the deployment has no proxy (GET /proxy answered 503) or requires it;
-5 (--once) an account needs its owner: see the dashboard's Accounts page.
+4 the deployment has no proxy (GET /proxy answered 503 without Retry-After)
+or requires it while EARSHOT_HELPER_DIRECT is true; 5 (--once) an account
+needs its owner: see the dashboard's Accounts page (--challenge: the browser
+held no signed-in session, so nothing was saved).
 
 flags:
 `
