@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -186,7 +187,7 @@ func AlertMail(o core.Owner, ms []core.Match, site, off string) ports.Mail {
 	for i, m := range ms {
 		fmt.Fprintf(&b, "%d. %q on %s: score %d, %s\n", i+1, m.Phrase, m.Platform, m.Score.Value, m.Score.Intent)
 		fmt.Fprintf(&b, "   %s\n", oneLine(m.Score.Reason))
-		fmt.Fprintf(&b, "   %s\n\n", m.Post.URL)
+		fmt.Fprintf(&b, "   %s\n\n", mailLink(m.Post.URL))
 	}
 	fmt.Fprintf(&b, "All matches: %s/api/v1/matches\n", site)
 	stopLines(&b, core.AlertSchedule{Frequency: core.AlertAtOnce}, site, off)
@@ -207,7 +208,7 @@ func DigestMail(o core.Owner, sched core.AlertSchedule, ms []core.Match, site, o
 	for i, m := range shown {
 		fmt.Fprintf(&b, "%d. %q on %s: score %d, %s\n", i+1, m.Phrase, m.Platform, m.Score.Value, m.Score.Intent)
 		fmt.Fprintf(&b, "   %s\n", oneLine(m.Score.Reason))
-		fmt.Fprintf(&b, "   %s\n\n", m.Post.URL)
+		fmt.Fprintf(&b, "   %s\n\n", mailLink(m.Post.URL))
 	}
 	if rest := len(ms) - len(shown); rest > 0 {
 		fmt.Fprintf(&b, "and %d more.\n\n", rest)
@@ -228,8 +229,39 @@ func stopLines(b *strings.Builder, sched core.AlertSchedule, site, off string) {
 	}
 }
 
+// oneLine is s as one line of plain text: white space runs, line
+// separators among them, made single spaces, and dropped what a reader
+// does not see but obeys: control characters and the bidirectional
+// controls, which can make the rest of a line read backwards.
 func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\u061c', r == '\u200e', r == '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069', r == '\ufeff':
+			return -1
+		case unicode.IsSpace(r):
+			return ' '
+		case unicode.IsControl(r):
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// mailLink is a post's address as one word of plain text: every byte
+// that is white space, a control or not ASCII is percent-encoded (RFC
+// 3986 section 2.1), so the address cannot end early, break its line or
+// read backwards, and opens the same page.
+func mailLink(u string) string {
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; c <= ' ' || c >= 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(u[i])
+	}
+	return b.String()
 }
 
 // Run sweeps at start, then every interval, until ctx ends. The sweep

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -139,5 +140,37 @@ func (d *Dashboard) routes() http.Handler {
 	// A mailbox provider's one-click POST comes from elsewhere and its
 	// credential is the token in its path, not a cookie: see alertsOff.
 	cop.AddInsecureBypassPattern(alertsOffPost)
-	return securityHeaders(cop.Handler(mux))
+	return securityHeaders(refuseForeignReferer(cop.Handler(mux), http.HandlerFunc(d.crossOrigin)))
+}
+
+// refuseForeignReferer refuses a write that carries neither
+// Sec-Fetch-Site nor Origin but a Referer from another host: a browser
+// too old to send the first two, or a privacy setting that drops them,
+// still names the page the form was on, and CrossOriginProtection lets
+// such a request through as if it came from no browser. The stop links'
+// route is left alone, as it is there.
+func refuseForeignReferer(next, deny http.Handler) http.Handler {
+	bypass := http.NewServeMux()
+	bypass.Handle(alertsOffPost, http.NotFoundHandler())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			next.ServeHTTP(w, r)
+			return
+		}
+		ref := r.Header.Get("Referer")
+		if ref == "" || r.Header.Get("Sec-Fetch-Site") != "" || r.Header.Get("Origin") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if _, pattern := bypass.Handler(r); pattern != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if u, err := url.Parse(ref); err != nil || u.Host != r.Host {
+			deny.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

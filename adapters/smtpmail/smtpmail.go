@@ -258,6 +258,9 @@ const maxUnsubscribe = 900
 // past RFC 5322's 998 characters, which servers refuse. Such a subject
 // goes as RFC 2047 encoded words short enough for a line each, which
 // readers join again without the spaces between them.
+//
+// A subject holding "=?" goes the same way, so that no part of it is read
+// as an encoded word it was not.
 func foldable(subject string) string {
 	const (
 		longestWord = 64 // fits after "Subject: " within go-mail's 76
@@ -270,7 +273,10 @@ func foldable(subject string) string {
 			break
 		}
 	}
-	if !long {
+	// Text that looks like an encoded word ("=?charset?b?...?=") would go
+	// out as it is and be decoded by the reader into something else: it
+	// goes encoded too, so the subject reads as it was given.
+	if !long && !strings.Contains(subject, "=?") {
 		return subject
 	}
 	var words []string
