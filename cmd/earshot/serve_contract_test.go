@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -72,5 +73,29 @@ func TestServeStopsOnSIGINT(t *testing.T) {
 	}
 	if !s.waitOutput(5*time.Second, func(_, logs string) bool { return strings.Contains(logs, `"msg":"stopping","signal":"interrupt"`) }) {
 		t.Fatalf("no stop line:\n%s", s.logs)
+	}
+}
+
+// A database that cannot be reached is said on one line by every command
+// that opens it, also for a Postgres URL without sslmode, where the
+// driver tries twice (with TLS, then without) and words each try on a
+// line of its own: a log collector reading stderr line by line gets the
+// whole cause with its "earshot:" prefix, and never the password.
+func TestUnreachableDatabaseOnOneLine(t *testing.T) {
+	t.Parallel()
+	const password = "s3cret-pw"
+	addr := closedPort(t)
+	env := append(baseEnv(t.TempDir()), "EARSHOT_SECRET_KEY="+strings.Repeat("k", 32),
+		"EARSHOT_DATABASE_URL=postgres://earshot:"+password+"@"+addr+"/earshot")
+	for _, cmd := range [][]string{{"serve"}, {"migrate"}, {"admin", "owner", "list"}} {
+		_, err := runEarshot(env, cmd...)
+		var re *runError
+		if !errors.As(err, &re) || re.code != 1 {
+			t.Fatalf("%v: %v, want exit status 1", cmd, err)
+		}
+		if !strings.HasPrefix(re.stderr, "earshot: open database: ") || strings.Count(re.stderr, "\n") != 1 ||
+			!strings.Contains(re.stderr, addr) || strings.Contains(re.stderr, password) {
+			t.Errorf("%v: stderr %q, want one line, earshot: open database: ... naming %s", cmd, re.stderr, addr)
+		}
 	}
 }
