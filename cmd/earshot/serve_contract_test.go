@@ -2,8 +2,11 @@ package main
 
 import (
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -97,5 +100,54 @@ func TestUnreachableDatabaseOnOneLine(t *testing.T) {
 			!strings.Contains(re.stderr, addr) || strings.Contains(re.stderr, password) {
 			t.Errorf("%v: stderr %q, want one line, earshot: open database: ... naming %s", cmd, re.stderr, addr)
 		}
+	}
+}
+
+// On SIGTERM a request still in flight when its share of the stop's time
+// ends (here a body that never arrives) is closed and said so, and serve
+// still exits 0 within 30 s.
+func TestStopClosesRequestsStillInFlight(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+s.IngestKey+
+		"\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"platform\""); err != nil {
+		t.Fatal(err)
+	}
+	// The hung request is in flight once the key's rate limit counted it:
+	// the remaining count falls by one more than the asks made here.
+	asks := 0
+	waitUntil(t, 10*time.Second, 20*time.Millisecond, func() bool {
+		r := s.call("GET", "/phrases?platform=x", s.IngestKey, nil).want(t, 200, "")
+		asks++
+		limit, _ := strconv.Atoi(r.Header.Get("X-Ratelimit-Limit"))
+		left, _ := strconv.Atoi(r.Header.Get("X-Ratelimit-Remaining"))
+		return limit-left == asks+1
+	}, func() string { return "the hung request was never counted" })
+
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("serve exited with %v; logs:\n%s", err, s.logs)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("serve did not stop within 30 s of SIGTERM")
+	}
+	if !s.waitOutput(5*time.Second, func(_, logs string) bool {
+		return strings.Contains(logs, `"msg":"stopping: closing the connections of requests still in flight"`)
+	}) {
+		t.Fatalf("no line about the requests closed:\n%s", s.logs)
+	}
+	// Closed, not answered.
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if b, _ := io.ReadAll(conn); len(b) != 0 {
+		t.Fatalf("the hung request was answered: %q", b)
 	}
 }
