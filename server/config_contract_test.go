@@ -165,3 +165,17 @@ func TestConfigPairsBlankHalf(t *testing.T) {
 		}
 	}
 }
+
+// Every address is a setting that can hold a secret, whatever its name
+// ends with: a self-hosted Telegram Bot API server may sit behind basic
+// authentication, and a refused EARSHOT_TELEGRAM_API is named without
+// its value, as a refused EARSHOT_..._URL is.
+func TestRefusedAddressShowsNoPassword(t *testing.T) {
+	for _, env := range []string{"EARSHOT_TELEGRAM_API", "EARSHOT_REDDIT_MIRROR_URL", "EARSHOT_REDDIT_BASE_URL"} {
+		_, err := readConfig(map[string]string{env: "https://bot:hunter2@api.example.com/?x=1"})
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Name != env || !ce.Hidden || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s with a password and a query: %v, want it refused without its value", env, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -63,6 +64,34 @@ func TestAdminSessionSet(t *testing.T) {
 		}
 		if bytes.Contains(b, []byte(value)) {
 			t.Fatalf("%s holds the cookie's value in plain text", filepath.Base(f))
+		}
+	}
+}
+
+// A binary refuses a database a newer build migrated (docs/operating.md,
+// Upgrading): migrate, serve and the console stop with status 1 and say
+// so, and change nothing, rather than run on a schema they do not know.
+func TestNewerDatabaseRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := append(baseEnv(dir), "EARSHOT_LOG_LEVEL=error")
+	if _, err := runEarshot(env, "migrate"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", filepath.Join(dir, "earshot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (100000, 'from a newer build', 0)")
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"migrate"}, {"serve"}, {"admin", "owner", "list"}} {
+		out, err := runEarshot(env, cmd...)
+		var re *runError
+		if !errors.As(err, &re) || re.code != 1 || !strings.Contains(re.stderr, "database schema is version 100000, newer than this build") || out != "" {
+			t.Errorf("%v on a newer database: %q, %v", cmd, out, err)
 		}
 	}
 }

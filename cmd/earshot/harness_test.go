@@ -100,7 +100,8 @@ func goraceNoExitSleep(opts string) string {
 
 type instance struct {
 	t         testing.TB
-	bin       string // the binary to run; empty: the one TestMain built
+	bin       string   // the binary to run; empty: the one TestMain built
+	args      []string // flags after serve
 	URL       string
 	env       []string
 	cmd       *exec.Cmd
@@ -223,7 +224,7 @@ func (s *instance) launch() {
 	if bin == "" {
 		bin = binary
 	}
-	s.cmd = exec.Command(bin, "serve")
+	s.cmd = exec.Command(bin, append([]string{"serve"}, s.args...)...)
 	s.cmd.Env = s.env
 	s.cmd.Stdout = telling{s.stdout, &s.output}
 	stderr, err := s.cmd.StderrPipe()

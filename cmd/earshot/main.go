@@ -71,7 +71,7 @@ func main() {
 		code = ee.code
 	}
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "earshot:", err)
+		fmt.Fprintln(os.Stderr, "earshot:", oneLineError(err.Error()))
 	} else {
 		code = 0
 	}
@@ -161,6 +161,30 @@ func serve(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return buildFailed(err)
 	}
 	return runUntilSignal(a, log, sigs)
+}
+
+// oneLineError puts an error's words on one line. Some peers word a
+// cause over several (the Postgres driver gives each try of a connection
+// its own line, indented); a log collector reading stderr line by line
+// would keep the first, which says only that connecting failed.
+func oneLineError(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if i > 0 && b.Len() > 0 {
+			if strings.HasSuffix(b.String(), ":") {
+				b.WriteString(" ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // buildFailed is why building an application failed, as the step that

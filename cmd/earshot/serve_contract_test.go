@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"io"
+	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,5 +76,78 @@ func TestServeStopsOnSIGINT(t *testing.T) {
 	}
 	if !s.waitOutput(5*time.Second, func(_, logs string) bool { return strings.Contains(logs, `"msg":"stopping","signal":"interrupt"`) }) {
 		t.Fatalf("no stop line:\n%s", s.logs)
+	}
+}
+
+// A database that cannot be reached is said on one line by every command
+// that opens it, also for a Postgres URL without sslmode, where the
+// driver tries twice (with TLS, then without) and words each try on a
+// line of its own: a log collector reading stderr line by line gets the
+// whole cause with its "earshot:" prefix, and never the password.
+func TestUnreachableDatabaseOnOneLine(t *testing.T) {
+	t.Parallel()
+	const password = "s3cret-pw"
+	addr := closedPort(t)
+	env := append(baseEnv(t.TempDir()), "EARSHOT_SECRET_KEY="+strings.Repeat("k", 32),
+		"EARSHOT_DATABASE_URL=postgres://earshot:"+password+"@"+addr+"/earshot")
+	for _, cmd := range [][]string{{"serve"}, {"migrate"}, {"admin", "owner", "list"}} {
+		_, err := runEarshot(env, cmd...)
+		var re *runError
+		if !errors.As(err, &re) || re.code != 1 {
+			t.Fatalf("%v: %v, want exit status 1", cmd, err)
+		}
+		if !strings.HasPrefix(re.stderr, "earshot: open database: ") || strings.Count(re.stderr, "\n") != 1 ||
+			!strings.Contains(re.stderr, addr) || strings.Contains(re.stderr, password) {
+			t.Errorf("%v: stderr %q, want one line, earshot: open database: ... naming %s", cmd, re.stderr, addr)
+		}
+	}
+}
+
+// On SIGTERM a request still in flight when its share of the stop's time
+// ends (here a body that never arrives) is closed and said so, and serve
+// still exits 0 within 30 s.
+func TestStopClosesRequestsStillInFlight(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+s.IngestKey+
+		"\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"platform\""); err != nil {
+		t.Fatal(err)
+	}
+	// The hung request is in flight once the key's rate limit counted it:
+	// the remaining count falls by one more than the asks made here.
+	asks := 0
+	waitUntil(t, 10*time.Second, 20*time.Millisecond, func() bool {
+		r := s.call("GET", "/phrases?platform=x", s.IngestKey, nil).want(t, 200, "")
+		asks++
+		limit, _ := strconv.Atoi(r.Header.Get("X-Ratelimit-Limit"))
+		left, _ := strconv.Atoi(r.Header.Get("X-Ratelimit-Remaining"))
+		return limit-left == asks+1
+	}, func() string { return "the hung request was never counted" })
+
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("serve exited with %v; logs:\n%s", err, s.logs)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("serve did not stop within 30 s of SIGTERM")
+	}
+	if !s.waitOutput(5*time.Second, func(_, logs string) bool {
+		return strings.Contains(logs, `"msg":"stopping: closing the connections of requests still in flight"`)
+	}) {
+		t.Fatalf("no line about the requests closed:\n%s", s.logs)
+	}
+	// Closed, not answered.
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if b, _ := io.ReadAll(conn); len(b) != 0 {
+		t.Fatalf("the hung request was answered: %q", b)
 	}
 }
