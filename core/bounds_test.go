@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -16,5 +17,13 @@ func TestBuildTrendsNegativeDays(t *testing.T) {
 	got := core.BuildTrends("", -1, now, counts)
 	if got.Days != 0 || len(got.PerDay) != 0 || got.Total != 0 {
 		t.Errorf("BuildTrends(days -1) = days %d, %d days counted, total %d; want an empty span", got.Days, len(got.PerDay), got.Total)
+	}
+}
+
+func TestNextDeliveryStepHighestTries(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	got := core.NextDeliveryStep(math.MaxInt, core.DefaultRetrySchedule, false, at, 0)
+	if got.Status != core.DeliveryFailed || got.Tries != math.MaxInt {
+		t.Errorf("NextDeliveryStep(MaxInt tries) = %+v, want failed at %d tries", got, math.MaxInt)
 	}
 }
