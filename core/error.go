@@ -7,22 +7,25 @@ import (
 
 // Kind classifies an error. Each kind maps to one code of the public API,
 // so transports map errors through a table, never by reading messages.
-// New kinds are only ever appended.
+// New kinds are only ever appended. Test for a kind with IsKind or
+// errors.Is(err, &Error{Kind: k}), which see through wrapping.
 type Kind int
 
+// The kinds, each with the code it is sent as (Code) and what it means
+// to the caller.
 const (
-	KindInternal        Kind = iota // server_error
-	KindInvalid                     // invalid_parameter
-	KindInvalidRequest              // invalid_request
-	KindInvalidJSON                 // invalid_json
-	KindUnauthorized                // unauthorized
-	KindForbidden                   // forbidden
-	KindPlanLimit                   // plan_limit
-	KindNotFound                    // not_found
-	KindConflict                    // conflict
-	KindPayloadTooLarge             // payload_too_large
-	KindRateLimited                 // rate_limited
-	KindUnavailable                 // service_unavailable
+	KindInternal        Kind = iota // server_error: not the caller's doing; its text is never shown to them
+	KindInvalid                     // invalid_parameter: a value the caller sent breaks a rule; the message names it
+	KindInvalidRequest              // invalid_request: the request as a whole cannot be done as asked
+	KindInvalidJSON                 // invalid_json: the body is not the JSON expected
+	KindUnauthorized                // unauthorized: no credentials, or ones that do not check out (a key, a session, a webhook signature)
+	KindForbidden                   // forbidden: valid credentials that do not allow this (a key without the scope)
+	KindPlanLimit                   // plan_limit: the plan's limit would be passed
+	KindNotFound                    // not_found: no such thing, or not the caller's
+	KindConflict                    // conflict: it clashes with what exists (a duplicate) or with its state
+	KindPayloadTooLarge             // payload_too_large: more than the bound allows in one request
+	KindRateLimited                 // rate_limited: too many requests; try again later
+	KindUnavailable                 // service_unavailable: this deployment cannot do it now or at all (no email set up)
 )
 
 var kindCodes = [...]string{
@@ -48,16 +51,20 @@ func (k Kind) Code() string {
 	return kindCodes[k]
 }
 
+// String is Code, so a kind prints as its wire code.
 func (k Kind) String() string { return k.Code() }
 
 // Error is the one error type of the domain. Message is safe to show to
 // the caller; Err, when set, is the cause and is never shown.
 type Error struct {
 	Kind    Kind
-	Message string
-	Err     error
+	Message string // caller-safe: what Message(err) returns for a kind other than KindInternal
+	Err     error  // the cause, for logs; nil when there is none
 }
 
+// Error returns the message, then ": " and the cause's text when there is
+// a cause: the text for logs. Show a caller Message(err) instead, which
+// never holds the cause.
 func (e *Error) Error() string {
 	switch {
 	case e.Err == nil:
@@ -69,6 +76,7 @@ func (e *Error) Error() string {
 	}
 }
 
+// Unwrap returns the cause, so errors.Is and errors.As reach it.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Is lets errors.Is(err, &Error{Kind: k}) match any error of kind k.
@@ -89,7 +97,8 @@ func Wrap(k Kind, cause error, message string) *Error {
 }
 
 // KindOf returns the kind of the first *Error in err's chain, KindInternal
-// for any other non-nil error.
+// for any other error, nil included: test err != nil first, or use
+// IsKind.
 func KindOf(err error) Kind {
 	var e *Error
 	if errors.As(err, &e) {

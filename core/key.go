@@ -16,8 +16,8 @@ import (
 type KeyKind string
 
 const (
-	APIKey    KeyKind = "api"
-	IngestKey KeyKind = "ingest"
+	APIKey    KeyKind = "api"    // for /api/v1; secrets start "svc_api_"
+	IngestKey KeyKind = "ingest" // for the helper endpoints; secrets start "svc_ingest_"
 )
 
 // Prefix is the fixed start of every secret of the kind.
@@ -90,9 +90,9 @@ var keyBodyLen = base64.RawURLEncoding.EncodedLen(keyBytes)
 type Scope string
 
 const (
-	ScopeRead         Scope = "read"
-	ScopeWritePhrases Scope = "write:phrases"
-	ScopeWebhooks     Scope = "webhooks"
+	ScopeRead         Scope = "read"          // read the account, phrases, matches and trends; triage matches
+	ScopeWritePhrases Scope = "write:phrases" // add, change and delete phrases
+	ScopeWebhooks     Scope = "webhooks"      // manage webhooks and channels
 )
 
 // AllScopes lists every scope, in the order they are shown.

@@ -8,6 +8,8 @@ import (
 // Intent is what a post's author wants, as the scorer reads it.
 type Intent string
 
+// The intents, in the scorer's order from the most to the least a seller
+// wants to hear of (Intents lists them; Valid checks one).
 const (
 	IntentBuying         Intent = "buying"
 	IntentRecommendation Intent = "recommendation"
@@ -36,8 +38,8 @@ const MaxReasonLen = 160
 
 // Score is the verdict on a match.
 type Score struct {
-	Value  int // 0 to 100
-	Intent Intent
+	Value  int    // 0 to 100
+	Intent Intent // one of Intents
 	Reason string // one line naming the cue
 }
 

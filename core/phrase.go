@@ -12,8 +12,8 @@ import (
 type PhraseStatus string
 
 const (
-	Listening PhraseStatus = "listening"
-	Paused    PhraseStatus = "paused"
+	Listening PhraseStatus = "listening" // matched against every new post
+	Paused    PhraseStatus = "paused"    // kept, but matched against nothing
 )
 
 // Valid reports whether s is a known status.
@@ -23,9 +23,9 @@ func (s PhraseStatus) Valid() bool { return s == Listening || s == Paused }
 type Source string
 
 const (
-	SourceReddit Source = "reddit"
-	SourceMirror Source = "mirror"
-	SourceHelper Source = "helper"
+	SourceReddit Source = "reddit" // the server's own reddit reader
+	SourceMirror Source = "mirror" // an archive of reddit the server reads when reddit itself is not read
+	SourceHelper Source = "helper" // posts a helper program sent to the ingest endpoints
 )
 
 // MaxPhraseLen is the longest phrase accepted, in characters.

@@ -3,6 +3,7 @@ package core
 // Platform is a social network a phrase listens on.
 type Platform string
 
+// The platforms; Platforms lists them and Valid checks one.
 const (
 	Reddit   Platform = "reddit"
 	X        Platform = "x"

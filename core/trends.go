@@ -107,8 +107,10 @@ func (t Trends) Date(i int) time.Time { return t.First.AddDate(0, 0, i) }
 
 // BuildTrends sums counts into the trends of phraseID ("" for all) over
 // the days days that end on the UTC day of now. Counts outside the span
-// are left out.
+// are left out. days is meant to come from CheckTrendDays; a negative
+// one is an empty span, and the span's slices grow with days.
 func BuildTrends(phraseID string, days int, now time.Time, counts []DayCount) Trends {
+	days = max(days, 0)
 	first := DayOf(now) - int64(days) + 1
 	t := Trends{PhraseID: phraseID, Days: days, First: DayStart(first), PerDay: make([]int64, days)}
 	series := func(keys []string) []TrendSeries {

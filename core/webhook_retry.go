@@ -84,7 +84,8 @@ type DeliveryStep struct {
 // a fixed value in tests); the wait grows by jitter*MaxRetryJitter of
 // itself. A value outside [0, 1) counts as 0.
 func NextDeliveryStep(tries int, schedule RetrySchedule, delivered bool, at time.Time, jitter float64) DeliveryStep {
-	tries = max(tries, 0) + 1
+	// The count stops at math.MaxInt: wrapped, it would index the schedule.
+	tries = min(max(tries, 0), math.MaxInt-1) + 1
 	if delivered {
 		return DeliveryStep{Status: DeliveryDelivered, Tries: tries}
 	}

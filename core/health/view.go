@@ -15,6 +15,9 @@ const (
 // Action is the one concrete thing the dashboard offers for an account.
 type Action string
 
+// The actions. Which issue calls for which is the table Describe reads
+// (Info.Action); Evaluate picks Connect for an account never connected
+// and NoAction for a healthy one.
 const (
 	Connect        Action = "connect"
 	Reconnect      Action = "reconnect"
