@@ -29,6 +29,23 @@ type Reader interface {
 	Read(ctx context.Context, in In, emit func(Post, Mark) error) error
 }
 
+// Keeper is a Reader whose checkpoints are named after its phrases (and
+// their groups). Keeps returns which checkpoints a read of phrases may
+// still use; get reads a checkpoint, as In.Since does. Keys of other
+// platforms are kept. Once a read of the platform has ended and its
+// batches were accepted, the runner drops the others, so the state file,
+// written whole at every batch, holds the checkpoints of the phrases
+// listened to now rather than of every phrase ever read. A reader whose
+// first read of a phrase reads at least as far as one from a checkpoint
+// does (x, facebook) loses nothing but a page's posts sent again, which
+// the server skips. Reddit is not one: a community read again after a
+// while is caught up with from its checkpoint, further than a first
+// read goes, and its keys are two per community, not per phrase.
+type Keeper interface {
+	Reader
+	Keeps(phrases []Phrase, get func(key string) string) func(key string) bool
+}
+
 // Unreader is a Reader that can tell, while it reads and after, which
 // communities of its phrases the read has not read: those the platform
 // refused for their own reason (a private reddit community) and those it

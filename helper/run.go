@@ -213,6 +213,11 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 			return errors.Join(readErr, err)
 		}
 	}
+	if k, ok := rd.(Keeper); ok && readErr == nil && !b.failed {
+		if err := r.State.Prune(k.Keeps(phrases, r.State.Get)); err != nil {
+			log.Warn("dropping the checkpoints of phrases no longer listened to failed; the next pass tries again", "err", err)
+		}
+	}
 	var p *Paused
 	if errors.As(readErr, &p) {
 		ps := pause{Paused: p, jar: sum, proxy: psum, limits: limits}

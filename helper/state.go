@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -71,6 +72,24 @@ func (s *State) Set(marks map[string]string) error {
 	for k, v := range marks {
 		s.all[s.server][k] = v
 	}
+	return s.write()
+}
+
+// Prune drops the checkpoints that keep refuses and writes the file when
+// any went. keep must not call s.
+func (s *State) Prune(keep func(key string) bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.all[s.server])
+	maps.DeleteFunc(s.all[s.server], func(k, _ string) bool { return !keep(k) })
+	if len(s.all[s.server]) == n {
+		return nil
+	}
+	return s.write()
+}
+
+// write writes the whole state; s.mu is held.
+func (s *State) write() error {
 	b, err := json.MarshalIndent(s.all, "", " ")
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/go-kit/kit/endpoint"
 	httptransport "github.com/go-kit/kit/transport/http"
@@ -74,6 +75,9 @@ type API struct {
 	cfg  Config
 	deps Deps
 	mux  *http.ServeMux
+
+	mu        sync.Mutex
+	exporting map[string]bool // owners with an export being written: see startExport
 }
 
 // New returns the API handler. It serves paths under /api/v1 only.
@@ -84,7 +88,7 @@ func New(cfg Config, deps Deps) *API {
 	if cfg.RateLimit <= 0 {
 		cfg.RateLimit = DefaultRateLimit
 	}
-	a := &API{cfg: cfg, deps: deps, mux: http.NewServeMux()}
+	a := &API{cfg: cfg, deps: deps, mux: http.NewServeMux(), exporting: map[string]bool{}}
 	opts := []httptransport.ServerOption{
 		httptransport.ServerErrorEncoder(a.encodeError),
 	}

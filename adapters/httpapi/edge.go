@@ -246,6 +246,11 @@ func (a *API) encodeError(ctx context.Context, err error, w http.ResponseWriter)
 	if kind == core.KindInternal {
 		a.cfg.Logger.ErrorContext(ctx, "request failed", "err", err)
 	}
+	if kind == core.KindRateLimited && w.Header().Get("Retry-After") == "" {
+		// A 429 says when to come back; the quotas set their own wait,
+		// and the one other refusal is an export's (startExport).
+		w.Header().Set("Retry-After", strconv.Itoa(exportRetryAfter))
+	}
 	WriteError(w, err)
 }
 

@@ -52,11 +52,43 @@ func decodeExport(ctx context.Context, r *http.Request) (any, error) {
 
 func (a *API) exportMatches(ctx context.Context, req any) (any, error) {
 	r := req.(exportRequest)
-	pages, err := a.deps.Matches.Export(ctx, keyFrom(ctx).OwnerID, r.query)
+	owner := keyFrom(ctx).OwnerID
+	if !a.startExport(owner) {
+		return nil, core.Errorf(core.KindRateLimited, "an export of yours is still being written: once it has finished, ask for this one again (retry after %d seconds)", exportRetryAfter)
+	}
+	pages, err := a.deps.Matches.Export(ctx, owner, r.query)
 	if err != nil {
+		a.endExport(owner)
 		return nil, err
 	}
-	return download{format: r.format, at: time.Now(), pages: pages, log: a.cfg.Logger}, nil
+	return download{format: r.format, at: time.Now(), pages: pages, log: a.cfg.Logger, done: func() { a.endExport(owner) }}, nil
+}
+
+// exportRetryAfter is the Retry-After, in seconds, of an export refused
+// while another of the owner's is written.
+const exportRetryAfter = 10
+
+// startExport reserves the owner's one export in this process, as the
+// dashboard does its downloads; false when it is taken. An export is one
+// request of the rate limit however long it streams, and a client may
+// take up to exportWriteWait over each page: without this bound a key
+// could hold open a goroutine, a page and a database read for every
+// request its rate limit allows. The map holds only owners with an
+// export under way.
+func (a *API) startExport(owner string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.exporting[owner] {
+		return false
+	}
+	a.exporting[owner] = true
+	return true
+}
+
+func (a *API) endExport(owner string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.exporting, owner)
 }
 
 // download is an answer written as it is read: a file of matches, page
@@ -66,6 +98,7 @@ type download struct {
 	at     time.Time // names the file
 	pages  iter.Seq2[[]core.Match, error]
 	log    *slog.Logger
+	done   func() // frees the owner's export (startExport), once written
 }
 
 // exportWriteWait is how long the client may take to read one page of an
@@ -79,6 +112,7 @@ const exportWriteWait = 30 * time.Second
 // sees a broken transfer rather than a file that looks whole. Nothing it
 // meets is an error for the encoder to answer: the answer has begun.
 func (d download) write(ctx context.Context, w http.ResponseWriter) error {
+	defer d.done()
 	h := w.Header()
 	h.Set("Content-Type", d.format.ContentType())
 	h.Set("Content-Disposition", `attachment; filename="`+d.format.FileName(d.at)+`"`)

@@ -14,13 +14,32 @@ import (
 // Window is the length of a counting window.
 const Window = time.Minute
 
+// maxKeys bounds the windows held at once. Keys come from callers (the
+// address of every request with a bad key is one), so without a bound
+// callers from many addresses (an IPv6 /48 holds 65,536 /64s) would
+// grow the map by one entry a request for a whole window. At some
+// 150 bytes an entry the bound is about 15 MB, and a single replica
+// seldom sees that many distinct callers a minute. Past it the oldest
+// window is forgotten: that key's count starts again, which only a
+// caller sending from maxKeys other keys within a window can cause.
+const maxKeys = 100_000
+
 // Memory is a fixed-window limiter in memory.
 type Memory struct {
 	now func() time.Time
 
 	mu      sync.Mutex
 	windows map[string]*window
-	swept   time.Time
+	// order holds the windows from order[head] on, oldest first, so the
+	// ended and the oldest are dropped without a scan of windows. An
+	// entry whose key now has another window is stale and skipped.
+	order []held
+	head  int
+}
+
+type held struct {
+	key string
+	w   *window
 }
 
 type window struct {
@@ -47,7 +66,7 @@ func (m *Memory) Take(_ context.Context, key string, limit int) (ports.Quota, er
 	w := m.windows[key]
 	if w == nil || now.Sub(w.start) >= Window {
 		w = &window{start: now}
-		m.windows[key] = w
+		m.add(key, w)
 	}
 	q := ports.Quota{Limit: limit, Reset: w.start.Add(Window).Sub(now)}
 	if w.count >= limit {
@@ -74,16 +93,36 @@ func (m *Memory) Peek(_ context.Context, key string, limit int) (ports.Quota, er
 	return q, nil
 }
 
-// sweep drops ended windows once a window length, so keys seen once do
-// not stay forever.
+// sweep drops the ended windows, oldest first, so keys seen once do not
+// stay forever.
 func (m *Memory) sweep(now time.Time) {
-	if now.Sub(m.swept) < Window {
-		return
+	for m.head < len(m.order) && now.Sub(m.order[m.head].w.start) >= Window {
+		m.dropOldest()
 	}
-	m.swept = now
-	for k, w := range m.windows {
-		if now.Sub(w.start) >= Window {
-			delete(m.windows, k)
-		}
+}
+
+// add holds w as key's window, first dropping the oldest while maxKeys
+// are held. The order is bounded too: a clock moved back can leave stale
+// entries behind a window that has not ended.
+func (m *Memory) add(key string, w *window) {
+	for m.head < len(m.order) && (len(m.windows) >= maxKeys || len(m.order)-m.head >= 2*maxKeys) {
+		m.dropOldest()
+	}
+	m.windows[key] = w
+	m.order = append(m.order, held{key, w})
+}
+
+// dropOldest forgets the oldest entry of order and its window, unless the
+// key has a newer one, and gives back the room the dropped entries held.
+func (m *Memory) dropOldest() {
+	h := m.order[m.head]
+	m.order[m.head] = held{}
+	m.head++
+	if m.windows[h.key] == h.w {
+		delete(m.windows, h.key)
+	}
+	if m.head >= len(m.order)/2 {
+		m.order = append(m.order[:0], m.order[m.head:]...)
+		m.head = 0
 	}
 }

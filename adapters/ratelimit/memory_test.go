@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -54,5 +55,28 @@ func TestMemoryConcurrent(t *testing.T) {
 	wg.Wait()
 	if allowed != 60 {
 		t.Fatalf("%d allowed, want 60", allowed)
+	}
+}
+
+// TestMemoryKeysBounded sends more distinct keys in one window than the
+// limiter keeps, as callers from that many addresses sending bad keys
+// would (each "auth:ADDR" is a key): the windows held stay at maxKeys,
+// and the key counted last is still counted.
+func TestMemoryKeysBounded(t *testing.T) {
+	now := time.Unix(1000, 0)
+	m := NewMemory(func() time.Time { return now })
+	ctx := context.Background()
+	for i := range 2 * maxKeys {
+		m.Take(ctx, "auth:"+strconv.Itoa(i), 1)
+		if i%1000 == 0 {
+			now = now.Add(time.Millisecond)
+		}
+	}
+	if n := len(m.windows); n > maxKeys {
+		t.Fatalf("%d windows held for %d keys, over the bound of %d", n, 2*maxKeys, maxKeys)
+	}
+	last := "auth:" + strconv.Itoa(2*maxKeys-1)
+	if q, _ := m.Take(ctx, last, 1); q.Allowed {
+		t.Fatal("the newest key's count was dropped")
 	}
 }

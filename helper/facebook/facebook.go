@@ -150,7 +150,10 @@ type joinedGroups struct {
 	Groups []Group   `json:"groups"`
 }
 
-var _ helper.PhraseUnreader = (*Reader)(nil)
+var (
+	_ helper.PhraseUnreader = (*Reader)(nil)
+	_ helper.Keeper         = (*Reader)(nil)
+)
 
 // UnreadPhrases implements helper.PhraseUnreader: the phrases of the
 // read whose own searches (the posts search, and the search of the group
@@ -206,23 +209,7 @@ func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, 
 	if c, ok := r.Pages.(interface{ Close() error }); ok {
 		defer c.Close()
 	}
-	var searches []search
-	var phrases []string
-	for _, p := range in.Phrases {
-		ph := strings.TrimSpace(p.Phrase)
-		if ph == "" {
-			continue
-		}
-		phrases = append(phrases, ph)
-		searches = append(searches, search{phrase: ph})
-		if g := strings.Trim(strings.TrimSpace(p.Community), "/"); g != "" && !strings.ContainsAny(g, "/?#") {
-			searches = append(searches, search{phrase: ph, group: g, community: g})
-		}
-	}
-	slices.SortFunc(searches, func(a, b search) int { return strings.Compare(a.group+"\x00"+a.phrase, b.group+"\x00"+b.phrase) })
-	searches = slices.Compact(searches)
-	slices.Sort(phrases)
-	phrases = slices.Compact(phrases)
+	searches, phrases := searchesOf(in.Phrases)
 	r.phrases, r.left = phrases, make(map[string]int, len(phrases))
 	for _, s := range searches {
 		r.left[s.phrase]++
@@ -237,6 +224,45 @@ func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, 
 		return nil
 	}
 	return r.readGroups(ctx, in, phrases, searches, emit)
+}
+
+// searchesOf returns the searches Read makes first for ps, each phrase's
+// and its group's, and the phrases' texts, sorted, each once.
+func searchesOf(ps []helper.Phrase) (searches []search, phrases []string) {
+	for _, p := range ps {
+		ph := strings.TrimSpace(p.Phrase)
+		if ph == "" {
+			continue
+		}
+		phrases = append(phrases, ph)
+		searches = append(searches, search{phrase: ph})
+		if g := strings.Trim(strings.TrimSpace(p.Community), "/"); g != "" && !strings.ContainsAny(g, "/?#") {
+			searches = append(searches, search{phrase: ph, group: g, community: g})
+		}
+	}
+	slices.SortFunc(searches, func(a, b search) int { return strings.Compare(a.group+"\x00"+a.phrase, b.group+"\x00"+b.phrase) })
+	slices.Sort(phrases)
+	return slices.Compact(searches), slices.Compact(phrases)
+}
+
+// Keeps implements helper.Keeper: the checkpoints of the searches of
+// phrases, in their own groups and in the joined groups kept (at most
+// maxGroupsKept), the list of those groups and the rotation's place.
+func (r *Reader) Keeps(phrases []helper.Phrase, get func(string) string) func(string) bool {
+	searches, texts := searchesOf(phrases)
+	live := map[string]bool{groupsKey: true, rotationKey: true}
+	for _, s := range searches {
+		live[Key(s.phrase, s.group)] = true
+	}
+	var kept joinedGroups
+	if err := json.Unmarshal([]byte(get(groupsKey)), &kept); err == nil {
+		for _, g := range kept.Groups {
+			for _, ph := range texts {
+				live[Key(ph, g.ID)] = true
+			}
+		}
+	}
+	return func(k string) bool { return !strings.HasPrefix(k, "facebook:") || live[k] }
 }
 
 // search is one search page: the posts search when group is "", else

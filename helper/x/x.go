@@ -76,7 +76,32 @@ type Reader struct {
 	searched map[string]bool
 }
 
-var _ helper.PhraseUnreader = (*Reader)(nil)
+var (
+	_ helper.PhraseUnreader = (*Reader)(nil)
+	_ helper.Keeper         = (*Reader)(nil)
+)
+
+// searched are the texts Read searches for phrases: trimmed, sorted,
+// each once.
+func searched(ps []helper.Phrase) []string {
+	var phrases []string
+	for _, p := range ps {
+		if t := strings.TrimSpace(p.Phrase); t != "" {
+			phrases = append(phrases, t)
+		}
+	}
+	slices.Sort(phrases)
+	return slices.Compact(phrases)
+}
+
+// Keeps implements helper.Keeper: the searches' checkpoints of phrases.
+func (r *Reader) Keeps(phrases []helper.Phrase, _ func(string) string) func(string) bool {
+	live := map[string]bool{}
+	for _, ph := range searched(phrases) {
+		live[Key(ph)] = true
+	}
+	return func(k string) bool { return !strings.HasPrefix(k, Key("")) || live[k] }
+}
 
 // UnreadPhrases implements helper.PhraseUnreader: the phrases of the
 // read that it has not searched to the end, x having refused the search
@@ -116,14 +141,7 @@ func (r *Reader) Close() error {
 // has no posts, or Pages pages were read. Each page waits the pace: x
 // counts every page against the account's search budget.
 func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, helper.Mark) error) error {
-	var phrases []string
-	for _, p := range in.Phrases {
-		if t := strings.TrimSpace(p.Phrase); t != "" {
-			phrases = append(phrases, t)
-		}
-	}
-	slices.Sort(phrases)
-	phrases = slices.Compact(phrases)
+	phrases := searched(in.Phrases)
 	r.phrases, r.searched = phrases, make(map[string]bool, len(phrases))
 	for _, ph := range phrases {
 		if err := r.search(ctx, in, ph, emit); err != nil {
