@@ -725,15 +725,127 @@ func telegramMessage(html string) telegramBody {
 	return telegramBody{Text: html, ParseMode: "HTML", LinkPreview: telegramPreview{IsDisabled: true}}
 }
 
-// escTelegram replaces the four characters Telegram's HTML mode requires
-// as entities; nothing else of a stranger's text is read as markup.
-var escTelegram = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace
+// escTelegramHTML replaces the four characters Telegram's HTML mode
+// requires as entities; nothing else of a stranger's text is read as
+// markup.
+var escTelegramHTML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace
+
+// escTelegram is text as a Telegram message shows it: no markup and no
+// mention (defuseTelegramMentions). Every part of a message is text to
+// it, the owner's phrase too: a phrase is a search term, and one written
+// as @name would otherwise ping that user in the chat with every match.
+func escTelegram(s string) string {
+	return escTelegramHTML(defuseTelegramMentions(s))
+}
+
+// defuseTelegramMentions puts an invisible U+2060 WORD JOINER after each
+// @ that could start a mention, so that nobody in the chat is notified
+// of a stranger's @username. Telegram finds mentions in the text itself,
+// whatever the parse mode, and has no switch to turn that off as
+// Discord's allowed_mentions does: the Bot API's MessageEntity type
+// "mention" (@username), https://core.telegram.org/bots/api#messageentity ,
+// and https://core.telegram.org/api/mentions . Its parser (tdlib,
+// MessageEntity.cpp, match_mentions) reads @ then 2 to 32 of
+// [A-Za-z0-9_] where the @ follows no letter, digit or underscore. Here
+// any @ before a username character is defused unless an ASCII letter,
+// digit or underscore comes before it, which is stricter: an e-mail
+// address (a@b.com) is left as written. So is an @ inside an http(s)
+// link Telegram surely reads as one (telegramLinkAt): the link starts
+// first, so Telegram reads no mention in it, and the link must still
+// work.
+func defuseTelegramMentions(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	linkEnd := 0 // s[:linkEnd] is inside a link
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i >= linkEnd && (c == 'h' || c == 'H') && (i == 0 || !telegramProtocolByte(s[i-1])) {
+			linkEnd = max(linkEnd, telegramLinkAt(s, i))
+		}
+		b.WriteByte(c)
+		if c == '@' && i >= linkEnd && i+1 < len(s) && usernameByte(s[i+1]) && (i == 0 || !usernameByte(s[i-1])) {
+			b.WriteString("\u2060")
+		}
+	}
+	return b.String()
+}
+
+// usernameByte reports whether c is one of a Telegram username's
+// characters.
+func usernameByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// telegramProtocolByte reports whether c could belong to a link's
+// scheme, or be a byte of a character that could (Telegram counts any
+// letter before "https://" into the scheme and then may refuse it).
+func telegramProtocolByte(c byte) bool {
+	return usernameByte(c) || c == '+' || c == '-' || c >= 0x80
+}
+
+// telegramLinkAt returns where the link at s[i] ends when s[i:] starts
+// with a link Telegram reads whole up to there: http:// or https://, a
+// host of dotted labels of letters, digits and hyphens ending in a label
+// of two or more letters, an optional port (1 to 65535), then a path of characters
+// that end no link and unbalance no bracket (a query or fragment right
+// after the host is not taken: Telegram's parser reads an @ in it as
+// the end of user data).
+// Otherwise it returns i. It is stricter than Telegram's parser
+// (tdlib's match_urls and fix_url): a link it refuses has its @ defused.
+func telegramLinkAt(s string, i int) int {
+	j := i
+	switch {
+	case len(s)-j >= 8 && strings.EqualFold(s[j:j+8], "https://"):
+		j += 8
+	case len(s)-j >= 7 && strings.EqualFold(s[j:j+7], "http://"):
+		j += 7
+	default:
+		return i
+	}
+	hostStart := j
+	for j < len(s) && (usernameByte(s[j]) && s[j] != '_' || s[j] == '.' || s[j] == '-') {
+		j++
+	}
+	labels := strings.Split(s[hostStart:j], ".")
+	if len(labels) < 2 {
+		return i
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return i
+		}
+	}
+	tld := labels[len(labels)-1]
+	if len(tld) < 2 || strings.Trim(strings.ToLower(tld), "abcdefghijklmnopqrstuvwxyz") != "" {
+		return i
+	}
+	if j < len(s) && s[j] == ':' {
+		k := j + 1
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if port, err := strconv.Atoi(s[j+1 : k]); err != nil || k-j-1 > 5 || port == 0 || port > 65535 {
+			return i
+		}
+		j = k
+	}
+	if j == len(s) || s[j] != '/' {
+		return i
+	}
+	for j < len(s) && (usernameByte(s[j]) || strings.IndexByte("/?#-.~!$&*+,;=:%@", s[j]) >= 0) {
+		j++
+	}
+	return j
+}
 
 func telegramLink(u, label string) string {
 	if u == "" {
 		return escTelegram(label)
 	}
-	return `<a href="` + escTelegram(u) + `">` + escTelegram(label) + "</a>"
+	return `<a href="` + escTelegramHTML(u) + `">` + escTelegram(label) + "</a>"
 }
 
 func telegramMatch(v matchView) string {
@@ -754,12 +866,14 @@ func telegramDigest(d digestView) string {
 	head := fmt.Sprintf("%s: %s, strongest first", d.heading, countNoun(d.total, "new match", "new matches"))
 	b.WriteString("<b>" + escTelegram(d.heading) + "</b>" + escTelegram(strings.TrimPrefix(head, d.heading)))
 	// Telegram's limit counts the text as shown, so the visible text is
-	// what is measured; an address inside href is not shown.
+	// what is measured, with the word joiners escTelegram adds; an
+	// address inside href is not shown.
 	used := utf16Len(head)
 	const reserve = len("\n\nand 99999999999 more: see them all")
 	shown := 0
 	for _, v := range d.matches {
-		visible := fmt.Sprintf("\n\n%d · %s · %s\n“%s” on %s by %s", v.score, v.intent, v.label, v.phrase, v.platform, orDash(v.author))
+		dm := defuseTelegramMentions
+		visible := fmt.Sprintf("\n\n%d · %s · %s\n“%s” on %s by %s", v.score, dm(v.intent), dm(v.label), dm(v.phrase), dm(v.platform), dm(orDash(v.author)))
 		if used+utf16Len(visible) > telegramTextMax-reserve {
 			break
 		}

@@ -101,7 +101,11 @@ func New(cfg Config, deps Deps) *API {
 		if r.scope != "" {
 			decode = requireScope(r.scope, decode)
 		}
-		a.mux.Handle(r.method+" "+r.path, httptransport.NewServer(r.endpoint, decode, encodeResponse, opts...))
+		var h http.Handler = httptransport.NewServer(r.endpoint, decode, encodeResponse, opts...)
+		if outboundRoutes[r.method+" "+r.path] {
+			h = a.limitOutbound(r.scope, h)
+		}
+		a.mux.Handle(r.method+" "+r.path, h)
 		paths[r.path], routed[r.method+" "+r.path] = true, true
 		allow[r.path] = allowed(allow[r.path], r.method)
 	}

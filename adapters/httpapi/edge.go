@@ -116,6 +116,61 @@ func takeQuota(ctx context.Context, l ports.RateLimiter, log *slog.Logger, w htt
 	return q.Allowed
 }
 
+// outboundRoutes are the routes that send traffic out of the service:
+// a test message, a redelivery, a replay (up to 1000 deliveries a call).
+// No other route of the API sends anything: creating or changing a
+// webhook or channel only stores it.
+var outboundRoutes = map[string]bool{
+	"POST /api/v1/webhooks/{id}/test":                          true,
+	"POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry": true,
+	"POST /api/v1/webhooks/{id}/replay":                        true,
+	"POST /api/v1/channels/{id}/test":                          true,
+	"POST /api/v1/channels/{id}/deliveries/{deliveryId}/retry": true,
+	"POST /api/v1/channels/{id}/replay":                        true,
+}
+
+// outboundKey names the owner's one bucket of outbound actions.
+func outboundKey(ownerID string) string { return "api-outbound:owner:" + ownerID }
+
+// limitOutbound counts an outbound route's request against one bucket of
+// the key's owner, shared by all the owner's keys and across replicas
+// wherever the per-key limit is, at the API's per-minute limit: the
+// per-key limit alone lets an owner with N keys send N times as much,
+// and this keeps the owner's sends from the API to what one key may
+// make, as the dashboard does for its writes. A key without the route's
+// scope is refused by the route and counts nothing here. Past the limit
+// nothing is sent: 429 rate_limited with Retry-After, and the rate
+// headers name this bucket. A limiter that fails lets the request
+// through, as takeQuota does.
+func (a *API) limitOutbound(scope core.Scope, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		k := keyFrom(ctx)
+		if a.deps.Limiter == nil || k.Allow(scope) != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		q, err := a.deps.Limiter.Take(ctx, outboundKey(k.OwnerID), a.cfg.RateLimit)
+		if err != nil {
+			a.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
+			next.ServeHTTP(w, r)
+			return
+		}
+		if q.Allowed {
+			next.ServeHTTP(w, r)
+			return
+		}
+		secs := strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1))
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
+		h.Set("X-RateLimit-Remaining", "0")
+		h.Set("Retry-After", secs)
+		a.encodeError(ctx, core.Errorf(core.KindRateLimited,
+			"the owner's limit of %d test sends, redeliveries and replays a minute, shared by all its API keys, is reached: retry after %s seconds",
+			a.cfg.RateLimit, secs), w)
+	})
+}
+
 // keyCheckAllowed says whether a key sent from the caller's address may
 // be looked up at all, where failKey counts that address's failed keys
 // on l against limit. Past the quota it sets the rate headers and
