@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
@@ -90,6 +91,11 @@ func Open(rawURL string) (*DB, error) {
 		u, perr := url.Parse(rawURL)
 		if perr != nil {
 			return nil, errors.New("postgres URL does not parse")
+		}
+		// The driver's parse of the URL as written: its error shows the
+		// operator's URL, not one with the parameters added below.
+		if _, perr := pgconn.ParseConfig(rawURL); perr != nil {
+			return nil, fmt.Errorf("open database: %w", perr)
 		}
 		db.postgres = true
 		var pageURL string
