@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
@@ -63,11 +66,13 @@ type DB struct {
 // file gets a write pool of one connection beside the read pool: writers
 // queued in Go take their turns in order, where SQLite's busy handler
 // sleeps, polls and lets one starve behind later ones (docs/adr/0016).
-// On Postgres, unless the URL sets plan_cache_mode, statements are planned
-// for their values (a generic plan costed on an empty database once
-// walked every match of an owner for a lookup by id, docs/adr/0003), but
-// the API's page, one index walk whatever the statistics, is read on a
-// pool of its own that plans it once (docs/adr/0017).
+// On Postgres a connect that gets no answer fails after connectTimeout
+// unless the operator bounds it, and unless the URL sets plan_cache_mode,
+// statements are planned for their values (a generic plan costed on an
+// empty database once walked every match of an owner for a lookup by id,
+// docs/adr/0003), but the API's page, one index walk whatever the
+// statistics, is read on a pool of its own that plans it once
+// (docs/adr/0017).
 func Open(rawURL string) (*DB, error) {
 	db := &DB{keys: keyCache{keys: map[string]cachedKey{}}}
 	var read, write, pages *gorm.DB
@@ -91,9 +96,20 @@ func Open(rawURL string) (*DB, error) {
 		if perr != nil {
 			return nil, errors.New("postgres URL does not parse")
 		}
+		// The driver's parse of the URL as written: its error shows the
+		// operator's URL, not one with the parameters added below.
+		cfg, perr := pgconn.ParseConfig(rawURL)
+		if perr != nil {
+			return nil, fmt.Errorf("open database: %w", perr)
+		}
 		db.postgres = true
 		var pageURL string
-		if q := u.Query(); !q.Has("plan_cache_mode") {
+		q := u.Query()
+		if !q.Has("connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" && cfg.ConnectTimeout == 0 {
+			q.Set("connect_timeout", strconv.Itoa(int(connectTimeout/time.Second)))
+			u.RawQuery = q.Encode()
+		}
+		if !q.Has("plan_cache_mode") {
 			q.Set("plan_cache_mode", "force_generic_plan")
 			q.Set("enable_bitmapscan", "off")
 			u.RawQuery = q.Encode()
@@ -122,6 +138,17 @@ func Open(rawURL string) (*DB, error) {
 	}
 	return db, nil
 }
+
+// connectTimeout bounds each connect to Postgres (dial, TLS, startup and
+// authentication, per host) unless the operator set connect_timeout in
+// the URL, PGCONNECT_TIMEOUT or a service file: a server that accepts the
+// connection and never answers would otherwise hold serve, migrate and
+// admin, and later a pool's new connection, forever. 30 s, as the
+// broker's dial (adapters/bus): ample for a slow link or a server waking
+// from a pause, and one figure for an operator to know. Statements, a
+// long migration's too, are not bounded by it. Whole seconds, as
+// connect_timeout is; a variable so tests can lower it.
+var connectTimeout = 30 * time.Second
 
 // pageConns bounds the connections of Postgres's page pool: the API's
 // readers beside the rest of the service's 20.

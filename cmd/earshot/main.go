@@ -36,7 +36,7 @@ commands:
   serve      run the live service
   mock       run the legacy mock management API
   migrate    create or upgrade the schema and exit
-  admin      owner, key, ingest-key, session and phrase commands
+  admin      owner, key, ingest-key, session, phrase and reddit commands
   helper     read the owner's platforms on their machine and send posts in
 
 Every setting is an environment variable with a flag of the same name:

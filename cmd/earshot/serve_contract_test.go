@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -99,6 +102,40 @@ func TestUnreachableDatabaseOnOneLine(t *testing.T) {
 		if !strings.HasPrefix(re.stderr, "earshot: open database: ") || strings.Count(re.stderr, "\n") != 1 ||
 			!strings.Contains(re.stderr, addr) || strings.Contains(re.stderr, password) {
 			t.Errorf("%v: stderr %q, want one line, earshot: open database: ... naming %s", cmd, re.stderr, addr)
+		}
+	}
+}
+
+// A Postgres that accepts the connection and never answers fails every
+// command that opens it within the connect bound (lowered here by the
+// URL's connect_timeout), with status 1 and one line that says it timed
+// out, though the driver words its TLS and plain tries on lines of their
+// own.
+func TestSilentDatabaseOnOneLine(t *testing.T) {
+	t.Parallel()
+	const password = "s3cret-pw"
+	peer := silentPeer(t)
+	env := append(baseEnv(t.TempDir()), "EARSHOT_SECRET_KEY="+strings.Repeat("k", 32),
+		"EARSHOT_DATABASE_URL=postgres://earshot:"+password+"@"+peer.addr+"/earshot?connect_timeout=2")
+	for _, cmd := range [][]string{{"serve"}, {"migrate"}, {"admin", "owner", "list"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		c := exec.CommandContext(ctx, binary, cmd...)
+		c.Env = env
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		err := c.Run()
+		hung := ctx.Err() != nil
+		cancel()
+		if hung {
+			t.Fatalf("%v still runs 20 s after connecting to a Postgres that never answers", cmd)
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("%v: %v, want exit status 1", cmd, err)
+		}
+		if msg := stderr.String(); !strings.HasPrefix(msg, "earshot: open database: ") || strings.Count(msg, "\n") != 1 ||
+			!strings.Contains(msg, peer.addr) || !strings.Contains(msg, "timeout") || strings.Contains(msg, password) {
+			t.Errorf("%v: stderr %q, want one line, earshot: open database: ... timeout, naming %s", cmd, msg, peer.addr)
 		}
 	}
 }
