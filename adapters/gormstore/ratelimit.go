@@ -31,15 +31,18 @@ type RateLimiter struct {
 }
 
 // maxLeases bounds the leases a process holds. Keys come from callers
-// (the address of every request with a bad key is one), so without a
-// bound callers from many addresses would grow held by one lease a
-// request for up to two windows, as the in-memory limiter's maxKeys
-// bounds its windows. Dropping a lease never admits a request the limit
-// does not allow: the database counts every request and every chunk when
-// leased, and a process admits only from what the database granted. A
-// dropped lease's unused tokens are lost, so its key may be refused up to
-// 99 requests early in that window, never admitted late; its count read
-// is forgotten too, so the key's next request asks the database again.
+// (every request peeks at its address's failed keys, and each address
+// sending a bad key is counted), so without a bound callers from many
+// addresses would grow held by one lease a request for up to two
+// windows. At some 250 bytes a lease (an IPv6 /64 key, its map entry and
+// its place in order) the bound is about 25 MB; past it the least
+// recently used lease is dropped, as the in-memory limiter drops its
+// oldest window. Dropping a lease never admits a request the limit does
+// not allow: the database counts every request, and every chunk when it
+// is leased, and a process admits only from what the database granted.
+// A dropped lease's unused tokens are lost, so its key may be refused up
+// to 99 requests early in that window, never admitted late; the count it
+// read is forgotten too, so the key's next request asks the database.
 const maxLeases = 100_000
 
 type leaseEntry struct {
