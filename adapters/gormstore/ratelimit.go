@@ -19,8 +19,36 @@ import (
 type RateLimiter struct {
 	db    *DB
 	mu    sync.Mutex
-	held  map[string]*lease // keys seen in a window
+	held  map[string]*lease // keys seen in a window, at most maxHeld
 	swept time.Time
+	// order holds the leases from order[head] on, least recently queued
+	// first, so the oldest is dropped past maxHeld without a scan of held.
+	// An entry whose key now has another lease, or whose lease was queued
+	// again since, is stale and skipped.
+	order   []leaseEntry
+	head    int
+	maxHeld int
+}
+
+// maxLeases bounds the leases a process holds. Keys come from callers
+// (every request peeks at its address's failed keys, and each address
+// sending a bad key is counted), so without a bound callers from many
+// addresses would grow held by one lease a request for up to two
+// windows. At some 250 bytes a lease (an IPv6 /64 key, its map entry and
+// its place in order) the bound is about 25 MB; past it the least
+// recently used lease is dropped, as the in-memory limiter drops its
+// oldest window. Dropping a lease never admits a request the limit does
+// not allow: the database counts every request, and every chunk when it
+// is leased, and a process admits only from what the database granted.
+// A dropped lease's unused tokens are lost, so its key may be refused up
+// to 99 requests early in that window, never admitted late; the count it
+// read is forgotten too, so the key's next request asks the database.
+const maxLeases = 100_000
+
+type leaseEntry struct {
+	key    string
+	b      *lease
+	queued int64 // b.queued when the entry was made
 }
 
 // lease is what this process knows of one key's current window.
@@ -31,9 +59,12 @@ type lease struct {
 	tokens  int64         // leased and granted, not yet admitted
 	excess  int64         // counted by this process's chunks beyond what they were granted
 	leasing chan struct{} // closed when the lease in flight answers; nil when none is
+	queued  int64         // when it was last put in order (µs)
 }
 
-func NewRateLimiter(db *DB) *RateLimiter { return &RateLimiter{db: db, held: map[string]*lease{}} }
+func NewRateLimiter(db *DB) *RateLimiter {
+	return &RateLimiter{db: db, held: map[string]*lease{}, maxHeld: maxLeases}
+}
 
 const (
 	rateWindow = time.Minute
@@ -50,17 +81,65 @@ type rateWindowRow struct {
 func (rateWindowRow) TableName() string { return "rate_windows" }
 
 // lease returns key's lease, made if new, sweeping ended windows once a
-// window length. l.mu is held.
+// window length. A lease in use is queued again once a window, so the
+// oldest in order is the one least recently used. l.mu is held.
 func (l *RateLimiter) lease(key string, now time.Time) *lease {
 	if now.Sub(l.swept) >= rateWindow {
 		l.swept = now
 		ended := micros(now.Add(-rateWindow))
 		maps.DeleteFunc(l.held, func(_ string, b *lease) bool { return b.started <= ended && b.leasing == nil })
+		// Drop the entries of what the sweep forgot, and the stale.
+		live := l.order[:0]
+		for _, e := range l.order[l.head:] {
+			if l.live(e) {
+				live = append(live, e)
+			}
+		}
+		clear(l.order[len(live):])
+		l.order, l.head = live, 0
 	}
-	if l.held[key] == nil {
-		l.held[key] = &lease{}
+	b := l.held[key]
+	if b == nil {
+		b = &lease{}
+		l.held[key] = b
+		l.queue(key, b, now)
+	} else if b.queued <= micros(now.Add(-rateWindow)) {
+		l.queue(key, b, now)
 	}
-	return l.held[key]
+	return b
+}
+
+// queue puts b last in order, then drops the oldest while more than
+// maxHeld are held. The order is bounded too: a clock moved back can
+// leave stale entries behind. l.mu is held.
+func (l *RateLimiter) queue(key string, b *lease, now time.Time) {
+	b.queued = micros(now)
+	l.order = append(l.order, leaseEntry{key, b, b.queued})
+	for l.head < len(l.order)-1 && (len(l.held) > l.maxHeld || len(l.order)-l.head > 2*l.maxHeld) {
+		l.dropOldest()
+	}
+}
+
+// live tells whether e is its lease's newest entry and the lease is held.
+func (l *RateLimiter) live(e leaseEntry) bool { return l.held[e.key] == e.b && e.b.queued == e.queued }
+
+// dropOldest forgets the oldest entry of order and its lease, unless it
+// is stale, and gives back the room the dropped entries held. A lease in
+// flight is forgotten too: its Take adds what the database grants to the
+// key's next lease, and requests meanwhile may lease beside it, each
+// chunk counted by the database. l.mu is held.
+func (l *RateLimiter) dropOldest() {
+	e := l.order[l.head]
+	l.order[l.head] = leaseEntry{}
+	l.head++
+	if l.live(e) {
+		delete(l.held, e.key)
+	}
+	if l.head >= len(l.order)/2 {
+		n := copy(l.order, l.order[l.head:])
+		clear(l.order[n:])
+		l.order, l.head = l.order[:n], 0
+	}
 }
 
 // answered records a count the database answered at now. l.mu is held.
