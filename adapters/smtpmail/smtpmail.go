@@ -148,9 +148,16 @@ func (m *Mailer) Send(ctx context.Context, mm ports.Mail) error {
 	ctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
 	var stops []func() bool
+	var conns []net.Conn
 	defer func() {
 		for _, stop := range stops {
 			stop()
+		}
+		// go-mail leaves the connection open when a step after the dial
+		// fails (EHLO, AUTH): closed here, or it stays until the server
+		// hangs up. Closing one go-mail closed already does nothing.
+		for _, c := range conns {
+			_ = c.Close()
 		}
 	}()
 	// go-mail watches ctx only while dialling and otherwise relies on
@@ -173,6 +180,7 @@ func (m *Mailer) Send(ctx context.Context, mm ports.Mail) error {
 			conn = tc
 		}
 		stops = append(stops, context.AfterFunc(ctx, func() { _ = conn.Close() }))
+		conns = append(conns, conn)
 		return conn, nil
 	}
 

@@ -1,9 +1,11 @@
 package smtpmail
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/mail"
@@ -300,5 +302,49 @@ func TestLongSubjectFolded(t *testing.T) {
 		if got.Subject != subject {
 			t.Errorf("Subject = %q, want %q", got.Subject, subject)
 		}
+	}
+}
+
+// TestFailedSendClosesConnection: a send that fails after the connection
+// is open (here, a server that offers no AUTH to a mailer with a
+// password) hangs up at once, rather than leave the socket open until
+// the server gives up on it; a mailer retrying every sweep would
+// otherwise hold one more socket each time.
+func TestFailedSendClosesConnection(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	end := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			end <- err
+			return
+		}
+		defer c.Close()
+		// The replies of RFC 5321's examples, without an AUTH extension.
+		_, _ = c.Write([]byte("220 mail.example ESMTP\r\n"))
+		r := bufio.NewReader(c)
+		if _, err := r.ReadString('\n'); err != nil {
+			end <- err
+			return
+		}
+		_, _ = c.Write([]byte("250 mail.example\r\n"))
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for {
+			if _, err := r.ReadString('\n'); err != nil {
+				end <- err
+				return
+			}
+		}
+	}()
+	err = newMailer(t, "smtp://earshot:"+password+"@"+ln.Addr().String()).Send(t.Context(), alert)
+	if !core.IsKind(err, core.KindUnavailable) {
+		t.Fatalf("Send: %v, want kind %v", err, core.KindUnavailable)
+	}
+	if err := <-end; !errors.Is(err, io.EOF) {
+		t.Fatalf("after the failed send the server read %v, want the client's hang-up", err)
 	}
 }
