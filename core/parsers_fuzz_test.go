@@ -181,6 +181,7 @@ func FuzzNewOwner(f *testing.F) {
 		{"ada@example.com", "Ada"}, {" Ada@Example.COM ", ""}, {"Ada <ada@example.com>", "x"}, {"ada@[10.0.0.5]", ""},
 		{"\"a b\"@example.com", ""}, {"ada@example.com", "a\tb"}, {"a@b", "\xff"}, {"ȺȺȺ@example.com", ""},
 		{strings.Repeat("a", 64) + "@" + strings.Repeat("b", 189) + ".c", ""},
+		{strings.Repeat("Ⱥ", 32) + "@" + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 50) + ".ex", ""},
 	} {
 		f.Add(s[0], s[1])
 	}
