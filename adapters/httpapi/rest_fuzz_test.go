@@ -72,8 +72,7 @@ func FuzzDecodeRemaining(f *testing.F) {
 		}
 		r := httptest.NewRequest("GET", "/api/v1/keywords", nil)
 		r.Header.Set("Authorization", header)
-		var asked string
-		asked = "\x00unasked"
+		asked := "\x00unasked"
 		_, err := bearerKey(context.Background(), r, secretSeen{&asked}, core.APIKey)
 		if !core.IsKind(err, core.KindUnauthorized) {
 			t.Fatalf("Authorization %q: %v", header, err)
