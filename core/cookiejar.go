@@ -310,12 +310,14 @@ func netscapeBool(s string) (bool, bool) {
 }
 
 // expiryTime turns an export's expiry in seconds into a time: zero or
-// negative is a session cookie (Playwright writes -1, cookies.txt 0).
+// negative is a session cookie (Playwright writes -1, cookies.txt 0), and
+// so is a fraction of the first second, which whole seconds make 0: the
+// stored form, in whole seconds, leaves 0 out as a session cookie's.
 func expiryTime(sec float64) (time.Time, bool) {
 	if math.IsNaN(sec) || math.IsInf(sec, 0) {
 		return time.Time{}, false
 	}
-	if sec <= 0 {
+	if sec < 1 {
 		return time.Time{}, true
 	}
 	if sec > maxExpiry {

@@ -26,7 +26,9 @@ const MaxEmailLen = 254
 // held to a key name's rule (plainName).
 func NewOwner(email, name string) (Owner, error) {
 	email = strings.TrimSpace(email)
-	if len(email) > MaxEmailLen {
+	// The bound is the kept address's: in lower case, which some letters
+	// make longer (Ⱥ is two bytes, ⱥ three).
+	if len(email) > MaxEmailLen || len(strings.ToLower(email)) > MaxEmailLen {
 		return Owner{}, Errorf(KindInvalid, "email must be at most %d characters", MaxEmailLen)
 	}
 	addr, err := mail.ParseAddress(email)

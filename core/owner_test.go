@@ -154,3 +154,18 @@ func TestNewOwnerEmailRefusesDomainLiteral(t *testing.T) {
 		}
 	}
 }
+
+// An address within MaxEmailLen as typed may grow past it in lower case
+// (Ⱥ is two bytes, ⱥ three): the address kept is the lower-case one, so
+// that is the one held to the bound, and the owner it makes passes
+// NewOwner again (Update re-checks a kept address).
+func TestNewOwnerEmailBoundAfterLowerCase(t *testing.T) {
+	in := strings.Repeat("Ⱥ", 32) + "@" + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 50) + ".ex"
+	o, err := core.NewOwner(in, "Ada")
+	if err == nil && len(o.Email) > core.MaxEmailLen {
+		t.Fatalf("NewOwner(%d bytes) kept an address of %d bytes", len(in), len(o.Email))
+	}
+	if err != nil && !core.IsKind(err, core.KindInvalid) {
+		t.Fatalf("NewOwner: %v", err)
+	}
+}

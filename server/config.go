@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/mail"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -106,8 +107,8 @@ var settings = []setting{
 		// The port is a number the listener can bind (0 picks one), so a
 		// mistake stops the program here, naming the setting, rather than
 		// at start in the listener's words.
-		_, port, err := net.SplitHostPort(v)
-		if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil {
+		host, port, err := net.SplitHostPort(v)
+		if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil || !listenHost(host) {
 			return errors.New("accepts host:port, for example 127.0.0.1:8080")
 		}
 		c.Addr = v
@@ -415,10 +416,31 @@ func ConfigFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, e
 			return Config{}, refused("EARSHOT_REDDIT_CLIENT_ID", "", errors.New("accepts the reddit app's id, required when EARSHOT_REDDIT_CLIENT_SECRET is set"))
 		}
 		if c.SiteURL == "" {
-			c.SiteURL = "http://" + c.Addr
+			// An IPv6 zone's % is written %25 in a URL.
+			c.SiteURL = "http://" + strings.Replace(c.Addr, "%", "%25", 1)
 		}
 		return c, nil
 	}
+}
+
+// listenHost reports whether h can be the host of a listen address: none
+// (every interface), an IP address (an IPv6 one with its zone), or a name
+// of letters, digits, dots, hyphens and underscores. Anything else the
+// listener would look up and fail on at start, and the site address made
+// of it would not parse.
+func listenHost(h string) bool {
+	if h == "" {
+		return true
+	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	for _, r := range h {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // lookup treats an empty variable as unset, as shells make it easy to

@@ -148,9 +148,16 @@ func (m *Mailer) Send(ctx context.Context, mm ports.Mail) error {
 	ctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
 	var stops []func() bool
+	var conns []net.Conn
 	defer func() {
 		for _, stop := range stops {
 			stop()
+		}
+		// go-mail leaves the connection open when a step after the dial
+		// fails (EHLO, AUTH): closed here, or it stays until the server
+		// hangs up. Closing one go-mail closed already does nothing.
+		for _, c := range conns {
+			_ = c.Close()
 		}
 	}()
 	// go-mail watches ctx only while dialling and otherwise relies on
@@ -173,6 +180,7 @@ func (m *Mailer) Send(ctx context.Context, mm ports.Mail) error {
 			conn = tc
 		}
 		stops = append(stops, context.AfterFunc(ctx, func() { _ = conn.Close() }))
+		conns = append(conns, conn)
 		return conn, nil
 	}
 
@@ -300,7 +308,20 @@ func foldable(subject string) string {
 func (m *Mailer) redact(err error) error {
 	s := err.Error()
 	if m.pass != "" {
-		s = strings.ReplaceAll(s, m.pass, "xxxxx")
+		// A server that quotes the line it refused sends the password
+		// back as AUTH sent it: in base64, alone (LOGIN) or after the
+		// user name (PLAIN). go-mail quotes a reply in Go syntax, which
+		// escapes a quote or a backslash in it. The longest form goes
+		// first.
+		quoted := strconv.Quote(m.pass)
+		for _, secret := range []string{
+			base64.StdEncoding.EncodeToString([]byte("\x00" + m.user + "\x00" + m.pass)),
+			base64.StdEncoding.EncodeToString([]byte(m.pass)),
+			quoted[1 : len(quoted)-1],
+			m.pass,
+		} {
+			s = strings.ReplaceAll(s, secret, "xxxxx")
+		}
 	}
 	// go-mail joins errors with line breaks; logs want one line.
 	return errors.New(strings.ReplaceAll(s, "\n", "; "))

@@ -1,12 +1,17 @@
 package smtpmail
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/mail"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -300,5 +305,129 @@ func TestLongSubjectFolded(t *testing.T) {
 		if got.Subject != subject {
 			t.Errorf("Subject = %q, want %q", got.Subject, subject)
 		}
+	}
+}
+
+// TestFailedSendClosesConnection: a send that fails after the connection
+// is open (here, a server that offers no AUTH to a mailer with a
+// password) hangs up at once, rather than leave the socket open until
+// the server gives up on it; a mailer retrying every sweep would
+// otherwise hold one more socket each time.
+func TestFailedSendClosesConnection(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	end := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			end <- err
+			return
+		}
+		defer c.Close()
+		// The replies of RFC 5321's examples, without an AUTH extension.
+		_, _ = c.Write([]byte("220 mail.example ESMTP\r\n"))
+		r := bufio.NewReader(c)
+		if _, err := r.ReadString('\n'); err != nil {
+			end <- err
+			return
+		}
+		_, _ = c.Write([]byte("250 mail.example\r\n"))
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for {
+			if _, err := r.ReadString('\n'); err != nil {
+				end <- err
+				return
+			}
+		}
+	}()
+	err = newMailer(t, "smtp://earshot:"+password+"@"+ln.Addr().String()).Send(t.Context(), alert)
+	if !core.IsKind(err, core.KindUnavailable) {
+		t.Fatalf("Send: %v, want kind %v", err, core.KindUnavailable)
+	}
+	if err := <-end; !errors.Is(err, io.EOF) {
+		t.Fatalf("after the failed send the server read %v, want the client's hang-up", err)
+	}
+}
+
+// TestEchoedCredentialsHidden: a server that quotes the line it refused
+// (as Sendmail does an unrecognised command) sends AUTH's credentials
+// back in base64, and go-mail's error quotes the reply: neither AUTH
+// PLAIN's nor AUTH LOGIN's encoding of the password may reach the error.
+func TestEchoedCredentialsHidden(t *testing.T) {
+	for _, mech := range []string{"PLAIN", "LOGIN"} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			r := bufio.NewReader(c)
+			// RFC 4954's exchanges, the refusal quoting what came last.
+			_, _ = c.Write([]byte("220 mail.example ESMTP\r\n"))
+			_, _ = r.ReadString('\n')
+			_, _ = c.Write([]byte("250-mail.example\r\n250 AUTH " + mech + "\r\n"))
+			line, _ := r.ReadString('\n')
+			if mech == "LOGIN" {
+				_, _ = c.Write([]byte("334 VXNlcm5hbWU6\r\n"))
+				_, _ = r.ReadString('\n')
+				_, _ = c.Write([]byte("334 UGFzc3dvcmQ6\r\n"))
+				line, _ = r.ReadString('\n')
+			}
+			_, _ = c.Write([]byte("535 5.7.8 Authentication failed: " + strings.TrimSpace(line) + "\r\n"))
+			_, _ = r.ReadString('\n')
+		}()
+		err = newMailer(t, "smtp://earshot:"+password+"@"+ln.Addr().String()).Send(t.Context(), alert)
+		_ = ln.Close()
+		if !core.IsKind(err, core.KindUnavailable) {
+			t.Fatalf("AUTH %s: Send = %v", mech, err)
+		}
+		for _, enc := range []string{
+			base64.StdEncoding.EncodeToString([]byte("\x00earshot\x00" + password)),
+			base64.StdEncoding.EncodeToString([]byte(password)),
+		} {
+			if strings.Contains(err.Error(), enc) {
+				t.Errorf("AUTH %s: the error shows the password in base64: %v", mech, err)
+			}
+		}
+	}
+}
+
+// TestQuotedPasswordHidden: go-mail quotes a reply in Go syntax, so a
+// password with a quote or a backslash that a server echoes reaches the
+// error escaped, not as written.
+func TestQuotedPasswordHidden(t *testing.T) {
+	const pass = `pa"ss\w0rd`
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		_, _ = c.Write([]byte("220 mail.example ESMTP\r\n"))
+		_, _ = r.ReadString('\n')
+		_, _ = c.Write([]byte("250-mail.example\r\n250 AUTH PLAIN\r\n"))
+		_, _ = r.ReadString('\n')
+		_, _ = c.Write([]byte("535 5.7.8 bad password " + pass + "\r\n"))
+		_, _ = r.ReadString('\n')
+	}()
+	err = newMailer(t, "smtp://earshot:"+url.QueryEscape(pass)+"@"+ln.Addr().String()).Send(t.Context(), alert)
+	if !core.IsKind(err, core.KindUnavailable) {
+		t.Fatalf("Send = %v", err)
+	}
+	if q := strconv.Quote(pass); strings.Contains(err.Error(), q[1:len(q)-1]) || strings.Contains(err.Error(), pass) {
+		t.Errorf("the error shows the password: %v", err)
 	}
 }

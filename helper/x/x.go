@@ -351,14 +351,20 @@ func waitNamed(h map[string][]string, now time.Time) time.Duration {
 	}
 	if n, err := strconv.ParseInt(get("x-rate-limit-reset"), 10, 64); err == nil && n > 0 {
 		if d := time.Unix(n, 0).Sub(now); d > 0 {
-			return d.Round(time.Second)
+			return min(d.Round(time.Second), maxNamedWait)
 		}
 	}
 	if n, err := strconv.Atoi(get("Retry-After")); err == nil && n > 0 {
-		return time.Duration(n) * time.Second
+		// Bounded before the product, which past 292 years wraps round
+		// to a negative wait or a short one.
+		return time.Duration(min(n, int(maxNamedWait/time.Second))) * time.Second
 	}
 	return 0
 }
+
+// maxNamedWait bounds a wait x names, as the server bounds the account's
+// retryAfter (core/health.MaxRetryAfter): a longer one is no plan.
+const maxNamedWait = 24 * time.Hour
 
 func describe(s helper.Signal) string {
 	switch {
