@@ -752,18 +752,30 @@ func escTelegram(s string) string {
 // address (a@b.com) is left as written. So is an @ inside an http(s)
 // link Telegram surely reads as one (telegramLinkAt): the link starts
 // first, so Telegram reads no mention in it, and the link must still
-// work.
+// work. Telegram finds links from their dots (match_urls), and a
+// candidate found from an earlier dot runs on to the next white space
+// or bracket of <>": with such a dot before the link and none of those
+// between, the link may be swallowed (its scheme read as a host,
+// "x.https", or its whole as another's path, "a.b/https://..."), so its
+// @ is defused too.
 func defuseTelegramMentions(s string) string {
 	if !strings.Contains(s, "@") {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
-	linkEnd := 0 // s[:linkEnd] is inside a link
+	linkEnd := 0    // s[:linkEnd] is inside a link
+	dotted := false // a '.' since the last byte that ends every link
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if i >= linkEnd && (c == 'h' || c == 'H') && (i == 0 || !telegramProtocolByte(s[i-1])) {
+		if i >= linkEnd && !dotted && (c == 'h' || c == 'H') && (i == 0 || !telegramProtocolByte(s[i-1])) {
 			linkEnd = max(linkEnd, telegramLinkAt(s, i))
+		}
+		switch c {
+		case ' ', '\n', '<', '>', '"':
+			dotted = false
+		case '.':
+			dotted = true
 		}
 		b.WriteByte(c)
 		if c == '@' && i >= linkEnd && i+1 < len(s) && usernameByte(s[i+1]) && (i == 0 || !usernameByte(s[i-1])) {
