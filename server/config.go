@@ -416,11 +416,17 @@ func ConfigFlags(fs *flag.FlagSet, getenv func(string) string) func() (Config, e
 			return Config{}, refused("EARSHOT_REDDIT_CLIENT_ID", "", errors.New("accepts the reddit app's id, required when EARSHOT_REDDIT_CLIENT_SECRET is set"))
 		}
 		if c.SiteURL == "" {
-			// An IPv6 zone's % is written %25 in a URL.
-			c.SiteURL = "http://" + strings.Replace(c.Addr, "%", "%25", 1)
+			c.SiteURL = siteOf(c.Addr)
 		}
 		return c, nil
 	}
+}
+
+// siteOf is the site address made of a listen address: the default of
+// EARSHOT_SITE_URL, and what it becomes once the listener is bound. An
+// IPv6 zone's % is written %25 in a URL.
+func siteOf(addr string) string {
+	return "http://" + strings.Replace(addr, "%", "%25", 1)
 }
 
 // listenHost reports whether h can be the host of a listen address: none

@@ -183,8 +183,8 @@ func startServer(lc fx.Lifecycle, cfg Config, handler http.Handler, log *slog.Lo
 			if err != nil {
 				return err
 			}
-			if cfg.SiteURL == "http://"+cfg.Addr {
-				bound := "http://" + ln.Addr().String()
+			if cfg.SiteURL == siteOf(cfg.Addr) {
+				bound := siteOf(ln.Addr().String())
 				site.url.Store(&bound)
 			}
 			log.Info("listening", "addr", ln.Addr().String(), "site", site.URL())
