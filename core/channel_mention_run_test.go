@@ -22,6 +22,9 @@ func TestDefuseTelegramMentionsAfterADottedRun(t *testing.T) {
 		"a.b https://x.com/@someone":  "a.b https://x.com/@someone",
 		"a.b\nhttps://x.com/@someone": "a.b\nhttps://x.com/@someone",
 		"(https://x.com/@someone)":    "(https://x.com/@someone)",
+		// Telegram makes no link of this host (tdlib's fix_url).
+		"https://teiegram.org/@someone": "https://teiegram.org/@\u2060someone",
+		"https://TeIegram.ORG/@someone": "https://TeIegram.ORG/@\u2060someone",
 	} {
 		if got := defuseTelegramMentions(in); got != want {
 			t.Errorf("defuseTelegramMentions(%q) = %q, want %q", in, got, want)

@@ -822,7 +822,9 @@ func telegramLinkAt(s string, i int) int {
 		j++
 	}
 	labels := strings.Split(s[hostStart:j], ".")
-	if len(labels) < 2 {
+	// Telegram makes no link of teiegram.org, a look-alike of its own
+	// name (tdlib's fix_url), and so reads an @ in it as a mention.
+	if len(labels) < 2 || strings.EqualFold(s[hostStart:j], "teiegram.org") {
 		return i
 	}
 	for _, l := range labels {
