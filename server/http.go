@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -186,6 +187,11 @@ func startServer(lc fx.Lifecycle, cfg Config, handler http.Handler, log *slog.Lo
 			if cfg.SiteURL == siteOf(cfg.Addr) {
 				bound := siteOf(ln.Addr().String())
 				site.url.Store(&bound)
+				// Every interface, but no host a browser can reach: sign-in
+				// links and alert links would name [::] or 0.0.0.0.
+				if a, err := netip.ParseAddrPort(ln.Addr().String()); err == nil && a.Addr().IsUnspecified() {
+					log.Warn("links name a wildcard address no browser can reach: set EARSHOT_SITE_URL to the address users type", "site", bound)
+				}
 			}
 			log.Info("listening", "addr", ln.Addr().String(), "site", site.URL())
 			go func() {
