@@ -22,3 +22,13 @@ func TestChannelTestRefusedSaysWhatNext(t *testing.T) {
 		"The test message did not go through: slack: the channel was deleted (channel_not_found), http 404.",
 		"Check the destination below, then send another test.")
 }
+
+// A webhook or channel on every platform says "all platforms", in the
+// list and on its page, not a bare "all".
+func TestEveryPlatformSaidInFull(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 30, 0, 0, time.UTC)
+	f := &fakeChannels{ch: core.Webhook{ID: "c1", Kind: core.ChannelSlack, URL: "hooks.slack.com/…abcd", Active: true, MinScore: 60}}
+	d := channelDashboard(t, f, 100, now)
+	wantIn(t, "the list", getAs(d, "a", "/app/webhooks").Body.String(), "score 60+, all platforms</td>")
+	wantIn(t, "the page", getAs(d, "a", "/app/channels/c1").Body.String(), "matches scored 60 or more on all platforms")
+}
