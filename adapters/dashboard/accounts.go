@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -27,10 +28,12 @@ type accountView struct {
 	Checked        string
 	CheckedISO     string
 	RetryAfter     string
-	// StateLabel is the state as the page words it: the view's own state,
-	// except that an account no helper has reported on yet is never
-	// called healthy.
+	// StateLabel is the state as the page words it: the view's own state
+	// in words ("action required"), except that an account no helper has
+	// reported on yet is never called healthy (Unreported) and a reddit
+	// the server reads without an account is not "not connected".
 	StateLabel string
+	Unreported bool
 	// ServerReads: the server reads this platform itself (reddit), so a
 	// missing account asks nothing of the owner.
 	ServerReads bool
@@ -111,14 +114,15 @@ func (d *Dashboard) accountView(s health.Status) accountView {
 	if !s.RetryAfter.IsZero() && s.RetryAfter.After(d.cfg.Now()) {
 		v.RetryAfter = s.RetryAfter.UTC().Format("15:04 UTC")
 	}
-	v.StateLabel = v.State
+	v.StateLabel = strings.ReplaceAll(v.State, "_", " ")
 	if s.State == health.Healthy && s.LastCheckedAt.IsZero() {
-		v.StateLabel = "no report yet"
+		v.StateLabel, v.Unreported = "no report yet", true
 	}
 	v.ServerReads = s.Platform == core.Reddit
 	if v.ServerReads && s.State == health.NotConnected {
 		// Reddit phrases need no account: connecting one is optional.
 		v.RequiresAction = false
+		v.StateLabel = "read by the server"
 	}
 	if d.deps.Jars != nil {
 		v.Upload, v.UploadLabel = true, "Replace the cookies"

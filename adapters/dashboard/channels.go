@@ -106,7 +106,7 @@ func (d *Dashboard) destinations(r *http.Request) ([]destinationView, error) {
 func platformsShown(ps []core.Platform) string {
 	names := platformNames(ps)
 	if len(names) == 0 || len(names) == len(core.Platforms) {
-		return "all"
+		return "all platforms"
 	}
 	return strings.Join(names, ", ")
 }

@@ -26,10 +26,10 @@ func TestDashboardChallengeFlow(t *testing.T) {
 	}
 	b.open(s.URL + "/app/accounts")
 	fb := `#acct-facebook`
-	if got := b.text(fb); !strings.Contains(got, "action_required") || !strings.Contains(got, "checkpointed") || !strings.Contains(got, "open_challenge") {
+	if got := b.text(fb); !strings.Contains(got, "action required") || !strings.Contains(got, "checkpointed") || !strings.Contains(got, "Open the challenge") {
 		t.Fatalf("facebook account: %q", got)
 	}
-	if got := b.text(`#acct-reddit`); !strings.Contains(got, "not_connected") || !strings.Contains(got, "connect") {
+	if got := b.text(`#acct-reddit`); !strings.Contains(got, "read by the server") || !strings.Contains(got, "Connect") {
 		t.Fatalf("reddit account: %q", got)
 	}
 	btn := `document.querySelector('form[data-resolve="facebook"] button')`

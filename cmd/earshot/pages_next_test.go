@@ -143,7 +143,7 @@ func TestPagesSayWhatToDoNext(t *testing.T) {
 	s.call("POST", "/account-status", s.IngestKey, map[string]any{"platform": "x", "status": 429}).want(t, 200, "")
 	atWidths(b, func(w string) {
 		b.open(s.URL + "/app/accounts")
-		if got := b.text("#acct-x .action"); !strings.HasPrefix(got, "wait") {
+		if got := b.text("#acct-x .action"); !strings.HasPrefix(got, "Wait") {
 			t.Fatalf("%s: x action %q", w, got)
 		}
 		if exists(`#acct-x .account-actions .button, #acct-x .account-actions button`) || !strings.Contains(b.text("#acct-x .account-actions"), "Nothing to press") {

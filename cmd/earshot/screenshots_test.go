@@ -86,6 +86,10 @@ func TestDashboardScreenshots(t *testing.T) {
 	})
 	waitUntil(t, 20*time.Second, 50*time.Millisecond, func() bool { return webhookOf(t, pro, pro.APIKey, bad["id"].(string))["active"] == false },
 		func() string { return "the broken webhook did not switch itself off" })
+	// A channel whose service refuses: its test failed, shown in the list and on its page.
+	chanID := dataOf(t, pro.call("POST", "/api/v1/channels", pro.APIKey, map[string]any{"kind": "ntfy", "url": broken.URL + "/" + browserNtfyTopic,
+		"min_score": 0}).want(t, 201, ""))["id"].(string)
+	pro.call("POST", "/api/v1/channels/"+chanID+"/test", pro.APIKey, nil).want(t, 200, "")
 
 	type shot struct {
 		name string
@@ -146,6 +150,24 @@ func TestDashboardScreenshots(t *testing.T) {
 		{"challenge", open("/app/accounts/" + fb["accountId"].(string) + "/challenge")},
 		{"notifications", open("/app/notifications")},
 		{"not-found", open("/app/nowhere")},
+		{"phrase-paused", func() {
+			// Listening again first, so each width pauses it and shows the notice.
+			s.call("PATCH", "/api/v1/keywords/"+phraseID, s.APIKey, map[string]any{"status": "listening"}).want(t, 200, "")
+			b.open(s.URL + "/app/phrases")
+			b.submitAndWait(`form[action="/app/phrases/` + phraseID + `/pause"] button`)
+		}},
+		{"account", open("/app/account")},
+		{"account-alerts-error", func() {
+			b.open(s.URL + "/app/account")
+			b.do(setValue("#frequency", "daily"), setValue("#zone", "Mars/Olympus"))
+			b.submitAndWait(`form[action="/app/account/alerts"] button[type="submit"]`)
+		}},
+	}
+	// An owner with nothing yet: the empty inbox and the empty lists.
+	empty := []shot{
+		{"inbox-empty", open("/app/")},
+		{"phrases-empty", open("/app/phrases")},
+		{"notifications-empty", open("/app/notifications")},
 	}
 	popen := func(path string) func() { return func() { b.open(pro.URL + path) } }
 	pros := []shot{
@@ -168,6 +190,10 @@ func TestDashboardScreenshots(t *testing.T) {
 		{"webhook-off", popen("/app/webhooks/" + bad["id"].(string))},
 		{"webhook-delete", popen("/app/webhooks/" + bad["id"].(string) + "/delete")},
 		{"notifications-webhook-off", popen("/app/notifications")},
+		{"channel-test-failed", func() {
+			b.open(pro.URL + "/app/channels/" + chanID)
+			b.submitAndWait(`#test`)
+		}},
 	}
 	widths := []struct {
 		name          string
@@ -200,6 +226,10 @@ func TestDashboardScreenshots(t *testing.T) {
 	take(signedOut[2:])
 	b.signIn(s.loginLink(s.OwnerID))
 	take(signedIn)
+	// Made only now: a second owner changes the plan's words at a limit.
+	fresh := s.mustAdmin("owner", "create", "--email", "new@example.com")
+	b.signIn(s.loginLink(fresh))
+	take(empty)
 	b.signIn(pro.loginLink(pro.OwnerID))
 	take(pros)
 }
