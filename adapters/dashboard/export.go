@@ -43,7 +43,22 @@ func (d *Dashboard) exportInbox(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	if !d.startExport(owner) {
+	// The server drops a HEAD's body but not the work of writing it: a
+	// HEAD would read every page and hold the owner's export meanwhile.
+	head := r.Method == http.MethodHead
+	if head && !d.exportBusy(owner) {
+		if _, err := d.deps.Exports.Export(ctx, owner, q); err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", format.ContentType())
+		h.Set("Content-Disposition", `attachment; filename="`+format.FileName(d.cfg.Now())+`"`)
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	if head || !d.startExport(owner) {
 		w.Header().Set("Retry-After", "10")
 		d.render(w, r, http.StatusTooManyRequests, "error", &errorView{
 			layout:  layout{Title: "Export already running", SignedIn: true},
@@ -98,6 +113,13 @@ func (d *Dashboard) startExport(owner string) bool {
 	}
 	d.exporting[owner] = true
 	return true
+}
+
+// exportBusy says whether the owner's export is taken, without taking it.
+func (d *Dashboard) exportBusy(owner string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.stopped || d.exporting[owner]
 }
 
 func (d *Dashboard) endExport(owner string) {

@@ -20,6 +20,7 @@ import (
 type exportRequest struct {
 	query  ports.MatchQuery
 	format record.Format
+	head   bool // HEAD: the answer's status and headers only
 }
 
 // decodeExport reads GET /matches's parameters and the format; a limit
@@ -47,14 +48,26 @@ func decodeExport(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return exportRequest{query: mq.(ports.MatchQuery), format: format}, nil
+	return exportRequest{query: mq.(ports.MatchQuery), format: format, head: r.Method == http.MethodHead}, nil
 }
 
 func (a *API) exportMatches(ctx context.Context, req any) (any, error) {
 	r := req.(exportRequest)
 	owner := keyFrom(ctx).OwnerID
+	if r.head {
+		// The server drops a HEAD's body but not the work of writing it:
+		// without this, a HEAD would read every page and hold the
+		// owner's export while it did. It answers what GET would.
+		if a.exportBusy(owner) {
+			return nil, errExportBusy()
+		}
+		if _, err := a.deps.Matches.Export(ctx, owner, r.query); err != nil {
+			return nil, err
+		}
+		return download{format: r.format, at: time.Now(), log: a.cfg.Logger, done: func() {}}, nil
+	}
 	if !a.startExport(owner) {
-		return nil, core.Errorf(core.KindRateLimited, "an export of yours is still being written: once it has finished, ask for this one again (retry after %d seconds)", exportRetryAfter)
+		return nil, errExportBusy()
 	}
 	pages, err := a.deps.Matches.Export(ctx, owner, r.query)
 	if err != nil {
@@ -85,6 +98,17 @@ func (a *API) startExport(owner string) bool {
 	return true
 }
 
+func errExportBusy() error {
+	return core.Errorf(core.KindRateLimited, "an export of yours is still being written: once it has finished, ask for this one again (retry after %d seconds)", exportRetryAfter)
+}
+
+// exportBusy says whether the owner's export is taken, without taking it.
+func (a *API) exportBusy(owner string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.exporting[owner]
+}
+
 func (a *API) endExport(owner string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -95,8 +119,8 @@ func (a *API) endExport(owner string) {
 // by page.
 type download struct {
 	format record.Format
-	at     time.Time // names the file
-	pages  iter.Seq2[[]core.Match, error]
+	at     time.Time                      // names the file
+	pages  iter.Seq2[[]core.Match, error] // nil for a HEAD
 	log    *slog.Logger
 	done   func() // frees the owner's export (startExport), once written
 }
@@ -121,6 +145,9 @@ func (d download) write(ctx context.Context, w http.ResponseWriter) error {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush() // the download starts at once
+	if d.pages == nil {
+		return nil
+	}
 	out := record.NewWriter(w, d.format)
 	for page, err := range d.pages {
 		if err != nil {
