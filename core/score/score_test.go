@@ -46,7 +46,7 @@ func TestRateHoldout(t *testing.T) {
 	accuracy(t, readLabelled(t, "testdata/holdout.json"), minHoldout)
 }
 
-func readLabelled(t *testing.T, path string) []labelled {
+func readLabelled(t testing.TB, path string) []labelled {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
