@@ -18,6 +18,7 @@ type cue struct {
 	why    string // how the reason names this kind of cue
 	re     *regexp.Regexp
 	need   []string // one of these occurs in every match; nil: no hint
+	mood   bool     // a word of praise or complaint: see spec.mood
 }
 
 // find returns where the cue first matches text, or nil. Go's regexp has
@@ -99,15 +100,15 @@ var specs = []spec{
 	{core.IntentComplaint, 6, `\b(cancel|cancell?ing|cancell?ed) (my|our|the) ([\w.-]+ ){0,2}(subscription|account|plan|membership|order)\b`, "wants to cancel"},
 	{core.IntentComplaint, 6, `\b(trying|want|going) to cancel\b`, "wants to cancel"},
 	{core.IntentComplaint, 5, `\b(considering|thinking (about|of)|about to|ready to) (leaving|moving|switching|cancel\w*|dropping|quitting|leave|switch|drop|quit)\b`, "is ready to leave"},
-	{core.IntentComplaint, 5, `\b(hate|hates|hated|worst|garbage|trash|terrible|awful|horrible|useless|unusable|nightmare|ridiculous|furious|fed up|sick of|waste of (money|time)|rip-?off|scammed)\b`, ""},
 	{core.IntentComplaint, 5, `\b(doesn't|does not|don't|won't|will not|can't|cannot) (work|sync|load|open|connect|log ?in|start|charge)\b|\bnot working\b`, "reports it broken"},
 	{core.IntentComplaint, 4, `\bkeeps? (on )?(getting )?(crash|fail|freez|break|disconnect|stuck|dropp|logging|deleting|losing)\w*`, "reports it broken"},
-	{core.IntentComplaint, 4, `\b(disappointed|disappointing|frustrat\w*|annoy\w*|a joke|unacceptable|overpriced|insane|outrageous|pathetic)\b`, ""},
 	{core.IntentComplaint, 4, `\b(raised|hiked|doubled|increased) (our|the|their|my) (price|prices|pricing|rates?)\b|\bprice (hike|increase)\b`, "complains about price"},
 	{core.IntentComplaint, 4, `\b(is|was|been|went|keeps going) down\b|\boutage\b|\bcrash(es|ed|ing)?\b|\bbreaks\b|\bbuggy\b`, "reports it broken"},
-	{core.IntentComplaint, 4, `\b(nobody|no one|never) (answers|responds|replied|got back)\b|\bwaiting \d+ (days|weeks|months)\b|\b(no|zero) (explanation|response|reply)\b|\bout of warranty\b|\bdied after\b`, "complains about support"},
+	{core.IntentComplaint, 4, `\b(nobody|no one|never|hasn't|haven't|didn't) (answers|responds|replied|responded|answered|got back|gotten back)\b|\bwaiting \d+ (days|weeks|months)\b|\b(no|zero) (explanation|response|reply)\b|\bout of warranty\b|\bdied after\b`, "complains about support"},
 	{core.IntentComplaint, 3, `\b(froze|frozen|locked out|logged me out|so slow|too slow|is slow|way too (high|expensive)|too expensive|refund)\b`, ""},
 	{core.IntentComplaint, 2, `\bwhat is going on\b|\bwhy is it so\b|\banyone else\b`, ""},
+	{core.IntentComplaint, 4, `\bnever (\S+ ){0,3}again\b`, "swears off"},
+	{core.IntentComplaint, 2, `🙄|😒|😡|🤬|👎`, ""},
 
 	// Question: how-to and support questions.
 	{core.IntentQuestion, 4, `\b(how (do|can|should|would) (i|we|you|one)|how to|is there a way|is it possible)\b`, ""},
@@ -117,10 +118,7 @@ var specs = []spec{
 	{core.IntentQuestion, 1, `\?`, ""},
 
 	// Praise: a satisfied user; useful for testimonials, seldom a lead.
-	{core.IntentPraise, 6, `\b(highly recommend|couldn't be happier|could not be happier|worth every penny|game ?changer|best purchase|works perfectly|changed (my life|how i))\b`, ""},
-	{core.IntentPraise, 5, `\bbest [\w ]{0,20}(i've|i have|i) (ever )?(used|use|bought|owned|had)\b`, ""},
-	{core.IntentPraise, 4, `\b(i love|love (my|it|this|the|how)|loving|amazing|fantastic|awesome|excellent|brilliant|incredible|impressed|shout ?out|huge thanks|thank you|thanks to|saved me|chef's kiss|unreal)\b`, ""},
-	{core.IntentPraise, 2, `\b(great|love|happy with|still works|solid)\b|❤️|❤|😍|🙌|🙏|💯`, ""},
+	// Its words are all moods.
 
 	// Discussion: news, opinions and chatter around the phrase.
 	{core.IntentDiscussion, 3, `\b(not worth|sticking with|decided against|no need for)\b`, "decided against buying"},
@@ -140,11 +138,31 @@ var specs = []spec{
 	{core.IntentPromotion, 1, `!!+`, "sells or advertises"},
 }
 
-// cues is specs compiled once. The patterns are constants, so a bad one
-// fails every test in this package at once rather than at run time.
-var cues = compile(specs)
+// moods are the words of praise and complaint: a negation before one
+// turns its sense ("not great" complains, "no complaints" praises), and
+// praise can be said in sarcasm or asked about (see readMood in
+// score.go). Weights as in specs.
+var moods = []spec{
+	// Complaint: the words of an unhappy user.
+	{core.IntentComplaint, 5, `\b(hate|hates|hated|worst|garbage|trash|terrible|awful|horrible|useless|unusable|nightmare|ridiculous|furious|fed up|sick of|waste of (money|time)|rip-?off|scammed)\b`, ""},
+	{core.IntentComplaint, 4, `\b(disappointed|disappointing|frustrat\w*|annoy\w*|a joke|unacceptable|overpriced|insane|outrageous|pathetic)\b`, ""},
+	{core.IntentComplaint, 3, `\bbad\b`, ""},
+	{core.IntentComplaint, 2, `\b(complaints?|issues?|problems?)\b`, ""},
 
-func compile(ss []spec) []cue {
+	// Praise: a satisfied user; useful for testimonials, seldom a lead.
+	{core.IntentPraise, 6, `\b(highly recommend|couldn't be happier|could not be happier|worth every penny|game ?changer|best purchase|works perfectly|changed (my life|how i))\b`, ""},
+	{core.IntentPraise, 5, `\bbest [\w ]{0,20}(i've|i have|i) (ever )?(used|use|bought|owned|had)\b`, ""},
+	{core.IntentPraise, 4, `\b(i love|love (my|it|this|the|how)|loving|amazing|fantastic|awesome|excellent|brilliant|incredible|impressed|shout ?out|huge thanks|thank you|thanks to|saved me|chef's kiss|unreal)\b`, ""},
+	{core.IntentPraise, 3, `\brecommend\b`, ""},
+	{core.IntentPraise, 2, `\b(great|love|happy with|still works|solid)\b|❤️|❤|😍|🙌|🙏|💯`, ""},
+}
+
+// cues is specs and moods compiled once. The patterns are constants, so
+// a bad one fails every test in this package at once rather than at run
+// time.
+var cues = append(compile(specs, false), compile(moods, true)...)
+
+func compile(ss []spec, mood bool) []cue {
 	out := make([]cue, 0, len(ss))
 	for _, s := range ss {
 		why := s.why
@@ -160,7 +178,7 @@ func compile(ss []spec) []cue {
 		if t, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 			need = needed(t.Simplify())
 		}
-		out = append(out, cue{intent: s.intent, weight: s.weight, why: why, re: re, need: need})
+		out = append(out, cue{intent: s.intent, weight: s.weight, why: why, re: re, need: need, mood: mood})
 	}
 	return out
 }

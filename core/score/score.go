@@ -99,15 +99,29 @@ func Rate(phrase string, post core.Post) core.Score {
 
 	evidence := map[core.Intent]int{}
 	top := map[core.Intent]hit{}
+	add := func(intent core.Intent, h hit) {
+		evidence[intent] += h.weight
+		if t, ok := top[intent]; !ok || h.weight > t.weight {
+			top[intent] = h
+		}
+	}
+	tagged := -1 // whether the post marks itself sarcastic; -1: not yet looked
 	for _, c := range cues {
 		loc := c.find(text)
 		if loc == nil {
 			continue
 		}
-		evidence[c.intent] += c.weight
-		if h, ok := top[c.intent]; !ok || c.weight > h.cue.weight {
-			top[c.intent] = hit{cue: c, start: loc[0], end: loc[1]}
+		if !c.mood {
+			add(c.intent, hit{weight: c.weight, why: c.why, start: loc[0], end: loc[1]})
+			continue
 		}
+		if tagged < 0 && c.intent == core.IntentPraise {
+			tagged = 0
+			if sarcasmTagged(text) {
+				tagged = 1
+			}
+		}
+		readMood(text, c, loc, tagged == 1, add)
 	}
 
 	intent := core.IntentDiscussion
@@ -141,14 +155,258 @@ func Rate(phrase string, post core.Post) core.Score {
 	return core.Score{
 		Value:  max(0, min(100, value)),
 		Intent: intent,
-		Reason: reason(h.cue.why, text[h.start:h.end], near),
+		Reason: reason(h.why, text[h.start:h.end], near),
 	}
 }
 
-// hit is where a cue matched in the normalised text.
+// hit is where a cue matched in the normalised text, the weight it
+// counts with and how the reason names it.
 type hit struct {
-	cue        cue
+	weight     int
+	why        string
 	start, end int
+}
+
+// maxReadings bounds the matches of one mood cue read in a post: past
+// the first plain one none counts, and a post that negates the same word
+// more often than this is read by its first few.
+const maxReadings = 4
+
+// readMood counts a word of praise or complaint (cue.mood) as its
+// matches read: at the first plain match it counts for its own intent,
+// and once, before that, for the opposite one if a match is negated or,
+// for praise, sarcastic. Praise asked about ("is it great?") counts for
+// nothing. tagged says the post marks itself sarcastic ("/s", 🙄).
+func readMood(text string, c cue, loc []int, tagged bool, add func(core.Intent, hit)) {
+	flipped := false
+	for n := 0; ; n++ {
+		start, end := loc[0], loc[1]
+		from, why, sense := reading(text, c.intent, start, end, tagged)
+		switch sense {
+		case plain:
+			add(c.intent, hit{weight: c.weight, why: c.why, start: start, end: end})
+			return
+		case turned:
+			if !flipped {
+				flipped = true
+				add(opposite(c.intent), hit{weight: c.weight, why: why, start: from, end: end})
+			}
+		}
+		if n+1 == maxReadings || end >= len(text) {
+			return
+		}
+		// A cue that matched nothing (an empty match) moves on a byte.
+		next := max(end, start+1)
+		more := c.re.FindStringIndex(text[next:])
+		if more == nil {
+			return
+		}
+		loc = []int{next + more[0], next + more[1]}
+	}
+}
+
+func opposite(i core.Intent) core.Intent {
+	if i == core.IntentPraise {
+		return core.IntentComplaint
+	}
+	return core.IntentPraise
+}
+
+// sense is how a mood cue's match reads.
+type sense int
+
+const (
+	plain  sense = iota // as the word says
+	turned              // the other way: negated, or praise said in sarcasm
+	asked               // praise inside a question, which praises nothing
+)
+
+// negationWords is how many words before a mood word a negator may
+// stand and still govern it: "not great", "isn't that great", "not
+// very happy with", but not a "not" three words further back.
+const negationWords = 3
+
+// reading says how the match [start, end) of a mood cue of intent reads
+// and, when it is turned, where the words that turn it start and how the
+// reason names it. A match that holds a negator itself ("couldn't be
+// happier") was written with it and reads plain.
+func reading(text string, intent core.Intent, start, end int, tagged bool) (from int, why string, s sense) {
+	if hasNegator(text[start:end]) {
+		return start, "", plain
+	}
+	if at := negationBefore(text, start, end); at >= 0 {
+		return at, whyOf[opposite(intent)], turned
+	}
+	if intent != core.IntentPraise {
+		return start, "", plain
+	}
+	if at := sarcasmBefore(text, start); at >= 0 {
+		return at, "is sarcastic", turned
+	}
+	if tagged || sarcasmAfter(text[end:]) {
+		return start, "is sarcastic", turned
+	}
+	if questionAfter(text[end:]) {
+		return start, "", asked
+	}
+	return start, "", plain
+}
+
+// scanBytes bounds how far before or after a match the reading looks:
+// a few words, never the whole post.
+const scanBytes = 80
+
+// negationBefore returns where a negator starts that governs the match
+// [start, end), or -1. It looks at most negationWords words back and not
+// past the clause: a comma, a full stop or a "but" ends the negation's
+// reach ("not cheap, but great"). "not only", "not just", "no doubt",
+// "no wonder" and "nothing but" negate nothing, nor does "can't ...
+// enough" ("can't recommend it enough").
+func negationBefore(text string, start, end int) int {
+	base := max(0, start-scanBytes)
+	before := text[base:start]
+	next := ""
+	for range negationWords {
+		before = strings.TrimRight(before, " ")
+		if before == "" {
+			return -1
+		}
+		i := strings.LastIndexByte(before, ' ') + 1
+		raw := before[i:]
+		if endsClause(raw) {
+			return -1
+		}
+		w := strings.Trim(raw, `"'()*_`)
+		switch w {
+		case "but", "though", "although", "however", "yet":
+			return -1
+		}
+		if isNegator(w) && !idiom(w, next, text[end:]) {
+			return base + i
+		}
+		next, before = w, before[:i]
+	}
+	return -1
+}
+
+// idiom reports whether the negator w, followed by the word next and
+// then the match and after, is one of the turns of phrase that negate
+// nothing.
+func idiom(w, next, after string) bool {
+	switch w {
+	case "not":
+		return next == "only" || next == "just"
+	case "no":
+		return next == "doubt" || next == "wonder"
+	case "nothing":
+		return next == "but"
+	case "can't", "canʼt", "cant", "cannot", "couldn't", "couldnʼt", "couldnt":
+		for _, a := range clauseWords(after, 4) {
+			if a == "enough" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// negators are the words that negate what follows them, besides every
+// word ending in "n't".
+var negators = map[string]bool{
+	"no": true, "not": true, "never": true, "nothing": true, "none": true,
+	"nobody": true, "without": true, "zero": true, "hardly": true,
+	"barely": true, "neither": true, "nor": true, "cannot": true,
+	// The contractions as typed without the apostrophe.
+	"dont": true, "doesnt": true, "didnt": true, "isnt": true, "wasnt": true,
+	"arent": true, "werent": true, "cant": true, "couldnt": true,
+	"wouldnt": true, "shouldnt": true, "wont": true, "aint": true,
+	"havent": true, "hasnt": true, "hadnt": true,
+}
+
+func isNegator(w string) bool {
+	return negators[w] || strings.HasSuffix(w, "n't") || strings.HasSuffix(w, "nʼt")
+}
+
+// hasNegator reports whether any word of s is a negator.
+func hasNegator(s string) bool {
+	for w := range strings.FieldsSeq(s) {
+		if isNegator(strings.Trim(w, `"'()*_,.;:!?…`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// endsClause reports whether the word w closes a clause, so that
+// nothing before it governs what follows.
+func endsClause(w string) bool {
+	if w == "—" || w == "–" || w == "-" {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(w)
+	return strings.ContainsRune(",.;:!?…", r)
+}
+
+// clauseWords returns up to n words at the start of s, stopping after
+// the word that ends the clause, each without its punctuation.
+func clauseWords(s string, n int) []string {
+	s = cutBytes(s, scanBytes)
+	var out []string
+	for w := range strings.FieldsSeq(s) {
+		if len(out) == n {
+			break
+		}
+		out = append(out, strings.Trim(w, `"'()*_,.;:!?…`))
+		if endsClause(w) {
+			break
+		}
+	}
+	return out
+}
+
+// sarcasmBefore returns where a word starts that, right before praise,
+// marks it as sarcastic ("oh great", "gotta love"), or -1.
+func sarcasmBefore(text string, start int) int {
+	base := max(0, start-scanBytes)
+	before := strings.TrimRight(text[base:start], " ")
+	i := strings.LastIndexByte(before, ' ') + 1
+	switch strings.TrimRight(before[i:], ",.!") {
+	case "oh", "gotta":
+		return base + i
+	}
+	return -1
+}
+
+// sarcasmAfter reports whether the words after praise mark it as
+// sarcastic: "great, another outage".
+func sarcasmAfter(after string) bool {
+	w := clauseWords(strings.TrimLeft(after, ",.!… "), 1)
+	return len(w) == 1 && w[0] == "another"
+}
+
+// sarcasmTagged reports whether the post marks itself sarcastic: the
+// "/s" tag as a word of its own, or the eye roll 🙄.
+func sarcasmTagged(text string) bool {
+	if strings.Contains(text, "🙄") {
+		return true
+	}
+	if !strings.Contains(text, "/s") {
+		return false
+	}
+	for w := range strings.FieldsSeq(text) {
+		if strings.TrimRight(w, ".!)") == "/s" {
+			return true
+		}
+	}
+	return false
+}
+
+// questionAfter reports whether the sentence that goes on in after ends
+// with a question mark.
+func questionAfter(after string) bool {
+	after = cutBytes(after, 2*scanBytes)
+	i := strings.IndexAny(after, ".!?…")
+	return i >= 0 && after[i] == '?'
 }
 
 // reason builds `why: "cue"` with ` near "phrase"` when proximity counted,

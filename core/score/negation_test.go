@@ -1,0 +1,86 @@
+package score_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/earshothq/earshot/core"
+	"github.com/earshothq/earshot/core/score"
+)
+
+// TestRateReadsNegation checks that a word of praise or complaint reads
+// as a person reads it: turned by a negator a few words before it in the
+// same clause, left alone by the idioms that negate nothing, turned by a
+// cheap sarcasm marker, and not counted as praise inside a question. The
+// reason names what decided it, the negator or marker included, and
+// never says "praises" for a negated praise.
+func TestRateReadsNegation(t *testing.T) {
+	tests := []struct {
+		text   string
+		intent core.Intent
+		reason string // the reason starts with it
+	}{
+		// A negated praise complains.
+		{"support took three days to answer. Not great.", core.IntentComplaint, `complains: "not great"`},
+		{"acme isn't that great for teams", core.IntentComplaint, `complains: "isn't that great"`},
+		{"not very happy with acme lately", core.IntentComplaint, `complains: "not very happy with"`},
+		{"bought acme last year. wouldn't recommend it", core.IntentComplaint, `complains: "wouldn't recommend"`},
+		{"Would not recommend acme.", core.IntentComplaint, `complains: "not recommend"`},
+		{"acme? never again.", core.IntentComplaint, `swears off: "never again"`},
+		{"never buying acme again", core.IntentComplaint, `swears off: "never buying acme again"`},
+		{"acme doesnt impress me and the docs are not amazing", core.IntentComplaint, `complains: "not amazing"`},
+		// A negated complaint praises.
+		{"two years on acme, no complaints", core.IntentPraise, `praises: "no complaints"`},
+		{"acme isn't bad at all", core.IntentPraise, `praises: "isn't bad"`},
+		{"never had an issue with acme", core.IntentPraise, `praises: "never had an issue"`},
+		{"acme has been zero problems", core.IntentPraise, `praises: "zero problems"`},
+		// The negation ends with its clause.
+		{"not cheap, but acme is great", core.IntentPraise, `praises: "great"`},
+		{"acme is not cheap. great support though", core.IntentPraise, `praises: "great"`},
+		{"the old one was not fast and the new acme is great", core.IntentPraise, `praises: "great"`},
+		// Idioms whose negator negates nothing.
+		{"can't recommend acme enough", core.IntentPraise, `praises: "recommend"`},
+		{"acme is not only great for notes", core.IntentPraise, `praises: "great"`},
+		{"no doubt the best tool i have ever used", core.IntentPraise, `praises: "best tool i have ever used"`},
+		{"acme couldn't be happier with", core.IntentPraise, `praises: "couldn't be happier"`},
+		// A cue written with its negation reads it once.
+		{"I can't believe acme doesn't work offline", core.IntentComplaint, `reports it broken: "doesn't work"`},
+		{"support never answers", core.IntentComplaint, `complains about support: "never answers"`},
+		// Cheap sarcasm markers.
+		{"Oh great, acme restarted for updates mid-call", core.IntentComplaint, `is sarcastic: "oh great"`},
+		{"awesome, another acme price email", core.IntentComplaint, `is sarcastic: "awesome"`},
+		{"gotta love paying for acme and still waiting", core.IntentComplaint, `is sarcastic: "gotta love"`},
+		{"love how acme forgets my settings /s", core.IntentComplaint, `is sarcastic: "love how"`},
+		{"wow thanks acme 🙄", core.IntentComplaint, `complains: "🙄"`},
+		// Praise asked about praises nothing.
+		{"is acme great for a small team?", core.IntentQuestion, `asks a question: "?"`},
+		{"acme is great for a small team. anyone tried the api?", core.IntentPraise, `praises: "great"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := score.Rate("acme", core.Post{Text: tt.text})
+			checkScore(t, got)
+			if got.Intent != tt.intent || !strings.HasPrefix(got.Reason, tt.reason) {
+				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
+			}
+			if got.Intent != core.IntentPraise && strings.HasPrefix(got.Reason, "praises") {
+				t.Errorf("a %s post says %q", got.Intent, got.Reason)
+			}
+		})
+	}
+}
+
+// TestRateNegatedPraiseSaysSo checks that wherever praise is negated, the
+// reason quotes the negator with the word, so it never reads as praise.
+func TestRateNegatedPraiseSaysSo(t *testing.T) {
+	for _, word := range []string{"great", "amazing", "happy with", "worth every penny", "impressed", "loving"} {
+		for _, neg := range []string{"not", "isn't", "never", "wasn't really"} {
+			text := "acme " + neg + " " + word
+			got := score.Rate("acme", core.Post{Text: text})
+			checkScore(t, got)
+			if got.Intent == core.IntentPraise || !strings.Contains(got.Reason, neg) {
+				t.Errorf("%q: %s (%s)", text, got.Intent, got.Reason)
+			}
+		}
+	}
+}
