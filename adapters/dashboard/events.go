@@ -238,6 +238,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 	cur := startCursor(r, d.cfg.Now())
 	var top liveCursor // the newest times seen
 	sent := newSentSet(liveSent)
+	fresh := make([]ports.InboxItem, 0, 2*liveBatch) // what a poll sends
 	rc := http.NewResponseController(w)
 	// The server's read timeout would otherwise end the stream: its
 	// deadline still stands on the connection, and the background read
@@ -295,6 +296,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 		now := d.cfg.Now()
 		// Oldest first, so that each lands on top of the one before; the
 		// window answers again what was sent already, skipped here.
+		fresh = fresh[:0]
 		for n, batch := range [][]ports.InboxItem{created, scored} {
 			for i := len(batch) - 1; i >= 0; i-- {
 				it := batch[i]
@@ -305,16 +307,27 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 					top.since = it.ScoredAt
 				}
 				cur = cur.follow(top)
-				if !sent.add(it) {
-					continue
-				}
-				if err := d.writeEvent(ctx, owner, &b, it, now, cur, search); err != nil {
-					d.cfg.Logger.ErrorContext(ctx, "rendering a live match failed", "err", err)
-					return
+				if sent.add(it) {
+					fresh = append(fresh, it)
 				}
 			}
 		}
 		sent.forget(cur)
+		// Only the poll's last event carries the cursor: a created match's
+		// score moves since past scores written after it, so an earlier
+		// event's id would resume past them. A browser cut off mid-poll
+		// keeps the id before it and gets the poll again, which the page
+		// swaps in place.
+		for i, it := range fresh {
+			var id string
+			if i == len(fresh)-1 {
+				id = cur.String()
+			}
+			if err := d.writeEvent(ctx, owner, &b, it, now, id, search); err != nil {
+				d.cfg.Logger.ErrorContext(ctx, "rendering a live match failed", "err", err)
+				return
+			}
+		}
 		if b.Len() == 0 {
 			if time.Since(quiet) < heartbeat {
 				continue
@@ -329,8 +342,9 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 }
 
 // writeEvent appends one match event carrying the match's markup, what
-// search finds marked.
-func (d *Dashboard) writeEvent(ctx context.Context, owner string, b *bytes.Buffer, it ports.InboxItem, now time.Time, cur liveCursor, search core.Search) error {
+// search finds marked, and id unless it is empty (the browser keeps the
+// last id it got).
+func (d *Dashboard) writeEvent(ctx context.Context, owner string, b *bytes.Buffer, it ports.InboxItem, now time.Time, id string, search core.Search) error {
 	html, err := d.matchHTML(ctx, owner, it, now, search)
 	if err != nil {
 		return err
@@ -339,6 +353,9 @@ func (d *Dashboard) writeEvent(ctx context.Context, owner string, b *bytes.Buffe
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(b, "id: %s\nevent: match\ndata: %s\n\n", cur, data)
+	if id != "" {
+		fmt.Fprintf(b, "id: %s\n", id)
+	}
+	fmt.Fprintf(b, "event: match\ndata: %s\n\n", data)
 	return nil
 }

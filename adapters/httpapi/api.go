@@ -103,7 +103,7 @@ func New(cfg Config, deps Deps) *API {
 		}
 		var h http.Handler = httptransport.NewServer(r.endpoint, decode, encodeResponse, opts...)
 		if outboundRoutes[r.method+" "+r.path] {
-			h = a.limitOutbound(r.scope, h)
+			h = a.limitOutbound(h)
 		}
 		a.mux.Handle(r.method+" "+r.path, h)
 		paths[r.path], routed[r.method+" "+r.path] = true, true

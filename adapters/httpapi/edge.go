@@ -132,43 +132,58 @@ var outboundRoutes = map[string]bool{
 // outboundKey names the owner's one bucket of outbound actions.
 func outboundKey(ownerID string) string { return "api-outbound:owner:" + ownerID }
 
-// limitOutbound counts an outbound route's request against one bucket of
-// the key's owner, shared by all the owner's keys and across replicas
-// wherever the per-key limit is, at the API's per-minute limit: the
-// per-key limit alone lets an owner with N keys send N times as much,
-// and this keeps the owner's sends from the API to what one key may
-// make, as the dashboard does for its writes. A key without the route's
-// scope is refused by the route and counts nothing here. Past the limit
+// limitOutbound puts in the request's context the take of one send
+// from a bucket of the key's owner (spendOutbound), shared by all the
+// owner's keys and across replicas wherever the per-key limit is, at the
+// API's per-minute limit: the per-key limit alone lets an owner with N
+// keys send N times as much, and this keeps the owner's sends from the
+// API to what one key may make, as the dashboard does for its writes.
+// The route takes it once the request is decoded and checked, just
+// before it sends: a request refused before then (scope, plan, body, an
+// unknown id) sends nothing and counts nothing here. Past the limit
 // nothing is sent: 429 rate_limited with Retry-After, and the rate
 // headers name this bucket. A limiter that fails lets the request
 // through, as takeQuota does.
-func (a *API) limitOutbound(scope core.Scope, next http.Handler) http.Handler {
+func (a *API) limitOutbound(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		k := keyFrom(ctx)
-		if a.deps.Limiter == nil || k.Allow(scope) != nil {
+		if a.deps.Limiter == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		q, err := a.deps.Limiter.Take(ctx, outboundKey(k.OwnerID), a.cfg.RateLimit)
-		if err != nil {
-			a.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
-			next.ServeHTTP(w, r)
-			return
+		spend := func(ctx context.Context) error {
+			k := keyFrom(ctx)
+			q, err := a.deps.Limiter.Take(ctx, outboundKey(k.OwnerID), a.cfg.RateLimit)
+			if err != nil {
+				a.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
+				return nil
+			}
+			if q.Allowed {
+				return nil
+			}
+			secs := strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1))
+			h := w.Header()
+			h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
+			h.Set("X-RateLimit-Remaining", "0")
+			h.Set("Retry-After", secs)
+			return core.Errorf(core.KindRateLimited,
+				"the owner's limit of %d test sends, redeliveries and replays a minute, shared by all its API keys, is reached: retry after %s seconds",
+				a.cfg.RateLimit, secs)
 		}
-		if q.Allowed {
-			next.ServeHTTP(w, r)
-			return
-		}
-		secs := strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1))
-		h := w.Header()
-		h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
-		h.Set("X-RateLimit-Remaining", "0")
-		h.Set("Retry-After", secs)
-		a.encodeError(ctx, core.Errorf(core.KindRateLimited,
-			"the owner's limit of %d test sends, redeliveries and replays a minute, shared by all its API keys, is reached: retry after %s seconds",
-			a.cfg.RateLimit, secs), w)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, outboundContext{}, spend)))
 	})
+}
+
+type outboundContext struct{}
+
+// spendOutbound takes one send of the owner's outbound bucket
+// (limitOutbound): KindRateLimited past its limit, with the rate headers
+// and Retry-After set on the answer.
+func spendOutbound(ctx context.Context) error {
+	if spend, ok := ctx.Value(outboundContext{}).(func(context.Context) error); ok {
+		return spend(ctx)
+	}
+	return nil
 }
 
 // keyCheckAllowed says whether a key sent from the caller's address may

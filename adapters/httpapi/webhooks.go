@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -81,11 +82,35 @@ func (get rows) test(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := svc.Test(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id)
+	id := req.(idRequest).id
+	if err := sends(ctx, svc, id, ""); err != nil {
+		return nil, err
+	}
+	res, err := svc.Test(ctx, keyFrom(ctx).OwnerID, id)
 	if err != nil {
 		return nil, err
 	}
 	return ok(pingRecord(res)), nil
+}
+
+// sends takes one of the owner's outbound sends (spendOutbound) for a
+// request on row id, and on its delivery deliveryID when one is named,
+// unless the owner has no such row or no such delivery: the service
+// refuses that without sending, in its own words. The log holds the
+// newest core.DeliveryLogSize; a delivery missing from a full one may be
+// older, and spends.
+func sends(ctx context.Context, svc rowService, id, deliveryID string) error {
+	ds, err := svc.Deliveries(ctx, keyFrom(ctx).OwnerID, id)
+	switch {
+	case core.IsKind(err, core.KindNotFound):
+		return nil
+	case err != nil:
+		return err
+	case deliveryID != "" && len(ds) < core.DeliveryLogSize &&
+		!slices.ContainsFunc(ds, func(d core.Delivery) bool { return d.ID == deliveryID }):
+		return nil
+	}
+	return spendOutbound(ctx)
 }
 
 func (get rows) deliveries(ctx context.Context, req any) (any, error) {
@@ -110,6 +135,9 @@ func (get rows) retry(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	r := req.(retryRequest)
+	if err := sends(ctx, svc, r.webhookID, r.deliveryID); err != nil {
+		return nil, err
+	}
 	d, err := svc.Retry(ctx, keyFrom(ctx).OwnerID, r.webhookID, r.deliveryID)
 	if err != nil {
 		return nil, err
@@ -131,6 +159,16 @@ func (get rows) replay(ctx context.Context, req any) (any, error) {
 	}
 	to, err := instant("to", r.To)
 	if err != nil {
+		return nil, err
+	}
+	// What the service refuses whatever the time is refused here, before
+	// it spends; with no to, a from past now is left to the service.
+	if !to.IsZero() || from.IsZero() {
+		if err := core.CheckReplayRange(from, to); err != nil {
+			return nil, err
+		}
+	}
+	if err := sends(ctx, svc, r.id, ""); err != nil {
 		return nil, err
 	}
 	res, err := svc.Replay(ctx, keyFrom(ctx).OwnerID, r.id, from, to)
