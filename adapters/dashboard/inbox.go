@@ -30,7 +30,7 @@ type inboxView struct {
 	// NoPhrases: the owner has no phrase and so no match; the page is
 	// the first step alone, with nothing to search, filter or select.
 	NoPhrases bool
-	Exports []exportLink // downloads of the view; none without an export service
+	Exports   []exportLink // downloads of the view; none without an export service
 }
 
 // exportLink downloads the inbox's view in a format.
