@@ -5,6 +5,9 @@ package dashboard
 // Debian's Chromium; skipped without it.
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -12,6 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/core/health"
 	"github.com/earshothq/earshot/ports"
@@ -66,15 +73,46 @@ var after=getComputedStyle(l,"::after").content;if(after&&after!=="none"&&after!
 	if !strings.Contains(strings.ToLower(shown), "all") {
 		t.Errorf("beside the select-all box the phone shows %q", shown)
 	}
-	if name := evalJS[string](t, ctx, `document.getElementById("select-all").labels[0].textContent.trim()`); name != "Select all" {
-		t.Errorf("the box's label says %q", name)
+	if name := accessibleName(t, ctx, `document.getElementById("select-all")`); name != "Select all" {
+		t.Errorf("the box is named %q", name)
 	}
+	boxes := evalJS[string](t, ctx, `Array.from(document.querySelectorAll("#bulk > *")).filter(function(e){return e.getBoundingClientRect().width>1}).map(function(e){var r=e.getBoundingClientRect();return Math.round(r.left)+"-"+Math.round(r.right)+"@"+Math.round(r.top)}).join(" ")`)
 	if got := evalJS[string](t, ctx, oneRowJS+`("#bulk")`); got != "" {
-		t.Errorf("the bulk bar is not one row: %s", got)
+		t.Errorf("the bulk bar is not one row: %s (%s)", got, boxes)
 	}
 	if got := evalJS[string](t, ctx, overflowJS); got != "" {
 		t.Errorf("the inbox is wider than the screen: %s", got)
 	}
+	t.Logf("bulk bar boxes %s", boxes)
+}
+
+// accessibleName is the name Chromium gives the element js evaluates
+// to, as a screen reader reads it.
+func accessibleName(t *testing.T, ctx context.Context, js string) string {
+	t.Helper()
+	var name string
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		obj, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: js})
+		if err != nil {
+			return err
+		}
+		if obj.Result == nil || obj.Result.ObjectID == "" {
+			return fmt.Errorf("%s is no element", js)
+		}
+		only := false
+		tree, err := cdp.Call(ctx, tg, accessibility.GetPartialAXTree, accessibility.GetPartialAXTreeParams{ObjectID: obj.Result.ObjectID, FetchRelatives: &only})
+		if err != nil {
+			return err
+		}
+		if len(tree.Nodes) == 0 || tree.Nodes[0].Name == nil {
+			return fmt.Errorf("%s has no accessible name", js)
+		}
+		return json.Unmarshal(tree.Nodes[0].Name.Value, &name)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name
 }
 
 // oneRowJS, as cmd/earshot's walk has it: "" when the children of sel
