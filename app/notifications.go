@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
@@ -102,12 +103,13 @@ func (s *Notifications) WebhookSwitchedOff(ctx context.Context, w core.Webhook) 
 	if w.Kind.IsChannel() {
 		return s.add(ctx, channelSwitchedOff(w))
 	}
+	name := shortAddress(w.URL)
 	n := core.Notification{
 		OwnerID: w.OwnerID, Kind: core.NotifyWebhookOff, SubjectID: w.ID, Severity: string(health.Alert),
-		Title: "Your webhook " + w.URL + " was switched off",
-		Message: fmt.Sprintf("The webhook %s (id %s) switched itself off: %s. Fix the receiver, then switch the webhook on again "+
-			"in the dashboard or with PATCH /api/v1/webhooks/%s {\"active\": true}; messages queued meanwhile then go out.",
-			w.URL, w.ID, w.DisabledReason, w.ID),
+		Title: "Your webhook " + name + " was switched off",
+		Message: fmt.Sprintf("The webhook %s is off. Why: %s. What to do: fix the receiver, then switch the webhook on again on its page "+
+			"in the dashboard; or with the API: PATCH /api/v1/webhooks/%s {\"active\": true}. Messages queued meanwhile then go out.",
+			name, offReason(w.DisabledReason), w.ID),
 		Email: true,
 	}
 	return s.add(ctx, n)
@@ -117,15 +119,49 @@ func (s *Notifications) WebhookSwitchedOff(ctx context.Context, w core.Webhook) 
 // off: the service, the redacted destination and the reason, which is
 // the service's own words for a destination gone for good.
 func channelSwitchedOff(w core.Webhook) core.Notification {
-	name := w.Kind.Label() + " channel " + w.URL
+	name := w.Kind.Label() + " channel " + shortAddress(w.URL)
 	return core.Notification{
 		OwnerID: w.OwnerID, Kind: core.NotifyWebhookOff, SubjectID: w.ID, Severity: string(health.Alert),
 		Title: "Your " + name + " was switched off",
-		Message: fmt.Sprintf("The %s (id %s) switched itself off: %s. Fix the destination (or set a new one), then switch the channel on "+
-			"again in the dashboard or with PATCH /api/v1/channels/%s {\"active\": true}; messages queued meanwhile then go out.",
-			name, w.ID, w.DisabledReason, w.ID),
+		Message: fmt.Sprintf("The %s is off. Why: %s. What to do: fix the destination (or set a new one), then switch the channel on again "+
+			"on its page in the dashboard; or with the API: PATCH /api/v1/channels/%s {\"active\": true}. Messages queued meanwhile then go out.",
+			name, offReason(w.DisabledReason), w.ID),
 		Email: true,
 	}
+}
+
+// Bounds of what a switch-off notification repeats: an address is
+// shortened to what tells two apart at a glance (the webhook's page has
+// it whole), and a reason, which may carry a service's own words, is cut.
+const (
+	offAddressLen     = 60
+	offAddressTailLen = 16
+	offReasonLen      = 300
+)
+
+// shortAddress is a webhook's address, or a channel's redacted one, as a
+// notification names it: whole when short, else its start (the host) and
+// its end around an ellipsis; on one line either way.
+func shortAddress(u string) string {
+	r := []rune(oneLine(u))
+	if len(r) <= offAddressLen {
+		return string(r)
+	}
+	return string(r[:offAddressLen-offAddressTailLen-1]) + "…" + string(r[len(r)-offAddressTailLen:])
+}
+
+// offReason is the recorded reason as a sentence of the notification:
+// one line, so that in the plain-text email it cannot start lines of its
+// own, and bounded.
+func offReason(reason string) string {
+	reason = strings.TrimSuffix(oneLine(reason), ".")
+	if reason == "" {
+		return "not recorded"
+	}
+	if len([]rune(reason)) > offReasonLen {
+		reason = core.Cut(reason, offReasonLen-1) + "…"
+	}
+	return reason
 }
 
 // add stores n and wakes the email sender.
@@ -209,7 +245,13 @@ func NotificationMail(o core.Owner, n core.Notification, site string) ports.Mail
 	if n.Kind == core.NotifyAccountHealth {
 		fmt.Fprintf(&b, "Account: %s (%s)\nIssue: %s\nWhat to do: %s\n\n", n.Platform, n.SubjectID, n.Issue, strings.ReplaceAll(n.Action, "_", " "))
 	}
-	fmt.Fprintf(&b, "Dashboard: %s/app/\n", strings.TrimSuffix(site, "/"))
+	if n.Kind == core.NotifyWebhookOff {
+		// The page where it is switched on again; a channel's redirects
+		// to the channel's.
+		fmt.Fprintf(&b, "Its page: %s/app/webhooks/%s\n", strings.TrimSuffix(site, "/"), url.PathEscape(n.SubjectID))
+	} else {
+		fmt.Fprintf(&b, "Dashboard: %s/app/\n", strings.TrimSuffix(site, "/"))
+	}
 	return ports.Mail{To: o.Email, Subject: "earshot: " + oneLine(n.Title), Body: b.String()}
 }
 

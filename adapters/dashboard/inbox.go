@@ -27,7 +27,10 @@ type inboxView struct {
 	Return  string // this page, for the bulk form to come back to
 	Live    string // the live stream's address
 	Empty   emptyView
-	Exports []exportLink // downloads of the view; none without an export service
+	// NoPhrases: the owner has no phrase and so no match; the page is
+	// the first step alone, with nothing to search, filter or select.
+	NoPhrases bool
+	Exports   []exportLink // downloads of the view; none without an export service
 }
 
 // exportLink downloads the inbox's view in a format.
@@ -45,10 +48,10 @@ type emptyView struct {
 // phrase, or run a helper for the platforms the server does not read.
 func emptyInbox(phrases []core.Phrase, filtered bool) emptyView {
 	switch {
-	case filtered:
-		return emptyView{Text: "No match fits these filters."}
 	case len(phrases) == 0:
 		return emptyView{Text: "No matches yet: add a phrase, and posts that mention it show up here.", AddPhrase: true}
+	case filtered:
+		return emptyView{Text: "No match fits these filters."}
 	}
 	var helped []string
 	for _, p := range core.Platforms {
@@ -179,7 +182,8 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 		v.Live = "/app/events?" + live.Encode()
 	}
 	v.Empty = emptyInbox(phrases, filtered)
-	if f.Q != "" {
+	v.NoPhrases = len(phrases) == 0 && len(page.Items) == 0
+	if f.Q != "" && !v.NoPhrases {
 		v.Empty.Text = "No match fits this search and these filters."
 	}
 	if d.deps.Exports != nil && err == nil {
