@@ -51,11 +51,7 @@ func (d *Dashboard) exportInbox(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, r, err)
 			return
 		}
-		h := w.Header()
-		h.Set("Content-Type", format.ContentType())
-		h.Set("Content-Disposition", `attachment; filename="`+format.FileName(d.cfg.Now())+`"`)
-		h.Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusOK)
+		d.startDownload(w, format)
 		return
 	}
 	if head || !d.startExport(owner) {
@@ -71,11 +67,7 @@ func (d *Dashboard) exportInbox(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", format.ContentType())
-	h.Set("Content-Disposition", `attachment; filename="`+format.FileName(d.cfg.Now())+`"`)
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
+	d.startDownload(w, format)
 	// As the API's export writes (httpapi/export.go): the download
 	// starts at once, each page reaches the browser before the next is
 	// read, and a page that fails cuts the connection, so a file that
@@ -101,6 +93,16 @@ func (d *Dashboard) exportInbox(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = rc.SetWriteDeadline(time.Now().Add(exportWriteWait))
 	_ = out.Flush()
+}
+
+// startDownload answers 200 with the headers of a download of format,
+// which a HEAD shows as its GET would.
+func (d *Dashboard) startDownload(w http.ResponseWriter, format record.Format) {
+	h := w.Header()
+	h.Set("Content-Type", format.ContentType())
+	h.Set("Content-Disposition", `attachment; filename="`+format.FileName(d.cfg.Now())+`"`)
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
 }
 
 // startExport reserves the owner's one export; false when it is taken

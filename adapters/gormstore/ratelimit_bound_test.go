@@ -18,9 +18,7 @@ func TestRateLimiterKeysBounded(t *testing.T) {
 	ctx := context.Background()
 	for name, url := range limiterURLs(t) {
 		t.Run(name, func(t *testing.T) {
-			db := openPools(t, url, 1, newTestClock())[0]
-			l := NewRateLimiter(db)
-			l.maxHeld = heldCap
+			l := testLimiter(t, url, newTestClock(), heldCap)
 			const keys = 3 * heldCap
 			for i := range keys {
 				if _, err := l.Take(ctx, "auth:"+strconv.Itoa(i), 1); err != nil {
@@ -45,9 +43,7 @@ func TestRateLimiterDroppedLeaseRefusesEarly(t *testing.T) {
 	ctx := context.Background()
 	for name, url := range limiterURLs(t) {
 		t.Run(name, func(t *testing.T) {
-			db := openPools(t, url, 1, newTestClock())[0]
-			l := NewRateLimiter(db)
-			l.maxHeld = 10
+			l := testLimiter(t, url, newTestClock(), 10)
 			const limit = 2000
 			key := newKey()
 			for range 2 { // the second leases 19, 1% of the 1,999 left, and holds 18
@@ -89,9 +85,7 @@ func TestRateLimiterDropsLeastRecentlyUsed(t *testing.T) {
 	for name, url := range limiterURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			clock := newTestClock()
-			db := openPools(t, url, 1, clock)[0]
-			l := NewRateLimiter(db)
-			l.maxHeld = 10
+			l := testLimiter(t, url, clock, 10)
 			take := func(key string) {
 				t.Helper()
 				if _, err := l.Take(ctx, key, 60); err != nil {
@@ -116,6 +110,17 @@ func TestRateLimiterDropsLeastRecentlyUsed(t *testing.T) {
 	}
 }
 
+// testLimiter is a limiter on one pool of the database at url, on
+// clock, that holds at most maxHeld leases (0: the default bound).
+func testLimiter(t *testing.T, url string, clock *testClock, maxHeld int) *RateLimiter {
+	t.Helper()
+	l := NewRateLimiter(openPools(t, url, 1, clock)[0])
+	if maxHeld > 0 {
+		l.maxHeld = maxHeld
+	}
+	return l
+}
+
 // countRows is the number of rate windows stored.
 func countRows(t *testing.T, db *DB) int64 {
 	t.Helper()
@@ -134,8 +139,7 @@ func TestRateWindowsSwept(t *testing.T) {
 	for name, url := range limiterURLs(t) {
 		t.Run(name, func(t *testing.T) {
 			clock := newTestClock()
-			db := openPools(t, url, 1, clock)[0]
-			l := NewRateLimiter(db)
+			l := testLimiter(t, url, clock, 0)
 			const keys = 50
 			for w := range 2 {
 				for i := range keys {
@@ -143,7 +147,7 @@ func TestRateWindowsSwept(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if n := countRows(t, db); n != keys {
+				if n := countRows(t, l.db); n != keys {
 					t.Fatalf("%d rows after %d keys in window %d", n, keys, w)
 				}
 				clock.advance(rateWindow)
@@ -152,14 +156,14 @@ func TestRateWindowsSwept(t *testing.T) {
 			if err := l.SweepRateWindows(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if n := countRows(t, db); n != keys {
+			if n := countRows(t, l.db); n != keys {
 				t.Fatalf("%d rows swept two windows after they began, want none", keys-n)
 			}
 			clock.advance(time.Microsecond)
 			if err := l.SweepRateWindows(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if n := countRows(t, db); n != 0 {
+			if n := countRows(t, l.db); n != 0 {
 				t.Fatalf("%d rows left after their windows ended", n)
 			}
 		})

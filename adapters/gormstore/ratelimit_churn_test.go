@@ -16,9 +16,7 @@ func TestRateLimiterChurnNeverAdmitsOver(t *testing.T) {
 	ctx := context.Background()
 	for name, url := range limiterURLs(t) {
 		t.Run(name, func(t *testing.T) {
-			db := openPools(t, url, 1, newTestClock())[0]
-			l := NewRateLimiter(db)
-			l.maxHeld = 2
+			l := testLimiter(t, url, newTestClock(), 2)
 			const limit = 1200 // leases chunks of 12 at first
 			key := newKey()
 			var admitted, refused atomic.Int64

@@ -33,21 +33,8 @@ func FuzzDecodeOtherBodies(f *testing.F) {
 	f.Add(``, "days=0&days=7")
 	f.Add(``, "keywordId=&days=%zz")
 	f.Fuzz(func(t *testing.T, body, rawQuery string) {
-		decoders := []func(context.Context, *http.Request) (any, error){
-			decodeAddChannel, decodePatchChannel, decodeRotate, decodeReplay, decodePreviewPhrase, decodePreviewChange, decodeTrends,
-		}
-		for i, dec := range decoders {
-			r := httptest.NewRequest("POST", "/api/v1/x", strings.NewReader(body))
-			r.URL.RawQuery = rawQuery
-			r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, maxBody)
-			r.SetPathValue("id", "x")
-			v, err := dec(context.Background(), r)
-			if err != nil {
-				if s := Status(err); s < 400 || s >= 500 || core.KindOf(err) == core.KindInternal {
-					t.Fatalf("decoder %d, body %q, query %q: status %d for %v", i, body, rawQuery, s, err)
-				}
-				continue
-			}
+		for _, v := range decodeOrRefuse(t, body, rawQuery,
+			decodeAddChannel, decodePatchChannel, decodeRotate, decodeReplay, decodePreviewPhrase, decodePreviewChange, decodeTrends) {
 			if rp, ok := v.(replayRequest); ok {
 				for _, raw := range []json.RawMessage{rp.From, rp.To} {
 					if _, err := instant("from", raw); err != nil && core.KindOf(err) != core.KindInvalid {
@@ -65,4 +52,27 @@ func FuzzDecodeOtherBodies(f *testing.F) {
 			}
 		}
 	})
+}
+
+// decodeOrRefuse hands each decoder a POST of body with rawQuery and the
+// path's id, and fails t unless it takes it or refuses it with a 4xx
+// kind, never an internal one; the values taken.
+func decodeOrRefuse(t *testing.T, body, rawQuery string, decoders ...func(context.Context, *http.Request) (any, error)) []any {
+	t.Helper()
+	var taken []any
+	for i, dec := range decoders {
+		r := httptest.NewRequest("POST", "/api/v1/x", strings.NewReader(body))
+		r.URL.RawQuery = rawQuery
+		r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, maxBody)
+		r.SetPathValue("id", "x")
+		v, err := dec(context.Background(), r)
+		if err != nil {
+			if s := Status(err); s < 400 || s >= 500 || core.KindOf(err) == core.KindInternal {
+				t.Fatalf("decoder %d, body %q, query %q: status %d for %v", i, body, rawQuery, s, err)
+			}
+			continue
+		}
+		taken = append(taken, v)
+	}
+	return taken
 }

@@ -47,21 +47,8 @@ func FuzzDecodeRemaining(f *testing.F) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f.Fuzz(func(t *testing.T, body, rawQuery, header string) {
-		decoders := []func(context.Context, *http.Request) (any, error){
-			decodeAddWebhook, decodePatchWebhook, decodeExport, decodePlatformQuery, decodeSessionJar, decodeRetry, decodeUndoApply, decodeID,
-		}
-		for i, dec := range decoders {
-			r := httptest.NewRequest("POST", "/api/v1/x", strings.NewReader(body))
-			r.URL.RawQuery = rawQuery
-			r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, maxBody)
-			r.SetPathValue("id", "x")
-			v, err := dec(context.Background(), r)
-			if err != nil {
-				if s := Status(err); s < 400 || s >= 500 || core.KindOf(err) == core.KindInternal {
-					t.Fatalf("decoder %d, body %q, query %q: status %d for %v", i, body, rawQuery, s, err)
-				}
-				continue
-			}
+		for _, v := range decodeOrRefuse(t, body, rawQuery,
+			decodeAddWebhook, decodePatchWebhook, decodeExport, decodePlatformQuery, decodeSessionJar, decodeRetry, decodeUndoApply, decodeID) {
 			if j, ok := v.(sessionJar); ok && len(j.jar) > core.MaxCookieJar {
 				t.Fatalf("cookie jar of %d bytes taken", len(j.jar))
 			}

@@ -358,33 +358,8 @@ func TestFailedSendClosesConnection(t *testing.T) {
 // PLAIN's nor AUTH LOGIN's encoding of the password may reach the error.
 func TestEchoedCredentialsHidden(t *testing.T) {
 	for _, mech := range []string{"PLAIN", "LOGIN"} {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			r := bufio.NewReader(c)
-			// RFC 4954's exchanges, the refusal quoting what came last.
-			_, _ = c.Write([]byte("220 mail.example ESMTP\r\n"))
-			_, _ = r.ReadString('\n')
-			_, _ = c.Write([]byte("250-mail.example\r\n250 AUTH " + mech + "\r\n"))
-			line, _ := r.ReadString('\n')
-			if mech == "LOGIN" {
-				_, _ = c.Write([]byte("334 VXNlcm5hbWU6\r\n"))
-				_, _ = r.ReadString('\n')
-				_, _ = c.Write([]byte("334 UGFzc3dvcmQ6\r\n"))
-				line, _ = r.ReadString('\n')
-			}
-			_, _ = c.Write([]byte("535 5.7.8 Authentication failed: " + strings.TrimSpace(line) + "\r\n"))
-			_, _ = r.ReadString('\n')
-		}()
-		err = newMailer(t, "smtp://earshot:"+password+"@"+ln.Addr().String()).Send(t.Context(), alert)
-		_ = ln.Close()
+		addr := refuseAuth(t, mech, func(last string) string { return "Authentication failed: " + strings.TrimSpace(last) })
+		err := newMailer(t, "smtp://earshot:"+password+"@"+addr).Send(t.Context(), alert)
 		if !core.IsKind(err, core.KindUnavailable) {
 			t.Fatalf("AUTH %s: Send = %v", mech, err)
 		}
@@ -404,11 +379,26 @@ func TestEchoedCredentialsHidden(t *testing.T) {
 // error escaped, not as written.
 func TestQuotedPasswordHidden(t *testing.T) {
 	const pass = `pa"ss\w0rd`
+	addr := refuseAuth(t, "PLAIN", func(string) string { return "bad password " + pass })
+	err := newMailer(t, "smtp://earshot:"+url.QueryEscape(pass)+"@"+addr).Send(t.Context(), alert)
+	if !core.IsKind(err, core.KindUnavailable) {
+		t.Fatalf("Send = %v", err)
+	}
+	if q := strconv.Quote(pass); strings.Contains(err.Error(), q[1:len(q)-1]) || strings.Contains(err.Error(), pass) {
+		t.Errorf("the error shows the password: %v", err)
+	}
+}
+
+// refuseAuth is a server for one client that offers AUTH mech and
+// refuses the credentials with a 535 whose text is refusal of the
+// client's last line, after RFC 4954's exchanges; its address.
+func refuseAuth(t *testing.T, mech string, refusal func(last string) string) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		c, err := ln.Accept()
 		if err != nil {
@@ -418,16 +408,16 @@ func TestQuotedPasswordHidden(t *testing.T) {
 		r := bufio.NewReader(c)
 		_, _ = c.Write([]byte("220 mail.example ESMTP\r\n"))
 		_, _ = r.ReadString('\n')
-		_, _ = c.Write([]byte("250-mail.example\r\n250 AUTH PLAIN\r\n"))
-		_, _ = r.ReadString('\n')
-		_, _ = c.Write([]byte("535 5.7.8 bad password " + pass + "\r\n"))
+		_, _ = c.Write([]byte("250-mail.example\r\n250 AUTH " + mech + "\r\n"))
+		line, _ := r.ReadString('\n')
+		if mech == "LOGIN" {
+			_, _ = c.Write([]byte("334 VXNlcm5hbWU6\r\n"))
+			_, _ = r.ReadString('\n')
+			_, _ = c.Write([]byte("334 UGFzc3dvcmQ6\r\n"))
+			line, _ = r.ReadString('\n')
+		}
+		_, _ = c.Write([]byte("535 5.7.8 " + refusal(line) + "\r\n"))
 		_, _ = r.ReadString('\n')
 	}()
-	err = newMailer(t, "smtp://earshot:"+url.QueryEscape(pass)+"@"+ln.Addr().String()).Send(t.Context(), alert)
-	if !core.IsKind(err, core.KindUnavailable) {
-		t.Fatalf("Send = %v", err)
-	}
-	if q := strconv.Quote(pass); strings.Contains(err.Error(), q[1:len(q)-1]) || strings.Contains(err.Error(), pass) {
-		t.Errorf("the error shows the password: %v", err)
-	}
+	return ln.Addr().String()
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -47,14 +45,7 @@ const (
 // its loopback address.
 func docsSites(t *testing.T, reddit http.Handler) (*httptest.Server, func() []string) {
 	t.Helper()
-	answer, err := os.ReadFile(xSearchAnswer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	end, err := os.ReadFile(xSearchEnd)
-	if err != nil {
-		t.Fatal(err)
-	}
+	timeline := xSearchTimeline(t)
 	fbSearch, err := os.ReadFile(fbSearchAnswer)
 	if err != nil {
 		t.Fatal(err)
@@ -76,12 +67,7 @@ func docsSites(t *testing.T, reddit http.Handler) (*httptest.Server, func() []st
 		case host == docsX && r.URL.Path == "/search":
 			writeHTML(w, http.StatusOK, xSearchPage)
 		case host == docsX && strings.HasSuffix(r.URL.Path, "/SearchTimeline"):
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			if xCursor(r) == "" {
-				w.Write(answer)
-			} else {
-				w.Write(end)
-			}
+			timeline(w, r)
 		case host == docsFacebook && r.URL.Path == "/search/posts/":
 			writeHTML(w, http.StatusOK, fbSearchPage)
 		case host == docsFacebook && r.URL.Path == "/api/graphql/" && r.Method == http.MethodPost:
@@ -119,23 +105,6 @@ func docsHome(t *testing.T, key string) (home string, env []string) {
 		}
 	}
 	return home, append(env, "HOME="+home)
-}
-
-// helperProcess runs `earshot helper args...` with env and returns its
-// exit status and stderr.
-func helperProcess(t *testing.T, env []string, args ...string) (int, string) {
-	t.Helper()
-	cmd := exec.Command(binary, append([]string{"helper"}, args...)...)
-	cmd.Env = env
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), stderr.String()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0, stderr.String()
 }
 
 // Section 3's command, with the sites' addresses of the table (for
@@ -395,32 +364,10 @@ func TestHelperDocsChallengeWithoutSession(t *testing.T) {
 	proxy := proxytest.NewConnect(t, site.Listener.Addr().String())
 	s := start(t, "EARSHOT_PROXY_URL=http://"+proxy.Addr())
 
-	enter, pressEnter := io.Pipe()
-	helperStdin, challengeHeadless = enter, true
-	t.Cleanup(func() { helperStdin, challengeHeadless = os.Stdin, false })
-	env := map[string]string{
-		"EARSHOT_HELPER_SERVER": s.URL, "EARSHOT_HELPER_KEY": s.IngestKey, "EARSHOT_HELPER_X_URL": "http://" + docsX,
-		"EARSHOT_HELPER_STATE": t.TempDir() + "/state.json", "EARSHOT_HELPER_BROWSER": chromiumPath,
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	logs := &syncWriter{w: &strings.Builder{}}
-	done := make(chan error, 1)
-	go func() {
-		done <- helperCmd(ctx, []string{"--challenge", "x"}, func(k string) string { return env[k] }, logs)
-	}()
-	select {
-	case <-login:
-	case err := <-done:
-		t.Fatalf("the helper ended before the site was shown: %v\n%s", err, logs.String())
-	case <-ctx.Done():
-		t.Fatal("the site was never shown")
-	}
-	pressEnter.Write([]byte("\n"))
-	err := <-done
+	logs, err := challengeX(t, s, "http://"+docsX, login, "the sign-in page")
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != exitAccountOwner || !strings.Contains(err.Error(), "nothing was saved") {
-		t.Fatalf("without a session the challenge ended with %v, want exit status %d saying nothing was saved\n%s", err, exitAccountOwner, logs.String())
+		t.Fatalf("without a session the challenge ended with %v, want exit status %d saying nothing was saved\n%s", err, exitAccountOwner, logs)
 	}
 	if !slices.Contains(proxy.Hosts(), docsX) {
 		t.Errorf("the window did not go through the proxy: %v", proxy.Hosts())

@@ -84,11 +84,34 @@ func TestHelperChallengeSavesSession(t *testing.T) {
 	}))
 	t.Cleanup(site.Close)
 
+	logs, err := challengeX(t, s, site.URL, home, "the site's home")
+	if err != nil {
+		t.Fatalf("earshot helper --challenge x: %v\n%s", err, logs)
+	}
+	if forwarded.Load() == 0 {
+		t.Error("the browser did not go through the proxy")
+	}
+	got := s.call("GET", "/session?platform=x", s.IngestKey, nil).want(t, 200, "")
+	if !strings.Contains(string(got.Body), "fresh-auth") || !strings.Contains(string(got.Body), "fresh-ct0") || strings.Contains(string(got.Body), "stale-") {
+		t.Fatalf("the stored session is not the fresh one: %s", got.Body)
+	}
+	if strings.Contains(logs, "fresh-auth") || strings.Contains(logs, s.IngestKey) {
+		t.Fatalf("the helper wrote a secret:\n%s", logs)
+	}
+}
+
+// challengeX runs `earshot helper --challenge x` for s, x at xURL, in a
+// headless browser, and presses Enter once shown tells that the page
+// the owner acts on (named page) is open; the helper's log and what
+// it returned. Not for a parallel test: it sets the package's stdin and
+// headless switch.
+func challengeX(t *testing.T, s *instance, xURL string, shown <-chan struct{}, page string) (string, error) {
+	t.Helper()
 	enter, pressEnter := io.Pipe()
 	helperStdin, challengeHeadless = enter, true
 	t.Cleanup(func() { helperStdin, challengeHeadless = os.Stdin, false })
 	env := map[string]string{
-		"EARSHOT_HELPER_SERVER": s.URL, "EARSHOT_HELPER_KEY": s.IngestKey, "EARSHOT_HELPER_X_URL": site.URL,
+		"EARSHOT_HELPER_SERVER": s.URL, "EARSHOT_HELPER_KEY": s.IngestKey, "EARSHOT_HELPER_X_URL": xURL,
 		"EARSHOT_HELPER_STATE": t.TempDir() + "/state.json", "EARSHOT_HELPER_BROWSER": chromiumPath,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -99,26 +122,15 @@ func TestHelperChallengeSavesSession(t *testing.T) {
 		done <- helperCmd(ctx, []string{"--challenge", "x"}, func(k string) string { return env[k] }, logs)
 	}()
 	select {
-	case <-home:
+	case <-shown:
 	case err := <-done:
-		t.Fatalf("the helper ended before the site's home was reached: %v\n%s", err, logs.String())
+		t.Fatalf("the helper ended before %s was reached: %v\n%s", page, err, logs.String())
 	case <-ctx.Done():
-		t.Fatal("the site's home was never reached")
+		t.Fatalf("%s was never reached", page)
 	}
 	pressEnter.Write([]byte("\n"))
-	if err := <-done; err != nil {
-		t.Fatalf("earshot helper --challenge x: %v\n%s", err, logs.String())
-	}
-	if forwarded.Load() == 0 {
-		t.Error("the browser did not go through the proxy")
-	}
-	got := s.call("GET", "/session?platform=x", s.IngestKey, nil).want(t, 200, "")
-	if !strings.Contains(string(got.Body), "fresh-auth") || !strings.Contains(string(got.Body), "fresh-ct0") || strings.Contains(string(got.Body), "stale-") {
-		t.Fatalf("the stored session is not the fresh one: %s", got.Body)
-	}
-	if strings.Contains(logs.String(), "fresh-auth") || strings.Contains(logs.String(), s.IngestKey) {
-		t.Fatalf("the helper wrote a secret:\n%s", logs.String())
-	}
+	err := <-done
+	return logs.String(), err
 }
 
 // syncWriter lets the helper's goroutine write while the test reads.

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -101,8 +102,16 @@ func (f *fakeRedditListings) add(kind, id, sub, title, text string, created int6
 // exit status and stderr.
 func runHelper(t *testing.T, env []string, server, key string, extra ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(binary, "helper", "--once")
-	cmd.Env = append(append(append([]string{}, env...), "EARSHOT_HELPER_SERVER="+server, "EARSHOT_HELPER_KEY="+key), extra...)
+	env = append(append(append([]string{}, env...), "EARSHOT_HELPER_SERVER="+server, "EARSHOT_HELPER_KEY="+key), extra...)
+	return helperProcess(t, env, "--once")
+}
+
+// helperProcess runs `earshot helper args...` with env and returns its
+// exit status and stderr.
+func helperProcess(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"helper"}, args...)...)
+	cmd.Env = env
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -112,6 +121,29 @@ func runHelper(t *testing.T, env []string, server, key string, extra ...string) 
 		t.Fatal(err)
 	}
 	return 0, stderr.String()
+}
+
+// xSearchTimeline answers x's SearchTimeline as x does a search with
+// one page of results: xSearchAnswer first, then xSearchEnd for the
+// cursor it names.
+func xSearchTimeline(t *testing.T) http.HandlerFunc {
+	t.Helper()
+	answer, err := os.ReadFile(xSearchAnswer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := os.ReadFile(xSearchEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		if xCursor(r) == "" {
+			w.Write(answer)
+		} else {
+			w.Write(end)
+		}
+	}
 }
 
 func TestHelperEndToEnd(t *testing.T) {

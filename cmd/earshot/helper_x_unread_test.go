@@ -29,14 +29,7 @@ func TestHelperStoppedXPassKeepsTheUnsearchedPhrasesLastCheckedAt(t *testing.T) 
 	if _, err := os.Stat(browser.DefaultExecPath); err != nil && os.Getenv("EARSHOT_TEST_BROWSER") == "" {
 		t.Skipf("no Chromium at %s: the helper's browser readers are not run", browser.DefaultExecPath)
 	}
-	answer, err := os.ReadFile(xSearchAnswer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	end, err := os.ReadFile(xSearchEnd)
-	if err != nil {
-		t.Fatal(err)
-	}
+	timeline := xSearchTimeline(t)
 	var direct atomic.Int64
 	var mu sync.Mutex
 	var searched []string
@@ -57,12 +50,7 @@ func TestHelperStoppedXPassKeepsTheUnsearchedPhrasesLastCheckedAt(t *testing.T) 
 			}
 			writeHTML(w, http.StatusOK, xSearchPage)
 		case strings.HasSuffix(r.URL.Path, "/SearchTimeline"):
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			if xCursor(r) == "" {
-				w.Write(answer)
-			} else {
-				w.Write(end)
-			}
+			timeline(w, r)
 		case r.URL.Path == "/account/access":
 			writeHTML(w, http.StatusOK, xAccessPage)
 		default:
