@@ -72,7 +72,7 @@ func FuzzDecodeRemaining(f *testing.F) {
 		} else if asked != "\x00unasked" {
 			t.Fatalf("Authorization %q looked up %q", header, asked)
 		}
-		if s := strings.TrimSpace(secret); len(s) > 3 && strings.Contains(err.Error(), s) && asked == "\x00unasked" {
+		if s := strings.TrimSpace(secret); len(s) > 3 && strings.Contains(err.Error(), s) && asked == "\x00unasked" && !inOwnWords(r.Context(), scheme, s) {
 			t.Fatalf("refusal of %q repeats it: %v", header, err)
 		}
 
@@ -88,4 +88,15 @@ func FuzzDecodeRemaining(f *testing.F) {
 			t.Fatalf("token path logged as %q", p)
 		}
 	})
+}
+
+// inOwnWords reports whether the refusal of another secret under the same
+// scheme holds s too: then s is part of the refusal's own words ("arer"
+// in "Bearer"), not repeated from the header.
+func inOwnWords(ctx context.Context, scheme, s string) bool {
+	r := httptest.NewRequest("GET", "/api/v1/keywords", nil)
+	r.Header.Set("Authorization", scheme+" \x01")
+	asked := ""
+	_, err := bearerKey(ctx, r, secretSeen{&asked}, core.APIKey)
+	return err != nil && strings.Contains(err.Error(), s)
 }
