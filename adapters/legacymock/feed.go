@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/earshothq/earshot/core"
 )
 
 // feedItem is a post the workspace's keywords picked up. Sentiment is one
@@ -52,6 +54,8 @@ func decodeListFeedByPlatform(_ context.Context, r *http.Request) (any, error) {
 // newest first. The search string is used as given, spaces included (the
 // spec asks for a substring, so " ru" must not find "truck"), and is
 // looked for in each field on its own, so it never spans two of them.
+// Case is folded as strings.EqualFold and the keyword duplicate rule
+// fold it: lowercasing left "ς" apart from "Σ" and "ſ" from "S".
 func (s *Server) listFeed(_ context.Context, request any) (any, error) {
 	req := request.(listFeedRequest)
 	if req.platform != "" {
@@ -59,14 +63,14 @@ func (s *Server) listFeed(_ context.Context, request any) (any, error) {
 			return nil, err
 		}
 	}
-	needle := strings.ToLower(req.search)
+	needle := strings.Map(core.FoldRune, req.search)
 	items := []feedItem{}
 	for _, it := range s.feed {
 		if req.platform != "" && it.Platform != req.platform {
 			continue
 		}
 		if needle != "" && !slices.ContainsFunc([]string{it.Author, it.Handle, it.Community, it.Title, it.Body}, func(f string) bool {
-			return strings.Contains(strings.ToLower(f), needle)
+			return strings.Contains(strings.Map(core.FoldRune, f), needle)
 		}) {
 			continue
 		}

@@ -174,10 +174,81 @@ func decodeJSON(r *http.Request, v any, optional bool) error {
 	if err != nil {
 		return err
 	}
-	if err := unmarshal(data, v); err != nil {
+	if err := unmarshal(exactNames(data, reflect.TypeOf(v)), v); err != nil {
 		return jsonError(err, v)
 	}
 	return outOfRange
+}
+
+// exactNames drops from a body of type t every member whose name matches
+// a declared field only when case is ignored. JSON names are compared as
+// written, and the spec spells each field one way; encoding/json matches
+// them as strings.EqualFold does, so {"Status": ...} (or {"ſtatus": ...})
+// was taken as status. Dropped, such a member is an unknown field, which
+// the routes ignore. A body with none, or not valid JSON (which the
+// decoding reports), is returned as it is.
+func exactNames(data []byte, t reflect.Type) []byte {
+	if !json.Valid(data) {
+		return data
+	}
+	if out, changed := exactValue(data, t); changed {
+		return out
+	}
+	return data
+}
+
+// exactValue is exactNames over one valid JSON value read as type t:
+// an object of a struct type loses its miscased members, and so do the
+// objects of struct types it holds. (No request declares a list of
+// objects; a list is kept as it is.)
+func exactValue(raw []byte, t reflect.Type) ([]byte, bool) {
+	t = unwrapField(t)
+	raw = bytes.TrimSpace(raw)
+	if t.Kind() != reflect.Struct || len(raw) == 0 || raw[0] != '{' {
+		return raw, false
+	}
+	return exactObject(raw, t)
+}
+
+// exactObject rebuilds a JSON object of struct type t in its order,
+// without the members named like a field of t but not exactly.
+func exactObject(raw []byte, t reflect.Type) ([]byte, bool) {
+	fields := jsonFields(t)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return raw, false
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	changed, n := false, 0
+	for dec.More() {
+		tok, err := dec.Token()
+		name, isStr := tok.(string)
+		var val json.RawMessage
+		if err != nil || !isStr || dec.Decode(&val) != nil {
+			return raw, false
+		}
+		if ft, declared := fields[name]; declared {
+			if v, c := exactValue(val, ft); c {
+				val, changed = v, true
+			}
+		} else if foldsToField(fields, name) {
+			changed = true
+			continue
+		}
+		key, err := json.Marshal(name)
+		if err != nil {
+			return raw, false
+		}
+		if n++; n > 1 {
+			out.WriteByte(',')
+		}
+		out.Write(key)
+		out.WriteByte(':')
+		out.Write(val)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), changed
 }
 
 // unmarshal is json.Unmarshal keeping the numbers of free-form parts
@@ -374,6 +445,48 @@ func kindNames(t reflect.Type) (one, many string) {
 		return "an object", "objects"
 	}
 	return "of another type", "values of another type"
+}
+
+// jsonFields are the JSON names the struct type t declares, with their
+// types, the fields of an embedded struct included, as encoding/json
+// reads them.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	var embedded []reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case tag == "-":
+		case f.Anonymous && tag == "" && unwrapField(f.Type).Kind() == reflect.Struct:
+			embedded = append(embedded, unwrapField(f.Type))
+		case !f.IsExported():
+		case tag != "":
+			out[tag] = f.Type
+		default:
+			out[f.Name] = f.Type
+		}
+	}
+	// A field of t itself hides one of the same name it embeds.
+	for _, e := range embedded {
+		for name, ft := range jsonFields(e) {
+			if _, hidden := out[name]; !hidden {
+				out[name] = ft
+			}
+		}
+	}
+	return out
+}
+
+// foldsToField reports whether name is one of fields once case is
+// ignored, as encoding/json would have read it.
+func foldsToField(fields map[string]reflect.Type, name string) bool {
+	for declared := range fields {
+		if strings.EqualFold(declared, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldType is the type the request type t declares at path, the dotted
