@@ -152,6 +152,7 @@ var moods = []spec{
 	// Praise: a satisfied user; useful for testimonials, seldom a lead.
 	{core.IntentPraise, 6, `\b(highly recommend|couldn't be happier|could not be happier|worth every penny|game ?changer|best purchase|works perfectly|changed (my life|how i))\b`, ""},
 	{core.IntentPraise, 5, `\bbest [\w ]{0,20}(i've|i have|i) (ever )?(used|use|bought|owned|had)\b`, ""},
+	{core.IntentPraise, 5, `\b(can't|cannot|cant|couldn't) (thank|praise) ([\w.-]+ ){0,4}enough\b|\b(can't|cannot|cant) say enough good things\b`, ""},
 	{core.IntentPraise, 4, `\b(i love|love (my|it|this|the|how)|loving|amazing|fantastic|awesome|excellent|brilliant|incredible|impressed|shout ?out|huge thanks|thank you|thanks to|saved me|chef's kiss|unreal)\b`, ""},
 	{core.IntentPraise, 3, `\brecommend\b`, ""},
 	{core.IntentPraise, 2, `\b(great|love|happy with|still works|solid)\b|❤️|❤|😍|🙌|🙏|💯`, ""},

@@ -43,6 +43,9 @@ func TestRateReadsNegation(t *testing.T) {
 		{"acme is not only great for notes", core.IntentPraise, `praises: "great"`},
 		{"no doubt the best tool i have ever used", core.IntentPraise, `praises: "best tool i have ever used"`},
 		{"acme couldn't be happier with", core.IntentPraise, `praises: "couldn't be happier"`},
+		{"I can't thank acme enough", core.IntentPraise, `praises: "can't thank acme enough"`},
+		{"cant thank the acme folks enough", core.IntentPraise, `praises: "cant thank the acme folks enough"`},
+		{"Can't say enough good things about acme", core.IntentPraise, `praises: "can't say enough good things"`},
 		// A cue written with its negation reads it once.
 		{"I can't believe acme doesn't work offline", core.IntentComplaint, `reports it broken: "doesn't work"`},
 		{"support never answers", core.IntentComplaint, `complains about support: "never answers"`},
