@@ -34,6 +34,10 @@ func TestRateReadsNegation(t *testing.T) {
 		{"acme isn't bad at all", core.IntentPraise, `praises: "isn't bad"`},
 		{"never had an issue with acme", core.IntentPraise, `praises: "never had an issue"`},
 		{"acme has been zero problems", core.IntentPraise, `praises: "zero problems"`},
+		// A negated match after a plain one of the same word counts too.
+		{"acme: great camera, not great battery", core.IntentComplaint, `complains: "not great"`},
+		{"acme sound is amazing. call quality is not amazing", core.IntentComplaint, `complains: "not amazing"`},
+		{"happy with the acme screen. not happy with the price", core.IntentComplaint, `complains: "not happy with"`},
 		// The negation ends with its clause.
 		{"not cheap, but acme is great", core.IntentPraise, `praises: "great"`},
 		{"acme is not cheap. great support though", core.IntentPraise, `praises: "great"`},

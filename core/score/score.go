@@ -167,37 +167,41 @@ type hit struct {
 	start, end int
 }
 
-// maxReadings bounds the matches of one mood cue read in a post: past
-// the first plain one none counts, and a post that negates the same word
-// more often than this is read by its first few.
+// maxReadings bounds the matches of one mood cue read in a post: once
+// one plain and one turned match have counted none else does, and a post
+// that repeats the same word more often than this is read by its first
+// few.
 const maxReadings = 4
 
 // readMood counts a word of praise or complaint (cue.mood) as its
-// matches read: at the first plain match it counts for its own intent,
-// and once, before that, for the opposite one if a match is negated or,
-// for praise, sarcastic. Praise asked about ("is it great?") counts for
+// matches read: once for its own intent at the first plain match, and
+// once for the opposite one at the first match that is negated or, for
+// praise, sarcastic, whichever comes first ("great camera, not great
+// battery" counts both). Praise asked about ("is it great?") counts for
 // nothing. tagged says the post marks itself sarcastic ("/s", 🙄).
 func readMood(text string, c cue, loc []int, tagged bool, add func(core.Intent, hit)) {
-	flipped := false
+	counted, flipped := false, false
 	for n := 0; ; n++ {
 		start, end := loc[0], loc[1]
 		from, why, sense := reading(text, c.intent, start, end, tagged)
 		switch sense {
 		case plain:
-			add(c.intent, hit{weight: c.weight, why: c.why, start: start, end: end})
-			return
+			if !counted {
+				counted = true
+				add(c.intent, hit{weight: c.weight, why: c.why, start: start, end: end})
+			}
 		case turned:
 			if !flipped {
 				flipped = true
 				add(opposite(c.intent), hit{weight: c.weight, why: why, start: from, end: end})
 			}
 		}
-		if n+1 == maxReadings || end >= len(text) {
+		if (counted && flipped) || n+1 == maxReadings || end >= len(text) {
 			return
 		}
 		// A cue that matched nothing (an empty match) moves on a byte.
 		next := max(end, start+1)
-		more := c.re.FindStringIndex(text[next:])
+		more := c.find(text[next:])
 		if more == nil {
 			return
 		}
