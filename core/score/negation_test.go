@@ -91,3 +91,35 @@ func TestRateNegatedPraiseSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestRateReadsWithdrawnPlans checks that a plan to buy, leave or switch
+// with a negator before it ("not looking to buy", "not planning to
+// switch") reads as the author staying where they are, and that the
+// reason says so; a question about what to buy stays a purchase.
+func TestRateReadsWithdrawnPlans(t *testing.T) {
+	tests := []struct {
+		text   string
+		intent core.Intent
+		reason string // the reason starts with it
+	}{
+		{"tried acme at the store. not looking to buy one yet", core.IntentDiscussion, `is not buying: "not looking to buy"`},
+		{"we are no longer interested in acme, thanks", core.IntentDiscussion, `is not buying: "no longer interested"`},
+		{"not planning to switch from acme anytime soon", core.IntentDiscussion, `is staying: "not planning to switch"`},
+		{"Not going to buy an acme membership this year.", core.IntentDiscussion, `is not buying: "not going to buy"`},
+		// The plan itself, and questions about what to buy, still count.
+		{"ready to buy acme this quarter", core.IntentBuying, `weighs a purchase: "ready to buy"`},
+		{"planning to switch from acme, it keeps logging me out", core.IntentComplaint, `is ready to leave: "planning to switch"`},
+		{"don't know which one to buy, acme or the other one?", core.IntentBuying, `weighs a purchase: "which one to buy"`},
+		// Swearing off is a complaint, not a withdrawn plan.
+		{"never buying from acme again", core.IntentComplaint, `swears off`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := score.Rate("acme", core.Post{Text: tt.text})
+			checkScore(t, got)
+			if got.Intent != tt.intent || !strings.HasPrefix(got.Reason, tt.reason) {
+				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
+			}
+		})
+	}
+}

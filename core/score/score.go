@@ -105,10 +105,15 @@ func Rate(phrase string, post core.Post) core.Score {
 			top[intent] = h
 		}
 	}
-	tagged := -1 // whether the post marks itself sarcastic; -1: not yet looked
+	tagged := -1   // whether the post marks itself sarcastic; -1: not yet looked
+	stays := false // whether a withdrawn plan has counted
 	for _, c := range cues {
 		loc := c.find(text)
 		if loc == nil {
+			continue
+		}
+		if c.plan {
+			stays = readPlan(text, c, loc, stays, add)
 			continue
 		}
 		if !c.mood {
@@ -165,6 +170,28 @@ type hit struct {
 	weight     int
 	why        string
 	start, end int
+}
+
+// maxWithdrawn is the most a withdrawn plan counts for discussion: as
+// much as "decided against", whatever the plan weighed.
+const maxWithdrawn = 3
+
+// readPlan counts a plan (cue.plan) matched at loc for its intent, or,
+// with a negator before it in its clause, for discussion: "not looking
+// to buy" is no purchase. Withdrawn plans count once a post (stays says
+// one has), since one withdrawal often matches several plans ("not
+// looking to buy" holds "buy"); so "never going to buy it again" still
+// reads as swearing off. It returns whether a withdrawn plan has counted.
+func readPlan(text string, c cue, loc []int, stays bool, add func(core.Intent, hit)) bool {
+	at := negationBefore(text, loc[0], loc[1])
+	if at < 0 {
+		add(c.intent, hit{weight: c.weight, why: c.why, start: loc[0], end: loc[1]})
+		return stays
+	}
+	if !stays {
+		add(core.IntentDiscussion, hit{weight: min(c.weight, maxWithdrawn), why: withdrawn[c.intent], start: at, end: loc[1]})
+	}
+	return true
 }
 
 // maxReadings bounds the matches of one mood cue read in a post: once
