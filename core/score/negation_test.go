@@ -123,3 +123,37 @@ func TestRateReadsWithdrawnPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestRateWeighsTheTurn checks that in a post that praises and
+// complains at once, the words after "but", "however" or "although" (or
+// a claim after "is it just me or") weigh more, since that is where the
+// writer's point is; a clause that opens the sentence with "although" is
+// the concession, and what follows its comma is the point.
+func TestRateWeighsTheTurn(t *testing.T) {
+	tests := []struct {
+		text   string
+		intent core.Intent
+		reason string // the reason starts with it
+	}{
+		{"Love the sound of my acme, but the app update broke grouping and support hasn't replied in a week.", core.IntentComplaint, `complains about support: "hasn't replied"`},
+		{"acme camera is amazing, love it. but the battery is terrible", core.IntentComplaint, `complains: "terrible"`},
+		{"I love my acme, although the lid started leaking and support never responded.", core.IntentComplaint, `complains about support: "never responded"`},
+		{"I love my acme. However, the app is frustrating to use.", core.IntentComplaint, `complains: "frustrating"`},
+		{"Although the acme app is buggy at times, the sound is amazing.", core.IntentPraise, `praises: "amazing"`},
+		{"is it just me or is acme not great at writing tests? keeps making things up", core.IntentComplaint, `complains: "not great"`},
+		{"is it just me or is acme amazing lately?", core.IntentPraise, `praises: "amazing"`},
+		// The turn weighs praise against complaint, not a mood against an ask.
+		{"How do I stop acme from marking every newsletter as junk? Not a huge deal but annoying.", core.IntentQuestion, `asks a question`},
+		// Without a turn, the words count as they stand.
+		{"acme is amazing and i love it, the battery is terrible", core.IntentPraise, `praises: "amazing"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := score.Rate("acme", core.Post{Text: tt.text})
+			checkScore(t, got)
+			if got.Intent != tt.intent || !strings.HasPrefix(got.Reason, tt.reason) {
+				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
+			}
+		})
+	}
+}

@@ -99,8 +99,23 @@ func Rate(phrase string, post core.Post) core.Score {
 
 	evidence := map[core.Intent]int{}
 	top := map[core.Intent]hit{}
+	// turned is what praise and complaint after the turn of their
+	// sentence add if the post holds both: the turn tells which of the
+	// two the writer means, not that a mood outweighs a question.
+	turned := map[core.Intent]int{}
 	add := func(intent core.Intent, h hit) {
+		extra := 0
+		if intent == core.IntentComplaint || intent == core.IntentPraise {
+			switch stressed, claim := turnBefore(text, h.start); {
+			case claim:
+				h.weight *= turnWeight
+			case stressed:
+				extra = h.weight * (turnWeight - 1)
+				turned[intent] += extra
+			}
+		}
 		evidence[intent] += h.weight
+		h.weight += extra
 		if t, ok := top[intent]; !ok || h.weight > t.weight {
 			top[intent] = h
 		}
@@ -127,6 +142,11 @@ func Rate(phrase string, post core.Post) core.Score {
 			}
 		}
 		readMood(text, c, loc, tagged == 1, add)
+	}
+
+	if evidence[core.IntentPraise] > 0 && evidence[core.IntentComplaint] > 0 {
+		evidence[core.IntentPraise] += turned[core.IntentPraise]
+		evidence[core.IntentComplaint] += turned[core.IntentComplaint]
 	}
 
 	intent := core.IntentDiscussion
@@ -278,9 +298,75 @@ func reading(text string, intent core.Intent, start, end int, tagged bool) (from
 		return start, "is sarcastic", turned
 	}
 	if questionAfter(text[end:]) {
-		return start, "", asked
+		if _, claim := turnBefore(text, start); !claim {
+			return start, "", asked
+		}
 	}
 	return start, "", plain
+}
+
+// turnWeight multiplies a word of praise or complaint that follows the
+// turn of its sentence, in a post that both praises and complains: in
+// "love the sound, but support never replied" the part after "but" is
+// what the writer means. A claim after "is it just me or" is multiplied
+// in any post: it outweighs the chatter cue of its own words.
+const turnWeight = 2
+
+// sentenceBytes bounds how far back turnBefore looks for the turn: a
+// long sentence, never the whole post.
+const sentenceBytes = 200
+
+// turnBefore reports whether, in the sentence up to at, a turn stands
+// before at: "but", "however", or "although" or "though" in the middle
+// of the sentence (one that opens the sentence is the concession, so the
+// turn is the comma that ends it). claim says the turn is the "or" of
+// "is it just me or", which asks others to agree with what follows: it
+// is said, not asked.
+func turnBefore(text string, at int) (stressed, claim bool) {
+	base := max(0, at-sentenceBytes)
+	before := text[base:at]
+	next, comma := "", false
+	for {
+		before = strings.TrimRight(before, " ")
+		if before == "" {
+			return false, false
+		}
+		i := strings.LastIndexByte(before, ' ') + 1
+		raw := before[i:]
+		if endsSentence(raw) {
+			return false, false
+		}
+		switch w := strings.Trim(raw, `"'()*_,:`); w {
+		case "but", "however":
+			return true, false
+		case "although", "though":
+			return !opensSentence(before[:i]) || comma, false
+		case "me":
+			if next == "or" {
+				rest := strings.TrimRight(before[:i], " ")
+				switch rest[strings.LastIndexByte(rest, ' ')+1:] {
+				case "just", "only", "it":
+					return true, true
+				}
+			}
+		default:
+			next = w
+		}
+		comma = comma || strings.HasSuffix(raw, ",")
+		before = before[:i]
+	}
+}
+
+// endsSentence reports whether the word w closes a sentence.
+func endsSentence(w string) bool {
+	r, _ := utf8.DecodeLastRuneInString(w)
+	return strings.ContainsRune(".;!?…", r)
+}
+
+// opensSentence reports whether what follows before starts a sentence.
+func opensSentence(before string) bool {
+	before = strings.TrimRight(before, " ")
+	return before == "" || endsSentence(before)
 }
 
 // scanBytes bounds how far before or after a match the reading looks:
