@@ -103,9 +103,16 @@ func Rate(phrase string, post core.Post) core.Score {
 	// sentence add if the post holds both: the turn tells which of the
 	// two the writer means, not that a mood outweighs a question.
 	turned := map[core.Intent]int{}
+	var names []string // other products the post names; nil: not yet looked
 	add := func(intent core.Intent, h hit) {
 		extra := 0
 		if intent == core.IntentComplaint || intent == core.IntentPraise {
+			if names == nil {
+				names = otherNames(post, phrase)
+			}
+			if valid && aboutOther(text, phrase, split, names, h.start, h.end) {
+				h.weight /= otherDivisor
+			}
 			switch stressed, claim := turnBefore(text, h.start); {
 			case claim:
 				h.weight *= turnWeight
@@ -617,16 +624,22 @@ func cutBytes(s string, n int) string {
 // is not one while "東京" in "東京タワー" is. An occurrence never spans the byte split, the space
 // that joins the title and the text (-1: none).
 func nearPhrase(text, phrase string, split, start, end int) bool {
+	return phraseNear(text, phrase, split, start-nearBytes-len(phrase), end+nearBytes+len(phrase), start, end) >= 0
+}
+
+// phraseNear returns how many bytes from the span [start, end) of text
+// the nearest occurrence of phrase inside [from, to) lies (0: touching or
+// overlapping), or -1 if there is none; occurrences as in nearPhrase.
+func phraseNear(text, phrase string, split, from, to, start, end int) int {
 	want := []rune(phrase)
 	if len(want) == 0 {
-		return false
+		return -1
 	}
 	for i, r := range want {
 		want[i] = core.MatchFold(r)
 	}
 	edgeBefore, edgeAfter := core.NeedsBoundary(want[0]), core.NeedsBoundary(want[len(want)-1])
-	from := max(0, start-nearBytes-len(phrase))
-	to := min(len(text), end+nearBytes+len(phrase))
+	from, to = max(0, from), min(len(text), to)
 	for from < to && !utf8.RuneStart(text[from]) {
 		from++
 	}
@@ -644,6 +657,7 @@ func nearPhrase(text, phrase string, split, start, end int) bool {
 		i += size
 	}
 	offs = append(offs, to)
+	nearest := -1
 	for k := 0; k+len(want) <= len(got); k++ {
 		if !slices.Equal(got[k:k+len(want)], want) {
 			continue
@@ -655,8 +669,134 @@ func nearPhrase(text, phrase string, split, start, end int) bool {
 		before, _ := utf8.DecodeLastRuneInString(text[:at])
 		after, _ := utf8.DecodeRuneInString(text[stop:])
 		if !(edgeBefore && at > 0 && core.NeedsBoundary(before)) && !(edgeAfter && stop < len(text) && core.NeedsBoundary(after)) {
+			if d := gap(at, stop, start, end); nearest < 0 || d < nearest {
+				nearest = d
+			}
+		}
+	}
+	return nearest
+}
+
+// gap is how many bytes lie between the spans [a, b) and [start, end).
+func gap(a, b, start, end int) int {
+	return max(0, a-end, start-b)
+}
+
+// otherDivisor divides the weight of praise or complaint said of another
+// product than the phrase (aboutOther): "Salesforce was a nightmare;
+// Pipedrive is great" is praise of pipedrive.
+const otherDivisor = 3
+
+// maxNames bounds the other products otherNames collects from a post.
+const maxNames = 8
+
+// otherNames returns, normalised, up to maxNames words the post writes
+// with a capital inside a sentence (names, as "from Salesforce to
+// Pipedrive"), leaving out the phrase's words, "I", words in capitals,
+// and the words after the first of a run ("Google Calendar" names
+// google, not every calendar).
+func otherNames(post core.Post, phrase string) []string {
+	out := []string{}
+	for _, s := range []string{post.Title, post.Text} {
+		opens, run := true, false
+		for w := range strings.FieldsSeq(cutBytes(s, maxScan)) {
+			starts, inRun := opens, run
+			opens = endsSentence(w) || strings.HasSuffix(w, ":")
+			r, _ := utf8.DecodeRuneInString(w)
+			run = unicode.IsUpper(r) && !opens && !strings.HasSuffix(w, ",")
+			if starts || inRun {
+				continue
+			}
+			name := strings.Trim(w, `"'()*_,.;:!?…[]`)
+			name = strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s")
+			if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) || name == strings.ToUpper(name) ||
+				strings.HasPrefix(name, "I'") || strings.HasPrefix(name, "I’") {
+				continue
+			}
+			name = normalise(name)
+			if phraseWord(phrase, name) || slices.Contains(out, name) {
+				continue
+			}
+			if out = append(out, name); len(out) == maxNames {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+func phraseWord(phrase, w string) bool {
+	for p := range strings.FieldsSeq(phrase) {
+		if p == w {
 			return true
 		}
 	}
 	return false
+}
+
+// notOwners are words whose "'s" names no product: pronouns, "is"
+// contractions and times ("it's", "today's").
+var notOwners = map[string]bool{
+	"it": true, "that": true, "what": true, "there": true, "here": true,
+	"he": true, "she": true, "who": true, "let": true, "where": true,
+	"how": true, "when": true, "why": true, "this": true, "one": true,
+	"everyone": true, "everybody": true, "someone": true, "somebody": true,
+	"anyone": true, "nobody": true, "today": true, "tonight": true,
+	"yesterday": true, "tomorrow": true, "year": true, "week": true,
+	"month": true, "else": true,
+}
+
+// determiners before an "x's" make x a common noun ("the app's sync").
+var determiners = map[string]bool{
+	"the": true, "a": true, "an": true, "my": true, "our": true,
+	"your": true, "his": true, "her": true, "their": true, "its": true,
+	"this": true, "that": true, "every": true,
+}
+
+// aboutOther reports whether the cue at [start, end) is said of another
+// product: its clause (up to a comma, colon or the end of its sentence)
+// names one, one of names or an owner ("hubspot's price hike"), nearer
+// to the cue than any occurrence of the phrase in the clause.
+func aboutOther(text, phrase string, split int, names []string, start, end int) bool {
+	from, to := clauseAround(text, start, end)
+	other, prev := -1, ""
+	for i := from; i < to; {
+		j := strings.IndexByte(text[i:to], ' ')
+		if j < 0 {
+			j = to - i
+		}
+		w := strings.Trim(text[i:i+j], `"'()*_,.;:!?…[]`)
+		base, owner := strings.CutSuffix(w, "'s")
+		isOther := slices.Contains(names, base) ||
+			owner && !notOwners[base] && !determiners[prev] && !phraseWord(phrase, base)
+		if isOther && (i+j <= start || i >= end) {
+			if d := gap(i, i+j, start, end); other < 0 || d < other {
+				other = d
+			}
+		}
+		prev, i = w, i+j+1
+	}
+	if other < 0 {
+		return false
+	}
+	p := phraseNear(text, phrase, split, from, to, start, end)
+	return p < 0 || other < p
+}
+
+// clauseAround returns the clause holding [start, end): back to and
+// forward to a comma, colon, semicolon or sentence end followed by a
+// space, at most sentenceBytes each way.
+func clauseAround(text string, start, end int) (from, to int) {
+	stop := func(i int) bool {
+		return strings.IndexByte(",.;:!?", text[i]) >= 0 && (i+1 == len(text) || text[i+1] == ' ')
+	}
+	from = start
+	for from > 0 && from > start-sentenceBytes && !stop(from-1) {
+		from--
+	}
+	to = end
+	for to < len(text) && to < end+sentenceBytes && !stop(to) {
+		to++
+	}
+	return from, to
 }
