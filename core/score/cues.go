@@ -3,6 +3,7 @@ package score
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 
 	"github.com/earshothq/earshot/core"
@@ -18,7 +19,8 @@ type cue struct {
 	why    string // how the reason names this kind of cue
 	re     *regexp.Regexp
 	need   []string // one of these occurs in every match; nil: no hint
-	mood   bool     // a word of praise or complaint: see spec.mood
+	mood   bool     // a word of praise or complaint: see moods
+	plan   bool     // a plan to buy, leave or switch: see plans
 }
 
 // find returns where the cue first matches text, or nil. Go's regexp has
@@ -63,19 +65,15 @@ type spec struct {
 // only tips a balance. Word boundaries (\b) keep "hate" out of "whatever".
 var specs = []spec{
 	// Buying: money is about to change hands.
-	{core.IntentBuying, 6, `\b(ready|looking|planning|about|going|want|need) to (buy|purchase|order|sign up|subscribe|get)\b`, ""},
-	{core.IntentBuying, 6, `\b(gonna|wanna) (buy|get)\b`, ""},
 	{core.IntentBuying, 6, `\bshould (i|we) (buy|get|purchase|pay for|upgrade)\b`, ""},
 	{core.IntentBuying, 6, `\bwhich (one )?(to|should (i|we)) (get|buy|choose|pick)\b`, ""},
 	{core.IntentBuying, 6, `\b(where|best place) (to|can (i|we)|should (i|we)) (buy|get|order)\b`, ""},
 	{core.IntentBuying, 5, `\bworth (it|the (money|price|cost|upgrade)|paying|upgrading|buying)\b`, ""},
-	{core.IntentBuying, 5, `\b(thinking (about|of)|considering) (buying|purchasing|getting|upgrading)\b`, ""},
 	{core.IntentBuying, 5, `\b(willing to pay|anyone selling|take my money|budget (is|of|under|around))\b`, ""},
 	{core.IntentBuying, 4, `\b(how much (does|do|is|are|for)|how much [\w.-]+ (costs?|charges?))\b`, ""},
 	{core.IntentBuying, 4, `\b(pricing|price|quote) for\b|\bget a quote\b`, ""},
 	{core.IntentBuying, 4, `\bvs\.? [^.!?]*\?`, "compares options"},
 	{core.IntentBuying, 3, `\b(licen[cs]es|seats|annual plan|yearly plan|free trial|invoicing)\b`, ""},
-	{core.IntentBuying, 2, `\b(buy|buying|purchase|purchasing|upgrade to|sign up for)\b`, ""},
 	{core.IntentBuying, 2, `\bbudget\b`, ""},
 
 	// Recommendation: the author asks what to use, often instead of
@@ -88,7 +86,6 @@ var specs = []spec{
 	{core.IntentRecommendation, 6, `\b(is there|are there|know of) (something|anything|any \w+|a \w+) (better|like|similar|cheaper|else)\b|\banything (like|similar to)\b`, ""},
 	{core.IntentRecommendation, 6, `\b(has|have|did) (anyone|anybody|you) (switch|switched|moved|migrated) (from|away)\b`, "asks about switching"},
 	{core.IntentRecommendation, 5, `\b(any|your|looking for|open to) (good )?(recommendations?|suggestions?|recs)\b|\b(recommendations?|suggestions?) (for|on|please)\b|\bsuggestions\?`, ""},
-	{core.IntentRecommendation, 5, `\b(switching|moving|migrating) (away )?from\b`, "is switching"},
 	{core.IntentRecommendation, 5, `\breplacement (for|that|to)\b|\breplace [\w.-]+ with\b`, "looks for a replacement"},
 	{core.IntentRecommendation, 5, `\bbest [^.!?]{1,40}\bfor [^.!?]*\?`, ""},
 	{core.IntentRecommendation, 5, `\b(looking for|in search of|searching for) (a|an|some)\b`, ""},
@@ -98,8 +95,6 @@ var specs = []spec{
 
 	// Complaint: unhappy with a product; a competitor's unhappy user is a lead.
 	{core.IntentComplaint, 6, `\b(cancel|cancell?ing|cancell?ed) (my|our|the) ([\w.-]+ ){0,2}(subscription|account|plan|membership|order)\b`, "wants to cancel"},
-	{core.IntentComplaint, 6, `\b(trying|want|going) to cancel\b`, "wants to cancel"},
-	{core.IntentComplaint, 5, `\b(considering|thinking (about|of)|about to|ready to) (leaving|moving|switching|cancel\w*|dropping|quitting|leave|switch|drop|quit)\b`, "is ready to leave"},
 	{core.IntentComplaint, 5, `\b(doesn't|does not|don't|won't|will not|can't|cannot) (work|sync|load|open|connect|log ?in|start|charge)\b|\bnot working\b`, "reports it broken"},
 	{core.IntentComplaint, 4, `\bkeeps? (on )?(getting )?(crash|fail|freez|break|disconnect|stuck|dropp|logging|deleting|losing)\w*`, "reports it broken"},
 	{core.IntentComplaint, 4, `\b(raised|hiked|doubled|increased) (our|the|their|my) (price|prices|pricing|rates?)\b|\bprice (hike|increase)\b`, "complains about price"},
@@ -122,6 +117,7 @@ var specs = []spec{
 
 	// Discussion: news, opinions and chatter around the phrase.
 	{core.IntentDiscussion, 3, `\b(not worth|sticking with|decided against|no need for)\b`, "decided against buying"},
+	{core.IntentDiscussion, 3, `\bno longer interested\b|\bnot interested in (buying|getting|upgrading|switching|renewing)\b`, "is not buying"},
 	{core.IntentDiscussion, 3, `\b(does anyone else|is it just me|unpopular opinion|hot take|fun fact|today i learned|til|the irony|not sponsored|wrote up|makes sense)\b`, ""},
 	{core.IntentDiscussion, 2, `\b(interesting|curious how|announced|announces|layoffs|acquired|acquisition|article|report|news|lol|lmao|basically)\b|😂|🤣`, ""},
 
@@ -138,6 +134,27 @@ var specs = []spec{
 	{core.IntentPromotion, 1, `!!+`, "sells or advertises"},
 }
 
+// plans are what an author says they will do: buy, leave, switch. A
+// negator before one withdraws it ("not looking to buy", "not planning
+// to switch"): the author stays where they are, which is chatter, not a
+// lead (see readPlan in score.go). Weights as in specs.
+var plans = []spec{
+	{core.IntentBuying, 6, `\b(ready|looking|planning|about|going|want|need) to (buy|purchase|order|sign up|subscribe|get)\b`, ""},
+	{core.IntentBuying, 6, `\b(gonna|wanna) (buy|get)\b`, ""},
+	{core.IntentBuying, 5, `\b(thinking (about|of)|considering) (buying|purchasing|getting|upgrading)\b`, ""},
+	{core.IntentBuying, 2, `\b(buy|buying|purchase|purchasing|upgrade to|sign up for)\b`, ""},
+	{core.IntentRecommendation, 5, `\b(switching|moving|migrating) (away )?from\b`, "is switching"},
+	{core.IntentComplaint, 6, `\b(trying|want|going) to cancel\b`, "wants to cancel"},
+	{core.IntentComplaint, 5, `\b(considering|thinking (about|of)|about to|ready to|planning to) (leaving|moving|switching|cancel\w*|dropping|quitting|leave|switch|drop|quit)\b`, "is ready to leave"},
+}
+
+// withdrawn is how the reason names a plan a negator withdraws.
+var withdrawn = map[core.Intent]string{
+	core.IntentBuying:         "is not buying",
+	core.IntentRecommendation: "is staying",
+	core.IntentComplaint:      "is staying",
+}
+
 // moods are the words of praise and complaint: a negation before one
 // turns its sense ("not great" complains, "no complaints" praises), and
 // praise can be said in sarcasm or asked about (see readMood in
@@ -152,17 +169,18 @@ var moods = []spec{
 	// Praise: a satisfied user; useful for testimonials, seldom a lead.
 	{core.IntentPraise, 6, `\b(highly recommend|couldn't be happier|could not be happier|worth every penny|game ?changer|best purchase|works perfectly|changed (my life|how i))\b`, ""},
 	{core.IntentPraise, 5, `\bbest [\w ]{0,20}(i've|i have|i) (ever )?(used|use|bought|owned|had)\b`, ""},
+	{core.IntentPraise, 5, `\b(can't|cannot|cant|couldn't) (thank|praise) ([\w.-]+ ){0,4}enough\b|\b(can't|cannot|cant) say enough good things\b`, ""},
 	{core.IntentPraise, 4, `\b(i love|love (my|it|this|the|how)|loving|amazing|fantastic|awesome|excellent|brilliant|incredible|impressed|shout ?out|huge thanks|thank you|thanks to|saved me|chef's kiss|unreal)\b`, ""},
 	{core.IntentPraise, 3, `\brecommend\b`, ""},
 	{core.IntentPraise, 2, `\b(great|love|happy with|still works|solid)\b|❤️|❤|😍|🙌|🙏|💯`, ""},
 }
 
-// cues is specs and moods compiled once. The patterns are constants, so
-// a bad one fails every test in this package at once rather than at run
-// time.
-var cues = append(compile(specs, false), compile(moods, true)...)
+// cues is plans, specs and moods compiled once. The patterns are
+// constants, so a bad one fails every test in this package at once rather
+// than at run time.
+var cues = slices.Concat(compile(plans, false, true), compile(specs, false, false), compile(moods, true, false))
 
-func compile(ss []spec, mood bool) []cue {
+func compile(ss []spec, mood, plan bool) []cue {
 	out := make([]cue, 0, len(ss))
 	for _, s := range ss {
 		why := s.why
@@ -178,7 +196,7 @@ func compile(ss []spec, mood bool) []cue {
 		if t, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 			need = needed(t.Simplify())
 		}
-		out = append(out, cue{intent: s.intent, weight: s.weight, why: why, re: re, need: need, mood: mood})
+		out = append(out, cue{intent: s.intent, weight: s.weight, why: why, re: re, need: need, mood: mood, plan: plan})
 	}
 	return out
 }

@@ -34,6 +34,10 @@ func TestRateReadsNegation(t *testing.T) {
 		{"acme isn't bad at all", core.IntentPraise, `praises: "isn't bad"`},
 		{"never had an issue with acme", core.IntentPraise, `praises: "never had an issue"`},
 		{"acme has been zero problems", core.IntentPraise, `praises: "zero problems"`},
+		// A negated match after a plain one of the same word counts too.
+		{"acme: great camera, not great battery", core.IntentComplaint, `complains: "not great"`},
+		{"acme sound is amazing. call quality is not amazing", core.IntentComplaint, `complains: "not amazing"`},
+		{"happy with the acme screen. not happy with the price", core.IntentComplaint, `complains: "not happy with"`},
 		// The negation ends with its clause.
 		{"not cheap, but acme is great", core.IntentPraise, `praises: "great"`},
 		{"acme is not cheap. great support though", core.IntentPraise, `praises: "great"`},
@@ -43,6 +47,9 @@ func TestRateReadsNegation(t *testing.T) {
 		{"acme is not only great for notes", core.IntentPraise, `praises: "great"`},
 		{"no doubt the best tool i have ever used", core.IntentPraise, `praises: "best tool i have ever used"`},
 		{"acme couldn't be happier with", core.IntentPraise, `praises: "couldn't be happier"`},
+		{"I can't thank acme enough", core.IntentPraise, `praises: "can't thank acme enough"`},
+		{"cant thank the acme folks enough", core.IntentPraise, `praises: "cant thank the acme folks enough"`},
+		{"Can't say enough good things about acme", core.IntentPraise, `praises: "can't say enough good things"`},
 		// A cue written with its negation reads it once.
 		{"I can't believe acme doesn't work offline", core.IntentComplaint, `reports it broken: "doesn't work"`},
 		{"support never answers", core.IntentComplaint, `complains about support: "never answers"`},
@@ -82,5 +89,71 @@ func TestRateNegatedPraiseSaysSo(t *testing.T) {
 				t.Errorf("%q: %s (%s)", text, got.Intent, got.Reason)
 			}
 		}
+	}
+}
+
+// TestRateReadsWithdrawnPlans checks that a plan to buy, leave or switch
+// with a negator before it ("not looking to buy", "not planning to
+// switch") reads as the author staying where they are, and that the
+// reason says so; a question about what to buy stays a purchase.
+func TestRateReadsWithdrawnPlans(t *testing.T) {
+	tests := []struct {
+		text   string
+		intent core.Intent
+		reason string // the reason starts with it
+	}{
+		{"tried acme at the store. not looking to buy one yet", core.IntentDiscussion, `is not buying: "not looking to buy"`},
+		{"we are no longer interested in acme, thanks", core.IntentDiscussion, `is not buying: "no longer interested"`},
+		{"not planning to switch from acme anytime soon", core.IntentDiscussion, `is staying: "not planning to switch"`},
+		{"Not going to buy an acme membership this year.", core.IntentDiscussion, `is not buying: "not going to buy"`},
+		// The plan itself, and questions about what to buy, still count.
+		{"ready to buy acme this quarter", core.IntentBuying, `weighs a purchase: "ready to buy"`},
+		{"planning to switch from acme, it keeps logging me out", core.IntentComplaint, `is ready to leave: "planning to switch"`},
+		{"don't know which one to buy, acme or the other one?", core.IntentBuying, `weighs a purchase: "which one to buy"`},
+		// Swearing off is a complaint, not a withdrawn plan.
+		{"never buying from acme again", core.IntentComplaint, `swears off`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := score.Rate("acme", core.Post{Text: tt.text})
+			checkScore(t, got)
+			if got.Intent != tt.intent || !strings.HasPrefix(got.Reason, tt.reason) {
+				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
+			}
+		})
+	}
+}
+
+// TestRateWeighsTheTurn checks that in a post that praises and
+// complains at once, the words after "but", "however" or "although" (or
+// a claim after "is it just me or") weigh more, since that is where the
+// writer's point is; a clause that opens the sentence with "although" is
+// the concession, and what follows its comma is the point.
+func TestRateWeighsTheTurn(t *testing.T) {
+	tests := []struct {
+		text   string
+		intent core.Intent
+		reason string // the reason starts with it
+	}{
+		{"Love the sound of my acme, but the app update broke grouping and support hasn't replied in a week.", core.IntentComplaint, `complains about support: "hasn't replied"`},
+		{"acme camera is amazing, love it. but the battery is terrible", core.IntentComplaint, `complains: "terrible"`},
+		{"I love my acme, although the lid started leaking and support never responded.", core.IntentComplaint, `complains about support: "never responded"`},
+		{"I love my acme. However, the app is frustrating to use.", core.IntentComplaint, `complains: "frustrating"`},
+		{"Although the acme app is buggy at times, the sound is amazing.", core.IntentPraise, `praises: "amazing"`},
+		{"is it just me or is acme not great at writing tests? keeps making things up", core.IntentComplaint, `complains: "not great"`},
+		{"is it just me or is acme amazing lately?", core.IntentPraise, `praises: "amazing"`},
+		// The turn weighs praise against complaint, not a mood against an ask.
+		{"How do I stop acme from marking every newsletter as junk? Not a huge deal but annoying.", core.IntentQuestion, `asks a question`},
+		// Without a turn, the words count as they stand.
+		{"acme is amazing and i love it, the battery is terrible", core.IntentPraise, `praises: "amazing"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := score.Rate("acme", core.Post{Text: tt.text})
+			checkScore(t, got)
+			if got.Intent != tt.intent || !strings.HasPrefix(got.Reason, tt.reason) {
+				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
+			}
+		})
 	}
 }

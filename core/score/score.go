@@ -99,16 +99,43 @@ func Rate(phrase string, post core.Post) core.Score {
 
 	evidence := map[core.Intent]int{}
 	top := map[core.Intent]hit{}
+	// turned is what praise and complaint after the turn of their
+	// sentence add if the post holds both: the turn tells which of the
+	// two the writer means, not that a mood outweighs a question.
+	turned := map[core.Intent]int{}
+	var names []string // other products the post names; nil: not yet looked
 	add := func(intent core.Intent, h hit) {
+		extra := 0
+		if intent == core.IntentComplaint || intent == core.IntentPraise {
+			if names == nil {
+				names = otherNames(post, phrase)
+			}
+			if valid && aboutOther(text, phrase, split, names, h.start, h.end) {
+				h.weight /= otherDivisor
+			}
+			switch stressed, claim := turnBefore(text, h.start); {
+			case claim:
+				h.weight *= turnWeight
+			case stressed:
+				extra = h.weight * (turnWeight - 1)
+				turned[intent] += extra
+			}
+		}
 		evidence[intent] += h.weight
+		h.weight += extra
 		if t, ok := top[intent]; !ok || h.weight > t.weight {
 			top[intent] = h
 		}
 	}
-	tagged := -1 // whether the post marks itself sarcastic; -1: not yet looked
+	tagged := -1   // whether the post marks itself sarcastic; -1: not yet looked
+	stays := false // whether a withdrawn plan has counted
 	for _, c := range cues {
 		loc := c.find(text)
 		if loc == nil {
+			continue
+		}
+		if c.plan {
+			stays = readPlan(text, c, loc, stays, add)
 			continue
 		}
 		if !c.mood {
@@ -122,6 +149,11 @@ func Rate(phrase string, post core.Post) core.Score {
 			}
 		}
 		readMood(text, c, loc, tagged == 1, add)
+	}
+
+	if evidence[core.IntentPraise] > 0 && evidence[core.IntentComplaint] > 0 {
+		evidence[core.IntentPraise] += turned[core.IntentPraise]
+		evidence[core.IntentComplaint] += turned[core.IntentComplaint]
 	}
 
 	intent := core.IntentDiscussion
@@ -167,37 +199,63 @@ type hit struct {
 	start, end int
 }
 
-// maxReadings bounds the matches of one mood cue read in a post: past
-// the first plain one none counts, and a post that negates the same word
-// more often than this is read by its first few.
+// maxWithdrawn is the most a withdrawn plan counts for discussion: as
+// much as "decided against", whatever the plan weighed.
+const maxWithdrawn = 3
+
+// readPlan counts a plan (cue.plan) matched at loc for its intent, or,
+// with a negator before it in its clause, for discussion: "not looking
+// to buy" is no purchase. Withdrawn plans count once a post (stays says
+// one has), since one withdrawal often matches several plans ("not
+// looking to buy" holds "buy"); so "never going to buy it again" still
+// reads as swearing off. It returns whether a withdrawn plan has counted.
+func readPlan(text string, c cue, loc []int, stays bool, add func(core.Intent, hit)) bool {
+	at := negationBefore(text, loc[0], loc[1])
+	if at < 0 {
+		add(c.intent, hit{weight: c.weight, why: c.why, start: loc[0], end: loc[1]})
+		return stays
+	}
+	if !stays {
+		add(core.IntentDiscussion, hit{weight: min(c.weight, maxWithdrawn), why: withdrawn[c.intent], start: at, end: loc[1]})
+	}
+	return true
+}
+
+// maxReadings bounds the matches of one mood cue read in a post: once
+// one plain and one turned match have counted none else does, and a post
+// that repeats the same word more often than this is read by its first
+// few.
 const maxReadings = 4
 
 // readMood counts a word of praise or complaint (cue.mood) as its
-// matches read: at the first plain match it counts for its own intent,
-// and once, before that, for the opposite one if a match is negated or,
-// for praise, sarcastic. Praise asked about ("is it great?") counts for
+// matches read: once for its own intent at the first plain match, and
+// once for the opposite one at the first match that is negated or, for
+// praise, sarcastic, whichever comes first ("great camera, not great
+// battery" counts both). Praise asked about ("is it great?") counts for
 // nothing. tagged says the post marks itself sarcastic ("/s", 🙄).
 func readMood(text string, c cue, loc []int, tagged bool, add func(core.Intent, hit)) {
-	flipped := false
+	counted, flipped := false, false
 	for n := 0; ; n++ {
 		start, end := loc[0], loc[1]
 		from, why, sense := reading(text, c.intent, start, end, tagged)
 		switch sense {
 		case plain:
-			add(c.intent, hit{weight: c.weight, why: c.why, start: start, end: end})
-			return
+			if !counted {
+				counted = true
+				add(c.intent, hit{weight: c.weight, why: c.why, start: start, end: end})
+			}
 		case turned:
 			if !flipped {
 				flipped = true
 				add(opposite(c.intent), hit{weight: c.weight, why: why, start: from, end: end})
 			}
 		}
-		if n+1 == maxReadings || end >= len(text) {
+		if (counted && flipped) || n+1 == maxReadings || end >= len(text) {
 			return
 		}
 		// A cue that matched nothing (an empty match) moves on a byte.
 		next := max(end, start+1)
-		more := c.re.FindStringIndex(text[next:])
+		more := c.find(text[next:])
 		if more == nil {
 			return
 		}
@@ -247,9 +305,75 @@ func reading(text string, intent core.Intent, start, end int, tagged bool) (from
 		return start, "is sarcastic", turned
 	}
 	if questionAfter(text[end:]) {
-		return start, "", asked
+		if _, claim := turnBefore(text, start); !claim {
+			return start, "", asked
+		}
 	}
 	return start, "", plain
+}
+
+// turnWeight multiplies a word of praise or complaint that follows the
+// turn of its sentence, in a post that both praises and complains: in
+// "love the sound, but support never replied" the part after "but" is
+// what the writer means. A claim after "is it just me or" is multiplied
+// in any post: it outweighs the chatter cue of its own words.
+const turnWeight = 2
+
+// sentenceBytes bounds how far back turnBefore looks for the turn: a
+// long sentence, never the whole post.
+const sentenceBytes = 200
+
+// turnBefore reports whether, in the sentence up to at, a turn stands
+// before at: "but", "however", or "although" or "though" in the middle
+// of the sentence (one that opens the sentence is the concession, so the
+// turn is the comma that ends it). claim says the turn is the "or" of
+// "is it just me or", which asks others to agree with what follows: it
+// is said, not asked.
+func turnBefore(text string, at int) (stressed, claim bool) {
+	base := max(0, at-sentenceBytes)
+	before := text[base:at]
+	next, comma := "", false
+	for {
+		before = strings.TrimRight(before, " ")
+		if before == "" {
+			return false, false
+		}
+		i := strings.LastIndexByte(before, ' ') + 1
+		raw := before[i:]
+		if endsSentence(raw) {
+			return false, false
+		}
+		switch w := strings.Trim(raw, `"'()*_,:`); w {
+		case "but", "however":
+			return true, false
+		case "although", "though":
+			return !opensSentence(before[:i]) || comma, false
+		case "me":
+			if next == "or" {
+				rest := strings.TrimRight(before[:i], " ")
+				switch rest[strings.LastIndexByte(rest, ' ')+1:] {
+				case "just", "only", "it":
+					return true, true
+				}
+			}
+		default:
+			next = w
+		}
+		comma = comma || strings.HasSuffix(raw, ",")
+		before = before[:i]
+	}
+}
+
+// endsSentence reports whether the word w closes a sentence.
+func endsSentence(w string) bool {
+	r, _ := utf8.DecodeLastRuneInString(w)
+	return strings.ContainsRune(".;!?…", r)
+}
+
+// opensSentence reports whether what follows before starts a sentence.
+func opensSentence(before string) bool {
+	before = strings.TrimRight(before, " ")
+	return before == "" || endsSentence(before)
 }
 
 // scanBytes bounds how far before or after a match the reading looks:
@@ -500,16 +624,22 @@ func cutBytes(s string, n int) string {
 // is not one while "東京" in "東京タワー" is. An occurrence never spans the byte split, the space
 // that joins the title and the text (-1: none).
 func nearPhrase(text, phrase string, split, start, end int) bool {
+	return phraseNear(text, phrase, split, start-nearBytes-len(phrase), end+nearBytes+len(phrase), start, end) >= 0
+}
+
+// phraseNear returns how many bytes from the span [start, end) of text
+// the nearest occurrence of phrase inside [from, to) lies (0: touching or
+// overlapping), or -1 if there is none; occurrences as in nearPhrase.
+func phraseNear(text, phrase string, split, from, to, start, end int) int {
 	want := []rune(phrase)
 	if len(want) == 0 {
-		return false
+		return -1
 	}
 	for i, r := range want {
 		want[i] = core.MatchFold(r)
 	}
 	edgeBefore, edgeAfter := core.NeedsBoundary(want[0]), core.NeedsBoundary(want[len(want)-1])
-	from := max(0, start-nearBytes-len(phrase))
-	to := min(len(text), end+nearBytes+len(phrase))
+	from, to = max(0, from), min(len(text), to)
 	for from < to && !utf8.RuneStart(text[from]) {
 		from++
 	}
@@ -527,6 +657,7 @@ func nearPhrase(text, phrase string, split, start, end int) bool {
 		i += size
 	}
 	offs = append(offs, to)
+	nearest := -1
 	for k := 0; k+len(want) <= len(got); k++ {
 		if !slices.Equal(got[k:k+len(want)], want) {
 			continue
@@ -538,8 +669,134 @@ func nearPhrase(text, phrase string, split, start, end int) bool {
 		before, _ := utf8.DecodeLastRuneInString(text[:at])
 		after, _ := utf8.DecodeRuneInString(text[stop:])
 		if !(edgeBefore && at > 0 && core.NeedsBoundary(before)) && !(edgeAfter && stop < len(text) && core.NeedsBoundary(after)) {
+			if d := gap(at, stop, start, end); nearest < 0 || d < nearest {
+				nearest = d
+			}
+		}
+	}
+	return nearest
+}
+
+// gap is how many bytes lie between the spans [a, b) and [start, end).
+func gap(a, b, start, end int) int {
+	return max(0, a-end, start-b)
+}
+
+// otherDivisor divides the weight of praise or complaint said of another
+// product than the phrase (aboutOther): "Salesforce was a nightmare;
+// Pipedrive is great" is praise of pipedrive.
+const otherDivisor = 3
+
+// maxNames bounds the other products otherNames collects from a post.
+const maxNames = 8
+
+// otherNames returns, normalised, up to maxNames words the post writes
+// with a capital inside a sentence (names, as "from Salesforce to
+// Pipedrive"), leaving out the phrase's words, "I", words in capitals,
+// and the words after the first of a run ("Google Calendar" names
+// google, not every calendar).
+func otherNames(post core.Post, phrase string) []string {
+	out := []string{}
+	for _, s := range []string{post.Title, post.Text} {
+		opens, run := true, false
+		for w := range strings.FieldsSeq(cutBytes(s, maxScan)) {
+			starts, inRun := opens, run
+			opens = endsSentence(w) || strings.HasSuffix(w, ":")
+			r, _ := utf8.DecodeRuneInString(w)
+			run = unicode.IsUpper(r) && !opens && !strings.HasSuffix(w, ",")
+			if starts || inRun {
+				continue
+			}
+			name := strings.Trim(w, `"'()*_,.;:!?…[]`)
+			name = strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s")
+			if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) || name == strings.ToUpper(name) ||
+				strings.HasPrefix(name, "I'") || strings.HasPrefix(name, "I’") {
+				continue
+			}
+			name = normalise(name)
+			if phraseWord(phrase, name) || slices.Contains(out, name) {
+				continue
+			}
+			if out = append(out, name); len(out) == maxNames {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+func phraseWord(phrase, w string) bool {
+	for p := range strings.FieldsSeq(phrase) {
+		if p == w {
 			return true
 		}
 	}
 	return false
+}
+
+// notOwners are words whose "'s" names no product: pronouns, "is"
+// contractions and times ("it's", "today's").
+var notOwners = map[string]bool{
+	"it": true, "that": true, "what": true, "there": true, "here": true,
+	"he": true, "she": true, "who": true, "let": true, "where": true,
+	"how": true, "when": true, "why": true, "this": true, "one": true,
+	"everyone": true, "everybody": true, "someone": true, "somebody": true,
+	"anyone": true, "nobody": true, "today": true, "tonight": true,
+	"yesterday": true, "tomorrow": true, "year": true, "week": true,
+	"month": true, "else": true,
+}
+
+// determiners before an "x's" make x a common noun ("the app's sync").
+var determiners = map[string]bool{
+	"the": true, "a": true, "an": true, "my": true, "our": true,
+	"your": true, "his": true, "her": true, "their": true, "its": true,
+	"this": true, "that": true, "every": true,
+}
+
+// aboutOther reports whether the cue at [start, end) is said of another
+// product: its clause (up to a comma, colon or the end of its sentence)
+// names one, one of names or an owner ("hubspot's price hike"), nearer
+// to the cue than any occurrence of the phrase in the clause.
+func aboutOther(text, phrase string, split int, names []string, start, end int) bool {
+	from, to := clauseAround(text, start, end)
+	other, prev := -1, ""
+	for i := from; i < to; {
+		j := strings.IndexByte(text[i:to], ' ')
+		if j < 0 {
+			j = to - i
+		}
+		w := strings.Trim(text[i:i+j], `"'()*_,.;:!?…[]`)
+		base, owner := strings.CutSuffix(w, "'s")
+		isOther := slices.Contains(names, base) ||
+			owner && !notOwners[base] && !determiners[prev] && !phraseWord(phrase, base)
+		if isOther && (i+j <= start || i >= end) {
+			if d := gap(i, i+j, start, end); other < 0 || d < other {
+				other = d
+			}
+		}
+		prev, i = w, i+j+1
+	}
+	if other < 0 {
+		return false
+	}
+	p := phraseNear(text, phrase, split, from, to, start, end)
+	return p < 0 || other < p
+}
+
+// clauseAround returns the clause holding [start, end): back to and
+// forward to a comma, colon, semicolon or sentence end followed by a
+// space, at most sentenceBytes each way.
+func clauseAround(text string, start, end int) (from, to int) {
+	stop := func(i int) bool {
+		return strings.IndexByte(",.;:!?", text[i]) >= 0 && (i+1 == len(text) || text[i+1] == ' ')
+	}
+	from = start
+	for from > 0 && from > start-sentenceBytes && !stop(from-1) {
+		from--
+	}
+	to = end
+	for to < len(text) && to < end+sentenceBytes && !stop(to) {
+		to++
+	}
+	return from, to
 }
