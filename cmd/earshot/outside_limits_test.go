@@ -11,7 +11,7 @@ import (
 // minute per key in the headers, the Free plan's limits in GET /me,
 // webhooks refused as plan_limit, 5 API keys per owner, a batch of
 // exactly 100 posts taken whole, and a match's post.text cut at 2000
-// characters (characters, not bytes).
+// characters (characters, not bytes), counted on its phrase.
 func TestOutsideDefaultLimits(t *testing.T) {
 	t.Parallel()
 	s := start(t, "EARSHOT_BOOTSTRAP=false")
@@ -33,7 +33,7 @@ func TestOutsideDefaultLimits(t *testing.T) {
 		t.Fatalf("a sixth API key: %v", err)
 	}
 
-	s.call("POST", "/api/v1/keywords", a.full, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, "")
+	phraseID := dataOf(t, s.call("POST", "/api/v1/keywords", a.full, map[string]any{"phrase": "acme", "platform": "x"}).want(t, 201, ""))["id"].(string)
 	long := "acme " + strings.Repeat("é", 2600)
 	posts := []any{xPost("long", "ada", long)}
 	for i := 1; i < 100; i++ {
@@ -50,5 +50,8 @@ func TestOutsideDefaultLimits(t *testing.T) {
 	text := m[0].(map[string]any)["post"].(map[string]any)["text"].(string)
 	if n := utf8.RuneCountInString(text); n != 2000 || !strings.HasPrefix(long, text) {
 		t.Fatalf("post.text of %d characters (%d bytes), want the first 2000", n, len(text))
+	}
+	if p := dataOf(t, s.call("GET", "/api/v1/keywords/"+phraseID, a.readOnly, nil).want(t, 200, "")); p["matches"] != 1.0 || p["lastSource"] != "helper" {
+		t.Fatalf("the phrase after its match: %v", p)
 	}
 }

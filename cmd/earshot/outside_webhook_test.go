@@ -98,3 +98,36 @@ func TestOutsideWebhookMessages(t *testing.T) {
 		}
 	}
 }
+
+// The delivery log holds the last 20 deliveries, newest first.
+func TestOutsideDeliveryLogLastTwenty(t *testing.T) {
+	t.Parallel()
+	s := start(t, "EARSHOT_BOOTSTRAP=false", "EARSHOT_RATE_LIMIT_PER_MINUTE=10000",
+		"EARSHOT_WEBHOOK_ALLOW_PRIVATE=true", "EARSHOT_PLAN_WEBHOOKS_PER_PERSON=1")
+	a := newTenant(t, s, "a@example.com")
+	created, _ := hook(t, s, a.full, map[string]any{})
+	id := created["id"].(string)
+	var first string
+	for i := range 21 {
+		s.call("POST", "/api/v1/webhooks/"+id+"/test", a.full, nil).want(t, 200, "")
+		if i == 0 {
+			first = listOf(t, s.call("GET", "/api/v1/webhooks/"+id+"/deliveries", a.full, nil))[0].(map[string]any)["id"].(string)
+		}
+	}
+	l := listOf(t, s.call("GET", "/api/v1/webhooks/"+id+"/deliveries", a.full, nil).want(t, 200, ""))
+	if len(l) != 20 {
+		t.Fatalf("%d entries in the log, want 20", len(l))
+	}
+	last := math.Inf(1)
+	for _, e := range l {
+		e := e.(map[string]any)
+		if e["id"] == first {
+			t.Fatal("the oldest of 21 deliveries is still in the log")
+		}
+		if at := e["createdAt"].(float64); at >= last {
+			t.Fatalf("not newest first: %v after %v", at, last)
+		} else {
+			last = at
+		}
+	}
+}
