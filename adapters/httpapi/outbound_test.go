@@ -29,9 +29,9 @@ func outboundAPI(t *testing.T, limit int) (*httptest.Server, *atomic.Int64) {
 	now := new(atomic.Int64)
 	now.Store(time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC).UnixNano())
 	deps := Deps{Keys: keys, Limiter: ratelimit.NewMemory(func() time.Time { return time.Unix(0, now.Load()) }),
-		// d1 is in each log: a retry of a delivery the owner has spends.
-		Webhooks: &fakeWebhooks{created: core.Webhook{ID: "w1"}, delivery: core.Delivery{ID: "d1"}},
-		Channels: &fakeChannels{ch: core.Webhook{ID: "c1"}, delivery: core.Delivery{ID: "d1"}}}
+		// w1 and c1 are switched on, and d1, failed, is in each log: a retry of it spends.
+		Webhooks: &fakeWebhooks{created: core.Webhook{ID: "w1", Active: true}, delivery: core.Delivery{ID: "d1", Status: core.DeliveryFailed}},
+		Channels: &fakeChannels{ch: core.Webhook{ID: "c1", Active: true}, delivery: core.Delivery{ID: "d1", Status: core.DeliveryFailed}}}
 	srv := httptest.NewServer(New(Config{RateLimit: limit, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, deps))
 	t.Cleanup(srv.Close)
 	return srv, now

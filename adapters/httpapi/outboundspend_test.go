@@ -113,8 +113,8 @@ func TestOutboundSpendsOnlyWhatSends(t *testing.T) {
 		limiter, sent := ratelimit.NewMemory(clock), new(int)
 		deps := Deps{Keys: keys, Limiter: limiter}
 		if plan {
-			deps.Webhooks = knownWebhooks{&fakeWebhooks{created: core.Webhook{ID: "w1"}}, sent}
-			deps.Channels = knownChannels{&fakeChannels{ch: core.Webhook{ID: "c1"}}, sent}
+			deps.Webhooks = knownWebhooks{&fakeWebhooks{created: core.Webhook{ID: "w1", Active: true}}, sent}
+			deps.Channels = knownChannels{&fakeChannels{ch: core.Webhook{ID: "c1", Active: true}}, sent}
 		}
 		srv := httptest.NewServer(New(Config{RateLimit: limit, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, deps))
 		t.Cleanup(srv.Close)

@@ -48,6 +48,7 @@ func (a *API) webhooks() (WebhookService, error) {
 // webhook row of another kind, with the same delivery log, tries and
 // replays, so one set of handlers serves both route families.
 type rowService interface {
+	List(ctx context.Context, ownerID string) ([]core.Webhook, error)
 	Delete(ctx context.Context, ownerID, id string) error
 	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
@@ -83,7 +84,7 @@ func (get rows) test(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	id := req.(idRequest).id
-	if err := sends(ctx, svc, id, ""); err != nil {
+	if err := sends(ctx, svc, id, "", false); err != nil {
 		return nil, err
 	}
 	res, err := svc.Test(ctx, keyFrom(ctx).OwnerID, id)
@@ -95,20 +96,37 @@ func (get rows) test(ctx context.Context, req any) (any, error) {
 
 // sends takes one of the owner's outbound sends (spendOutbound) for a
 // request on row id, and on its delivery deliveryID when one is named,
-// unless the owner has no such row or no such delivery: the service
-// refuses that without sending, in its own words. The log holds the
-// newest core.DeliveryLogSize; a delivery missing from a full one may be
-// older, and spends.
-func sends(ctx context.Context, svc rowService, id, deliveryID string) error {
-	ds, err := svc.Deliveries(ctx, keyFrom(ctx).OwnerID, id)
+// unless the service refuses it without sending, in its own words: the
+// owner has no such row or no such delivery, the delivery is a test ping
+// or still queued, or a redelivery or replay (queues) asks it of a row
+// switched off. The log holds the newest core.DeliveryLogSize; a
+// delivery missing from a full one may be older, and spends.
+func sends(ctx context.Context, svc rowService, id, deliveryID string, queues bool) error {
+	owner := keyFrom(ctx).OwnerID
+	ds, err := svc.Deliveries(ctx, owner, id)
 	switch {
 	case core.IsKind(err, core.KindNotFound):
 		return nil
 	case err != nil:
 		return err
-	case deliveryID != "" && len(ds) < core.DeliveryLogSize &&
-		!slices.ContainsFunc(ds, func(d core.Delivery) bool { return d.ID == deliveryID }):
-		return nil
+	}
+	if deliveryID != "" {
+		i := slices.IndexFunc(ds, func(d core.Delivery) bool { return d.ID == deliveryID })
+		switch {
+		case i < 0 && len(ds) < core.DeliveryLogSize:
+			return nil
+		case i >= 0 && (ds[i].Trigger == core.TriggerPing || !ds[i].Status.Final()):
+			return nil
+		}
+	}
+	if queues {
+		rows, err := svc.List(ctx, owner)
+		if err != nil {
+			return err
+		}
+		if i := slices.IndexFunc(rows, func(w core.Webhook) bool { return w.ID == id }); i >= 0 && !rows[i].Active {
+			return nil
+		}
 	}
 	return spendOutbound(ctx)
 }
@@ -135,7 +153,7 @@ func (get rows) retry(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	r := req.(retryRequest)
-	if err := sends(ctx, svc, r.webhookID, r.deliveryID); err != nil {
+	if err := sends(ctx, svc, r.webhookID, r.deliveryID, true); err != nil {
 		return nil, err
 	}
 	d, err := svc.Retry(ctx, keyFrom(ctx).OwnerID, r.webhookID, r.deliveryID)
@@ -168,7 +186,7 @@ func (get rows) replay(ctx context.Context, req any) (any, error) {
 			return nil, err
 		}
 	}
-	if err := sends(ctx, svc, r.id, ""); err != nil {
+	if err := sends(ctx, svc, r.id, "", true); err != nil {
 		return nil, err
 	}
 	res, err := svc.Replay(ctx, keyFrom(ctx).OwnerID, r.id, from, to)
