@@ -26,6 +26,8 @@ func TestRateAttributesToProduct(t *testing.T) {
 		{"zoho crm", "tried zoho crm after hubspot's price hike. not bad for the price", core.IntentPraise, `praises: "not bad"`},
 		// A possessive of a common noun names no product.
 		{"acme", "Tried acme last month. the app's sync is terrible", core.IntentComplaint, `complains: "terrible"`},
+		// A word said of another product counts a third, never nothing.
+		{"acme", "acme is Really great", core.IntentPraise, `praises: "great"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.phrase+": "+tt.text, func(t *testing.T) {

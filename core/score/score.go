@@ -111,7 +111,7 @@ func Rate(phrase string, post core.Post) core.Score {
 				names = otherNames(post, phrase)
 			}
 			if valid && aboutOther(text, phrase, split, names, h.start, h.end) {
-				h.weight /= otherDivisor
+				h.weight = max(1, h.weight/otherDivisor)
 			}
 			switch stressed, claim := turnBefore(text, h.start); {
 			case claim:
@@ -684,7 +684,9 @@ func gap(a, b, start, end int) int {
 
 // otherDivisor divides the weight of praise or complaint said of another
 // product than the phrase (aboutOther): "Salesforce was a nightmare;
-// Pipedrive is great" is praise of pipedrive.
+// Pipedrive is great" is praise of pipedrive. A word keeps a weight of
+// at least 1: a name read wrongly ("acme is Really great") must not make
+// the praise vanish.
 const otherDivisor = 3
 
 // maxNames bounds the other products otherNames collects from a post.
