@@ -695,36 +695,58 @@ const maxNames = 8
 // otherNames returns, normalised, up to maxNames words the post writes
 // with a capital inside a sentence (names, as "from Salesforce to
 // Pipedrive"), leaving out the phrase's words, "I", words in capitals,
-// and the words after the first of a run ("Google Calendar" names
-// google, not every calendar).
+// days, months (notNames), and the words after the first of a run
+// ("Google Calendar" names google, not every calendar). A line, and what
+// follows a word with no letter or digit (an emoji, a dash) or an opening
+// bracket or quote, starts as a sentence does: phones capitalise there.
 func otherNames(post core.Post, phrase string) []string {
 	out := []string{}
 	for _, s := range []string{post.Title, post.Text} {
-		opens, run := true, false
-		for w := range strings.FieldsSeq(cutBytes(s, maxScan)) {
-			starts, inRun := opens, run
-			opens = endsSentence(w) || strings.HasSuffix(w, ":")
-			r, _ := utf8.DecodeRuneInString(w)
-			run = unicode.IsUpper(r) && !opens && !strings.HasSuffix(w, ",")
-			if starts || inRun {
-				continue
-			}
-			name := strings.Trim(w, `"'()*_,.;:!?…[]`)
-			name = strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s")
-			if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) || name == strings.ToUpper(name) ||
-				strings.HasPrefix(name, "I'") || strings.HasPrefix(name, "I’") {
-				continue
-			}
-			name = normalise(name)
-			if phraseWord(phrase, name) || slices.Contains(out, name) {
-				continue
-			}
-			if out = append(out, name); len(out) == maxNames {
-				return out
+		for line := range strings.Lines(cutBytes(s, maxScan)) {
+			opens, run := true, false
+			for w := range strings.FieldsSeq(line) {
+				bare := strings.TrimLeft(w, openers)
+				starts, inRun := opens || bare != w, run
+				opens = endsSentence(w) || strings.HasSuffix(w, ":") || !strings.ContainsFunc(w, isWordRune)
+				r, _ := utf8.DecodeRuneInString(bare)
+				run = unicode.IsUpper(r) && !opens && !strings.HasSuffix(w, ",")
+				if starts || inRun {
+					continue
+				}
+				name := strings.Trim(w, `"'()*_,.;:!?…[]`)
+				name = strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s")
+				if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) || name == strings.ToUpper(name) ||
+					strings.HasPrefix(name, "I'") || strings.HasPrefix(name, "I’") {
+					continue
+				}
+				name = normalise(name)
+				if notNames[name] || phraseWord(phrase, name) || slices.Contains(out, name) {
+					continue
+				}
+				if out = append(out, name); len(out) == maxNames {
+					return out
+				}
 			}
 		}
 	}
 	return out
+}
+
+// openers are the characters that open a quote or an aside.
+const openers = `"'([{“‘«`
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// notNames are words written with a capital mid-sentence that name no
+// product: days, months, and "I" with a contraction typed without its
+// apostrophe ("Im", "Ive").
+var notNames = map[string]bool{
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true,
+	"friday": true, "saturday": true, "sunday": true,
+	"january": true, "february": true, "march": true, "april": true,
+	"may": true, "june": true, "july": true, "august": true,
+	"september": true, "october": true, "november": true, "december": true,
+	"im": true, "ive": true, "id": true, "ill": true,
 }
 
 func phraseWord(phrase, w string) bool {
@@ -745,10 +767,12 @@ var notOwners = map[string]bool{
 	"everyone": true, "everybody": true, "someone": true, "somebody": true,
 	"anyone": true, "nobody": true, "today": true, "tonight": true,
 	"yesterday": true, "tomorrow": true, "year": true, "week": true,
-	"month": true, "else": true,
+	"month": true, "else": true, "everything": true, "nothing": true,
+	"something": true, "anything": true,
 }
 
-// determiners before an "x's" make x a common noun ("the app's sync").
+// determiners before an "x's" make x a common noun ("the app's sync"),
+// as the phrase's own word does a part of the phrase ("acme support's").
 var determiners = map[string]bool{
 	"the": true, "a": true, "an": true, "my": true, "our": true,
 	"your": true, "his": true, "her": true, "their": true, "its": true,
@@ -770,7 +794,7 @@ func aboutOther(text, phrase string, split int, names []string, start, end int) 
 		w := strings.Trim(text[i:i+j], `"'()*_,.;:!?…[]`)
 		base, owner := strings.CutSuffix(w, "'s")
 		isOther := slices.Contains(names, base) ||
-			owner && !notOwners[base] && !determiners[prev] && !phraseWord(phrase, base)
+			owner && !notOwners[base] && !determiners[prev] && !phraseWord(phrase, base) && !phraseWord(phrase, prev)
 		if isOther && (i+j <= start || i >= end) {
 			if d := gap(i, i+j, start, end); other < 0 || d < other {
 				other = d
