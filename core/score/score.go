@@ -381,8 +381,8 @@ func opensSentence(before string) bool {
 const scanBytes = 80
 
 // negationBefore returns where a negator starts that governs the match
-// [start, end), or -1. It looks at most negationWords words back and not
-// past the clause: a comma, a full stop or a "but" ends the negation's
+// [start, end), or -1. It looks at most negationWords words back (further
+// for a negated verb of raising) and not past the clause: a comma, a full stop or a "but" ends the negation's
 // reach ("not cheap, but great"). "not only", "not just", "no doubt",
 // "no wonder" and "nothing but" negate nothing, nor does "can't ...
 // enough" ("can't recommend it enough").
@@ -390,7 +390,7 @@ func negationBefore(text string, start, end int) int {
 	base := max(0, start-scanBytes)
 	before := text[base:start]
 	next := ""
-	for range negationWords {
+	for n := 0; ; n++ {
 		before = strings.TrimRight(before, " ")
 		if before == "" {
 			return -1
@@ -405,12 +405,18 @@ func negationBefore(text string, start, end int) int {
 		case "but", "though", "although", "however", "yet":
 			return -1
 		}
-		if isNegator(w) && !idiom(w, next, text[end:]) {
+		if isNegator(w) && (n < negationWords || raising[next]) && !idiom(w, next, text[end:]) {
 			return base + i
 		}
 		next, before = w, before[:i]
 	}
-	return -1
+}
+
+// raising are the verbs whose negation negates the clause they lead,
+// past negationWords: "I don't think the acme app is great" says it is
+// not great. The reach still ends with the clause and scanBytes.
+var raising = map[string]bool{
+	"think": true, "believe": true, "feel": true, "expect": true, "suppose": true,
 }
 
 // idiom reports whether the negator w, followed by the word next and
