@@ -12,6 +12,7 @@ package score
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -409,6 +410,9 @@ func negationBefore(text string, start, end int) int {
 			return base + i
 		}
 		next, before = w, before[:i]
+		if n+1 == negationWords && !raising[next] && !containsAny(before, raisingWords) {
+			return -1
+		}
 	}
 }
 
@@ -418,6 +422,10 @@ func negationBefore(text string, start, end int) int {
 var raising = map[string]bool{
 	"think": true, "believe": true, "feel": true, "expect": true, "suppose": true,
 }
+
+// raisingWords are the keys of raising, to skip the longer walk where
+// none occurs.
+var raisingWords = slices.Collect(maps.Keys(raising))
 
 // idiom reports whether the negator w, followed by the word next and
 // then the match and after, is one of the turns of phrase that negate
