@@ -26,6 +26,12 @@ func TestRateAttributesToProduct(t *testing.T) {
 		{"zoho crm", "tried zoho crm after hubspot's price hike. not bad for the price", core.IntentPraise, `praises: "not bad"`},
 		// A possessive of a common noun names no product.
 		{"acme", "Tried acme last month. the app's sync is terrible", core.IntentComplaint, `complains: "terrible"`},
+		// Nor does an indefinite pronoun's, nor the phrase's own part.
+		{"acme", "I love acme, but everything's terrible since the update", core.IntentComplaint, `complains: "terrible"`},
+		{"acme", "acme support's been terrible, the app is great", core.IntentComplaint, `complains: "terrible"`},
+		{"acme", "the acme team's reply was awesome, the app is bad", core.IntentPraise, `praises: "awesome"`},
+		// A word said of another product counts a third, never nothing.
+		{"acme", "acme is Really great", core.IntentPraise, `praises: "great"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.phrase+": "+tt.text, func(t *testing.T) {
@@ -35,5 +41,30 @@ func TestRateAttributesToProduct(t *testing.T) {
 				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
 			}
 		})
+	}
+}
+
+// TestRateCapitalsThatNameNothing checks that a capital that names no
+// product leaves the verdict as it is with the capital lowered: a word
+// after a line break, an emoji, a dash, an opening bracket or quote
+// starts a sentence as much as one after a full stop does, and days,
+// months and the pronoun "I" typed without its apostrophe are no
+// products.
+func TestRateCapitalsThatNameNothing(t *testing.T) {
+	for _, text := range []string{
+		"acme is great\nSetup was terrible",
+		"love acme 😍 Setup was terrible though",
+		"acme is fine — Setup was terrible",
+		"acme is fine (Setup was terrible)",
+		`my take on acme "Setup was terrible"`,
+		"Love acme, but since Monday sync is terrible",
+		"Tried acme in January and it was terrible",
+		"Ive been on acme a year and Im sick of it",
+	} {
+		got := score.Rate("acme", core.Post{Text: text})
+		checkScore(t, got)
+		if want := score.Rate("acme", core.Post{Text: strings.ToLower(text)}); got != want {
+			t.Errorf("%q: %s %d (%s), lower-cased %s %d (%s)", text, got.Intent, got.Value, got.Reason, want.Intent, want.Value, want.Reason)
+		}
 	}
 }

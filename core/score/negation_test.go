@@ -38,6 +38,10 @@ func TestRateReadsNegation(t *testing.T) {
 		{"acme: great camera, not great battery", core.IntentComplaint, `complains: "not great"`},
 		{"acme sound is amazing. call quality is not amazing", core.IntentComplaint, `complains: "not amazing"`},
 		{"happy with the acme screen. not happy with the price", core.IntentComplaint, `complains: "not happy with"`},
+		// "don't think" negates the clause it leads, however far.
+		{"I don't think acme is great for teams", core.IntentComplaint, `complains: "don't think acme is great"`},
+		{"i dont believe the new acme app is worth every penny", core.IntentComplaint, `complains: "dont believe the new acme app is worth every penny"`},
+		{"I don't know why the acme app is so great", core.IntentPraise, `praises: "great"`},
 		// The negation ends with its clause.
 		{"not cheap, but acme is great", core.IntentPraise, `praises: "great"`},
 		{"acme is not cheap. great support though", core.IntentPraise, `praises: "great"`},

@@ -12,6 +12,7 @@ package score
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -111,7 +112,7 @@ func Rate(phrase string, post core.Post) core.Score {
 				names = otherNames(post, phrase)
 			}
 			if valid && aboutOther(text, phrase, split, names, h.start, h.end) {
-				h.weight /= otherDivisor
+				h.weight = max(1, h.weight/otherDivisor)
 			}
 			switch stressed, claim := turnBefore(text, h.start); {
 			case claim:
@@ -381,8 +382,8 @@ func opensSentence(before string) bool {
 const scanBytes = 80
 
 // negationBefore returns where a negator starts that governs the match
-// [start, end), or -1. It looks at most negationWords words back and not
-// past the clause: a comma, a full stop or a "but" ends the negation's
+// [start, end), or -1. It looks at most negationWords words back (further
+// for a negated verb of raising) and not past the clause: a comma, a full stop or a "but" ends the negation's
 // reach ("not cheap, but great"). "not only", "not just", "no doubt",
 // "no wonder" and "nothing but" negate nothing, nor does "can't ...
 // enough" ("can't recommend it enough").
@@ -390,7 +391,7 @@ func negationBefore(text string, start, end int) int {
 	base := max(0, start-scanBytes)
 	before := text[base:start]
 	next := ""
-	for range negationWords {
+	for n := 0; ; n++ {
 		before = strings.TrimRight(before, " ")
 		if before == "" {
 			return -1
@@ -405,13 +406,26 @@ func negationBefore(text string, start, end int) int {
 		case "but", "though", "although", "however", "yet":
 			return -1
 		}
-		if isNegator(w) && !idiom(w, next, text[end:]) {
+		if isNegator(w) && (n < negationWords || raising[next]) && !idiom(w, next, text[end:]) {
 			return base + i
 		}
 		next, before = w, before[:i]
+		if n+1 == negationWords && !raising[next] && !containsAny(before, raisingWords) {
+			return -1
+		}
 	}
-	return -1
 }
+
+// raising are the verbs whose negation negates the clause they lead,
+// past negationWords: "I don't think the acme app is great" says it is
+// not great. The reach still ends with the clause and scanBytes.
+var raising = map[string]bool{
+	"think": true, "believe": true, "feel": true, "expect": true, "suppose": true,
+}
+
+// raisingWords are the keys of raising, to skip the longer walk where
+// none occurs.
+var raisingWords = slices.Collect(maps.Keys(raising))
 
 // idiom reports whether the negator w, followed by the word next and
 // then the match and after, is one of the turns of phrase that negate
@@ -684,7 +698,9 @@ func gap(a, b, start, end int) int {
 
 // otherDivisor divides the weight of praise or complaint said of another
 // product than the phrase (aboutOther): "Salesforce was a nightmare;
-// Pipedrive is great" is praise of pipedrive.
+// Pipedrive is great" is praise of pipedrive. A word keeps a weight of
+// at least 1: a name read wrongly ("acme is Really great") must not make
+// the praise vanish.
 const otherDivisor = 3
 
 // maxNames bounds the other products otherNames collects from a post.
@@ -693,36 +709,58 @@ const maxNames = 8
 // otherNames returns, normalised, up to maxNames words the post writes
 // with a capital inside a sentence (names, as "from Salesforce to
 // Pipedrive"), leaving out the phrase's words, "I", words in capitals,
-// and the words after the first of a run ("Google Calendar" names
-// google, not every calendar).
+// days, months (notNames), and the words after the first of a run
+// ("Google Calendar" names google, not every calendar). A line, and what
+// follows a word with no letter or digit (an emoji, a dash) or an opening
+// bracket or quote, starts as a sentence does: phones capitalise there.
 func otherNames(post core.Post, phrase string) []string {
 	out := []string{}
 	for _, s := range []string{post.Title, post.Text} {
-		opens, run := true, false
-		for w := range strings.FieldsSeq(cutBytes(s, maxScan)) {
-			starts, inRun := opens, run
-			opens = endsSentence(w) || strings.HasSuffix(w, ":")
-			r, _ := utf8.DecodeRuneInString(w)
-			run = unicode.IsUpper(r) && !opens && !strings.HasSuffix(w, ",")
-			if starts || inRun {
-				continue
-			}
-			name := strings.Trim(w, `"'()*_,.;:!?…[]`)
-			name = strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s")
-			if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) || name == strings.ToUpper(name) ||
-				strings.HasPrefix(name, "I'") || strings.HasPrefix(name, "I’") {
-				continue
-			}
-			name = normalise(name)
-			if phraseWord(phrase, name) || slices.Contains(out, name) {
-				continue
-			}
-			if out = append(out, name); len(out) == maxNames {
-				return out
+		for line := range strings.Lines(cutBytes(s, maxScan)) {
+			opens, run := true, false
+			for w := range strings.FieldsSeq(line) {
+				bare := strings.TrimLeft(w, openers)
+				starts, inRun := opens || bare != w, run
+				opens = endsSentence(w) || strings.HasSuffix(w, ":") || !strings.ContainsFunc(w, isWordRune)
+				r, _ := utf8.DecodeRuneInString(bare)
+				run = unicode.IsUpper(r) && !opens && !strings.HasSuffix(w, ",")
+				if starts || inRun {
+					continue
+				}
+				name := strings.Trim(w, `"'()*_,.;:!?…[]`)
+				name = strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s")
+				if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) || name == strings.ToUpper(name) ||
+					strings.HasPrefix(name, "I'") || strings.HasPrefix(name, "I’") {
+					continue
+				}
+				name = normalise(name)
+				if notNames[name] || phraseWord(phrase, name) || slices.Contains(out, name) {
+					continue
+				}
+				if out = append(out, name); len(out) == maxNames {
+					return out
+				}
 			}
 		}
 	}
 	return out
+}
+
+// openers are the characters that open a quote or an aside.
+const openers = `"'([{“‘«`
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// notNames are words written with a capital mid-sentence that name no
+// product: days, months, and "I" with a contraction typed without its
+// apostrophe ("Im", "Ive").
+var notNames = map[string]bool{
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true,
+	"friday": true, "saturday": true, "sunday": true,
+	"january": true, "february": true, "march": true, "april": true,
+	"may": true, "june": true, "july": true, "august": true,
+	"september": true, "october": true, "november": true, "december": true,
+	"im": true, "ive": true, "id": true, "ill": true,
 }
 
 func phraseWord(phrase, w string) bool {
@@ -743,10 +781,12 @@ var notOwners = map[string]bool{
 	"everyone": true, "everybody": true, "someone": true, "somebody": true,
 	"anyone": true, "nobody": true, "today": true, "tonight": true,
 	"yesterday": true, "tomorrow": true, "year": true, "week": true,
-	"month": true, "else": true,
+	"month": true, "else": true, "everything": true, "nothing": true,
+	"something": true, "anything": true,
 }
 
-// determiners before an "x's" make x a common noun ("the app's sync").
+// determiners before an "x's" make x a common noun ("the app's sync"),
+// as the phrase's own word does a part of the phrase ("acme support's").
 var determiners = map[string]bool{
 	"the": true, "a": true, "an": true, "my": true, "our": true,
 	"your": true, "his": true, "her": true, "their": true, "its": true,
@@ -768,7 +808,7 @@ func aboutOther(text, phrase string, split int, names []string, start, end int) 
 		w := strings.Trim(text[i:i+j], `"'()*_,.;:!?…[]`)
 		base, owner := strings.CutSuffix(w, "'s")
 		isOther := slices.Contains(names, base) ||
-			owner && !notOwners[base] && !determiners[prev] && !phraseWord(phrase, base)
+			owner && !notOwners[base] && !determiners[prev] && !phraseWord(phrase, base) && !phraseWord(phrase, prev)
 		if isOther && (i+j <= start || i >= end) {
 			if d := gap(i, i+j, start, end); other < 0 || d < other {
 				other = d
