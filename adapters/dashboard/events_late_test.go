@@ -164,15 +164,7 @@ func at(base time.Time, s int) time.Time { return base.Add(time.Duration(s) * ti
 func TestLiveSendsLateCommits(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0).UTC() // the page's newest match
 	s0 := time.Unix(1_800_000_000, 0).UTC() // when the page was made
-	inbox := &committedInbox{polled: make(chan struct{}, 1)}
-	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LivePoll: 5 * time.Millisecond, MaxStreamsPerOwner: 2},
-		Deps{Sessions: fakeSessions{}, Inbox: inbox, Matches: fakeMatches{}, Phrases: fakePhrases{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(d)
-	defer srv.Close()
-	defer d.Close()
+	inbox, d, srv := committedDashboard(t)
 	query := "after=" + strconv.FormatInt(t0.UnixMilli(), 10) + "&since=" + strconv.FormatInt(s0.UnixMicro(), 10)
 	events := liveStream(t, srv, query, "")
 
@@ -263,4 +255,20 @@ func TestLiveSentSetBounded(t *testing.T) {
 	if len(s.order) != 1 || len(s.has) != 1 || !s.has[keyOf(mk(5, at(t0, 50)))] {
 		t.Fatalf("after forget: %v", s.order)
 	}
+}
+
+// committedDashboard serves a dashboard polling a committedInbox every
+// 5 ms; both end with the test, if the test has not closed the
+// dashboard itself to end its streams.
+func committedDashboard(t *testing.T) (*committedInbox, *Dashboard, *httptest.Server) {
+	t.Helper()
+	inbox := &committedInbox{polled: make(chan struct{}, 1)}
+	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LivePoll: 5 * time.Millisecond, MaxStreamsPerOwner: 2},
+		Deps{Sessions: fakeSessions{}, Inbox: inbox, Matches: fakeMatches{}, Phrases: fakePhrases{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d)
+	t.Cleanup(func() { d.Close(); srv.Close() })
+	return inbox, d, srv
 }

@@ -1,9 +1,6 @@
 package dashboard
 
 import (
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -18,15 +15,7 @@ func TestLiveResumeMidPollMissesNothing(t *testing.T) {
 	s0 := time.Unix(1_800_000_000, 0).UTC() // when the page was made
 	for _, earlier := range []bool{false, true} {
 		t.Run("earlier poll "+strconv.FormatBool(earlier), func(t *testing.T) {
-			inbox := &committedInbox{polled: make(chan struct{}, 1)}
-			d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LivePoll: 5 * time.Millisecond, MaxStreamsPerOwner: 2},
-				Deps{Sessions: fakeSessions{}, Inbox: inbox, Matches: fakeMatches{}, Phrases: fakePhrases{}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(d)
-			defer srv.Close()
-			defer d.Close()
+			inbox, _, srv := committedDashboard(t)
 			query := "after=" + strconv.FormatInt(t0.UnixMilli(), 10) + "&since=" + strconv.FormatInt(s0.UnixMicro(), 10)
 			events := liveStream(t, srv, query, "")
 			if earlier {

@@ -34,13 +34,7 @@ func TestRateAttributesToProduct(t *testing.T) {
 		{"acme", "acme is Really great", core.IntentPraise, `praises: "great"`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.phrase+": "+tt.text, func(t *testing.T) {
-			got := score.Rate(tt.phrase, core.Post{Text: tt.text})
-			checkScore(t, got)
-			if got.Intent != tt.intent || !strings.HasPrefix(got.Reason, tt.reason) {
-				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
-			}
-		})
+		rateReads(t, tt.phrase, tt.text, tt.intent, tt.reason)
 	}
 }
 

@@ -68,16 +68,10 @@ func TestRateReadsNegation(t *testing.T) {
 		{"acme is great for a small team. anyone tried the api?", core.IntentPraise, `praises: "great"`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.text, func(t *testing.T) {
-			got := score.Rate("acme", core.Post{Text: tt.text})
-			checkScore(t, got)
-			if got.Intent != tt.intent || !strings.HasPrefix(got.Reason, tt.reason) {
-				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
-			}
-			if got.Intent != core.IntentPraise && strings.HasPrefix(got.Reason, "praises") {
-				t.Errorf("a %s post says %q", got.Intent, got.Reason)
-			}
-		})
+		got := rateReads(t, "acme", tt.text, tt.intent, tt.reason)
+		if got.Intent != core.IntentPraise && strings.HasPrefix(got.Reason, "praises") {
+			t.Errorf("%s: a %s post says %q", tt.text, got.Intent, got.Reason)
+		}
 	}
 }
 
@@ -118,13 +112,7 @@ func TestRateReadsWithdrawnPlans(t *testing.T) {
 		{"never buying from acme again", core.IntentComplaint, `swears off`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.text, func(t *testing.T) {
-			got := score.Rate("acme", core.Post{Text: tt.text})
-			checkScore(t, got)
-			if got.Intent != tt.intent || !strings.HasPrefix(got.Reason, tt.reason) {
-				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
-			}
-		})
+		rateReads(t, "acme", tt.text, tt.intent, tt.reason)
 	}
 }
 
@@ -152,12 +140,21 @@ func TestRateWeighsTheTurn(t *testing.T) {
 		{"acme is amazing and i love it, the battery is terrible", core.IntentPraise, `praises: "amazing"`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.text, func(t *testing.T) {
-			got := score.Rate("acme", core.Post{Text: tt.text})
-			checkScore(t, got)
-			if got.Intent != tt.intent || !strings.HasPrefix(got.Reason, tt.reason) {
-				t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, tt.intent, tt.reason)
-			}
-		})
+		rateReads(t, "acme", tt.text, tt.intent, tt.reason)
 	}
+}
+
+// rateReads rates text for phrase in a subtest and checks that it reads
+// as intent, with a reason that starts with reason; it returns the score.
+func rateReads(t *testing.T, phrase, text string, intent core.Intent, reason string) core.Score {
+	t.Helper()
+	var got core.Score
+	t.Run(phrase+": "+text, func(t *testing.T) {
+		got = score.Rate(phrase, core.Post{Text: text})
+		checkScore(t, got)
+		if got.Intent != intent || !strings.HasPrefix(got.Reason, reason) {
+			t.Errorf("got %s (%s), want %s (%s…)", got.Intent, got.Reason, intent, reason)
+		}
+	})
+	return got
 }
