@@ -521,15 +521,7 @@ func TestLongStoryIsSentCut(t *testing.T) {
 // page being pg, and returns the read's error.
 func readSearchPage(t *testing.T, pg Page) (*run, error) {
 	t.Helper()
-	r := &run{since: map[string]string{}}
-	pages := &fakePages{answer: func(u *url.URL) Page {
-		p := pg
-		p.URL = u.String()
-		return p
-	}}
-	rd := newReader(t, pages, r)
-	rd.Groups = -1
-	in := r.in(nil)
+	r, rd, in := searchReader(t, pg)
 	in.Phrases = in.Phrases[:1]
 	report := in.Report
 	in.Report = func(ctx context.Context, s helper.Signal, wait time.Duration) error {

@@ -45,6 +45,15 @@ func TestTheReportedPageLeavesThePhraseOut(t *testing.T) {
 // answers every address with pg, and returns what the read sent.
 func searchOnce(t *testing.T, pg Page, phrase string) (*run, error) {
 	t.Helper()
+	r, rd, in := searchReader(t, pg)
+	in.Phrases = []helper.Phrase{{Phrase: phrase}}
+	return r, rd.Read(context.Background(), in, r.emit)
+}
+
+// searchReader is a reader without groups over a browser that answers
+// every address with pg, with the input of its first read.
+func searchReader(t *testing.T, pg Page) (*run, *Reader, helper.In) {
+	t.Helper()
 	r := &run{since: map[string]string{}}
 	pages := &fakePages{answer: func(u *url.URL) Page {
 		p := pg
@@ -53,7 +62,5 @@ func searchOnce(t *testing.T, pg Page, phrase string) (*run, error) {
 	}}
 	rd := newReader(t, pages, r)
 	rd.Groups = -1
-	in := r.in(nil)
-	in.Phrases = []helper.Phrase{{Phrase: phrase}}
-	return r, rd.Read(context.Background(), in, r.emit)
+	return r, rd, r.in(nil)
 }
