@@ -4,8 +4,9 @@
 // Both backends keep the same semantics, so the application can be tested
 // on the first and run on the second: every consumer group gets every
 // event of a topic, subscribers in one group share the work, a handler
-// error means the event comes back after a growing pause, and delivery is
-// at least once and unordered. The database is the truth; the bus only
+// error means the event comes back after a growing pause (until it has
+// failed Config.MaxAttempts times and is given up), and delivery is at
+// least once and unordered. The database is the truth; the bus only
 // makes work start sooner, which is why nothing here tries to be exactly
 // once.
 package bus
@@ -14,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/url"
 	"regexp"
@@ -49,11 +51,26 @@ type Config struct {
 	// drops nothing.
 	MemoryCapacity int
 	// Dropped is told how many events of topic (without the prefix) the
-	// in-process bus dropped for a full group; nil ignores drops. It is
-	// called from Publish, so it must be quick: count, and wake whoever
-	// sweeps the database for the work the events announced.
+	// in-process bus dropped for a full group, and of each event given up
+	// after MaxAttempts failed tries (on either backend); nil ignores
+	// drops. It is called from Publish and from the subscriptions, so it
+	// must be quick: count, and wake whoever sweeps the database for the
+	// work the events announced.
 	Dropped func(topic string, n int)
+	// MaxAttempts is how many times the bus hands one event to the
+	// handlers of a subscription that keep failing on it before it gives
+	// the event up: acknowledges it, logs it and reports it to Dropped.
+	// 0 means DefaultMaxAttempts. Without a bound an event no handler
+	// can take would come back every few seconds for as long as the
+	// queue lasts; the database holds the work it announced, and the
+	// sweeps find that work.
+	MaxAttempts int
 }
+
+// DefaultMaxAttempts is how many times an event is handed to a failing
+// handler when Config.MaxAttempts is 0: with the pauses between tries,
+// about 20 seconds of failures.
+const DefaultMaxAttempts = 10
 
 // DefaultGroup is the consumer group when Config.Group is empty.
 const DefaultGroup = "earshot"
@@ -167,6 +184,12 @@ func Open(rawURL string, cfg Config) (*Bus, error) {
 	}
 	if cfg.Group == "" {
 		cfg.Group = DefaultGroup
+	}
+	if cfg.MaxAttempts < 0 {
+		return nil, core.Errorf(core.KindInvalid, "bus max attempts must not be negative")
+	}
+	if cfg.MaxAttempts == 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
 	}
 	if !topicPattern.MatchString(cfg.Group) {
 		return nil, core.Errorf(core.KindInvalid, "bus group %q: use letters, digits and . _ : -", cfg.Group)
@@ -355,6 +378,7 @@ func (b *Bus) subscribe(ctx context.Context, topic, group string, h ports.Handle
 func (b *Bus) consume(ctx context.Context, topic, group string, msgs <-chan *message.Message, h ports.Handler) {
 	log := b.log.With("topic", topic, "group", group)
 	failures := 0
+	tries := newTries(max(DefaultMemoryCapacity, b.cfg.MemoryCapacity))
 	// The transport sends an Ack to the broker after consume has moved on;
 	// stopping the transport before then (the caller's next step) could
 	// turn a handled event into a redelivered one. A message's context
@@ -388,8 +412,10 @@ func (b *Bus) consume(ctx context.Context, topic, group string, msgs <-chan *mes
 			}
 			e := ports.Event{Topic: topic, Key: msg.Metadata.Get(keyMetadata), Payload: msg.Payload}
 			err := callHandler(ctx, log, h, e)
+			id := msgID(msg)
 			if err == nil {
 				failures = 0
+				tries.forget(id)
 				msg.Ack()
 				acked = msg
 				continue
@@ -402,6 +428,17 @@ func (b *Bus) consume(ctx context.Context, topic, group string, msgs <-chan *mes
 				return
 			}
 			failures++
+			if n := tries.add(id); n >= b.cfg.MaxAttempts {
+				tries.forget(id)
+				log.Error("event handler failed on every try; the event is given up (the database holds its work, which the sweeps find)",
+					"key", e.Key, "tries", n, "error", err)
+				if b.cfg.Dropped != nil {
+					b.cfg.Dropped(topic, 1)
+				}
+				msg.Ack()
+				acked = msg
+				continue
+			}
 			wait := retryDelay(failures)
 			log.Warn("event handler failed; the event will be delivered again",
 				"key", e.Key, "consecutive_failures", failures, "retry_in", wait, "error", err)
@@ -427,6 +464,63 @@ func callHandler(ctx context.Context, log *slog.Logger, h ports.Handler, e ports
 	}()
 	return h(ctx, e)
 }
+
+// msgID names a message across its redeliveries: by the UUID the bus's
+// publisher gives it, or for a message from another publisher, which may
+// have none, by its key and payload.
+func msgID(msg *message.Message) string {
+	if msg.UUID != "" {
+		return msg.UUID
+	}
+	h := fnv.New128a()
+	_, _ = h.Write([]byte(msg.Metadata.Get(keyMetadata)))
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write(msg.Payload)
+	return string(h.Sum(nil))
+}
+
+// tries counts a subscription's failed tries of each message until the
+// message is handled or given up. The broker does not count them: a
+// classic queue only flags a message redelivered. At most limit messages
+// are counted; past it the one tried least recently is forgotten (most
+// likely handled by another subscriber since), and would start its count
+// again. With limit at least the memory bound, every message of a group
+// of the in-process bus can be counted at once; a broker hands a
+// subscription one message at a time (prefetch 1), and a nacked message
+// goes back to where it was in the queue, so only a few take turns.
+type tries struct {
+	limit int
+	clock uint64
+	m     map[string]try
+}
+
+type try struct {
+	n    int
+	last uint64
+}
+
+func newTries(limit int) *tries { return &tries{limit: limit, m: make(map[string]try)} }
+
+// add counts a failed try of id and returns how many it has had.
+func (t *tries) add(id string) int {
+	t.clock++
+	c, ok := t.m[id]
+	if !ok && len(t.m) >= t.limit {
+		oldest, at := "", uint64(0)
+		for k, v := range t.m {
+			if oldest == "" || v.last < at {
+				oldest, at = k, v.last
+			}
+		}
+		delete(t.m, oldest)
+	}
+	c.n++
+	c.last = t.clock
+	t.m[id] = c
+	return c.n
+}
+
+func (t *tries) forget(id string) { delete(t.m, id) }
 
 func retryDelay(failures int) time.Duration {
 	d := retryMin
