@@ -41,7 +41,13 @@ type Config struct {
 	Group string
 	// QueuePrefix is prepended to every topic, hence to AMQP exchange and
 	// queue names, so that tests and deployments sharing a broker never see
-	// each other's messages.
+	// each other's messages. Nothing is put between the two, as names have
+	// always been: prefix "ab" with topic "c" and prefix "a" with topic
+	// "bc" name one exchange. Deployments that publish the same topics
+	// never meet that way, whatever their prefixes; one whose topics
+	// differ from another's should end its prefix with a separator (say
+	// "prod."). Adding one here would move every existing deployment's
+	// durable queues.
 	QueuePrefix string
 	// MemoryCapacity bounds the in-process bus: how many events each
 	// consumer group holds, published and not yet acknowledged; 0 means
