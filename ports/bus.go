@@ -26,7 +26,8 @@ type Publisher interface {
 
 // Handler handles one event. Returning nil acknowledges it; an error makes
 // the bus deliver it again later, after a pause that grows while the
-// handler keeps failing. Delivery is at least once and unordered, so a
+// handler keeps failing, until the bus gives it up (the adapter bounds the
+// tries; the database holds the work). Delivery is at least once and unordered, so a
 // handler must tolerate duplicates (the database decides whether the work
 // is still to do). A payload that can never be handled should be logged
 // and acknowledged, not returned as an error.
