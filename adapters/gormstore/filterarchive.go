@@ -129,11 +129,7 @@ func (s *FilterArchiveStore) LatestArchiveSet(ctx context.Context, ownerID, phra
 // gone, as it would after the first.
 func (s *FilterArchiveStore) RestoreArchiveSet(ctx context.Context, ownerID, id string) (int, error) {
 	n := 0
-	err := s.db.write(ctx).Transaction(func(tx *gorm.DB) error {
-		var row archiveSetRow
-		if err := tx.Clauses(lockForUpdate).Take(&row, "id = ? AND owner_id = ?", id, ownerID).Error; err != nil {
-			return err
-		}
+	_, err := locked(s.db.write(ctx), func(tx *gorm.DB, row *archiveSetRow) error {
 		res := tx.Exec(`UPDATE match_triage SET archived = 0, updated_at = ?
 			WHERE owner_id = ? AND archived = 1 AND match_id IN (SELECT match_id FROM filter_archive_matches WHERE archive_id = ?)`,
 			tx.NowFunc().UnixMicro(), ownerID, id)
@@ -141,8 +137,8 @@ func (s *FilterArchiveStore) RestoreArchiveSet(ctx context.Context, ownerID, id 
 			return res.Error
 		}
 		n = int(res.RowsAffected)
-		return tx.Delete(&row).Error
-	})
+		return tx.Delete(row).Error
+	}, "id = ? AND owner_id = ?", id, ownerID)
 	if err != nil {
 		return 0, translate(err, "archived set")
 	}

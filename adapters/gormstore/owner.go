@@ -34,10 +34,10 @@ func lockOwner(tx *gorm.DB, ownerID string) (row ownerRow, err error) {
 	return row, err
 }
 
-// translateOwnerRef reports a missing owner behind a foreign key as
-// the owner's own lookups do.
+// translateOwnerRef reports a missing owner, behind a foreign key or as
+// its row not found under lockOwner, as the owner's own lookups do.
 func translateOwnerRef(err error, what string) error {
-	if foreignKey(err) {
+	if foreignKey(err) || errors.Is(err, gorm.ErrRecordNotFound) {
 		return core.Errorf(core.KindNotFound, "owner not found")
 	}
 	return translate(err, what)
@@ -82,10 +82,7 @@ func (s *OwnerStore) UpdateOwner(ctx context.Context, o core.Owner) error {
 		}
 		return forgetLinks(tx, o.ID, "")
 	})
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return core.Errorf(core.KindNotFound, "owner not found")
-	}
-	return translate(err, "owner with this email")
+	return translateOwnerRef(err, "owner with this email")
 }
 
 // forgetLinks deletes the owner's address changes, all but keep, and its
@@ -124,9 +121,6 @@ func (s *OwnerStore) CreateEmailChange(ctx context.Context, c core.EmailChange) 
 		return tx.Create(&emailChangeRow{Hash: c.Hash, OwnerID: c.OwnerID, Email: c.Email,
 			CreatedAt: micros(c.CreatedAt), ExpiresAt: micros(c.ExpiresAt)}).Error
 	})
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return core.Errorf(core.KindNotFound, "owner not found")
-	}
 	return translateOwnerRef(err, "email change")
 }
 
