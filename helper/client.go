@@ -327,7 +327,8 @@ type AccountView struct {
 // Report sends s (POST /account-status) when it differs from the last
 // signal reported for its platform, and returns the account's view: the
 // first answer, every change, and the recovery after a problem are sent;
-// the same answer again is not. sent says whether it went out.
+// the same answer again is not, unless the Runner took the platform up
+// again after a pause. sent says whether it went out.
 func (c *Client) Report(ctx context.Context, s Signal) (view AccountView, sent bool, err error) {
 	s.Body, s.Location = fit(s.Body, MaxSignalBody), fit(s.Location, MaxSignalLocation)
 	k := s.key()
@@ -348,6 +349,14 @@ func (c *Client) Report(ctx context.Context, s Signal) (view AccountView, sent b
 	c.last[s.Platform] = reported{key: k, view: view}
 	c.mu.Unlock()
 	return view, true, nil
+}
+
+// forget drops the last report of platform, so that the next is sent
+// whatever it says.
+func (c *Client) forget(platform string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.last, platform)
 }
 
 // StatusError is an answer of the server other than 2xx, with the

@@ -38,9 +38,10 @@ type Reader interface {
 // listened to now rather than of every phrase ever read. A reader whose
 // first read of a phrase reads at least as far as one from a checkpoint
 // does (x, facebook) loses nothing but a page's posts sent again, which
-// the server skips. Reddit is not one: a community read again after a
-// while is caught up with from its checkpoint, further than a first
-// read goes, and its keys are two per community, not per phrase.
+// the server skips. Reddit's first read of a community goes less far
+// than a catch-up from its checkpoint, so it keeps the checkpoints of a
+// community left within a while (reddit.ForgetAfter) besides those of
+// its phrases' communities.
 type Keeper interface {
 	Reader
 	Keeps(phrases []Phrase, get func(key string) string) func(key string) bool

@@ -149,6 +149,11 @@ func (r *Runner) read(ctx context.Context, rd Reader, hc *http.Client, via bool,
 		}
 		limits = p.limits
 		delete(r.paused, platform)
+		// The server's view may have moved meanwhile (the owner marked a
+		// challenge resolved, a rate limit's retryAfter ran out): the
+		// first answer of the read is reported even when it is the one
+		// that paused it.
+		r.Client.forget(platform)
 	}
 	b := &batcher{ctx: ctx, r: r, platform: platform, marks: map[string]string{}, unread: func() []string { return nil },
 		unreadPhrases: func() []string { return nil }, given: make(map[Phrase]bool, len(phrases))}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -33,8 +34,11 @@ func DefaultStatePath() (string, error) {
 }
 
 // OpenState reads the checkpoints kept at path for server; a missing
-// file is an empty state.
+// file is an empty state. The server is named as NewClient reads it,
+// without a trailing slash, so that one deployment keeps one set of
+// checkpoints however its address is written.
 func OpenState(path, server string) (*State, error) {
+	server = strings.TrimRight(server, "/")
 	s := &State{path: path, server: server, all: map[string]map[string]string{}}
 	b, err := os.ReadFile(path)
 	switch {
@@ -48,6 +52,16 @@ func OpenState(path, server string) (*State, error) {
 	}
 	if s.all == nil { // the file held null
 		s.all = map[string]map[string]string{}
+	}
+	if s.all[server] == nil {
+		// Kept by an older helper under the address as it was written.
+		for k, v := range s.all {
+			if v != nil && strings.TrimRight(k, "/") == server {
+				s.all[server] = v
+				delete(s.all, k)
+				break
+			}
+		}
 	}
 	if s.all[server] == nil {
 		s.all[server] = map[string]string{}

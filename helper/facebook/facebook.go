@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -372,6 +373,11 @@ func (r *Reader) joinedGroups(ctx context.Context, in helper.In) ([]Group, error
 // was opened for ("" when it did), with the issue and the signal that
 // report it.
 func (r *Reader) open(ctx context.Context, in helper.In, pageURL string, holds func([]byte) bool, shown func(Page) (why, issue string, sig helper.Signal)) (Page, error) {
+	if in.ViaProxy && in.Proxy == nil {
+		// A browser started without a proxy reads from the owner's own
+		// address: refused, as PlatformClient refuses for HTTP.
+		return Page{}, errors.New("facebook: the read is to go through the proxy, but none is given (In.Proxy): facebook is not read directly")
+	}
 	if err := r.pace(ctx); err != nil {
 		return Page{}, err
 	}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -58,6 +59,14 @@ const (
 	// thousands did in June 2023), so once a day costs one request a day
 	// and shows a reopening within a day.
 	ClosedRetry = 24 * time.Hour
+	// ForgetAfter is how long the checkpoints of a community no longer
+	// watched are kept: the state file is written whole at every batch,
+	// so kept for ever they would grow it with every community ever
+	// read. A community added back within it (a phrase paused, or moved
+	// and moved back) is caught up from where it was; after it, the
+	// community is read as a new one is, as x's and facebook's phrases
+	// are.
+	ForgetAfter = 7 * 24 * time.Hour
 )
 
 // Reader reads reddit for one account. One Reader serves one account:
@@ -78,8 +87,9 @@ type Reader struct {
 	// at most the owner's communities (the others are forgotten at each
 	// read). It is kept in memory, not in the state file: a restart costs
 	// one split of the group (at most its size in requests), which finds
-	// the community again, while entries in the file would outlive the
-	// phrases that named them, the file having no way to forget a key.
+	// the community again, while entries in the file would be written
+	// with every batch and outlive the phrases that named them until
+	// forgotten.
 	closed map[string]closedCommunity
 	// names are the communities of the current (or last) read, sorted;
 	// done those of them it has read, both listings. The others are
@@ -98,7 +108,10 @@ type closedCommunity struct {
 	warned time.Time // when the owner was last told
 }
 
-var _ helper.Unreader = (*Reader)(nil)
+var (
+	_ helper.Unreader = (*Reader)(nil)
+	_ helper.Keeper   = (*Reader)(nil)
+)
 
 // Unread implements helper.Unreader: the communities of the read that it
 // has not read, reddit having refused them (closed, read alone once a
@@ -132,6 +145,82 @@ func Key(listing, community string) string { return "reddit:" + listing + ":" + 
 // no listing is named "readto".
 func readToKey(listing string) string { return "reddit:readto:" + listing }
 
+// watchedKey is the key of the communities watched lately, kept beside
+// the checkpoints (helper.In.Save): a JSON object giving each the time
+// (seconds since the epoch) of the last read that watched it, for those
+// of the last ForgetAfter. It cannot be one of Key's, having one colon.
+const watchedKey = "reddit:watched"
+
+// watched decodes the communities kept as v; a value that does not
+// decode is none.
+func watched(v string) map[string]int64 {
+	var m map[string]int64
+	if json.Unmarshal([]byte(v), &m) != nil || m == nil {
+		m = map[string]int64{}
+	}
+	return m
+}
+
+// communities are the valid communities of phrases, as a read names
+// them: lower case, without r/, sorted, once each.
+func communities(phrases []helper.Phrase) []string {
+	var names []string
+	for _, p := range phrases {
+		c := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(p.Community), "/"), "r/"))
+		if validCommunity(c) {
+			names = append(names, c)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// remember records that names are watched now, and forgets the
+// communities not watched for ForgetAfter.
+func (r *Reader) remember(in helper.In, names []string) error {
+	if in.Save == nil {
+		return nil
+	}
+	now := r.now()
+	m := watched(in.Since(watchedKey))
+	for _, c := range names {
+		m[c] = now.Unix()
+	}
+	maps.DeleteFunc(m, func(_ string, t int64) bool { return !now.Before(time.Unix(t, 0).Add(ForgetAfter)) })
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := in.Save(watchedKey, string(b)); err != nil {
+		return fmt.Errorf("reddit: keeping the communities watched: %w", err)
+	}
+	return nil
+}
+
+// Keeps implements helper.Keeper: the checkpoints of the communities of
+// phrases and of those watched within ForgetAfter, and every key that is
+// not a community's checkpoint.
+func (r *Reader) Keeps(phrases []helper.Phrase, get func(string) string) func(string) bool {
+	now := r.now()
+	live := map[string]bool{}
+	for c, t := range watched(get(watchedKey)) {
+		if now.Before(time.Unix(t, 0).Add(ForgetAfter)) {
+			live[c] = true
+		}
+	}
+	for _, c := range communities(phrases) {
+		live[c] = true
+	}
+	return func(k string) bool {
+		for _, l := range Listings {
+			if c, ok := strings.CutPrefix(k, Key(l, "")); ok {
+				return live[c]
+			}
+		}
+		return true
+	}
+}
+
 // Read implements helper.Reader: for each group of communities, the new
 // posts and the new comments since each community's checkpoint.
 //
@@ -143,16 +232,11 @@ func readToKey(listing string) string { return "reddit:readto:" + listing }
 // checkpoints do not move while it is refused, so what it posts once
 // reopened is read from where it stopped.
 func (r *Reader) Read(ctx context.Context, in helper.In, emit func(helper.Post, helper.Mark) error) error {
-	var names []string
-	for _, p := range in.Phrases {
-		c := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(p.Community), "/"), "r/"))
-		if validCommunity(c) {
-			names = append(names, c)
-		}
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
+	names := communities(in.Phrases)
 	r.names, r.done = names, make(map[string]bool, len(names))
+	if err := r.remember(in, names); err != nil {
+		return err
+	}
 	r.readTo = make(map[string]map[string]float64, len(Listings))
 	for _, l := range Listings {
 		r.readTo[l] = readMarks(in.Since(readToKey(l)), names)
