@@ -240,11 +240,11 @@ func (w *way) result(ok bool, reason string, restUntil time.Time) (changed bool)
 	w.refused = !ok
 	if ok {
 		w.restUntil, w.reason = time.Time{}, ""
-	} else {
-		w.reason = reason
-		if restUntil.After(w.restUntil) {
-			w.restUntil = restUntil
-		}
+	} else if !restUntil.Before(w.restUntil) {
+		// The refusal that decides how long the way rests names it: a
+		// shorter one (another way's 429) would show its reason for the
+		// rest of a longer rest it did not cause.
+		w.restUntil, w.reason = restUntil, reason
 	}
 	return changed
 }

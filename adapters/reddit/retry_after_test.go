@@ -3,6 +3,10 @@ package reddit_test
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
 	"testing"
 
 	"github.com/earshothq/earshot/adapters/reddit"
@@ -48,5 +52,46 @@ func TestRetryAfterOn503GoesToTheArchive(t *testing.T) {
 		Want: []ports.RedditWant{{Community: community, Since: since}}})
 	if n := len(rec.Hits()); n != 2 {
 		t.Errorf("reddit asked %d times after the pause, want 2", n)
+	}
+}
+
+// A 429 of the feeds rests keyless JSON too (one budget), but JSON that
+// already rests longer for a failure of its own keeps that failure as
+// its reason: it used to show the feeds' 429 for the rest of its hour,
+// so the status told the operator JSON was throttled when it was down.
+func TestFeed429KeepsJSONsOwnReason(t *testing.T) {
+	c := newClock()
+	var mu sync.Mutex
+	feeds := 0
+	srv, _ := serve(t, c, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".json") {
+			status(http.StatusServiceUnavailable, `{"message": "Service Unavailable", "error": 503}`)(w, r)
+			return
+		}
+		mu.Lock()
+		feeds++
+		first := feeds == 1
+		mu.Unlock()
+		if first {
+			// Reddit's 429 names its pause in Retry-After.
+			w.Header().Set("Retry-After", "60")
+			status(http.StatusTooManyRequests, `{"message": "Too Many Requests", "error": 429}`)(w, r)
+			return
+		}
+		status(http.StatusBadGateway, `{"message": "Bad Gateway", "error": 502}`)(w, r)
+	}))
+	src := newSource(t, c, nil, reddit.Config{BaseURL: srv.URL})
+	want := []ports.RedditWant{{Community: community, Since: since}}
+	if _, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts, Want: want}); err == nil {
+		t.Fatal("first read answered")
+	}
+	c.Set(c.Now().Add(2 * time.Minute))
+	r, err := src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts, Want: want})
+	if err == nil {
+		t.Fatal("second read answered")
+	}
+	wantRefused := []ports.RedditRefusal{{Via: ports.RedditViaJSON, Reason: "http 503"}, {Via: ports.RedditViaFeed, Reason: "http 502"}}
+	if !slices.Equal(r.Refused, wantRefused) {
+		t.Errorf("refused = %+v, want %+v", r.Refused, wantRefused)
 	}
 }
