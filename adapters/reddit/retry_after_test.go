@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/earshothq/earshot/adapters/reddit"
 	"github.com/earshothq/earshot/ports"
