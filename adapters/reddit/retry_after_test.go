@@ -47,7 +47,7 @@ func TestRetryAfterOn503GoesToTheArchive(t *testing.T) {
 		t.Errorf("archive asked %d times, want 2", n)
 	}
 	// Once the time reddit named has passed, reddit is asked again.
-	c.Set(c.Now().Add(3600 * 1e9))
+	c.Set(c.Now().Add(time.Hour))
 	_, _ = src.Read(context.Background(), ports.RedditQuery{Listing: ports.RedditPosts,
 		Want: []ports.RedditWant{{Community: community, Since: since}}})
 	if n := len(rec.Hits()); n != 2 {
