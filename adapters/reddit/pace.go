@@ -134,6 +134,14 @@ func (p *pacer) observe(now time.Time, h http.Header) {
 	}
 }
 
+// heldUntil is the time reddit last asked to wait for (Retry-After, or
+// a spent budget's X-Ratelimit-Reset): no slot is handed out before it.
+func (p *pacer) heldUntil() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.blocked
+}
+
 // refused takes in a 429 and returns until when the ways on this budget
 // rest: the time reddit named (already observed), or, when it named
 // none, fallback from now, with the budget halved. Either way the quiet

@@ -240,11 +240,11 @@ func (w *way) result(ok bool, reason string, restUntil time.Time) (changed bool)
 	w.refused = !ok
 	if ok {
 		w.restUntil, w.reason = time.Time{}, ""
-	} else {
-		w.reason = reason
-		if restUntil.After(w.restUntil) {
-			w.restUntil = restUntil
-		}
+	} else if !restUntil.Before(w.restUntil) {
+		// The refusal that decides how long the way rests names it: a
+		// shorter one (another way's 429) would show its reason for the
+		// rest of a longer rest it did not cause.
+		w.restUntil, w.reason = restUntil, reason
 	}
 	return changed
 }
@@ -413,9 +413,25 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			// A feed past its bounds is that one answer's fault, not the
 			// way's: the next read still tries the feeds.
 			s.log.Warn("reddit's feed answer was refused", "via", w.via, "communities", group, "reason", err.Error())
-		} else if w.result(false, err.Error(), now.Add(w.rest)) {
-			s.log.Warn("reddit refused a way of reading; trying the next", "via", w.via, "communities", group,
-				"reason", err.Error(), "cause", causeText(err), "rest", w.rest)
+		} else {
+			restUntil := now.Add(w.rest)
+			if held := w.pace.heldUntil(); held.After(now) {
+				// The failure named when to come back (a 503's
+				// Retry-After): the other ways on this budget could only
+				// wait for it, and a wait is not the archive. They rest
+				// until then instead, so the archive covers the gap, as
+				// after a 429.
+				for _, o := range s.ways {
+					if o.pace == w.pace && o != w {
+						o.result(false, err.Error(), held)
+					}
+				}
+				restUntil = later(restUntil, held)
+			}
+			if w.result(false, err.Error(), restUntil) {
+				s.log.Warn("reddit refused a way of reading; trying the next", "via", w.via, "communities", group,
+					"reason", err.Error(), "cause", causeText(err), "rest", restUntil.Sub(now))
+			}
 		}
 		refused = append(refused, ports.RedditRefusal{Via: w.via, Reason: err.Error()})
 		all = append(all, refused[len(refused)-1])

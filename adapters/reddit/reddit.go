@@ -23,7 +23,8 @@
 // again rarely), OAuth and the feeds for most of one Interval, at least a
 // minute, so reddit's return shows within a cycle. A 429 rests every way
 // on that budget until the time it names (Retry-After, or
-// X-Ratelimit-Reset). The archive is read when every way of reddit's
+// X-Ratelimit-Reset), and so does a failure that names one (a 503 in
+// maintenance). The archive is read when every way of reddit's
 // refused, failed or rests.
 //
 // Some refusals may be the communities' own as well as the address's:
