@@ -191,3 +191,38 @@ func TestDashboardSendsTakenWhereTheServiceSends(t *testing.T) {
 		t.Fatalf("the refused send went out")
 	}
 }
+
+// lastTaken admits a peek and refuses the take, as when another request
+// of the owner's takes the last write in between.
+type lastTaken struct{}
+
+func (lastTaken) Take(context.Context, string, int) (ports.Quota, error) {
+	return ports.Quota{Limit: 5, Reset: 30 * time.Second}, nil
+}
+
+func (lastTaken) Peek(context.Context, string, int) (ports.Quota, error) {
+	return ports.Quota{Allowed: true, Limit: 5, Remaining: 1, Reset: 30 * time.Second}, nil
+}
+
+// A send whose take the limit refuses once the service has decided to
+// send gets the same page as a write past the limit, and nothing goes
+// out.
+func TestDashboardSendRefusedAtTheTake(t *testing.T) {
+	hooks := &countingWebhooks{}
+	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: 5},
+		Deps{Sessions: ownerSessions{owners: map[string]string{"a" + strings.Repeat("t", 42): "a"}},
+			Inbox: fakeInbox{}, Matches: fakeMatches{}, Phrases: fakePhrases{}, Webhooks: hooks, Limiter: lastTaken{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/app/webhooks/h1/test", "/app/webhooks/h1/deliveries/d1/redeliver", "/app/webhooks/h1/replay"} {
+		w := postAs(d, "a", path, "from=2026-01-01T10:00")
+		if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "30" ||
+			!strings.Contains(w.Body.String(), "at most 5 changes and sends a minute") || !strings.Contains(w.Body.String(), "try again in 30 seconds") {
+			t.Fatalf("%s refused at the take: %d %v\n%s", path, w.Code, w.Header(), w.Body.String())
+		}
+	}
+	if hooks.tests+hooks.redos != 0 {
+		t.Fatalf("%d sent past the limit", hooks.tests+hooks.redos)
+	}
+}
