@@ -521,7 +521,7 @@ func TestChannelReplayIsOneMessage(t *testing.T) {
 			t.Fatal(err)
 		}
 		moveTo(start.Add(2500 * time.Millisecond))
-		res, err := r.Channels.Replay(ctx, o.ID, ch.ID, start, time.Now())
+		res, err := r.Channels.Replay(ctx, o.ID, ch.ID, start, time.Now(), nil)
 		if err != nil || len(res.Queued) != 13 {
 			t.Fatalf("Replay = %+v, %v", res, err)
 		}

@@ -275,8 +275,9 @@ func (s *Channels) Deliveries(ctx context.Context, ownerID, id string) ([]core.D
 // through the same sender as every message, and reports what the service
 // answered. As a webhook's ping, it is recorded in the log with trigger
 // ping, gets one try, never counts toward switching the channel off, and
-// works on a channel switched off. KindNotFound, KindPlanLimit.
-func (s *Channels) Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error) {
+// works on a channel switched off. take is the caller's count of the
+// send, as for a webhook's. KindNotFound, KindPlanLimit, take's error.
+func (s *Channels) Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error) {
 	if err := s.w.gate(ctx); err != nil {
 		return ports.WebhookResult{}, err
 	}
@@ -294,6 +295,9 @@ func (s *Channels) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 	}
 	d := core.Delivery{ID: s.w.deps.Store.NewDeliveryID(), WebhookID: w.ID, OwnerID: w.OwnerID, Event: core.EventPing,
 		Trigger: core.TriggerPing, Status: core.DeliveryQueued, Payload: body, CreatedAt: now}
+	if err := spend(ctx, take); err != nil {
+		return ports.WebhookResult{}, err
+	}
 	res, err := s.msg.sendChannel(ctx, w, sealed.Current, d, 1)
 	if err != nil {
 		return ports.WebhookResult{}, core.Wrap(core.KindInternal, err, "the channel's destination cannot be opened")
@@ -309,14 +313,14 @@ func (s *Channels) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 // Webhooks.Retry does a webhook's (a digest too: its body is kept). A
 // match's message falls due at the channel's next slot and is written
 // again from the match, with whatever else of the channel is due then.
-func (s *Channels) Retry(ctx context.Context, ownerID, channelID, deliveryID string) (core.Delivery, error) {
-	return s.w.retry(ctx, ownerID, channelID, deliveryID, true)
+func (s *Channels) Retry(ctx context.Context, ownerID, channelID, deliveryID string, take func(context.Context) error) (core.Delivery, error) {
+	return s.w.retry(ctx, ownerID, channelID, deliveryID, true, take)
 }
 
 // Replay queues again the channel's failed match messages of a range, as
 // Webhooks.Replay does a webhook's, due at the channel's next slot: they
 // go out together, as one message. A digest gathers no single match and
 // is not replayed; Retry sends a failed one again.
-func (s *Channels) Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error) {
-	return s.w.replay(ctx, ownerID, id, from, to, true)
+func (s *Channels) Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
+	return s.w.replay(ctx, ownerID, id, from, to, true, take)
 }

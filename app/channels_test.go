@@ -584,20 +584,20 @@ func TestChannelRules(t *testing.T) {
 		"webhook update": func() error { _, err := c.svc.Update(ctx, o.ID, tg.ID, ports.WebhookChange{Active: &on}); return err }(),
 		"webhook delete": c.svc.Delete(ctx, o.ID, tg.ID),
 		"webhook log":    func() error { _, err := c.svc.Deliveries(ctx, o.ID, tg.ID); return err }(),
-		"webhook test":   func() error { _, err := c.svc.Test(ctx, o.ID, tg.ID); return err }(),
+		"webhook test":   func() error { _, err := c.svc.Test(ctx, o.ID, tg.ID, nil); return err }(),
 		"webhook rotate": func() error { _, _, err := c.svc.RotateSecret(ctx, o.ID, tg.ID, nil); return err }(),
-		"webhook replay": func() error { _, err := c.svc.Replay(ctx, o.ID, tg.ID, time.Unix(1, 0), time.Time{}); return err }(),
-		"webhook retry":  func() error { _, err := c.svc.Retry(ctx, o.ID, tg.ID, "x"); return err }(),
+		"webhook replay": func() error { _, err := c.svc.Replay(ctx, o.ID, tg.ID, time.Unix(1, 0), time.Time{}, nil); return err }(),
+		"webhook retry":  func() error { _, err := c.svc.Retry(ctx, o.ID, tg.ID, "x", nil); return err }(),
 		"channel get":    func() error { _, err := c.Get(ctx, o.ID, hook.ID); return err }(),
 		"channel update": func() error { _, err := c.Update(ctx, o.ID, hook.ID, ports.ChannelChange{Active: &on}); return err }(),
 		"channel delete": c.Delete(ctx, o.ID, hook.ID),
 		"channel log":    func() error { _, err := c.Deliveries(ctx, o.ID, hook.ID); return err }(),
-		"channel test":   func() error { _, err := c.Channels.Test(ctx, o.ID, hook.ID); return err }(),
+		"channel test":   func() error { _, err := c.Channels.Test(ctx, o.ID, hook.ID, nil); return err }(),
 		"channel replay": func() error {
-			_, err := c.Channels.Replay(ctx, o.ID, hook.ID, time.Unix(1, 0), time.Time{})
+			_, err := c.Channels.Replay(ctx, o.ID, hook.ID, time.Unix(1, 0), time.Time{}, nil)
 			return err
 		}(),
-		"channel retry":   func() error { _, err := c.Channels.Retry(ctx, o.ID, hook.ID, "x"); return err }(),
+		"channel retry":   func() error { _, err := c.Channels.Retry(ctx, o.ID, hook.ID, "x", nil); return err }(),
 		"channel unknown": func() error { _, err := c.Get(ctx, o.ID, "no-such-id"); return err }(),
 		"channel update ?": func() error {
 			_, err := c.Update(ctx, o.ID, "no-such-id", ports.ChannelChange{Active: &on})
@@ -639,7 +639,7 @@ func TestChannelRules(t *testing.T) {
 		t.Fatalf("put on a digest: %+v, %v", up, err)
 	}
 
-	res, err := c.Channels.Test(ctx, o.ID, tg.ID)
+	res, err := c.Channels.Test(ctx, o.ID, tg.ID, nil)
 	if err != nil || !res.Delivered() {
 		t.Fatalf("test message: %+v, %v", res, err)
 	}
@@ -655,7 +655,7 @@ func TestChannelRules(t *testing.T) {
 	if err != nil || len(ds) != 1 || ds[0].Trigger != core.TriggerPing || ds[0].Status != core.DeliveryDelivered {
 		t.Fatalf("log after the test: %+v, %v", ds, err)
 	}
-	if _, err := c.Channels.Retry(ctx, o.ID, tg.ID, ds[0].ID); !core.IsKind(err, core.KindInvalidRequest) || !strings.Contains(core.Message(err), "/channels/") {
+	if _, err := c.Channels.Retry(ctx, o.ID, tg.ID, ds[0].ID, nil); !core.IsKind(err, core.KindInvalidRequest) || !strings.Contains(core.Message(err), "/channels/") {
 		t.Fatalf("retrying the test: %v", err)
 	}
 	if err := c.Delete(ctx, o.ID, tg.ID); err != nil {

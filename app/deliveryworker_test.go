@@ -111,7 +111,7 @@ func TestWebhookSwitchesOffAfterFiveFailures(t *testing.T) {
 	h.score(t, o.ID, 4, 80)
 	h.waitLog(t, o.ID, wh.ID, 3*time.Second, allFinal(4))
 	for i := 0; i < 3; i++ {
-		res, err := h.Test(ctx, o.ID, wh.ID)
+		res, err := h.Test(ctx, o.ID, wh.ID, nil)
 		if err != nil || res.Delivered() || res.Status != 503 || res.Error != "http 503" {
 			t.Fatalf("ping = %+v, %v", res, err)
 		}
@@ -148,7 +148,7 @@ func TestWebhookSwitchesOffAfterFiveFailures(t *testing.T) {
 	}
 	// A ping still works on it, so the owner can check the receiver.
 	rcv.SetStatus(204)
-	if res, err := h.Test(ctx, o.ID, wh.ID); err != nil || !res.Delivered() || res.Status != 204 {
+	if res, err := h.Test(ctx, o.ID, wh.ID, nil); err != nil || !res.Delivered() || res.Status != 204 {
 		t.Fatalf("ping of a switched-off webhook: %+v, %v", res, err)
 	}
 	on := true

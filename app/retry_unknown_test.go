@@ -17,17 +17,17 @@ func TestRetryOfUnknownDelivery(t *testing.T) {
 	o := w.owner(t, "retry@example.com")
 	h := newHooks(t, w, DeliveryConfig{})
 	wh, _ := h.webhook(t, o.ID, 0)
-	if _, err := h.Retry(ctx, o.ID, wh.ID, "no-such-delivery"); !core.IsKind(err, core.KindNotFound) {
+	if _, err := h.Retry(ctx, o.ID, wh.ID, "no-such-delivery", nil); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("unknown delivery of an active webhook: %v", err)
 	}
 	off := false
 	if _, err := h.Update(ctx, o.ID, wh.ID, ports.WebhookChange{Active: &off}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Retry(ctx, o.ID, wh.ID, "no-such-delivery"); !core.IsKind(err, core.KindNotFound) {
+	if _, err := h.Retry(ctx, o.ID, wh.ID, "no-such-delivery", nil); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("unknown delivery of a switched-off webhook: %v", err)
 	}
-	if _, err := h.Retry(ctx, o.ID, wh.ID, "\x00"); !core.IsKind(err, core.KindNotFound) {
+	if _, err := h.Retry(ctx, o.ID, wh.ID, "\x00", nil); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("a delivery id that cannot exist: %v", err)
 	}
 }

@@ -134,7 +134,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 		// During the overlap: a match and a test ping, each verified by the
 		// library with either secret; the spec's header is the new one's.
 		h.score(t, o.ID, 1, 90)
-		if _, err := h.Test(ctx, o.ID, wh.ID); err != nil {
+		if _, err := h.Test(ctx, o.ID, wh.ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		msgs := rec.wait(t, 2)
@@ -153,7 +153,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 		// After the overlap: the new secret alone.
 		clock.add(core.DefaultSecretOverlap)
 		h.score(t, o.ID, 1, 90)
-		if _, err := h.Test(ctx, o.ID, wh.ID); err != nil {
+		if _, err := h.Test(ctx, o.ID, wh.ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		msgs = rec.wait(t, 4)
@@ -224,7 +224,7 @@ func TestWebhookReplay(t *testing.T) {
 		if _, err := h.Update(ctx, o.ID, wh.ID, ports.WebhookChange{Active: &off}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.Replay(ctx, o.ID, wh.ID, from, time.Time{}); !core.IsKind(err, core.KindConflict) || !strings.Contains(core.Message(err), "switch it on first") {
+		if _, err := h.Replay(ctx, o.ID, wh.ID, from, time.Time{}, nil); !core.IsKind(err, core.KindConflict) || !strings.Contains(core.Message(err), "switch it on first") {
 			t.Fatalf("a replay of a switched-off webhook: %v", err)
 		}
 		on := true
@@ -233,7 +233,7 @@ func TestWebhookReplay(t *testing.T) {
 		}
 
 		rcv.SetStatus(http.StatusOK)
-		res, err := h.Replay(ctx, o.ID, wh.ID, from, time.Time{}) // to: now
+		res, err := h.Replay(ctx, o.ID, wh.ID, from, time.Time{}, nil) // to: now
 		if err != nil || len(res.Queued) != 3 || res.More {
 			t.Fatalf("Replay = %+v, %v; want 3 queued and no more", res, err)
 		}
@@ -262,7 +262,7 @@ func TestWebhookReplay(t *testing.T) {
 				t.Fatalf("the failed delivery %s left the log", f.ID)
 			}
 		}
-		if res, err := h.Replay(ctx, o.ID, wh.ID, from, time.Time{}); err != nil || len(res.Queued) != 0 || res.More {
+		if res, err := h.Replay(ctx, o.ID, wh.ID, from, time.Time{}, nil); err != nil || len(res.Queued) != 0 || res.More {
 			t.Fatalf("the same replay again = %+v, %v; want nothing", res, err)
 		}
 
@@ -270,15 +270,15 @@ func TestWebhookReplay(t *testing.T) {
 			"no from":   {{}, time.Now()},
 			"backwards": {time.Now(), time.Now().Add(-time.Hour)},
 		} {
-			if _, err := h.Replay(ctx, o.ID, wh.ID, r[0], r[1]); !core.IsKind(err, core.KindInvalid) {
+			if _, err := h.Replay(ctx, o.ID, wh.ID, r[0], r[1], nil); !core.IsKind(err, core.KindInvalid) {
 				t.Errorf("range %s: %v", name, err)
 			}
 		}
-		if _, err := h.Replay(ctx, other.ID, wh.ID, from, time.Time{}); !core.IsKind(err, core.KindNotFound) {
+		if _, err := h.Replay(ctx, other.ID, wh.ID, from, time.Time{}, nil); !core.IsKind(err, core.KindNotFound) {
 			t.Errorf("another owner's replay: %v", err)
 		}
 		h.cfg.Limits = core.FreeLimits
-		if _, err := h.Replay(ctx, o.ID, wh.ID, from, time.Time{}); !core.IsKind(err, core.KindPlanLimit) {
+		if _, err := h.Replay(ctx, o.ID, wh.ID, from, time.Time{}, nil); !core.IsKind(err, core.KindPlanLimit) {
 			t.Errorf("a replay on a plan without webhooks: %v", err)
 		}
 	})

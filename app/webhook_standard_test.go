@@ -69,7 +69,7 @@ func TestWebhookStandardSignatures(t *testing.T) {
 	rcv.WaitFor(1, 3*time.Second)
 	rcv.SetStatus(http.StatusOK)
 	h.waitLog(t, o.ID, wh.ID, 3*time.Second, allFinal(1))
-	if _, err := h.Test(context.Background(), o.ID, wh.ID); err != nil {
+	if _, err := h.Test(context.Background(), o.ID, wh.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	msgs := rcv.Messages()

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"time"
@@ -328,9 +329,10 @@ func (s *Webhooks) deliveries(ctx context.Context, ownerID, id string, channel b
 // message, and reports what the receiver answered. The ping is recorded
 // in the log with trigger ping; it gets one try and never counts toward
 // switching the webhook off. It works on a switched-off webhook too, so
-// an owner can check a fixed receiver before switching it on.
-// KindNotFound, KindPlanLimit.
-func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error) {
+// an owner can check a fixed receiver before switching it on. take is
+// the caller's count of the send (see spend). KindNotFound,
+// KindPlanLimit, or take's error.
+func (s *Webhooks) Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error) {
 	if err := s.gate(ctx); err != nil {
 		return ports.WebhookResult{}, err
 	}
@@ -344,6 +346,9 @@ func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 	now := s.deps.Clock.Now()
 	d, err := s.msg.ping(w, s.deps.Store.NewDeliveryID(), now)
 	if err != nil {
+		return ports.WebhookResult{}, err
+	}
+	if err := spend(ctx, take); err != nil {
 		return ports.WebhookResult{}, err
 	}
 	res, err := s.msg.send(ctx, w, sealed.Current, sealed.Previous, d, now)
@@ -363,14 +368,18 @@ func (s *Webhooks) Test(ctx context.Context, ownerID, id string) (ports.WebhookR
 // delivery id and body: it is queued with trigger manual and a fresh set
 // of tries. (A chat channel's match message is written again from its
 // match, and goes out at the channel's next slot with the others due
-// then: Channels.Retry.) KindNotFound; KindConflict while the delivery is still queued
+// then: Channels.Retry.) take is the caller's count of the send (see
+// spend). KindNotFound; KindConflict while the delivery is still queued
 // or the webhook is switched off; KindInvalidRequest for a test ping;
-// KindPlanLimit.
-func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error) {
-	return s.retry(ctx, ownerID, webhookID, deliveryID, false)
+// KindPlanLimit; take's error.
+func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID string, take func(context.Context) error) (core.Delivery, error) {
+	return s.retry(ctx, ownerID, webhookID, deliveryID, false, take)
 }
 
-func (s *Webhooks) retry(ctx context.Context, ownerID, webhookID, deliveryID string, channel bool) (core.Delivery, error) {
+// errChecked ends a change that only checks: nothing is stored.
+var errChecked = errors.New("checked")
+
+func (s *Webhooks) retry(ctx context.Context, ownerID, webhookID, deliveryID string, channel bool, take func(context.Context) error) (core.Delivery, error) {
 	if err := s.gate(ctx); err != nil {
 		return core.Delivery{}, err
 	}
@@ -385,7 +394,7 @@ func (s *Webhooks) retry(ctx context.Context, ownerID, webhookID, deliveryID str
 	now := s.deps.Clock.Now()
 	// The delivery is looked up first: an unknown one is not found,
 	// whatever the webhook's state.
-	d, err := s.deps.Store.UpdateDelivery(ctx, ownerID, webhookID, deliveryID, func(d core.Delivery) (core.Delivery, error) {
+	queue := func(d core.Delivery) (core.Delivery, error) {
 		switch {
 		case !w.Active:
 			return d, core.Errorf(core.KindConflict, "the %s is switched off: switch it on with PATCH {\"active\": true} first", what)
@@ -397,12 +406,47 @@ func (s *Webhooks) retry(ctx context.Context, ownerID, webhookID, deliveryID str
 		d.Trigger, d.Status, d.Tries = core.TriggerManual, core.DeliveryQueued, 0
 		d.ResponseStatus, d.Error, d.NextAttemptAt = 0, "", w.DueAt(now)
 		return d, nil
+	}
+	// The checks run once in a change that stores nothing, then the send
+	// is taken, then they run again as the delivery is queued: the take
+	// is not made inside the store's transaction, where a limiter kept in
+	// the same database would wait for a connection of the pool the
+	// transaction holds one of.
+	_, err = s.deps.Store.UpdateDelivery(ctx, ownerID, webhookID, deliveryID, func(d core.Delivery) (core.Delivery, error) {
+		if _, err := queue(d); err != nil {
+			return d, err
+		}
+		return d, errChecked
 	})
+	if !errors.Is(err, errChecked) {
+		if err == nil {
+			err = core.Errorf(core.KindInternal, "the store stored a change that only checked")
+		}
+		return core.Delivery{}, err
+	}
+	if err := spend(ctx, take); err != nil {
+		return core.Delivery{}, err
+	}
+	d, err := s.deps.Store.UpdateDelivery(ctx, ownerID, webhookID, deliveryID, queue)
 	if err != nil {
 		return core.Delivery{}, err
 	}
 	s.deps.Wake()
 	return d, nil
+}
+
+// spend calls take, the caller's count of one send (a test, a
+// redelivery, a replay) against its limit, once the service has decided
+// to send: a request the service refuses counts nothing. Its error
+// (KindRateLimited past the limit) refuses the send and is returned as
+// is. A nil take counts nothing. Between the checks and the send only a
+// change made meanwhile (the row switched off, the same delivery
+// redelivered) can refuse it; such a request has been counted.
+func spend(ctx context.Context, take func(context.Context) error) error {
+	if take == nil {
+		return nil
+	}
+	return take(ctx)
 }
 
 // RotateSecret gives a webhook a new signing secret and returns it, shown
@@ -447,13 +491,15 @@ func (s *Webhooks) RotateSecret(ctx context.Context, ownerID, id string, overlap
 // and a fresh set of tries, sent by the delivery worker at once. A match
 // whose replay is queued or went through is passed over, so the same
 // call again takes what is left; the result says whether more remain.
+// take is the caller's count of the replay (see spend), made once the
+// range and the webhook are checked, whatever the range then holds.
 // KindInvalid for a range that is not one; KindConflict when the webhook
-// is switched off; KindNotFound; KindPlanLimit.
-func (s *Webhooks) Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error) {
-	return s.replay(ctx, ownerID, id, from, to, false)
+// is switched off; KindNotFound; KindPlanLimit; take's error.
+func (s *Webhooks) Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
+	return s.replay(ctx, ownerID, id, from, to, false, take)
 }
 
-func (s *Webhooks) replay(ctx context.Context, ownerID, id string, from, to time.Time, channel bool) (ports.ReplayResult, error) {
+func (s *Webhooks) replay(ctx context.Context, ownerID, id string, from, to time.Time, channel bool, take func(context.Context) error) (ports.ReplayResult, error) {
 	if err := s.gate(ctx); err != nil {
 		return ports.ReplayResult{}, err
 	}
@@ -472,6 +518,18 @@ func (s *Webhooks) replay(ctx context.Context, ownerID, id string, from, to time
 			err = core.Errorf(core.KindConflict, "the channel is switched off: switch it on first, then replay")
 		}
 		return out, err
+	}
+	// The row is checked before the take and again under its lock, as a
+	// redelivery is (retry).
+	w, err := s.own(ctx, ownerID, id, channel)
+	if err != nil {
+		return ports.ReplayResult{}, err
+	}
+	if _, err := plan(w, nil, to); err != nil {
+		return ports.ReplayResult{}, err
+	}
+	if err := spend(ctx, take); err != nil {
+		return ports.ReplayResult{}, err
 	}
 	res, err := s.deps.Store.ReplayDeliveries(ctx, ownerID, id, ports.ReplayQuery{From: from, To: to, Limit: core.MaxReplay}, plan)
 	if err != nil {

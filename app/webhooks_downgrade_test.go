@@ -91,17 +91,17 @@ func TestWebhooksKeptAfterDowngrade(t *testing.T) {
 			_, err := chans.Create(ctx, o.ID, ports.NewChannel{Kind: "ntfy", URL: "https://ntfy.sh/t"})
 			return err
 		}(),
-		"test":          func() error { _, err := hooks.Test(ctx, o.ID, hook.ID); return err }(),
-		"channel test":  func() error { _, err := chans.Test(ctx, o.ID, ch.ID); return err }(),
-		"retry":         func() error { _, err := hooks.Retry(ctx, o.ID, hook.ID, "d"); return err }(),
-		"channel retry": func() error { _, err := chans.Retry(ctx, o.ID, ch.ID, "d"); return err }(),
+		"test":          func() error { _, err := hooks.Test(ctx, o.ID, hook.ID, nil); return err }(),
+		"channel test":  func() error { _, err := chans.Test(ctx, o.ID, ch.ID, nil); return err }(),
+		"retry":         func() error { _, err := hooks.Retry(ctx, o.ID, hook.ID, "d", nil); return err }(),
+		"channel retry": func() error { _, err := chans.Retry(ctx, o.ID, ch.ID, "d", nil); return err }(),
 		"rotate":        func() error { _, _, err := hooks.RotateSecret(ctx, o.ID, hook.ID, nil); return err }(),
 		"replay": func() error {
-			_, err := hooks.Replay(ctx, o.ID, hook.ID, time.Now().Add(-time.Hour), time.Time{})
+			_, err := hooks.Replay(ctx, o.ID, hook.ID, time.Now().Add(-time.Hour), time.Time{}, nil)
 			return err
 		}(),
 		"channel replay": func() error {
-			_, err := chans.Replay(ctx, o.ID, ch.ID, time.Now().Add(-time.Hour), time.Time{})
+			_, err := chans.Replay(ctx, o.ID, ch.ID, time.Now().Add(-time.Hour), time.Time{}, nil)
 			return err
 		}(),
 		"other's keep": hooks.Keep(ctx, other.ID),

@@ -265,9 +265,9 @@ func TestWebhookRules(t *testing.T) {
 		"list":   func() error { _, err := free.List(ctx, o.ID); return err }(),
 		"update": func() error { _, err := free.Update(ctx, o.ID, "x", ports.WebhookChange{MinScore: &min}); return err }(),
 		"delete": free.Delete(ctx, o.ID, "x"),
-		"test":   func() error { _, err := free.Test(ctx, o.ID, "x"); return err }(),
+		"test":   func() error { _, err := free.Test(ctx, o.ID, "x", nil); return err }(),
 		"log":    func() error { _, err := free.Deliveries(ctx, o.ID, "x"); return err }(),
-		"retry":  func() error { _, err := free.Retry(ctx, o.ID, "x", "y"); return err }(),
+		"retry":  func() error { _, err := free.Retry(ctx, o.ID, "x", "y", nil); return err }(),
 	} {
 		if !core.IsKind(err, core.KindPlanLimit) {
 			t.Errorf("%s on a plan without webhooks: %v", name, err)
@@ -346,9 +346,9 @@ func TestWebhookRules(t *testing.T) {
 	for name, err := range map[string]error{
 		"update": func() error { _, err := h.Update(ctx, other.ID, wh.ID, ports.WebhookChange{Active: &off}); return err }(),
 		"delete": h.Delete(ctx, other.ID, wh.ID),
-		"test":   func() error { _, err := h.Test(ctx, other.ID, wh.ID); return err }(),
+		"test":   func() error { _, err := h.Test(ctx, other.ID, wh.ID, nil); return err }(),
 		"log":    func() error { _, err := h.Deliveries(ctx, other.ID, wh.ID); return err }(),
-		"retry":  func() error { _, err := h.Retry(ctx, other.ID, wh.ID, "y"); return err }(),
+		"retry":  func() error { _, err := h.Retry(ctx, other.ID, wh.ID, "y", nil); return err }(),
 	} {
 		if !core.IsKind(err, core.KindNotFound) {
 			t.Errorf("%s of another owner's webhook: %v", name, err)
@@ -373,7 +373,7 @@ func TestWebhookManualRetry(t *testing.T) {
 	first := rcv.WaitFor(1, 2*time.Second)[0]
 	h.waitLog(t, o.ID, wh.ID, 2*time.Second, allFinal(1))
 
-	d, err := h.Retry(ctx, o.ID, wh.ID, first.DeliveryID)
+	d, err := h.Retry(ctx, o.ID, wh.ID, first.DeliveryID, nil)
 	if err != nil || d.Status != core.DeliveryQueued || d.Trigger != core.TriggerManual || d.Tries != 0 {
 		t.Fatalf("Retry = %+v, %v", d, err)
 	}
@@ -385,28 +385,28 @@ func TestWebhookManualRetry(t *testing.T) {
 	if ds[0].Status != core.DeliveryDelivered || ds[0].Trigger != core.TriggerManual || ds[0].Tries != 1 {
 		t.Fatalf("after the retry: %+v", ds[0])
 	}
-	if _, err := h.Test(ctx, o.ID, wh.ID); err != nil {
+	if _, err := h.Test(ctx, o.ID, wh.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	ping := h.log(t, o.ID, wh.ID)[0]
-	if _, err := h.Retry(ctx, o.ID, wh.ID, ping.ID); !core.IsKind(err, core.KindInvalidRequest) {
+	if _, err := h.Retry(ctx, o.ID, wh.ID, ping.ID, nil); !core.IsKind(err, core.KindInvalidRequest) {
 		t.Fatalf("retry of a ping: %v", err)
 	}
-	if _, err := h.Retry(ctx, o.ID, wh.ID, "no-such-delivery"); !core.IsKind(err, core.KindNotFound) {
+	if _, err := h.Retry(ctx, o.ID, wh.ID, "no-such-delivery", nil); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("retry of an unknown delivery: %v", err)
 	}
 	h.stop() // so the next one stays queued
-	if _, err := h.Retry(ctx, o.ID, wh.ID, first.DeliveryID); err != nil {
+	if _, err := h.Retry(ctx, o.ID, wh.ID, first.DeliveryID, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Retry(ctx, o.ID, wh.ID, first.DeliveryID); !core.IsKind(err, core.KindConflict) {
+	if _, err := h.Retry(ctx, o.ID, wh.ID, first.DeliveryID, nil); !core.IsKind(err, core.KindConflict) {
 		t.Fatalf("retry of a queued delivery: %v", err)
 	}
 	off := false
 	if _, err := h.Update(ctx, o.ID, wh.ID, ports.WebhookChange{Active: &off}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Retry(ctx, o.ID, wh.ID, ping.ID); !core.IsKind(err, core.KindConflict) {
+	if _, err := h.Retry(ctx, o.ID, wh.ID, ping.ID, nil); !core.IsKind(err, core.KindConflict) {
 		t.Fatalf("retry on a switched-off webhook: %v", err)
 	}
 }
@@ -420,7 +420,7 @@ func TestWebhookPingAndWake(t *testing.T) {
 	woken := 0
 	h.deps.Wake = func() { woken++ }
 	wh, rcv := h.webhook(t, o.ID, 0)
-	res, err := h.Test(ctx, o.ID, wh.ID)
+	res, err := h.Test(ctx, o.ID, wh.ID, nil)
 	if err != nil || !res.Delivered() {
 		t.Fatalf("Test = %+v, %v", res, err)
 	}
@@ -456,7 +456,7 @@ func TestWebhookPingAndWake(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Retry(ctx, o.ID, wh.ID, queued.ID); err != nil || woken != 2 {
+	if _, err := h.Retry(ctx, o.ID, wh.ID, queued.ID, nil); err != nil || woken != 2 {
 		t.Fatalf("a manual retry: %v, woke %d times", err, woken)
 	}
 }

@@ -20,9 +20,9 @@ type ChannelService interface {
 	Get(ctx context.Context, ownerID, id string) (core.Webhook, error)
 	Update(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (core.Webhook, error)
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
-	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
-	Retry(ctx context.Context, ownerID, channelID, deliveryID string) (core.Delivery, error)
-	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error)
+	Retry(ctx context.Context, ownerID, channelID, deliveryID string, take func(context.Context) error) (core.Delivery, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error)
 	// Delete removes the channel with its queued deliveries and its
 	// delivery log. KindNotFound (another owner's, or a webhook's),
 	// KindPlanLimit.

@@ -57,17 +57,20 @@ func (f *fakeChannels) Update(_ context.Context, _, id string, ch ports.ChannelC
 func (f *fakeChannels) Deliveries(context.Context, string, string) ([]core.Delivery, error) {
 	return f.log, nil
 }
-func (f *fakeChannels) Test(context.Context, string, string) (ports.WebhookResult, error) {
+func (f *fakeChannels) Test(ctx context.Context, _, _ string, take func(context.Context) error) (ports.WebhookResult, error) {
+	if err := take(ctx); err != nil {
+		return ports.WebhookResult{}, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.tests++
 	return ports.WebhookResult{Status: 410, Error: "slack: the channel was deleted (channel_not_found), http 404"}, nil
 }
-func (f *fakeChannels) Retry(context.Context, string, string, string) (core.Delivery, error) {
-	return core.Delivery{}, nil
+func (f *fakeChannels) Retry(ctx context.Context, _, _, _ string, take func(context.Context) error) (core.Delivery, error) {
+	return core.Delivery{}, take(ctx)
 }
-func (f *fakeChannels) Replay(context.Context, string, string, time.Time, time.Time) (ports.ReplayResult, error) {
-	return ports.ReplayResult{}, nil
+func (f *fakeChannels) Replay(ctx context.Context, _, _ string, _, _ time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
+	return ports.ReplayResult{}, take(ctx)
 }
 
 func channelDashboard(t *testing.T, chans *fakeChannels, rate int, now time.Time) *Dashboard {

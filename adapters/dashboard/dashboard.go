@@ -64,10 +64,12 @@ type WebhookService interface {
 	List(ctx context.Context, ownerID string) ([]core.Webhook, error)
 	Update(ctx context.Context, ownerID, id string, ch ports.WebhookChange) (core.Webhook, error)
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
-	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
-	Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error)
+	// Test, Retry and Replay call take, one of the owner's dashboard
+	// writes, once they have decided to send, and refuse with its error.
+	Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error)
+	Retry(ctx context.Context, ownerID, webhookID, deliveryID string, take func(context.Context) error) (core.Delivery, error)
 	RotateSecret(ctx context.Context, ownerID, id string, overlap *time.Duration) (core.Webhook, string, error)
-	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error)
 	// Delete removes the webhook with its queued deliveries and its
 	// delivery log. KindNotFound (another owner's, or a channel's),
 	// KindPlanLimit.

@@ -35,13 +35,19 @@ func (c *countingWebhooks) Update(context.Context, string, string, ports.Webhook
 func (c *countingWebhooks) Deliveries(context.Context, string, string) ([]core.Delivery, error) {
 	return nil, nil
 }
-func (c *countingWebhooks) Test(context.Context, string, string) (ports.WebhookResult, error) {
+func (c *countingWebhooks) Test(ctx context.Context, _, _ string, take func(context.Context) error) (ports.WebhookResult, error) {
+	if err := take(ctx); err != nil {
+		return ports.WebhookResult{}, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.tests++
 	return ports.WebhookResult{Status: 200}, nil
 }
-func (c *countingWebhooks) Retry(context.Context, string, string, string) (core.Delivery, error) {
+func (c *countingWebhooks) Retry(ctx context.Context, _, _, _ string, take func(context.Context) error) (core.Delivery, error) {
+	if err := take(ctx); err != nil {
+		return core.Delivery{}, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.redos++

@@ -142,8 +142,8 @@ func returnTo(v string, fallback string) string {
 }
 
 // limitWrites counts every write of a signed-in owner (a change, a key,
-// a test ping, a redelivery: whatever the dashboard can make happen)
-// against one bucket of the owner's on the same ports.RateLimiter as the
+// whatever the dashboard can make happen; a test ping, a redelivery and
+// a replay where their service sends, limitSends) against one bucket of the owner's on the same ports.RateLimiter as the
 // API, at the API's per-minute limit (EARSHOT_RATE_LIMIT_PER_MINUTE).
 // The API counts per key, so an owner has no single API bucket to share;
 // a bucket of the owner's own keeps the dashboard to what one API key
@@ -158,23 +158,94 @@ func (d *Dashboard) limitWrites(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if secs := d.takeWrite(r.Context(), session(r).OwnerID); secs > 0 {
+			d.tooManyWrites(w, r, secs)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitSends is limitWrites for the routes that send (sendRoutes): the
+// service takes their write once it has decided to send (sendTake), so
+// that one it refuses counts nothing. Here an owner already past the
+// limit is refused before anything is done, as by limitWrites, without
+// counting.
+func (d *Dashboard) limitSends(next http.Handler) http.Handler {
+	if d.deps.Limiter == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		q, err := d.deps.Limiter.Take(ctx, "dashboard:owner:"+session(r).OwnerID, d.cfg.RateLimit)
+		q, err := d.deps.Limiter.Peek(ctx, writesKey(session(r).OwnerID), d.cfg.RateLimit)
 		if err != nil {
 			d.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
-			next.ServeHTTP(w, r)
+		} else if !q.Allowed {
+			d.tooManyWrites(w, r, max(int(q.Reset.Seconds()+0.999), 1))
 			return
 		}
-		if q.Allowed {
-			next.ServeHTTP(w, r)
-			return
-		}
-		secs := max(int(q.Reset.Seconds()+0.999), 1)
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		d.render(w, r, http.StatusTooManyRequests, "error", &errorView{
-			layout: layout{Title: "Too many changes", SignedIn: true, Problem: fmt.Sprintf(
-				"This was not done: the dashboard takes at most %d changes and sends a minute, and that many were made. Please try again in %d seconds.",
-				d.cfg.RateLimit, secs)},
-			Message: "Pages can still be read meanwhile; only changes and sends count against the limit."})
+		next.ServeHTTP(w, r)
 	})
+}
+
+// writesKey names the owner's one bucket of dashboard writes.
+func writesKey(ownerID string) string { return "dashboard:owner:" + ownerID }
+
+// takeWrite counts one write of the owner's: 0 when it may go ahead,
+// else the seconds until the window ends. A limiter that fails lets the
+// write through.
+func (d *Dashboard) takeWrite(ctx context.Context, ownerID string) int {
+	q, err := d.deps.Limiter.Take(ctx, writesKey(ownerID), d.cfg.RateLimit)
+	if err != nil {
+		d.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
+		return 0
+	}
+	if q.Allowed {
+		return 0
+	}
+	return max(int(q.Reset.Seconds()+0.999), 1)
+}
+
+// tooManyWrites answers a write refused past the limit: 429 with
+// Retry-After and a page saying when to try again; nothing was done.
+func (d *Dashboard) tooManyWrites(w http.ResponseWriter, r *http.Request, secs int) {
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	d.render(w, r, http.StatusTooManyRequests, "error", &errorView{
+		layout: layout{Title: "Too many changes", SignedIn: true, Problem: fmt.Sprintf(
+			"This was not done: the dashboard takes at most %d changes and sends a minute, and that many were made. Please try again in %d seconds.",
+			d.cfg.RateLimit, secs)},
+		Message: "Pages can still be read meanwhile; only changes and sends count against the limit."})
+}
+
+// sendQuota is the take a route that sends hands its service: one write
+// of the owner's (takeWrite), made once the service has decided to send.
+type sendQuota struct {
+	d     *Dashboard
+	owner string
+	wait  int // the seconds refused is to say, once the take was refused
+}
+
+// sendTake returns the take of the request's owner.
+func (d *Dashboard) sendTake(r *http.Request) *sendQuota {
+	return &sendQuota{d: d, owner: session(r).OwnerID}
+}
+
+func (q *sendQuota) take(ctx context.Context) error {
+	if q.d.deps.Limiter == nil {
+		return nil
+	}
+	if q.wait = q.d.takeWrite(ctx, q.owner); q.wait > 0 {
+		return core.Errorf(core.KindRateLimited, "the dashboard's limit of %d changes and sends a minute is reached", q.d.cfg.RateLimit)
+	}
+	return nil
+}
+
+// refused answers the request past the limit, as limitWrites does, when
+// the take was refused, and reports whether it did.
+func (q *sendQuota) refused(w http.ResponseWriter, r *http.Request) bool {
+	if q.wait == 0 {
+		return false
+	}
+	q.d.tooManyWrites(w, r, q.wait)
+	return true
 }

@@ -110,6 +110,14 @@ const alertsOffPost = "POST /app/alerts/off/{token}"
 // unlimited are the signed-in writes no rate limit refuses: leaving.
 var unlimited = map[string]bool{"POST /app/logout": true, "POST /app/logout/everywhere": true}
 
+// sendRoutes are the writes that send a message out: their service
+// takes the owner's write once it has decided to send (limitSends).
+var sendRoutes = map[string]bool{
+	"POST /app/webhooks/{id}/test": true, "POST /app/webhooks/{id}/deliveries/{did}/redeliver": true,
+	"POST /app/webhooks/{id}/replay": true, "POST /app/channels/{id}/test": true,
+	"POST /app/channels/{id}/deliveries/{did}/redeliver": true, "POST /app/channels/{id}/replay": true,
+}
+
 // bodyLimits are the routes whose body may exceed maxForm: the cookie jar
 // upload.
 var bodyLimits = map[string]int64{"POST /app/accounts/{platform}/cookies": maxJarForm}
@@ -127,7 +135,10 @@ func (d *Dashboard) routes() http.Handler {
 			limit = maxForm
 		}
 		h := limitBody(rt.handle, limit)
-		if !rt.public && strings.HasPrefix(rt.pattern, "POST ") && !unlimited[rt.pattern] {
+		switch {
+		case sendRoutes[rt.pattern]:
+			h = d.limitSends(h)
+		case !rt.public && strings.HasPrefix(rt.pattern, "POST ") && !unlimited[rt.pattern]:
 			h = d.limitWrites(h)
 		}
 		if !rt.public {

@@ -24,7 +24,10 @@ func (c *countingWebhooks) RotateSecret(context.Context, string, string, *time.D
 	return core.Webhook{ID: "h1"}, "whsec_new", nil
 }
 
-func (c *countingWebhooks) Replay(context.Context, string, string, time.Time, time.Time) (ports.ReplayResult, error) {
+func (c *countingWebhooks) Replay(ctx context.Context, _, _ string, _, _ time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
+	if err := take(ctx); err != nil {
+		return ports.ReplayResult{}, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.redos++
@@ -68,11 +71,14 @@ func (f *recoveryWebhooks) RotateSecret(_ context.Context, _, id string, overlap
 	return w, "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", nil
 }
 
-func (f *recoveryWebhooks) Replay(_ context.Context, _, _ string, from, to time.Time) (ports.ReplayResult, error) {
+func (f *recoveryWebhooks) Replay(ctx context.Context, _, _ string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.ranges = append(f.ranges, [2]time.Time{from, to})
-	return f.replayed, f.err
+	if f.err != nil {
+		return f.replayed, f.err
+	}
+	return f.replayed, take(ctx)
 }
 
 // recoveryDashboard is a dashboard of owner a whose clock reads *now.

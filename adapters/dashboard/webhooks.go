@@ -118,11 +118,12 @@ func (l *rowLog) fill(base string, h core.Webhook, ds []core.Delivery, now time.
 }
 
 // rowService is what the shared actions of a webhook's or a channel's
-// page ask of its service.
+// page ask of its service. Test, Retry and Replay call take once they
+// have decided to send (sendTake).
 type rowService interface {
-	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
-	Retry(ctx context.Context, ownerID, rowID, deliveryID string) (core.Delivery, error)
-	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error)
+	Retry(ctx context.Context, ownerID, rowID, deliveryID string, take func(context.Context) error) (core.Delivery, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error)
 	Delete(ctx context.Context, ownerID, id string) error
 }
 
@@ -184,8 +185,12 @@ func (p rowPage) switchRow(w http.ResponseWriter, r *http.Request) {
 func (p rowPage) test(w http.ResponseWriter, r *http.Request) {
 	svc, err := p.svc()
 	var res ports.WebhookResult
+	take := p.d.sendTake(r)
 	if err == nil {
-		res, err = svc.Test(r.Context(), session(r).OwnerID, r.PathValue("id"))
+		res, err = svc.Test(r.Context(), session(r).OwnerID, r.PathValue("id"), take.take)
+	}
+	if take.refused(w, r) {
+		return
 	}
 	if err != nil {
 		p.d.fail(w, r, err)
@@ -199,8 +204,12 @@ func (p rowPage) test(w http.ResponseWriter, r *http.Request) {
 // redeliver queues a delivered or failed message to be sent again.
 func (p rowPage) redeliver(w http.ResponseWriter, r *http.Request) {
 	svc, err := p.svc()
+	take := p.d.sendTake(r)
 	if err == nil {
-		_, err = svc.Retry(r.Context(), session(r).OwnerID, r.PathValue("id"), r.PathValue("did"))
+		_, err = svc.Retry(r.Context(), session(r).OwnerID, r.PathValue("id"), r.PathValue("did"), take.take)
+	}
+	if take.refused(w, r) {
+		return
 	}
 	p.settle(w, r, err, "redeliver", func() bool {
 		if !core.IsKind(err, core.KindConflict) && !core.IsKind(err, core.KindInvalidRequest) {
@@ -241,8 +250,12 @@ func (p rowPage) replay(w http.ResponseWriter, r *http.Request) {
 	f := parseReplay(form)
 	from, to, err := f.times()
 	var res ports.ReplayResult
+	take := p.d.sendTake(r)
 	if err == nil {
-		res, err = svc.Replay(r.Context(), session(r).OwnerID, r.PathValue("id"), from, to)
+		res, err = svc.Replay(r.Context(), session(r).OwnerID, r.PathValue("id"), from, to, take.take)
+	}
+	if take.refused(w, r) {
+		return
 	}
 	if err != nil {
 		switch {

@@ -20,10 +20,10 @@ type ChannelService interface {
 	Get(ctx context.Context, ownerID, id string) (core.Webhook, error)
 	Update(ctx context.Context, ownerID, id string, ch ports.ChannelChange) (core.Webhook, error)
 	Delete(ctx context.Context, ownerID, id string) error
-	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
+	Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error)
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
-	Retry(ctx context.Context, ownerID, channelID, deliveryID string) (core.Delivery, error)
-	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	Retry(ctx context.Context, ownerID, channelID, deliveryID string, take func(context.Context) error) (core.Delivery, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error)
 	// Gate is the plan's refusal of channels, or nil: of the routes that
 	// add one or send a message.
 	Gate(ctx context.Context) error

@@ -45,23 +45,36 @@ func (f *fakeChannels) Delete(_ context.Context, _, id string) error {
 	f.gotIDs = []string{id}
 	return f.err
 }
-func (f *fakeChannels) Test(_ context.Context, _, id string) (ports.WebhookResult, error) {
+func (f *fakeChannels) Test(ctx context.Context, _, id string, take func(context.Context) error) (ports.WebhookResult, error) {
 	f.gotIDs = []string{id}
+	if f.err == nil {
+		if err := take(ctx); err != nil {
+			return ports.WebhookResult{}, err
+		}
+	}
 	return ports.WebhookResult{Status: 410, Error: "slack: the channel was deleted (channel_not_found), http 404", Duration: 2 * time.Millisecond}, f.err
 }
 func (f *fakeChannels) Deliveries(_ context.Context, _, id string) ([]core.Delivery, error) {
 	f.gotIDs = []string{id}
 	return []core.Delivery{f.delivery}, f.err
 }
-func (f *fakeChannels) Retry(_ context.Context, _, id, deliveryID string) (core.Delivery, error) {
+func (f *fakeChannels) Retry(ctx context.Context, _, id, deliveryID string, take func(context.Context) error) (core.Delivery, error) {
 	f.gotIDs = []string{id, deliveryID}
-	return f.delivery, f.err
+	if f.err != nil {
+		return f.delivery, f.err
+	}
+	return f.delivery, take(ctx)
 }
 func (f *fakeChannels) Gate(context.Context) error         { return nil }
 func (f *fakeChannels) Keep(context.Context, string) error { return nil }
 
-func (f *fakeChannels) Replay(_ context.Context, _, id string, from, _ time.Time) (ports.ReplayResult, error) {
+func (f *fakeChannels) Replay(ctx context.Context, _, id string, from, _ time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
 	f.gotIDs, f.gotFrom = []string{id}, from
+	if f.err == nil {
+		if err := take(ctx); err != nil {
+			return ports.ReplayResult{}, err
+		}
+	}
 	return ports.ReplayResult{Queued: []core.Delivery{f.delivery}}, f.err
 }
 

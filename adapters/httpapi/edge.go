@@ -138,12 +138,12 @@ func outboundKey(ownerID string) string { return "api-outbound:owner:" + ownerID
 // API's per-minute limit: the per-key limit alone lets an owner with N
 // keys send N times as much, and this keeps the owner's sends from the
 // API to what one key may make, as the dashboard does for its writes.
-// The route takes it once the request is decoded and checked, just
-// before it sends: a request refused before then (scope, plan, body, an
-// unknown id) sends nothing and counts nothing here. Past the limit
-// nothing is sent: 429 rate_limited with Retry-After, and the rate
-// headers name this bucket. A limiter that fails lets the request
-// through, as takeQuota does.
+// The route hands it to the service, which takes it once it has decided
+// to send: a request refused before then (scope, plan, body, an unknown
+// id, anything the service refuses) sends nothing and counts nothing
+// here. Past the limit nothing is sent: 429 rate_limited with
+// Retry-After, and the rate headers name this bucket. A limiter that
+// fails lets the request through, as takeQuota does.
 func (a *API) limitOutbound(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -178,7 +178,8 @@ type outboundContext struct{}
 
 // spendOutbound takes one send of the owner's outbound bucket
 // (limitOutbound): KindRateLimited past its limit, with the rate headers
-// and Retry-After set on the answer.
+// and Retry-After set on the answer. The outbound routes hand it to the
+// service as its take.
 func spendOutbound(ctx context.Context) error {
 	if spend, ok := ctx.Value(outboundContext{}).(func(context.Context) error); ok {
 		return spend(ctx)

@@ -35,7 +35,7 @@ func (r refusingWebhooks) Deliveries(context.Context, string, string) ([]core.De
 	}, nil
 }
 
-func (r refusingWebhooks) Retry(_ context.Context, _, _, d string) (core.Delivery, error) {
+func (r refusingWebhooks) Retry(ctx context.Context, _, _, d string, take func(context.Context) error) (core.Delivery, error) {
 	switch {
 	case !r.active:
 		return core.Delivery{}, core.Errorf(core.KindConflict, "the webhook is switched off")
@@ -44,13 +44,19 @@ func (r refusingWebhooks) Retry(_ context.Context, _, _, d string) (core.Deliver
 	case d == "queued":
 		return core.Delivery{}, core.Errorf(core.KindConflict, "the delivery is queued already")
 	}
+	if err := take(ctx); err != nil {
+		return core.Delivery{}, err
+	}
 	*r.sent++
 	return core.Delivery{ID: d, Status: core.DeliveryQueued, Trigger: core.TriggerManual}, nil
 }
 
-func (r refusingWebhooks) Replay(context.Context, string, string, time.Time, time.Time) (ports.ReplayResult, error) {
+func (r refusingWebhooks) Replay(ctx context.Context, _, _ string, _, _ time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
 	if !r.active {
 		return ports.ReplayResult{}, core.Errorf(core.KindConflict, "the webhook is switched off")
+	}
+	if err := take(ctx); err != nil {
+		return ports.ReplayResult{}, err
 	}
 	*r.sent++
 	return ports.ReplayResult{}, nil

@@ -41,6 +41,14 @@ func knownLog(id string) ([]core.Delivery, error) {
 	return out, nil
 }
 
+// knownRange refuses a replay's range as the services do.
+func knownRange(from, to time.Time) error {
+	if to.IsZero() {
+		to = time.Now()
+	}
+	return core.CheckReplayRange(from, to)
+}
+
 type knownWebhooks struct {
 	*fakeWebhooks
 	sent *int
@@ -49,26 +57,29 @@ type knownWebhooks struct {
 func (k knownWebhooks) Deliveries(_ context.Context, _, id string) ([]core.Delivery, error) {
 	return knownLog(id)
 }
-func (k knownWebhooks) Test(ctx context.Context, o, id string) (ports.WebhookResult, error) {
+func (k knownWebhooks) Test(ctx context.Context, o, id string, take func(context.Context) error) (ports.WebhookResult, error) {
 	if err := knownRow(id, ""); err != nil {
 		return ports.WebhookResult{}, err
 	}
 	*k.sent++
-	return k.fakeWebhooks.Test(ctx, o, id)
+	return k.fakeWebhooks.Test(ctx, o, id, take)
 }
-func (k knownWebhooks) Retry(ctx context.Context, o, id, d string) (core.Delivery, error) {
+func (k knownWebhooks) Retry(ctx context.Context, o, id, d string, take func(context.Context) error) (core.Delivery, error) {
 	if err := knownRow(id, d); err != nil {
 		return core.Delivery{}, err
 	}
 	*k.sent++
-	return k.fakeWebhooks.Retry(ctx, o, id, d)
+	return k.fakeWebhooks.Retry(ctx, o, id, d, take)
 }
-func (k knownWebhooks) Replay(ctx context.Context, o, id string, from, to time.Time) (ports.ReplayResult, error) {
+func (k knownWebhooks) Replay(ctx context.Context, o, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
+	if err := knownRange(from, to); err != nil {
+		return ports.ReplayResult{}, err
+	}
 	if err := knownRow(id, ""); err != nil {
 		return ports.ReplayResult{}, err
 	}
 	*k.sent++
-	return k.fakeWebhooks.Replay(ctx, o, id, from, to)
+	return k.fakeWebhooks.Replay(ctx, o, id, from, to, take)
 }
 
 type knownChannels struct {
@@ -79,26 +90,29 @@ type knownChannels struct {
 func (k knownChannels) Deliveries(_ context.Context, _, id string) ([]core.Delivery, error) {
 	return knownLog(id)
 }
-func (k knownChannels) Test(ctx context.Context, o, id string) (ports.WebhookResult, error) {
+func (k knownChannels) Test(ctx context.Context, o, id string, take func(context.Context) error) (ports.WebhookResult, error) {
 	if err := knownRow(id, ""); err != nil {
 		return ports.WebhookResult{}, err
 	}
 	*k.sent++
-	return k.fakeChannels.Test(ctx, o, id)
+	return k.fakeChannels.Test(ctx, o, id, take)
 }
-func (k knownChannels) Retry(ctx context.Context, o, id, d string) (core.Delivery, error) {
+func (k knownChannels) Retry(ctx context.Context, o, id, d string, take func(context.Context) error) (core.Delivery, error) {
 	if err := knownRow(id, d); err != nil {
 		return core.Delivery{}, err
 	}
 	*k.sent++
-	return k.fakeChannels.Retry(ctx, o, id, d)
+	return k.fakeChannels.Retry(ctx, o, id, d, take)
 }
-func (k knownChannels) Replay(ctx context.Context, o, id string, from, to time.Time) (ports.ReplayResult, error) {
+func (k knownChannels) Replay(ctx context.Context, o, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
+	if err := knownRange(from, to); err != nil {
+		return ports.ReplayResult{}, err
+	}
 	if err := knownRow(id, ""); err != nil {
 		return ports.ReplayResult{}, err
 	}
 	*k.sent++
-	return k.fakeChannels.Replay(ctx, o, id, from, to)
+	return k.fakeChannels.Replay(ctx, o, id, from, to, take)
 }
 
 // Only a request that goes on to send spends one of the owner's outbound

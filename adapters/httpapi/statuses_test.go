@@ -73,17 +73,23 @@ func (p probeWebhooks) Update(_ context.Context, _, id string, _ ports.WebhookCh
 	return core.Webhook{ID: id}, p.id(id)
 }
 func (p probeWebhooks) Delete(_ context.Context, _, id string) error { return p.id(id) }
-func (p probeWebhooks) Test(_ context.Context, _, id string) (ports.WebhookResult, error) {
-	return ports.WebhookResult{}, p.id(id)
+func (p probeWebhooks) Test(ctx context.Context, _, id string, take func(context.Context) error) (ports.WebhookResult, error) {
+	if err := p.id(id); err != nil {
+		return ports.WebhookResult{}, err
+	}
+	return ports.WebhookResult{}, take(ctx)
 }
 func (p probeWebhooks) Deliveries(_ context.Context, _, id string) ([]core.Delivery, error) {
 	return nil, p.id(id)
 }
-func (p probeWebhooks) Retry(_ context.Context, _, webhookID, deliveryID string) (core.Delivery, error) {
+func (p probeWebhooks) Retry(ctx context.Context, _, webhookID, deliveryID string, take func(context.Context) error) (core.Delivery, error) {
 	if err := p.id(webhookID); err != nil {
 		return core.Delivery{}, err
 	}
-	return core.Delivery{ID: deliveryID}, p.id(deliveryID)
+	if err := p.id(deliveryID); err != nil {
+		return core.Delivery{ID: deliveryID}, err
+	}
+	return core.Delivery{ID: deliveryID}, take(ctx)
 }
 
 // switchLimiter allows every request until deny is set.

@@ -28,17 +28,23 @@ func (p probeWebhooks) Gate(context.Context) error { return nil }
 
 func (p probeWebhooks) Keep(context.Context, string) error { return nil }
 
-func (f *fakeWebhooks) Replay(_ context.Context, _, id string, from, to time.Time) (ports.ReplayResult, error) {
+func (f *fakeWebhooks) Replay(ctx context.Context, _, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
 	f.gotFrom, f.gotTo, f.gotIDs = from, to, []string{id}
-	return f.replayed, f.err
+	if f.err != nil {
+		return f.replayed, f.err
+	}
+	return f.replayed, take(ctx)
 }
 
 func (p probeWebhooks) RotateSecret(_ context.Context, _, id string, _ *time.Duration) (core.Webhook, string, error) {
 	return core.Webhook{ID: id}, "whsec_x", p.id(id)
 }
 
-func (p probeWebhooks) Replay(_ context.Context, _, id string, _, _ time.Time) (ports.ReplayResult, error) {
-	return ports.ReplayResult{}, p.id(id)
+func (p probeWebhooks) Replay(ctx context.Context, _, id string, _, _ time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
+	if err := p.id(id); err != nil {
+		return ports.ReplayResult{}, err
+	}
+	return ports.ReplayResult{}, take(ctx)
 }
 
 // errorCode is the code of an error answer's body.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/earshothq/earshot/core"
@@ -21,11 +20,14 @@ type WebhookService interface {
 	List(ctx context.Context, ownerID string) ([]core.Webhook, error)
 	Update(ctx context.Context, ownerID, id string, ch ports.WebhookChange) (core.Webhook, error)
 	Delete(ctx context.Context, ownerID, id string) error
-	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
+	// Test, Retry and Replay call take, the owner's outbound bucket
+	// (spendOutbound), once they have decided to send, and refuse with
+	// its error.
+	Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error)
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
-	Retry(ctx context.Context, ownerID, webhookID, deliveryID string) (core.Delivery, error)
+	Retry(ctx context.Context, ownerID, webhookID, deliveryID string, take func(context.Context) error) (core.Delivery, error)
 	RotateSecret(ctx context.Context, ownerID, id string, overlap *time.Duration) (core.Webhook, string, error)
-	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error)
 	// Gate is the plan's refusal of webhooks, or nil: of the routes that
 	// add one or send a message.
 	Gate(ctx context.Context) error
@@ -48,12 +50,11 @@ func (a *API) webhooks() (WebhookService, error) {
 // webhook row of another kind, with the same delivery log, tries and
 // replays, so one set of handlers serves both route families.
 type rowService interface {
-	List(ctx context.Context, ownerID string) ([]core.Webhook, error)
 	Delete(ctx context.Context, ownerID, id string) error
-	Test(ctx context.Context, ownerID, id string) (ports.WebhookResult, error)
+	Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error)
 	Deliveries(ctx context.Context, ownerID, id string) ([]core.Delivery, error)
-	Retry(ctx context.Context, ownerID, rowID, deliveryID string) (core.Delivery, error)
-	Replay(ctx context.Context, ownerID, id string, from, to time.Time) (ports.ReplayResult, error)
+	Retry(ctx context.Context, ownerID, rowID, deliveryID string, take func(context.Context) error) (core.Delivery, error)
+	Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error)
 }
 
 // rows returns the service of one route family, or its plan refusal.
@@ -83,52 +84,11 @@ func (get rows) test(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := req.(idRequest).id
-	if err := sends(ctx, svc, id, "", false); err != nil {
-		return nil, err
-	}
-	res, err := svc.Test(ctx, keyFrom(ctx).OwnerID, id)
+	res, err := svc.Test(ctx, keyFrom(ctx).OwnerID, req.(idRequest).id, spendOutbound)
 	if err != nil {
 		return nil, err
 	}
 	return ok(pingRecord(res)), nil
-}
-
-// sends takes one of the owner's outbound sends (spendOutbound) for a
-// request on row id, and on its delivery deliveryID when one is named,
-// unless the service refuses it without sending, in its own words: the
-// owner has no such row or no such delivery, the delivery is a test ping
-// or still queued, or a redelivery or replay (queues) asks it of a row
-// switched off. The log holds the newest core.DeliveryLogSize; a
-// delivery missing from a full one may be older, and spends.
-func sends(ctx context.Context, svc rowService, id, deliveryID string, queues bool) error {
-	owner := keyFrom(ctx).OwnerID
-	ds, err := svc.Deliveries(ctx, owner, id)
-	switch {
-	case core.IsKind(err, core.KindNotFound):
-		return nil
-	case err != nil:
-		return err
-	}
-	if deliveryID != "" {
-		i := slices.IndexFunc(ds, func(d core.Delivery) bool { return d.ID == deliveryID })
-		switch {
-		case i < 0 && len(ds) < core.DeliveryLogSize:
-			return nil
-		case i >= 0 && (ds[i].Trigger == core.TriggerPing || !ds[i].Status.Final()):
-			return nil
-		}
-	}
-	if queues {
-		rows, err := svc.List(ctx, owner)
-		if err != nil {
-			return err
-		}
-		if i := slices.IndexFunc(rows, func(w core.Webhook) bool { return w.ID == id }); i >= 0 && !rows[i].Active {
-			return nil
-		}
-	}
-	return spendOutbound(ctx)
 }
 
 func (get rows) deliveries(ctx context.Context, req any) (any, error) {
@@ -153,10 +113,7 @@ func (get rows) retry(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	r := req.(retryRequest)
-	if err := sends(ctx, svc, r.webhookID, r.deliveryID, true); err != nil {
-		return nil, err
-	}
-	d, err := svc.Retry(ctx, keyFrom(ctx).OwnerID, r.webhookID, r.deliveryID)
+	d, err := svc.Retry(ctx, keyFrom(ctx).OwnerID, r.webhookID, r.deliveryID, spendOutbound)
 	if err != nil {
 		return nil, err
 	}
@@ -179,17 +136,7 @@ func (get rows) replay(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// What the service refuses whatever the time is refused here, before
-	// it spends; with no to, a from past now is left to the service.
-	if !to.IsZero() || from.IsZero() {
-		if err := core.CheckReplayRange(from, to); err != nil {
-			return nil, err
-		}
-	}
-	if err := sends(ctx, svc, r.id, "", true); err != nil {
-		return nil, err
-	}
-	res, err := svc.Replay(ctx, keyFrom(ctx).OwnerID, r.id, from, to)
+	res, err := svc.Replay(ctx, keyFrom(ctx).OwnerID, r.id, from, to, spendOutbound)
 	if err != nil {
 		return nil, err
 	}

@@ -71,14 +71,20 @@ func (f *fakeWebhooks) Delete(_ context.Context, _, id string) error {
 	}
 	return nil
 }
-func (f *fakeWebhooks) Test(context.Context, string, string) (ports.WebhookResult, error) {
+func (f *fakeWebhooks) Test(ctx context.Context, _, _ string, take func(context.Context) error) (ports.WebhookResult, error) {
+	if err := take(ctx); err != nil {
+		return ports.WebhookResult{}, err
+	}
 	return ports.WebhookResult{Status: 502, Error: "http 502", Duration: 1500 * time.Microsecond}, nil
 }
 func (f *fakeWebhooks) Deliveries(context.Context, string, string) ([]core.Delivery, error) {
 	return []core.Delivery{f.delivery}, nil
 }
-func (f *fakeWebhooks) Retry(_ context.Context, _, webhookID, deliveryID string) (core.Delivery, error) {
+func (f *fakeWebhooks) Retry(ctx context.Context, _, webhookID, deliveryID string, take func(context.Context) error) (core.Delivery, error) {
 	f.gotIDs = []string{webhookID, deliveryID}
+	if err := take(ctx); err != nil {
+		return core.Delivery{}, err
+	}
 	d := f.delivery
 	d.Status, d.Trigger, d.NextAttemptAt = core.DeliveryQueued, core.TriggerManual, time.UnixMilli(1_800_000_000_000)
 	return d, nil
