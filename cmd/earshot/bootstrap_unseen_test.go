@@ -115,7 +115,9 @@ func TestFirstKeysNeverSeen(t *testing.T) {
 				waitUntil(t, 60*time.Second, 50*time.Millisecond, func() bool {
 					a, _ := newKeyHints(t, logs.String())
 					return a != ""
-				}, func() string { return "a failed print of the keys named no command to make new ones; logs:\n" + logs.String() })
+				}, func() string {
+					return "a failed print of the keys named no command to make new ones; logs:\n" + logs.String()
+				})
 				if err := first.Process.Signal(syscall.SIGTERM); err != nil {
 					t.Fatal(err)
 				}
