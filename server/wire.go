@@ -437,6 +437,10 @@ Try:
 // not in use yet, so the reminder says both. Reading fails quietly: it
 // is advice, and the start goes on.
 func (s *services) remindUnseenKeys(ctx context.Context, log *slog.Logger) {
+	// Counted first: a deployment of many owners is not read whole.
+	if n, err := gormstore.NewOwnerStore(s.db).CountOwners(ctx); err != nil || n != 1 {
+		return
+	}
 	owners, err := s.Owners.List(ctx)
 	if err != nil || len(owners) != 1 || owners[0].Email != app.BootstrapEmail {
 		return
