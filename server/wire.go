@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -395,6 +396,9 @@ func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, 
 			return abortCause(ctx, err)
 		}
 		if b == nil {
+			// The reminder first, so that whoever waits for the skip
+			// has it too.
+			s.remindUnseenKeys(ctx, log)
 			log.Info("bootstrap skipped", "reason", "the database has an owner")
 			return nil
 		}
@@ -405,13 +409,17 @@ func printBootstrap(lc fx.Lifecycle, cfg Config, log *slog.Logger, s *services, 
 		} else {
 			link += " (works once, within 15 minutes)"
 		}
-		fmt.Fprintf(out, `earshot: first start, created owner %s (%s). These keys are shown once:
+		_, printErr := fmt.Fprintf(out, `earshot: first start, created owner %s (%s). These keys are shown once:
   API key (every scope): %s
   ingest key:            %s
   dashboard sign-in:     %s
 Try:
   curl -H "Authorization: Bearer %s" %s/api/v1/me
 `, b.Owner.ID, b.Owner.Email, b.APIKey, b.IngestKey, link, b.APIKey, site.URL())
+		if printErr != nil {
+			log.Warn("first start: the keys could not be printed and are not shown again; make new ones",
+				append([]any{"err", printErr}, newKeyCommands(b.Owner.ID)...)...)
+		}
 		if linkErr != nil && ctx.Err() != nil {
 			// A stop asked for during the link: the keys are out, the
 			// start ends as any start cut short does.
@@ -419,6 +427,50 @@ Try:
 		}
 		return nil
 	}))
+}
+
+// remindUnseenKeys names the commands that make the first owner's keys
+// again while none of its keys has been used. Its keys are stored before
+// they are printed, and a start that stops in between (killed, its
+// stdout gone) leaves keys no one saw and no later start prints; a
+// database cannot tell that start from one whose keys were seen and are
+// not in use yet, so the reminder says both. Reading fails quietly: it
+// is advice, and the start goes on.
+func (s *services) remindUnseenKeys(ctx context.Context, log *slog.Logger) {
+	// Counted first: a deployment of many owners is not read whole.
+	if n, err := gormstore.NewOwnerStore(s.db).CountOwners(ctx); err != nil || n != 1 {
+		return
+	}
+	owners, err := s.Owners.List(ctx)
+	if err != nil || len(owners) != 1 || owners[0].Email != app.BootstrapEmail {
+		return
+	}
+	id := owners[0].ID
+	for _, kind := range []core.KeyKind{core.APIKey, core.IngestKey} {
+		keys, err := s.Keys.List(ctx, id, kind)
+		if err != nil {
+			return
+		}
+		for _, k := range keys {
+			if !k.LastUsedAt.IsZero() {
+				return
+			}
+		}
+	}
+	log.Info("the first owner's keys were printed once, by the start that made them, and none is used yet; "+
+		"if that start stopped before printing them, make new ones", newKeyCommands(id)...)
+}
+
+// newKeyCommands are the log attributes naming the console commands that
+// make an owner an API key of every scope and an ingest key.
+func newKeyCommands(ownerID string) []any {
+	scopes := make([]string, len(core.AllScopes))
+	for i, sc := range core.AllScopes {
+		scopes[i] = string(sc)
+	}
+	return []any{"owner", ownerID,
+		"new_api_key", "earshot admin key create --owner " + ownerID + " --name first --scopes " + strings.Join(scopes, ","),
+		"new_ingest_key", "earshot admin ingest-key create --owner " + ownerID}
 }
 
 // Console is the admin console's set of services over an open database,

@@ -430,6 +430,12 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return &exitError{2, err}
 		}
 	}
+	if platform != nil {
+		// Before the database is opened, as every refused flag is.
+		if _, err := core.ParsePlatform("--platform", *platform); err != nil {
+			return &exitError{2, err}
+		}
+	}
 	var jar []byte
 	if cmd == "session set" {
 		if jar, err = readJar(*file); err != nil {
