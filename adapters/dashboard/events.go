@@ -229,6 +229,9 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	search := f.search()
+	// The inbox's first step: its owner has no phrase and so no match.
+	// The stream tells it when a phrase exists, then ends.
+	first := r.URL.Query().Get("first") == "1"
 	if !d.acquire(owner) {
 		w.Header().Set("Retry-After", "30")
 		http.Error(w, "too many live connections: the page still works, reload it for news", http.StatusServiceUnavailable)
@@ -284,6 +287,26 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			checked = time.Now()
+		}
+		if first {
+			phrases, err := d.deps.Phrases.List(ctx, owner, ports.PhraseFilter{})
+			if err != nil {
+				if ctx.Err() == nil {
+					d.cfg.Logger.WarnContext(ctx, "live inbox poll failed", "err", err)
+				}
+				continue
+			}
+			if len(phrases) > 0 {
+				send([]byte("event: phrase\ndata: {}\n\n"))
+				return
+			}
+			if time.Since(quiet) >= heartbeat {
+				if !send([]byte(": ping\n\n")) {
+					return
+				}
+				quiet = time.Now()
+			}
+			continue
 		}
 		created, scored, err := d.deps.Inbox.Changes(ctx, owner, q, cur.after, cur.since, liveBatch)
 		if err != nil {

@@ -183,6 +183,11 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Empty = emptyInbox(phrases, filtered)
 	v.NoPhrases = len(phrases) == 0 && len(page.Items) == 0
+	if v.NoPhrases {
+		// The first step waits for a phrase, which another tab or device
+		// may add; the page then loads again as the whole inbox.
+		v.Live = "/app/events?first=1"
+	}
 	if f.Q != "" && !v.NoPhrases {
 		v.Empty.Text = "No match fits this search and these filters."
 	}

@@ -288,11 +288,17 @@ func filterSummary(f core.PhraseFilters) []string {
 	if len(f.ExcludeCommunities) > 0 {
 		out = append(out, "skips r/"+strings.Join(f.ExcludeCommunities, ", r/"))
 	}
+	atLeast := func(n int, noun string) string {
+		if n != 1 {
+			noun += "s"
+		}
+		return fmt.Sprintf("at least %d %s", n, noun)
+	}
 	if f.MinLikes > 0 {
-		out = append(out, fmt.Sprintf("at least %d likes", f.MinLikes))
+		out = append(out, atLeast(f.MinLikes, "like"))
 	}
 	if f.MinComments > 0 {
-		out = append(out, fmt.Sprintf("at least %d comments", f.MinComments))
+		out = append(out, atLeast(f.MinComments, "comment"))
 	}
 	if f.TitleOnly {
 		out = append(out, "title only")

@@ -86,6 +86,29 @@ var after=getComputedStyle(l,"::after").content;if(after&&after!=="none"&&after!
 	t.Logf("bulk bar boxes %s", boxes)
 }
 
+// At phone width the bulk bar keeps within the page's margin, as the
+// filters above it and the matches below do: each of its boxes ends
+// where main's content ends, not in main's padding.
+func TestBulkBarKeepsToTheMarginOnAPhone(t *testing.T) {
+	items := make([]ports.InboxItem, 3)
+	for i := range items {
+		items[i] = item(i+1, "about acme", "ada", "https://x.com/1")
+	}
+	d := newTestDashboard(t, items...)
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	ctx := browserAt(t, srv, 375)
+	open(t, ctx, srv.URL+"/app/")
+	got := evalJS[string](t, ctx, `(function(){var m=document.querySelector("main"),s=getComputedStyle(m),bar=document.getElementById("bulk");
+var edge=m.getBoundingClientRect().right-parseFloat(s.paddingRight),out=[];
+Array.from(bar.children).forEach(function(e){var r=e.getBoundingClientRect();if(r.width>1&&r.right>edge+0.5)out.push((e.textContent||e.className).trim()+" ends at "+r.right.toFixed(1))});
+if(bar.scrollWidth>bar.clientWidth)out.push("the bar scrolls "+bar.scrollWidth+" of "+bar.clientWidth);
+return out.length?"margin at "+edge.toFixed(1)+": "+out.join("; "):""})()`)
+	if got != "" {
+		t.Errorf("the bulk bar runs past the page's margin: %s", got)
+	}
+}
+
 // accessibleName is the name Chromium gives the element js evaluates
 // to, as a screen reader reads it.
 func accessibleName(t *testing.T, ctx context.Context, js string) string {

@@ -79,6 +79,17 @@
     });
   }
 
+  // The inbox's first step loads again as the whole inbox once the
+  // owner has a phrase, added in another tab or on another device.
+  var first = document.getElementById("first-step");
+  if (first && first.dataset.live && window.EventSource) {
+    var wait = new EventSource(first.dataset.live);
+    wait.addEventListener("phrase", function () {
+      wait.close();
+      window.location.reload();
+    });
+  }
+
   // Select all, offered only where the script runs.
   var bulk = document.getElementById("bulk");
   if (bulk && list) {
