@@ -158,3 +158,33 @@ func rateReads(t *testing.T, phrase, text string, intent core.Intent, reason str
 	})
 	return got
 }
+
+// TestRateSincereLove checks that "oh" and "gotta" mark sarcasm only
+// where they do in speech: "oh" before a bare word of praise ("oh
+// great"), "gotta love" before something that happens ("gotta love
+// paying twice", "gotta love how it logs me out"). "Oh, I love acme" and
+// "you gotta love acme" are sincere.
+func TestRateSincereLove(t *testing.T) {
+	tests := []struct {
+		text   string
+		intent core.Intent
+		reason string // the reason starts with it
+	}{
+		{"Oh, I love acme", core.IntentPraise, `praises`},
+		{"oh i love acme so much", core.IntentPraise, `praises`},
+		{"you gotta love acme", core.IntentPraise, `praises`},
+		{"gotta love the acme dashboard", core.IntentPraise, `praises`},
+		{"gotta love everything about acme", core.IntentPraise, `praises`},
+		// Still sarcasm.
+		{"oh great, acme crashed again", core.IntentComplaint, ``},
+		{"oh great, acme restarted for updates mid-call", core.IntentComplaint, `is sarcastic`},
+		{"Oh, amazing. acme logged me out again", core.IntentComplaint, ``},
+		{"gotta love paying for acme and still waiting", core.IntentComplaint, `is sarcastic`},
+		{"gotta love how acme logs me out every hour", core.IntentComplaint, `is sarcastic`},
+		{"you gotta love it when acme eats your draft", core.IntentComplaint, `is sarcastic`},
+		{"gotta love when acme eats your draft", core.IntentComplaint, `is sarcastic`},
+	}
+	for _, tt := range tests {
+		rateReads(t, "acme", tt.text, tt.intent, tt.reason)
+	}
+}

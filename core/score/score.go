@@ -299,7 +299,7 @@ func reading(text string, intent core.Intent, start, end int, tagged bool) (from
 	if intent != core.IntentPraise {
 		return start, "", plain
 	}
-	if at := sarcasmBefore(text, start); at >= 0 {
+	if at := sarcasmBefore(text, start, end); at >= 0 {
 		return at, "is sarcastic", turned
 	}
 	if tagged || sarcasmAfter(text[end:]) {
@@ -502,17 +502,55 @@ func clauseWords(s string, n int) []string {
 	return out
 }
 
-// sarcasmBefore returns where a word starts that, right before praise,
-// marks it as sarcastic ("oh great", "gotta love"), or -1.
-func sarcasmBefore(text string, start int) int {
+// sarcasmBefore returns where a word starts that, right before the
+// praise [start, end), marks it as sarcastic, or -1: "oh" before a bare
+// exclamation ("oh great", not "oh, I love acme"), and "gotta" before
+// love of something that happens ("gotta love paying twice", "gotta love
+// how it logs me out"), not of a thing ("you gotta love acme").
+func sarcasmBefore(text string, start, end int) int {
 	base := max(0, start-scanBytes)
 	before := strings.TrimRight(text[base:start], " ")
 	i := strings.LastIndexByte(before, ' ') + 1
 	switch strings.TrimRight(before[i:], ",.!") {
-	case "oh", "gotta":
-		return base + i
+	case "oh":
+		if exclamations[text[start:end]] {
+			return base + i
+		}
+	case "gotta":
+		if lovesWhatHappens(text[start:]) {
+			return base + i
+		}
 	}
 	return -1
+}
+
+// exclamations are the words of praise that, alone after "oh", say the
+// opposite.
+var exclamations = map[string]bool{
+	"great": true, "amazing": true, "awesome": true, "fantastic": true,
+	"brilliant": true, "excellent": true, "incredible": true,
+}
+
+// lovesWhatHappens reports whether the words from love on love something
+// that happens, an -ing word or "how", "when", "that" or "the way" ("love
+// paying", "love it when"), which after "gotta" is said of a nuisance,
+// rather than a thing ("love acme", "love everything about it").
+func lovesWhatHappens(love string) bool {
+	w := clauseWords(love, 4)
+	if len(w) < 2 || w[0] != "love" {
+		return false
+	}
+	what := w[1:]
+	if what[0] == "it" && len(what) > 1 {
+		what = what[1:]
+	}
+	switch what[0] {
+	case "how", "when", "whenever", "that":
+		return true
+	case "the":
+		return len(what) > 1 && what[1] == "way"
+	}
+	return strings.HasSuffix(what[0], "ing") && !strings.HasSuffix(what[0], "thing")
 }
 
 // sarcasmAfter reports whether the words after praise mark it as
