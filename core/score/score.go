@@ -751,12 +751,17 @@ const maxNames = 8
 // ("Google Calendar" names google, not every calendar). A line, and what
 // follows a word with no letter or digit (an emoji, a dash) or an opening
 // bracket or quote, starts as a sentence does: phones capitalise there.
+// A run that holds a small word is title case or emphasis and names
+// nothing ("Setup Is Really Terrible"), and a name the words beside it
+// mark as a person's ("I asked Sarah", "Sarah said") is no product
+// wherever the post writes it.
 func otherNames(post core.Post, phrase string) []string {
-	out := []string{}
+	out, people := []string{}, []string{}
 	for _, s := range []string{post.Title, post.Text} {
 		for line := range strings.Lines(cutBytes(s, maxScan)) {
+			words := strings.Fields(line)
 			opens, run := true, false
-			for w := range strings.FieldsSeq(line) {
+			for k, w := range words {
 				bare := strings.TrimLeft(w, openers)
 				starts, inRun := opens || bare != w, run
 				opens = endsSentence(w) || strings.HasSuffix(w, ":") || !strings.ContainsFunc(w, isWordRune)
@@ -772,16 +777,102 @@ func otherNames(post core.Post, phrase string) []string {
 					continue
 				}
 				name = normalise(name)
-				if notNames[name] || phraseWord(phrase, name) || slices.Contains(out, name) {
+				if person(words, k) {
+					if len(people) < maxNames && !slices.Contains(people, name) {
+						people = append(people, name)
+					}
 					continue
 				}
-				if out = append(out, name); len(out) == maxNames {
-					return out
+				if notNames[name] || phraseWord(phrase, name) || slices.Contains(out, name) || titleCase(words[k:]) {
+					continue
+				}
+				if len(out) < maxNames {
+					out = append(out, name)
 				}
 			}
 		}
 	}
-	return out
+	return slices.DeleteFunc(out, func(n string) bool { return slices.Contains(people, n) })
+}
+
+// smallWords are words of grammar and of stress. Written with a capital
+// inside a sentence they are title case ("This Is The Best") or emphasis
+// ("is Really great"), never a product's name.
+var smallWords = map[string]bool{
+	"a": true, "an": true, "the": true, "this": true, "that": true,
+	"these": true, "those": true, "my": true, "our": true, "your": true,
+	"his": true, "her": true, "its": true, "their": true, "it": true,
+	"you": true, "we": true, "they": true, "he": true, "she": true,
+	"me": true, "us": true, "them": true, "is": true, "are": true,
+	"was": true, "were": true, "be": true, "been": true, "am": true,
+	"has": true, "have": true, "had": true, "do": true, "does": true,
+	"did": true, "will": true, "would": true, "can": true, "could": true,
+	"and": true, "or": true, "but": true, "of": true, "to": true,
+	"in": true, "on": true, "at": true, "by": true, "for": true,
+	"with": true, "from": true, "so": true, "as": true, "not": true,
+	"very": true, "really": true, "just": true, "too": true, "ever": true,
+	"totally": true, "absolutely": true, "truly": true, "literally": true,
+	"honestly": true, "seriously": true, "actually": true, "definitely": true,
+	"completely": true, "extremely": true, "super": true,
+}
+
+// titleCase reports whether the run of capitalised words that run starts
+// with holds one of smallWords.
+func titleCase(run []string) bool {
+	for _, w := range run {
+		bare := strings.Trim(w, `"'()*_,.;:!?…[]{}“”‘’«»`)
+		if r, _ := utf8.DecodeRuneInString(bare); !unicode.IsUpper(r) {
+			return false
+		}
+		if smallWords[strings.ToLower(bare)] {
+			return true
+		}
+		if endsSentence(w) || strings.HasSuffix(w, ":") || strings.HasSuffix(w, ",") {
+			return false
+		}
+	}
+	return false
+}
+
+// person reports whether the words beside words[k] mark it as a person's
+// name: one asked, told or thanked before it ("I asked Sarah", "thanks
+// Priya"), one who speaks after it ("Sarah said"), or staff ("Sarah from
+// support"). A company can be asked or say things too; read as a person
+// its name merely counts in full, as it did before it was looked for.
+func person(words []string, k int) bool {
+	if k > 0 && !endsClause(words[k-1]) && addressed[bareLower(words[k-1])] {
+		return true
+	}
+	if endsClause(words[k]) || k+1 == len(words) {
+		return false
+	}
+	next := bareLower(words[k+1])
+	if speaks[next] {
+		return true
+	}
+	return next == "from" && k+2 < len(words) && staff[bareLower(words[k+2])]
+}
+
+// addressed are the words that take a person after them; speaks the
+// words a person does; staff what a person is "from".
+var (
+	addressed = map[string]bool{
+		"ask": true, "asked": true, "asking": true, "tell": true, "told": true,
+		"telling": true, "thank": true, "thanks": true, "thanked": true,
+	}
+	speaks = map[string]bool{
+		"said": true, "says": true, "told": true, "tells": true, "asked": true,
+		"asks": true, "replied": true, "explained": true, "mentioned": true,
+		"suggested": true, "thinks": true,
+	}
+	staff = map[string]bool{
+		"support": true, "sales": true, "billing": true, "customer": true,
+		"their": true,
+	}
+)
+
+func bareLower(w string) string {
+	return strings.ToLower(strings.Trim(w, `"'()*_,.;:!?…[]`))
 }
 
 // openers are the characters that open a quote or an aside.
