@@ -188,7 +188,7 @@ func Rate(phrase string, post core.Post) core.Score {
 	return core.Score{
 		Value:  max(0, min(100, value)),
 		Intent: intent,
-		Reason: reason(h.why, text[h.start:h.end], near),
+		Reason: reason(h.why, ownWords(post, title, split, h.start, h.end), near),
 	}
 }
 
@@ -599,7 +599,7 @@ func reason(why, matched, near string) string {
 }
 
 func quote(s string, n int) string {
-	s = singleLine(s)
+	s = strings.Join(strings.Fields(singleLine(s)), " ")
 	if utf8.RuneCountInString(s) > n {
 		s = core.Cut(s, n-1) + "…"
 	}
@@ -646,14 +646,63 @@ func normalise(s string) string {
 			}
 			continue
 		}
-		r = core.VariantRune(r)
-		if l := unicode.ToLower(r); l != r && core.FoldRune(l) == core.FoldRune(r) {
-			r = l
-		}
-		b.WriteRune(r)
+		b.WriteRune(normalRune(r))
 		space = false
 	}
 	return strings.TrimRight(b.String(), " ")
+}
+
+// normalRune is what normalise writes for a character other than space.
+func normalRune(r rune) rune {
+	r = core.VariantRune(r)
+	if l := unicode.ToLower(r); l != r && core.FoldRune(l) == core.FoldRune(r) {
+		return l
+	}
+	return r
+}
+
+// ownWords returns the words of the post that the span [start, end) of
+// the text Rate reads (the normalised title, a space at split if both are
+// there, the normalised body) was made from, so that the reason quotes
+// the writer rather than the lower-cased copy the cues read.
+func ownWords(post core.Post, title string, split, start, end int) string {
+	switch {
+	case split < 0 && title == "":
+		return source(post.Text, start, end)
+	case split < 0 || end <= split:
+		return source(post.Title, start, end)
+	case start > split:
+		return source(post.Text, start-split-1, end-split-1)
+	}
+	return source(post.Title, start, split) + " " + source(post.Text, 0, end-split-1)
+}
+
+// source returns the part of s that normalise(s) turned into the bytes
+// [start, end) of its result.
+func source(s string, start, end int) string {
+	from, n, space := len(s), 0, true
+	for i, r := range s {
+		size := 0 // what r adds to normalise(s)
+		if unicode.IsSpace(r) {
+			if !space {
+				size = 1
+			}
+			space = true
+		} else {
+			size, space = utf8.RuneLen(normalRune(r)), false
+		}
+		if size == 0 {
+			continue
+		}
+		if n >= start && from == len(s) {
+			from = i
+		}
+		if n >= end {
+			return s[from:i]
+		}
+		n += size
+	}
+	return s[from:]
 }
 
 // cutBytes cuts s to at most n bytes on a rune boundary.
