@@ -599,7 +599,10 @@ func reason(why, matched, near string) string {
 }
 
 func quote(s string, n int) string {
-	s = strings.Join(strings.Fields(singleLine(s)), " ")
+	s = singleLine(s)
+	if strings.Contains(s, "  ") {
+		s = strings.Join(strings.Fields(s), " ")
+	}
 	if utf8.RuneCountInString(s) > n {
 		s = core.Cut(s, n-1) + "…"
 	}
@@ -808,9 +811,10 @@ func otherNames(post core.Post, phrase string) []string {
 	out, people := []string{}, []string{}
 	for _, s := range []string{post.Title, post.Text} {
 		for line := range strings.Lines(cutBytes(s, maxScan)) {
-			words := strings.Fields(line)
-			opens, run := true, false
-			for k, w := range words {
+			var words []string // the line's words, once a name needs its neighbours
+			opens, run, k := true, false, -1
+			for w := range strings.FieldsSeq(line) {
+				k++
 				bare := strings.TrimLeft(w, openers)
 				starts, inRun := opens || bare != w, run
 				opens = endsSentence(w) || strings.HasSuffix(w, ":") || !strings.ContainsFunc(w, isWordRune)
@@ -826,6 +830,9 @@ func otherNames(post core.Post, phrase string) []string {
 					continue
 				}
 				name = normalise(name)
+				if words == nil {
+					words = strings.Fields(line)
+				}
 				if person(words, k) {
 					if len(people) < maxNames && !slices.Contains(people, name) {
 						people = append(people, name)
