@@ -686,12 +686,15 @@ func source(s string, start, end int) string {
 	from, n, space := len(s), 0, true
 	for i, r := range s {
 		size := 0 // what r adds to normalise(s)
-		if unicode.IsSpace(r) {
+		switch {
+		case unicode.IsSpace(r):
 			if !space {
 				size = 1
 			}
 			space = true
-		} else {
+		case r < utf8.RuneSelf: // ASCII stays ASCII
+			size, space = 1, false
+		default:
 			size, space = utf8.RuneLen(normalRune(r)), false
 		}
 		if size == 0 {
