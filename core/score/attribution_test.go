@@ -62,3 +62,32 @@ func TestRateCapitalsThatNameNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestRatePeopleAndTitleCaseNameNothing checks that a capital that
+// marks a person or emphasis, not another product, leaves the verdict as
+// it is with the capital lowered: someone asked, told or thanked ("I
+// asked Sarah"), someone who says or asks ("Sarah said", "Sarah from
+// support"), and words written in title case ("This Is The Best") or
+// stressed with a capital ("is Really great").
+func TestRatePeopleAndTitleCaseNameNothing(t *testing.T) {
+	for _, text := range []string{
+		"Setup was terrible until I asked Sarah about acme",
+		"the onboarding call was awesome thanks Priya, acme itself is slow",
+		"acme is fine, but the sync Sarah said was broken is terrible",
+		"acme is ok but the rep Sarah from support was awesome",
+		"acme is fine but Setup Is Really Terrible",
+		"honestly This Is Awesome, acme support is slow",
+		"acme is slow but the dashboard Is Awesome",
+		"the acme app is Really terrible, i love the price",
+	} {
+		got := score.Rate("acme", core.Post{Text: text})
+		checkScore(t, got)
+		want := score.Rate("acme", core.Post{Text: strings.ToLower(text)})
+		if got.Intent != want.Intent || got.Value != want.Value {
+			t.Errorf("%q: %s %d (%s), lower-cased %s %d (%s)", text, got.Intent, got.Value, got.Reason, want.Intent, want.Value, want.Reason)
+		}
+	}
+	// A product's name stays one beside those words.
+	rateReads(t, "pipedrive", "I told everyone Pipedrive is great and Salesforce was a nightmare", core.IntentPraise, `praises`)
+	rateReads(t, "acme", "acme is great and Salesforce is terrible", core.IntentPraise, `praises`)
+}

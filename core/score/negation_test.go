@@ -21,7 +21,7 @@ func TestRateReadsNegation(t *testing.T) {
 		reason string // the reason starts with it
 	}{
 		// A negated praise complains.
-		{"support took three days to answer. Not great.", core.IntentComplaint, `complains: "not great"`},
+		{"support took three days to answer. Not great.", core.IntentComplaint, `complains: "Not great"`},
 		{"acme isn't that great for teams", core.IntentComplaint, `complains: "isn't that great"`},
 		{"not very happy with acme lately", core.IntentComplaint, `complains: "not very happy with"`},
 		{"bought acme last year. wouldn't recommend it", core.IntentComplaint, `complains: "wouldn't recommend"`},
@@ -53,12 +53,12 @@ func TestRateReadsNegation(t *testing.T) {
 		{"acme couldn't be happier with", core.IntentPraise, `praises: "couldn't be happier"`},
 		{"I can't thank acme enough", core.IntentPraise, `praises: "can't thank acme enough"`},
 		{"cant thank the acme folks enough", core.IntentPraise, `praises: "cant thank the acme folks enough"`},
-		{"Can't say enough good things about acme", core.IntentPraise, `praises: "can't say enough good things"`},
+		{"Can't say enough good things about acme", core.IntentPraise, `praises: "Can't say enough good things"`},
 		// A cue written with its negation reads it once.
 		{"I can't believe acme doesn't work offline", core.IntentComplaint, `reports it broken: "doesn't work"`},
 		{"support never answers", core.IntentComplaint, `complains about support: "never answers"`},
 		// Cheap sarcasm markers.
-		{"Oh great, acme restarted for updates mid-call", core.IntentComplaint, `is sarcastic: "oh great"`},
+		{"Oh great, acme restarted for updates mid-call", core.IntentComplaint, `is sarcastic: "Oh great"`},
 		{"awesome, another acme price email", core.IntentComplaint, `is sarcastic: "awesome"`},
 		{"gotta love paying for acme and still waiting", core.IntentComplaint, `is sarcastic: "gotta love"`},
 		{"love how acme forgets my settings /s", core.IntentComplaint, `is sarcastic: "love how"`},
@@ -103,7 +103,7 @@ func TestRateReadsWithdrawnPlans(t *testing.T) {
 		{"tried acme at the store. not looking to buy one yet", core.IntentDiscussion, `is not buying: "not looking to buy"`},
 		{"we are no longer interested in acme, thanks", core.IntentDiscussion, `is not buying: "no longer interested"`},
 		{"not planning to switch from acme anytime soon", core.IntentDiscussion, `is staying: "not planning to switch"`},
-		{"Not going to buy an acme membership this year.", core.IntentDiscussion, `is not buying: "not going to buy"`},
+		{"Not going to buy an acme membership this year.", core.IntentDiscussion, `is not buying: "Not going to buy"`},
 		// The plan itself, and questions about what to buy, still count.
 		{"ready to buy acme this quarter", core.IntentBuying, `weighs a purchase: "ready to buy"`},
 		{"planning to switch from acme, it keeps logging me out", core.IntentComplaint, `is ready to leave: "planning to switch"`},
@@ -157,4 +157,34 @@ func rateReads(t *testing.T, phrase, text string, intent core.Intent, reason str
 		}
 	})
 	return got
+}
+
+// TestRateSincereLove checks that "oh" and "gotta" mark sarcasm only
+// where they do in speech: "oh" before a bare word of praise ("oh
+// great"), "gotta love" before something that happens ("gotta love
+// paying twice", "gotta love how it logs me out"). "Oh, I love acme" and
+// "you gotta love acme" are sincere.
+func TestRateSincereLove(t *testing.T) {
+	tests := []struct {
+		text   string
+		intent core.Intent
+		reason string // the reason starts with it
+	}{
+		{"Oh, I love acme", core.IntentPraise, `praises`},
+		{"oh i love acme so much", core.IntentPraise, `praises`},
+		{"you gotta love acme", core.IntentPraise, `praises`},
+		{"gotta love the acme dashboard", core.IntentPraise, `praises`},
+		{"gotta love everything about acme", core.IntentPraise, `praises`},
+		// Still sarcasm.
+		{"oh great, acme crashed again", core.IntentComplaint, ``},
+		{"oh great, acme restarted for updates mid-call", core.IntentComplaint, `is sarcastic`},
+		{"Oh, amazing. acme logged me out again", core.IntentComplaint, ``},
+		{"gotta love paying for acme and still waiting", core.IntentComplaint, `is sarcastic`},
+		{"gotta love how acme logs me out every hour", core.IntentComplaint, `is sarcastic`},
+		{"you gotta love it when acme eats your draft", core.IntentComplaint, `is sarcastic`},
+		{"gotta love when acme eats your draft", core.IntentComplaint, `is sarcastic`},
+	}
+	for _, tt := range tests {
+		rateReads(t, "acme", tt.text, tt.intent, tt.reason)
+	}
 }

@@ -188,7 +188,7 @@ func Rate(phrase string, post core.Post) core.Score {
 	return core.Score{
 		Value:  max(0, min(100, value)),
 		Intent: intent,
-		Reason: reason(h.why, text[h.start:h.end], near),
+		Reason: reason(h.why, ownWords(post, title, split, h.start, h.end), near),
 	}
 }
 
@@ -299,7 +299,7 @@ func reading(text string, intent core.Intent, start, end int, tagged bool) (from
 	if intent != core.IntentPraise {
 		return start, "", plain
 	}
-	if at := sarcasmBefore(text, start); at >= 0 {
+	if at := sarcasmBefore(text, start, end); at >= 0 {
 		return at, "is sarcastic", turned
 	}
 	if tagged || sarcasmAfter(text[end:]) {
@@ -502,17 +502,55 @@ func clauseWords(s string, n int) []string {
 	return out
 }
 
-// sarcasmBefore returns where a word starts that, right before praise,
-// marks it as sarcastic ("oh great", "gotta love"), or -1.
-func sarcasmBefore(text string, start int) int {
+// sarcasmBefore returns where a word starts that, right before the
+// praise [start, end), marks it as sarcastic, or -1: "oh" before a bare
+// exclamation ("oh great", not "oh, I love acme"), and "gotta" before
+// love of something that happens ("gotta love paying twice", "gotta love
+// how it logs me out"), not of a thing ("you gotta love acme").
+func sarcasmBefore(text string, start, end int) int {
 	base := max(0, start-scanBytes)
 	before := strings.TrimRight(text[base:start], " ")
 	i := strings.LastIndexByte(before, ' ') + 1
 	switch strings.TrimRight(before[i:], ",.!") {
-	case "oh", "gotta":
-		return base + i
+	case "oh":
+		if exclamations[text[start:end]] {
+			return base + i
+		}
+	case "gotta":
+		if lovesWhatHappens(text[start:]) {
+			return base + i
+		}
 	}
 	return -1
+}
+
+// exclamations are the words of praise that, alone after "oh", say the
+// opposite.
+var exclamations = map[string]bool{
+	"great": true, "amazing": true, "awesome": true, "fantastic": true,
+	"brilliant": true, "excellent": true, "incredible": true,
+}
+
+// lovesWhatHappens reports whether the words from love on love something
+// that happens, an -ing word or "how", "when", "that" or "the way" ("love
+// paying", "love it when"), which after "gotta" is said of a nuisance,
+// rather than a thing ("love acme", "love everything about it").
+func lovesWhatHappens(love string) bool {
+	w := clauseWords(love, 4)
+	if len(w) < 2 || w[0] != "love" {
+		return false
+	}
+	what := w[1:]
+	if what[0] == "it" && len(what) > 1 {
+		what = what[1:]
+	}
+	switch what[0] {
+	case "how", "when", "whenever", "that":
+		return true
+	case "the":
+		return len(what) > 1 && what[1] == "way"
+	}
+	return strings.HasSuffix(what[0], "ing") && !strings.HasSuffix(what[0], "thing")
 }
 
 // sarcasmAfter reports whether the words after praise mark it as
@@ -562,6 +600,9 @@ func reason(why, matched, near string) string {
 
 func quote(s string, n int) string {
 	s = singleLine(s)
+	if strings.Contains(s, "  ") {
+		s = strings.Join(strings.Fields(s), " ")
+	}
 	if utf8.RuneCountInString(s) > n {
 		s = core.Cut(s, n-1) + "…"
 	}
@@ -608,14 +649,66 @@ func normalise(s string) string {
 			}
 			continue
 		}
-		r = core.VariantRune(r)
-		if l := unicode.ToLower(r); l != r && core.FoldRune(l) == core.FoldRune(r) {
-			r = l
-		}
-		b.WriteRune(r)
+		b.WriteRune(normalRune(r))
 		space = false
 	}
 	return strings.TrimRight(b.String(), " ")
+}
+
+// normalRune is what normalise writes for a character other than space.
+func normalRune(r rune) rune {
+	r = core.VariantRune(r)
+	if l := unicode.ToLower(r); l != r && core.FoldRune(l) == core.FoldRune(r) {
+		return l
+	}
+	return r
+}
+
+// ownWords returns the words of the post that the span [start, end) of
+// the text Rate reads (the normalised title, a space at split if both are
+// there, the normalised body) was made from, so that the reason quotes
+// the writer rather than the lower-cased copy the cues read.
+func ownWords(post core.Post, title string, split, start, end int) string {
+	switch {
+	case split < 0 && title == "":
+		return source(post.Text, start, end)
+	case split < 0 || end <= split:
+		return source(post.Title, start, end)
+	case start > split:
+		return source(post.Text, start-split-1, end-split-1)
+	}
+	return source(post.Title, start, split) + " " + source(post.Text, 0, end-split-1)
+}
+
+// source returns the part of s that normalise(s) turned into the bytes
+// [start, end) of its result.
+func source(s string, start, end int) string {
+	from, n, space := len(s), 0, true
+	for i, r := range s {
+		size := 0 // what r adds to normalise(s)
+		switch {
+		case unicode.IsSpace(r):
+			if !space {
+				size = 1
+			}
+			space = true
+		case r < utf8.RuneSelf: // ASCII stays ASCII
+			size, space = 1, false
+		default:
+			size, space = utf8.RuneLen(normalRune(r)), false
+		}
+		if size == 0 {
+			continue
+		}
+		if n >= start && from == len(s) {
+			from = i
+		}
+		if n >= end {
+			return s[from:i]
+		}
+		n += size
+	}
+	return s[from:]
 }
 
 // cutBytes cuts s to at most n bytes on a rune boundary.
@@ -713,12 +806,18 @@ const maxNames = 8
 // ("Google Calendar" names google, not every calendar). A line, and what
 // follows a word with no letter or digit (an emoji, a dash) or an opening
 // bracket or quote, starts as a sentence does: phones capitalise there.
+// A run that holds a small word is title case or emphasis and names
+// nothing ("Setup Is Really Terrible"), and a name the words beside it
+// mark as a person's ("I asked Sarah", "Sarah said") is no product
+// wherever the post writes it.
 func otherNames(post core.Post, phrase string) []string {
-	out := []string{}
+	out, people := []string{}, []string{}
 	for _, s := range []string{post.Title, post.Text} {
 		for line := range strings.Lines(cutBytes(s, maxScan)) {
-			opens, run := true, false
+			var words []string // the line's words, once a name needs its neighbours
+			opens, run, k := true, false, -1
 			for w := range strings.FieldsSeq(line) {
+				k++
 				bare := strings.TrimLeft(w, openers)
 				starts, inRun := opens || bare != w, run
 				opens = endsSentence(w) || strings.HasSuffix(w, ":") || !strings.ContainsFunc(w, isWordRune)
@@ -734,16 +833,105 @@ func otherNames(post core.Post, phrase string) []string {
 					continue
 				}
 				name = normalise(name)
-				if notNames[name] || phraseWord(phrase, name) || slices.Contains(out, name) {
+				if words == nil {
+					words = strings.Fields(line)
+				}
+				if person(words, k) {
+					if len(people) < maxNames && !slices.Contains(people, name) {
+						people = append(people, name)
+					}
 					continue
 				}
-				if out = append(out, name); len(out) == maxNames {
-					return out
+				if notNames[name] || phraseWord(phrase, name) || slices.Contains(out, name) || titleCase(words[k:]) {
+					continue
+				}
+				if len(out) < maxNames {
+					out = append(out, name)
 				}
 			}
 		}
 	}
-	return out
+	return slices.DeleteFunc(out, func(n string) bool { return slices.Contains(people, n) })
+}
+
+// smallWords are words of grammar and of stress. Written with a capital
+// inside a sentence they are title case ("This Is The Best") or emphasis
+// ("is Really great"), never a product's name.
+var smallWords = map[string]bool{
+	"a": true, "an": true, "the": true, "this": true, "that": true,
+	"these": true, "those": true, "my": true, "our": true, "your": true,
+	"his": true, "her": true, "its": true, "their": true, "it": true,
+	"you": true, "we": true, "they": true, "he": true, "she": true,
+	"me": true, "us": true, "them": true, "is": true, "are": true,
+	"was": true, "were": true, "be": true, "been": true, "am": true,
+	"has": true, "have": true, "had": true, "do": true, "does": true,
+	"did": true, "will": true, "would": true, "can": true, "could": true,
+	"and": true, "or": true, "but": true, "of": true, "to": true,
+	"in": true, "on": true, "at": true, "by": true, "for": true,
+	"with": true, "from": true, "so": true, "as": true, "not": true,
+	"very": true, "really": true, "just": true, "too": true, "ever": true,
+	"totally": true, "absolutely": true, "truly": true, "literally": true,
+	"honestly": true, "seriously": true, "actually": true, "definitely": true,
+	"completely": true, "extremely": true, "super": true,
+}
+
+// titleCase reports whether the run of capitalised words that run starts
+// with holds one of smallWords.
+func titleCase(run []string) bool {
+	for _, w := range run {
+		bare := strings.Trim(w, `"'()*_,.;:!?…[]{}“”‘’«»`)
+		if r, _ := utf8.DecodeRuneInString(bare); !unicode.IsUpper(r) {
+			return false
+		}
+		if smallWords[strings.ToLower(bare)] {
+			return true
+		}
+		if endsSentence(w) || strings.HasSuffix(w, ":") || strings.HasSuffix(w, ",") {
+			return false
+		}
+	}
+	return false
+}
+
+// person reports whether the words beside words[k] mark it as a person's
+// name: one asked, told or thanked before it ("I asked Sarah", "thanks
+// Priya"), one who speaks after it ("Sarah said"), or staff ("Sarah from
+// support"). A company can be asked or say things too; read as a person
+// its name merely counts in full, as it did before it was looked for.
+func person(words []string, k int) bool {
+	if k > 0 && !endsClause(words[k-1]) && addressed[bareLower(words[k-1])] {
+		return true
+	}
+	if endsClause(words[k]) || k+1 == len(words) {
+		return false
+	}
+	next := bareLower(words[k+1])
+	if speaks[next] {
+		return true
+	}
+	return next == "from" && k+2 < len(words) && staff[bareLower(words[k+2])]
+}
+
+// addressed are the words that take a person after them; speaks the
+// words a person does; staff what a person is "from".
+var (
+	addressed = map[string]bool{
+		"ask": true, "asked": true, "asking": true, "tell": true, "told": true,
+		"telling": true, "thank": true, "thanks": true, "thanked": true,
+	}
+	speaks = map[string]bool{
+		"said": true, "says": true, "told": true, "tells": true, "asked": true,
+		"asks": true, "replied": true, "explained": true, "mentioned": true,
+		"suggested": true, "thinks": true,
+	}
+	staff = map[string]bool{
+		"support": true, "sales": true, "billing": true, "customer": true,
+		"their": true,
+	}
+)
+
+func bareLower(w string) string {
+	return strings.ToLower(strings.Trim(w, `"'()*_,.;:!?…[]`))
 }
 
 // openers are the characters that open a quote or an aside.
