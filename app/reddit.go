@@ -275,6 +275,9 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 			return false, ctx.Err()
 		}
 		if core.IsKind(rerr, core.KindRateLimited) {
+			// Left for a later slot, yet the ways asked before the
+			// budget stopped it did fail.
+			r.countRefused(read.Refused)
 			return true, nil
 		}
 		st.Reads++

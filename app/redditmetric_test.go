@@ -85,3 +85,33 @@ func TestRedditRestingWayIsNotAFailedRead(t *testing.T) {
 		})
 	}
 }
+
+// JSON is asked and answers 503, and the feeds' turn would come only
+// after the cycle's deadline (the keyless budget allows a request a
+// minute): the read is left for a later slot, yet the request JSON made
+// did fail, and is counted so.
+func TestRedditDeferredReadCountsTheWayAsked(t *testing.T) {
+	t.Parallel()
+	w, c, o := newRedditWorld(t)
+	w.phrase(t, o.ID, "acme", "saas")
+	f := newFakeReddit(t, c)
+	f.keylessPerMinute = 1
+	f.setRefuse(http.StatusServiceUnavailable)
+	counts := newReadCounts()
+	interval := 10 * time.Second
+	deps := w.pollerDeps(f.source(t, false, interval, false), c, "r1", nil)
+	deps.Sources = counts
+	poller := NewReddit(deps)
+	c.Advance(time.Second)
+	st, err := poller.Cycle(context.Background(), interval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json, feed := f.ways()
+	if json != 1 || feed != 0 || st.Failed != 0 {
+		t.Fatalf("json asked %d times, feeds %d, cycle %+v: want JSON once and the read left for later", json, feed, st)
+	}
+	if _, failed := counts.get(ports.RedditViaJSON); failed != json {
+		t.Errorf("json counted failed %d times, asked %d", failed, json)
+	}
+}
