@@ -275,6 +275,9 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 			return false, ctx.Err()
 		}
 		if core.IsKind(rerr, core.KindRateLimited) {
+			// Left for a later slot, yet the ways asked before the
+			// budget stopped it did fail.
+			r.countRefused(read.Refused)
 			return true, nil
 		}
 		st.Reads++
@@ -293,9 +296,7 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 		case msg == "":
 			msg = core.Message(rerr)
 		}
-		for _, rf := range read.Refused {
-			r.sources.CountRead(rf.Via, false)
-		}
+		r.countRefused(read.Refused)
 		r.metrics.Count(ports.EventRedditFailed, len(want))
 		r.log.WarnContext(ctx, "reddit read failed; the checkpoints stay", "listing", g.listing, "communities", len(want), "err", msg)
 		cps := make([]ports.RedditCheckpoint, 0, len(want))
@@ -308,9 +309,7 @@ func (r *Reddit) read(ctx context.Context, g plannedRead, byName map[string]*com
 	}
 	st.Reads++
 	r.heard(read, len(want) > 1, now)
-	for _, rf := range read.Refused {
-		r.sources.CountRead(rf.Via, false)
-	}
+	r.countRefused(read.Refused)
 	r.sources.CountRead(read.Via, true)
 	if read.Remaining >= 0 {
 		r.sources.SetRemaining(read.Via, read.Remaining)
@@ -433,6 +432,18 @@ func (r *Reddit) heard(read ports.RedditRead, group bool, now time.Time) {
 	for _, cv := range read.Covered {
 		if _, ok := r.quietSince[cv.Community]; !ok || cv.Posts > 0 || !group {
 			r.quietSince[cv.Community] = now
+		}
+	}
+}
+
+// countRefused counts a failed read for each way of rs that was asked.
+// A way that rests sends nothing: counted, it would show reddit failing
+// every read of its rest while it is only left alone (the status still
+// names the rest and its reason).
+func (r *Reddit) countRefused(rs []ports.RedditRefusal) {
+	for _, rf := range rs {
+		if !rf.NotAsked {
+			r.sources.CountRead(rf.Via, false)
 		}
 	}
 }

@@ -77,8 +77,10 @@ type RedditRead struct {
 	Covered []RedditCover
 	Source  core.Source // core.SourceReddit (JSON or feeds) or core.SourceMirror (the archive)
 	Via     string      // one of RedditVias
-	// Refused names, for each way tried before Via, why it was not used
-	// ("json: http 403"); brief and safe to show.
+	// Refused names, for each way before Via, why it was not used
+	// ("json: http 403"); brief and safe to show. A way that rests, or is
+	// passed over for these communities, is named too, with the reason of
+	// its rest, and marked NotAsked.
 	Refused []RedditRefusal
 	// Requests is how many requests to reddit the read made (the archive
 	// not counted).
@@ -95,6 +97,11 @@ type RedditRead struct {
 type RedditRefusal struct {
 	Via    string
 	Reason string
+	// NotAsked: no request went out through Via for this read (it rests
+	// after an earlier refusal); Reason is that refusal's. Only a way
+	// asked failed this read: the zero value is a way asked, so a source
+	// that never sets it counts every refusal as one.
+	NotAsked bool
 }
 
 // RedditSource reads reddit.

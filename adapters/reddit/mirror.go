@@ -87,6 +87,7 @@ func (m *mirror) rest(now, until time.Time, reason string) (started bool) {
 type errArchiveRests struct {
 	until  time.Time
 	reason string
+	asked  bool // the archive's own 429, rather than a rest that sent nothing
 }
 
 func (e errArchiveRests) Error() string {
@@ -258,7 +259,7 @@ func (s *Source) mirrorPage(ctx context.Context, ep endpoint, q url.Values, dead
 		if m.rest(now, until, reason) {
 			s.log.Warn("the archive says it is asked too often; resting it", "until", until)
 		}
-		return nil, 0, errArchiveRests{until: until, reason: reason}
+		return nil, 0, errArchiveRests{until: until, reason: reason, asked: true}
 	}
 	body, err := readBody(resp.Body)
 	if err != nil {

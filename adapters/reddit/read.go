@@ -313,7 +313,7 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			// A refused way costs no request while it rests. Should no
 			// way answer, it still says why, so the status keeps the
 			// reason.
-			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason})
+			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason, NotAsked: true})
 			continue
 		}
 		if reason, ok := w.suspected(group, s.now()); ok {
@@ -323,7 +323,7 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			// a closed community's two listings, read one after the
 			// other every cycle, would then rest it every cycle before it
 			// could answer anyone else and learn the refusal was theirs.
-			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason})
+			all = append(all, ports.RedditRefusal{Via: w.via, Reason: reason, NotAsked: true})
 			continue
 		}
 		read, n, err := s.readReddit(ctx, w, q)
@@ -455,7 +455,10 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			// left for a later slot.
 			return failed, core.Wrap(core.KindRateLimited, err, "r/"+group+" waits for the archive's budget")
 		}
-		failed.Refused = append(failed.Refused, ports.RedditRefusal{Via: ports.RedditViaArchive, Reason: err.Error()})
+		// An archive that rests was not asked; the 429 that starts a rest was.
+		var rests errArchiveRests
+		notAsked := errors.As(err, &rests) && !rests.asked
+		failed.Refused = append(failed.Refused, ports.RedditRefusal{Via: ports.RedditViaArchive, Reason: err.Error(), NotAsked: notAsked})
 		return failed, core.Wrap(core.KindUnavailable, errors.Join(append(causes, cause(err))...),
 			fmt.Sprintf("r/%s: reddit %s; archive %s", group, reasons, err))
 	}

@@ -90,7 +90,8 @@ func TestFeed429KeepsJSONsOwnReason(t *testing.T) {
 	if err == nil {
 		t.Fatal("second read answered")
 	}
-	wantRefused := []ports.RedditRefusal{{Via: ports.RedditViaJSON, Reason: "http 503"}, {Via: ports.RedditViaFeed, Reason: "http 502"}}
+	// JSON rests, unasked, and keeps the reason of its rest.
+	wantRefused := []ports.RedditRefusal{{Via: ports.RedditViaJSON, Reason: "http 503", NotAsked: true}, {Via: ports.RedditViaFeed, Reason: "http 502"}}
 	if !slices.Equal(r.Refused, wantRefused) {
 		t.Errorf("refused = %+v, want %+v", r.Refused, wantRefused)
 	}
