@@ -17,6 +17,7 @@
 package smtpmail
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -28,12 +29,14 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
 
 	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
@@ -192,13 +195,11 @@ func (m *Mailer) Send(ctx context.Context, mm ports.Mail) error {
 		gomail.WithDialContextFunc(dial),
 	}
 	if m.user != "" {
-		// PLAIN and LOGIN refuse to run unencrypted unless the host is
-		// loopback; the SCRAM mechanisms never reveal the password.
-		opts = append(opts,
-			gomail.WithUsername(m.user),
-			gomail.WithPassword(m.pass),
-			gomail.WithOpportunisticSMTPAuth(gomail.SMTPAuthSCRAMSHA256, gomail.SMTPAuthSCRAMSHA1,
-				gomail.SMTPAuthPlain, gomail.SMTPAuthLogin))
+		opts = append(opts, gomail.WithSMTPAuthCustom(&auth{user: m.user, pass: m.pass, host: m.host, hangUp: func() {
+			for _, c := range conns {
+				_ = c.Close()
+			}
+		}}))
 	}
 	client, err := gomail.NewClient(m.host, opts...)
 	if err != nil {
@@ -216,6 +217,66 @@ func (m *Mailer) Send(ctx context.Context, mm ports.Mail) error {
 	m.log.DebugContext(ctx, "mail sent", "to", to.Address, "subject", mm.Subject,
 		"message_id", msg.GetMessageID(), "took", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// maxSCRAMIterations bounds the key derivation a SCRAM server may ask
+// for (RFC 5802 5.1, i=). The derivation runs on the CPU, where neither
+// ctx nor the timeout reaches it: a server, or whoever answers for it on
+// a connection without TLS, asking for billions of rounds would hold
+// Send and a core for hours. Servers ask 4096 (RFC 7677) to some
+// hundred thousand; a million takes well under a second.
+const maxSCRAMIterations = 1_000_000
+
+// auth picks the first mechanism of SCRAM-SHA-256, SCRAM-SHA-1, PLAIN
+// and LOGIN the server offers, else CRAM-MD5 or NTLM, as go-mail's
+// opportunistic choice does, and refuses a SCRAM iteration count above
+// maxSCRAMIterations. PLAIN and LOGIN refuse to run unencrypted unless
+// the host is loopback; the others never send the password itself.
+type auth struct {
+	user, pass, host string
+	hangUp           func() // ends the connection without QUIT
+	inner            smtp.Auth
+	scram            bool
+}
+
+func (a *auth) Start(s *smtp.ServerInfo) (string, []byte, error) {
+	for _, mech := range []string{"SCRAM-SHA-256", "SCRAM-SHA-1", "PLAIN", "LOGIN", "CRAM-MD5", "NTLM"} {
+		if !slices.Contains(s.Auth, mech) {
+			continue
+		}
+		switch mech {
+		case "SCRAM-SHA-256":
+			a.inner, a.scram = smtp.ScramSHA256Auth(a.user, a.pass), true
+		case "SCRAM-SHA-1":
+			a.inner, a.scram = smtp.ScramSHA1Auth(a.user, a.pass), true
+		case "PLAIN":
+			a.inner = smtp.PlainAuth("", a.user, a.pass, a.host, false)
+		case "LOGIN":
+			a.inner = smtp.LoginAuth(a.user, a.pass, a.host, false)
+		case "CRAM-MD5":
+			a.inner = smtp.CRAMMD5Auth(a.user, a.pass)
+		case "NTLM":
+			a.inner = smtp.NTLMAuth(a.user, a.pass, "")
+		}
+		return a.inner.Start(s)
+	}
+	// go-mail answers a failed Start with QUIT and waits for the reply;
+	// a server that offers no way in gets none, as before.
+	a.hangUp()
+	return "", nil, errors.New("the server offers no SMTP AUTH mechanism this mailer uses")
+}
+
+func (a *auth) Next(fromServer []byte, more bool) ([]byte, error) {
+	if a.scram && more && bytes.HasPrefix(fromServer, []byte("r=")) {
+		for _, f := range bytes.Split(fromServer, []byte(",")) {
+			if v, ok := bytes.CutPrefix(f, []byte("i=")); ok {
+				if n, err := strconv.Atoi(string(v)); err != nil || n > maxSCRAMIterations {
+					return nil, fmt.Errorf("the server asks SCRAM for %.20q iterations, more than %d", v, maxSCRAMIterations)
+				}
+			}
+		}
+	}
+	return a.inner.Next(fromServer, more)
 }
 
 func (m *Mailer) addr() string { return net.JoinHostPort(m.host, strconv.Itoa(m.port)) }
