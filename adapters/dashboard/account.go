@@ -72,6 +72,11 @@ func (d *Dashboard) requestAddress(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, r, err)
 			return
 		}
+		if core.IsKind(err, core.KindRateLimited) {
+			// The service counts an owner's confirmation mails in
+			// one-minute windows and does not say when this one ends.
+			w.Header().Set("Retry-After", "60")
+		}
 		v.Problem = core.Message(err)
 		d.renderAccount(w, r, statusOf(err), v)
 		return

@@ -259,7 +259,11 @@ func (d *Dashboard) showChallenge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := d.accountView(list[i])
-	d.render(w, r, http.StatusOK, "challenge", &challengeView{layout: layout{Title: "Complete the " + a.Platform + " challenge", Nav: "accounts", SignedIn: true},
+	title := "Complete the " + a.Platform + " challenge"
+	if !a.Challenge {
+		title = "No " + a.Platform + " challenge"
+	}
+	d.render(w, r, http.StatusOK, "challenge", &challengeView{layout: layout{Title: title, Nav: "accounts", SignedIn: true},
 		Account: a, Home: platformHome[list[i].Platform]})
 }
 

@@ -50,3 +50,22 @@ func TestFirstStepStreamEndsWithAPhrase(t *testing.T) {
 		t.Fatal("the first step's stream did not end once a phrase was added")
 	}
 }
+
+// An owner without phrases sees the first step whatever the address
+// names, a filter out of range too: the page shows no filter, so it
+// refuses none.
+func TestFirstStepWhateverTheAddress(t *testing.T) {
+	d, err := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Deps{Sessions: fakeSessions{}, Inbox: fakeInbox{}, Matches: fakeMatches{}, Phrases: &addedPhrases{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/app/?min_score=500", "/app/?platform=myspace&before=x", "/app/?min_score=50"} {
+		w := get(d, path, true)
+		body := w.Body.String()
+		if w.Code != 200 || !strings.Contains(body, "No matches yet: add a phrase") || strings.Contains(body, `class="problem"`) ||
+			strings.Contains(body, "min_score") || strings.Contains(body, "must be") {
+			t.Errorf("%s: %d\n%s", path, w.Code, body)
+		}
+	}
+}

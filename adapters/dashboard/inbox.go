@@ -150,7 +150,10 @@ func (d *Dashboard) showInbox(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, r, err)
 			return
 		}
-		status, v.Problem = http.StatusBadRequest, core.Message(err)
+		// The first step shows no filter, so it refuses none.
+		if len(phrases) > 0 {
+			status, v.Problem = http.StatusBadRequest, core.Message(err)
+		}
 	}
 	now := d.cfg.Now()
 	community := make(map[string]string, len(phrases))

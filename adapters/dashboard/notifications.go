@@ -26,6 +26,8 @@ type notificationView struct {
 type notificationsView struct {
 	layout
 	Items []notificationView
+	// Older: the owner keeps more than the page lists.
+	Older bool
 }
 
 // unread counts the owner's unread notifications for the navigation; a
@@ -43,12 +45,16 @@ func (d *Dashboard) unread(r *http.Request) int {
 }
 
 func (d *Dashboard) showNotifications(w http.ResponseWriter, r *http.Request) {
-	items, _, err := d.deps.Notifications.List(r.Context(), session(r).OwnerID, notificationsPage)
+	// One more than the page lists tells whether older ones are kept.
+	items, _, err := d.deps.Notifications.List(r.Context(), session(r).OwnerID, notificationsPage+1)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	v := notificationsView{layout: layout{Title: "Notifications", Nav: "notifications", SignedIn: true}}
+	if len(items) > notificationsPage {
+		items, v.Older = items[:notificationsPage], true
+	}
 	v.Notice = doneNotice(r, "notifications")
 	if r.URL.Query().Get("done") == "all" { // says how many, from the address's n
 		// Only a count is said: an address with anything else there

@@ -48,6 +48,6 @@ func (d *Dashboard) showPlan(w http.ResponseWriter, r *http.Request) {
 		v.Accounts = append(v.Accounts, mk(string(pl), "accounts", p.Usage.Accounts[pl], p.Limits.AccountsPerPlatform,
 			p.Limits.CheckNewAccount(p.Usage, pl)))
 	}
-	v.Webhooks = mk("webhooks", "", p.Usage.Webhooks, p.Limits.WebhooksPerPerson, p.Limits.CheckNewWebhook(p.Usage))
+	v.Webhooks = mk("webhooks and channels", "", p.Usage.Webhooks, p.Limits.WebhooksPerPerson, p.Limits.CheckNewWebhook(p.Usage))
 	d.render(w, r, http.StatusOK, "plan", &v)
 }

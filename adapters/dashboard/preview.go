@@ -126,6 +126,9 @@ func (d *Dashboard) previewFilters(w http.ResponseWriter, r *http.Request, f fil
 // applyView is the filters page's offer to archive the matches the
 // phrase's filters, as saved, drop, and to undo the last time it did.
 type applyView struct {
+	// Filtered: the phrase has filters, so the card can say what they
+	// skip; without, it only offers to undo an earlier application.
+	Filtered   bool
 	Archivable int
 	Partial    bool
 	Last       *core.ArchiveSet
@@ -133,22 +136,28 @@ type applyView struct {
 }
 
 // applyOffer reads what the phrase's saved filters drop of its matches
-// and its last set archived by applying them.
+// and its last set archived by applying them; nil when there is nothing
+// to say: no filters, and no application to undo.
 func (d *Dashboard) applyOffer(ctx context.Context, owner string, p core.Phrase) (*applyView, error) {
 	if d.deps.Window == nil {
 		return nil, nil
 	}
-	pv, err := d.deps.Window.PreviewChange(ctx, owner, p.ID, core.PhraseFiltersChange{})
-	if err != nil {
-		return nil, err
+	v := &applyView{Filtered: !p.Filters.IsZero()}
+	if v.Filtered {
+		pv, err := d.deps.Window.PreviewChange(ctx, owner, p.ID, core.PhraseFiltersChange{})
+		if err != nil {
+			return nil, err
+		}
+		v.Archivable, v.Partial = pv.Archivable, pv.Dropped.Partial
 	}
-	v := &applyView{Archivable: pv.Archivable, Partial: pv.Dropped.Partial}
 	last, err := d.deps.Window.LastApplied(ctx, owner, p.ID)
 	switch {
 	case err == nil:
 		v.Last, v.LastWhen = &last, ago(d.cfg.Now(), last.CreatedAt)
 	case !core.IsKind(err, core.KindNotFound):
 		return nil, err
+	case !v.Filtered:
+		return nil, nil
 	}
 	return v, nil
 }

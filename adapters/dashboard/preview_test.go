@@ -205,7 +205,8 @@ func TestFiltersPreviewAndApply(t *testing.T) {
 // were left unread (an application archived the newest), the page still
 // offers to look further back, and says so when nothing more is skipped.
 func TestFiltersOfferOlderMatches(t *testing.T) {
-	f, win := &filterPhrases{p: core.Phrase{ID: "p1", Phrase: "acme", Platform: core.X, Status: core.Listening}}, &fakeWindow{older: true}
+	f, win := &filterPhrases{p: core.Phrase{ID: "p1", Phrase: "acme", Platform: core.X, Status: core.Listening,
+		Filters: core.PhraseFilters{Exclude: []string{"hiring"}}}}, &fakeWindow{older: true}
 	d := windowDashboard(t, f, win)
 	body := get(d, "/app/phrases/p1/filters", true).Body.String()
 	if !strings.Contains(body, "it has older ones, which they may skip") ||
