@@ -162,3 +162,36 @@ func TestOutboundTakeWhereTheServiceSends(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A redelivery whose webhook is switched off while its send is taken is
+// refused as one asked of a switched-off webhook, and nothing is queued:
+// the checks made again as the delivery is queued read the row as it
+// then stands, not as it was before the take.
+func TestRetrySwitchedOffDuringTheTake(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t)
+	o := w.owner(t, "offtake@example.com")
+	h := newHooksVia(t, w, DeliveryConfig{}, new(sendCount), nil)
+	hook, _, err := h.Create(ctx, o.ID, "https://hooks.example.com/offtake", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(-time.Hour)
+	d := core.Delivery{ID: "failed", WebhookID: hook.ID, OwnerID: o.ID, Event: core.EventMatchCreated, Trigger: core.TriggerScheduled,
+		Status: core.DeliveryFailed, Payload: []byte(`{}`), CreatedAt: at, NextAttemptAt: at}
+	if err := h.store.AddDelivery(ctx, d, core.DeliveryLogSize); err != nil {
+		t.Fatal(err)
+	}
+	off := false
+	switchOff := func(ctx context.Context) error {
+		_, err := h.Update(ctx, o.ID, hook.ID, ports.WebhookChange{Active: &off})
+		return err
+	}
+	if _, err := h.Retry(ctx, o.ID, hook.ID, "failed", switchOff); !core.IsKind(err, core.KindConflict) {
+		t.Fatalf("a redelivery of a webhook switched off during its take: %v", err)
+	}
+	if ds := h.log(t, o.ID, hook.ID); len(ds) != 1 || ds[0].Status != core.DeliveryFailed {
+		t.Fatalf("the log after the refusal: %+v", ds)
+	}
+}

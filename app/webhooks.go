@@ -427,6 +427,11 @@ func (s *Webhooks) retry(ctx context.Context, ownerID, webhookID, deliveryID str
 	if err := spend(ctx, take); err != nil {
 		return core.Delivery{}, err
 	}
+	// The row is read again: one switched off during the take refuses
+	// the redelivery rather than leave it queued behind the switch.
+	if w, err = s.own(ctx, ownerID, webhookID, channel); err != nil {
+		return core.Delivery{}, err
+	}
 	d, err := s.deps.Store.UpdateDelivery(ctx, ownerID, webhookID, deliveryID, queue)
 	if err != nil {
 		return core.Delivery{}, err
