@@ -276,7 +276,8 @@ func (s *Channels) Deliveries(ctx context.Context, ownerID, id string) ([]core.D
 // answered. As a webhook's ping, it is recorded in the log with trigger
 // ping, gets one try, never counts toward switching the channel off, and
 // works on a channel switched off. take is the caller's count of the
-// send, as for a webhook's. KindNotFound, KindPlanLimit, take's error.
+// send, as for a webhook's (nil: no limit). KindNotFound, KindPlanLimit,
+// take's error.
 func (s *Channels) Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error) {
 	if err := s.w.gate(ctx); err != nil {
 		return ports.WebhookResult{}, err
@@ -313,6 +314,8 @@ func (s *Channels) Test(ctx context.Context, ownerID, id string, take func(conte
 // Webhooks.Retry does a webhook's (a digest too: its body is kept). A
 // match's message falls due at the channel's next slot and is written
 // again from the match, with whatever else of the channel is due then.
+// take is the caller's count of the send, as for a webhook's (nil: no
+// limit); its error refuses the redelivery.
 func (s *Channels) Retry(ctx context.Context, ownerID, channelID, deliveryID string, take func(context.Context) error) (core.Delivery, error) {
 	return s.w.retry(ctx, ownerID, channelID, deliveryID, true, take)
 }
@@ -320,7 +323,9 @@ func (s *Channels) Retry(ctx context.Context, ownerID, channelID, deliveryID str
 // Replay queues again the channel's failed match messages of a range, as
 // Webhooks.Replay does a webhook's, due at the channel's next slot: they
 // go out together, as one message. A digest gathers no single match and
-// is not replayed; Retry sends a failed one again.
+// is not replayed; Retry sends a failed one again. take is the caller's
+// count of the replay, as for a webhook's (nil: no limit); its error
+// refuses the replay.
 func (s *Channels) Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
 	return s.w.replay(ctx, ownerID, id, from, to, true, take)
 }

@@ -162,3 +162,87 @@ func TestOutboundTakeWhereTheServiceSends(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A redelivery whose webhook is switched off while its send is taken is
+// refused as one asked of a switched-off webhook, and nothing is queued:
+// the checks made again as the delivery is queued read the row as it
+// then stands, not as it was before the take.
+func TestRetrySwitchedOffDuringTheTake(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t)
+	o := w.owner(t, "offtake@example.com")
+	h := newHooksVia(t, w, DeliveryConfig{}, new(sendCount), nil)
+	hook, _, err := h.Create(ctx, o.ID, "https://hooks.example.com/offtake", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(-time.Hour)
+	d := core.Delivery{ID: "failed", WebhookID: hook.ID, OwnerID: o.ID, Event: core.EventMatchCreated, Trigger: core.TriggerScheduled,
+		Status: core.DeliveryFailed, Payload: []byte(`{}`), CreatedAt: at, NextAttemptAt: at}
+	if err := h.store.AddDelivery(ctx, d, core.DeliveryLogSize); err != nil {
+		t.Fatal(err)
+	}
+	off := false
+	switchOff := func(ctx context.Context) error {
+		_, err := h.Update(ctx, o.ID, hook.ID, ports.WebhookChange{Active: &off})
+		return err
+	}
+	if _, err := h.Retry(ctx, o.ID, hook.ID, "failed", switchOff); !core.IsKind(err, core.KindConflict) {
+		t.Fatalf("a redelivery of a webhook switched off during its take: %v", err)
+	}
+	if ds := h.log(t, o.ID, hook.ID); len(ds) != 1 || ds[0].Status != core.DeliveryFailed {
+		t.Fatalf("the log after the refusal: %+v", ds)
+	}
+}
+
+// An embedder that passes no take sends without a limit: a nil take
+// refuses none of the six sends, as their comments say.
+func TestNilTakeSetsNoLimit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newWorld(t)
+	o := w.owner(t, "niltake@example.com")
+	sender := new(sendCount)
+	h := newHooksVia(t, w, DeliveryConfig{}, sender, nil)
+	chans := NewChannels(ChannelDeps{Webhooks: h.Webhooks, Store: gormstore.NewChannelStore(w.db)})
+	hook, _, err := h.Create(ctx, o.ID, "https://hooks.example.com/niltake", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A Slack incoming webhook's address (https://api.slack.com/messaging/webhooks).
+	ch, err := chans.Create(ctx, o.ID, ports.NewChannel{Kind: "slack", URL: "https://hooks.slack.com/services/T0/B0/niltake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(-time.Hour)
+	for _, row := range []string{hook.ID, ch.ID} {
+		d := core.Delivery{ID: row + "-failed", WebhookID: row, OwnerID: o.ID, Event: core.EventMatchCreated, Trigger: core.TriggerScheduled,
+			Status: core.DeliveryFailed, Payload: []byte(`{}`), CreatedAt: at, NextAttemptAt: at}
+		if err := h.store.AddDelivery(ctx, d, core.DeliveryLogSize); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := at.Add(-time.Hour)
+	for name, call := range map[string]func() error{
+		"webhook test":  func() error { _, err := h.Test(ctx, o.ID, hook.ID, nil); return err },
+		"channel test":  func() error { _, err := chans.Test(ctx, o.ID, ch.ID, nil); return err },
+		"webhook retry": func() error { _, err := h.Retry(ctx, o.ID, hook.ID, hook.ID+"-failed", nil); return err },
+		"channel retry": func() error { _, err := chans.Retry(ctx, o.ID, ch.ID, ch.ID+"-failed", nil); return err },
+		"webhook replay": func() error {
+			_, err := h.Replay(ctx, o.ID, hook.ID, past, time.Time{}, nil)
+			return err
+		},
+		"channel replay": func() error {
+			_, err := chans.Replay(ctx, o.ID, ch.ID, past, time.Time{}, nil)
+			return err
+		},
+	} {
+		if err := call(); err != nil {
+			t.Errorf("%s with a nil take: %v", name, err)
+		}
+	}
+	if n := sender.n.Load(); n != 2 {
+		t.Fatalf("%d tests sent with a nil take, want 2", n)
+	}
+}

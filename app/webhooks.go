@@ -330,8 +330,10 @@ func (s *Webhooks) deliveries(ctx context.Context, ownerID, id string, channel b
 // in the log with trigger ping; it gets one try and never counts toward
 // switching the webhook off. It works on a switched-off webhook too, so
 // an owner can check a fixed receiver before switching it on. take is
-// the caller's count of the send (see spend). KindNotFound,
-// KindPlanLimit, or take's error.
+// the caller's count of the send against its limit, called once the
+// checks pass and just before the send, and its error refuses it; a nil
+// take counts nothing and sets no limit. KindNotFound, KindPlanLimit, or
+// take's error.
 func (s *Webhooks) Test(ctx context.Context, ownerID, id string, take func(context.Context) error) (ports.WebhookResult, error) {
 	if err := s.gate(ctx); err != nil {
 		return ports.WebhookResult{}, err
@@ -368,8 +370,9 @@ func (s *Webhooks) Test(ctx context.Context, ownerID, id string, take func(conte
 // delivery id and body: it is queued with trigger manual and a fresh set
 // of tries. (A chat channel's match message is written again from its
 // match, and goes out at the channel's next slot with the others due
-// then: Channels.Retry.) take is the caller's count of the send (see
-// spend). KindNotFound; KindConflict while the delivery is still queued
+// then: Channels.Retry.) take is the caller's count of the send, called
+// once the checks pass, before anything is queued (nil: no limit).
+// KindNotFound; KindConflict while the delivery is still queued
 // or the webhook is switched off; KindInvalidRequest for a test ping;
 // KindPlanLimit; take's error.
 func (s *Webhooks) Retry(ctx context.Context, ownerID, webhookID, deliveryID string, take func(context.Context) error) (core.Delivery, error) {
@@ -425,6 +428,11 @@ func (s *Webhooks) retry(ctx context.Context, ownerID, webhookID, deliveryID str
 		return core.Delivery{}, err
 	}
 	if err := spend(ctx, take); err != nil {
+		return core.Delivery{}, err
+	}
+	// The row is read again: one switched off during the take refuses
+	// the redelivery rather than leave it queued behind the switch.
+	if w, err = s.own(ctx, ownerID, webhookID, channel); err != nil {
 		return core.Delivery{}, err
 	}
 	d, err := s.deps.Store.UpdateDelivery(ctx, ownerID, webhookID, deliveryID, queue)
@@ -491,8 +499,9 @@ func (s *Webhooks) RotateSecret(ctx context.Context, ownerID, id string, overlap
 // and a fresh set of tries, sent by the delivery worker at once. A match
 // whose replay is queued or went through is passed over, so the same
 // call again takes what is left; the result says whether more remain.
-// take is the caller's count of the replay (see spend), made once the
-// range and the webhook are checked, whatever the range then holds.
+// take is the caller's count of the replay, called once the range and
+// the webhook are checked, before anything is queued, whatever the range
+// then holds (nil: no limit).
 // KindInvalid for a range that is not one; KindConflict when the webhook
 // is switched off; KindNotFound; KindPlanLimit; take's error.
 func (s *Webhooks) Replay(ctx context.Context, ownerID, id string, from, to time.Time, take func(context.Context) error) (ports.ReplayResult, error) {
