@@ -119,8 +119,11 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	// Read under the lease: what another replica marked, and when it
 	// last mailed the owner, are seen here.
 	sched, last, err := a.store.AlertSchedule(ctx, o.ID)
-	if err != nil || !sched.Due(now, last) {
+	if err != nil {
 		return false, err
+	}
+	if !sched.Due(now, last) && (sched.Frequency != core.AlertHourly || !sched.Due(now.Add(hourlySlack), last)) {
+		return false, nil
 	}
 	limit := MaxAlertMatches
 	if sched.Digest() {
@@ -158,6 +161,14 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 		return a.store.MarkEmailed(context.WithoutCancel(ctx), o.ID, ids, now)
 	})
 }
+
+// hourlySlack is how much sooner than an hour after the last email an
+// hourly digest may go: sweeps an hour apart by the ticker read the
+// clock a little later or sooner in their hour each time (the wake-up,
+// the read of the owners before it), and one that read it a moment
+// sooner than the last would leave the digest to the sweep after, two
+// hours after the last.
+const hourlySlack = 30 * time.Second
 
 // markFor is how long a failed mark of an email the server accepted is
 // made again: well within the lease of the alerts' owner and of a
