@@ -122,7 +122,7 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	if err != nil {
 		return false, err
 	}
-	if !sched.Due(now, last) && (sched.Frequency != core.AlertHourly || !sched.Due(now.Add(hourlySlack), last)) {
+	if !sched.Due(now, last) && !sched.Due(now.Add(sweepSlack(sched, last)), last) {
 		return false, nil
 	}
 	limit := MaxAlertMatches
@@ -133,7 +133,7 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	if err != nil || len(ms) == 0 {
 		return false, err
 	}
-	if at := sched.DailyHourBefore(now); !at.IsZero() && now.Sub(at) >= time.Hour && !createdBefore(ms, at) {
+	if at := sched.DailyHourBefore(now); !at.IsZero() && now.Sub(at) >= time.Hour+slack && !createdBefore(ms, at) {
 		// Past the owner's hour, which found nothing to send: what came
 		// since waits for the next one. Only a digest the hour missed
 		// (the service was down) goes out late.
@@ -162,13 +162,32 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	})
 }
 
-// hourlySlack is how much sooner than an hour after the last email an
-// hourly digest may go: sweeps an hour apart by the ticker read the
-// clock a little later or sooner in their hour each time (the wake-up,
-// the read of the owners before it), and one that read it a moment
-// sooner than the last would leave the digest to the sweep after, two
-// hours after the last.
-const hourlySlack = 30 * time.Second
+// slack is how far a sweep's time may be off the hour and still count
+// as on it. Sweeps an hour apart by the ticker read the clock a little
+// later or sooner in their hour each time (the wake-up, the read of the
+// owners before it): one that read it a moment sooner than the last
+// would leave an hourly digest to the sweep after, two hours after the
+// last email; and the sweeps on either side of a daily owner's hour may
+// both miss it by a moment, which would leave the first digest, and the
+// matches that came within the hour, to the next day.
+const slack = 30 * time.Second
+
+// sweepSlack is the shift of a sweep's time by which sched, last
+// emailed at last, may be due too (see slack): forward for an hourly
+// digest; back for the first daily one, whose chosen hour then ends
+// slack later. A daily owner emailed before is due as soon as the
+// hour begins, however late in it a sweep comes; shifted back, a last
+// email stamped a little ahead would read as one stamped too far ahead,
+// that is as none.
+func sweepSlack(sched core.AlertSchedule, last time.Time) time.Duration {
+	switch {
+	case sched.Frequency == core.AlertHourly:
+		return slack
+	case sched.Frequency == core.AlertDaily && last.IsZero():
+		return -slack
+	}
+	return 0
+}
 
 // markFor is how long a failed mark of an email the server accepted is
 // made again: well within the lease of the alerts' owner and of a
