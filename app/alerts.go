@@ -122,6 +122,13 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	if err != nil {
 		return false, err
 	}
+	if last.After(now) {
+		// Mailed since this sweep began, by another replica: judged by
+		// the sweep's start, that email would pass for one stamped by a
+		// clock running ahead, that is for none, and the owner would be
+		// mailed again minutes after it, the stamp moved back.
+		now = a.clock.Now()
+	}
 	if !sched.Due(now, last) && !sched.Due(now.Add(sweepSlack(sched, last)), last) {
 		return false, nil
 	}
