@@ -119,8 +119,18 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	// Read under the lease: what another replica marked, and when it
 	// last mailed the owner, are seen here.
 	sched, last, err := a.store.AlertSchedule(ctx, o.ID)
-	if err != nil || !sched.Due(now, last) {
+	if err != nil {
 		return false, err
+	}
+	if last.After(now) {
+		// Mailed since this sweep began, by another replica: judged by
+		// the sweep's start, that email would pass for one stamped by a
+		// clock running ahead, that is for none, and the owner would be
+		// mailed again minutes after it, the stamp moved back.
+		now = a.clock.Now()
+	}
+	if !sched.Due(now, last) && !sched.Due(now.Add(sweepSlack(sched, last)), last) {
+		return false, nil
 	}
 	limit := MaxAlertMatches
 	if sched.Digest() {
@@ -130,7 +140,7 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	if err != nil || len(ms) == 0 {
 		return false, err
 	}
-	if at := sched.DailyHourBefore(now); !at.IsZero() && now.Sub(at) >= time.Hour && !createdBefore(ms, at) {
+	if at := sched.DailyHourBefore(now); !at.IsZero() && now.Sub(at) >= time.Hour+slack && !createdBefore(ms, at) {
 		// Past the owner's hour, which found nothing to send: what came
 		// since waits for the next one. Only a digest the hour missed
 		// (the service was down) goes out late.
@@ -157,6 +167,33 @@ func (a *Alerts) owner(ctx context.Context, o core.Owner, now time.Time) (bool, 
 	return true, again(time.Now().Add(markFor), func() error {
 		return a.store.MarkEmailed(context.WithoutCancel(ctx), o.ID, ids, now)
 	})
+}
+
+// slack is how far a sweep's time may be off the hour and still count
+// as on it. Sweeps an hour apart by the ticker read the clock a little
+// later or sooner in their hour each time (the wake-up, the read of the
+// owners before it): one that read it a moment sooner than the last
+// would leave an hourly digest to the sweep after, two hours after the
+// last email; and the sweeps on either side of a daily owner's hour may
+// both miss it by a moment, which would leave the first digest, and the
+// matches that came within the hour, to the next day.
+const slack = 30 * time.Second
+
+// sweepSlack is the shift of a sweep's time by which sched, last
+// emailed at last, may be due too (see slack): forward for an hourly
+// digest; back for the first daily one, whose chosen hour then ends
+// slack later. A daily owner emailed before is due as soon as the
+// hour begins, however late in it a sweep comes; shifted back, a last
+// email stamped a little ahead would read as one stamped too far ahead,
+// that is as none.
+func sweepSlack(sched core.AlertSchedule, last time.Time) time.Duration {
+	switch {
+	case sched.Frequency == core.AlertHourly:
+		return slack
+	case sched.Frequency == core.AlertDaily && last.IsZero():
+		return -slack
+	}
+	return 0
 }
 
 // markFor is how long a failed mark of an email the server accepted is

@@ -144,7 +144,9 @@ func (s *Ingest) IngestBatch(ctx context.Context, ownerID string, b core.IngestB
 		return "", 0, 0, err
 	}
 	s.backlog.stored(len(saved.Matches))
-	announce(ctx, s.bus, s.log, saved.Matches)
+	// Stored: a client gone meanwhile must not keep them from scoring
+	// until the backstop sweep, since its resend stores nothing new.
+	announce(context.WithoutCancel(ctx), s.bus, s.log, saved.Matches)
 	s.metrics.Count(ports.EventPostsIngested, saved.Saved)
 	s.metrics.Count(ports.EventPostsSkipped, skipped+saved.Known)
 	s.metrics.Count(ports.EventMatchesCreated, len(saved.Matches))

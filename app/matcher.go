@@ -102,8 +102,11 @@ func (m *Matchers) markRead(ctx context.Context, c *Compiled, now time.Time, unr
 				continue
 			}
 		}
+		// A read recorded more than readEvery ahead of now was recorded
+		// before the clock was set back: waiting for the clock to pass it
+		// would leave the phrase read at a time not come yet.
 		last := c.read[i].Load()
-		if (last != 0 && at-last < readEvery.Microseconds()) || !c.read[i].CompareAndSwap(last, at) {
+		if d := at - last; (last != 0 && d < readEvery.Microseconds() && d > -readEvery.Microseconds()) || !c.read[i].CompareAndSwap(last, at) {
 			continue
 		}
 		ids = append(ids, p.ID)
