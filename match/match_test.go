@@ -81,6 +81,11 @@ func TestFind(t *testing.T) {
 		{"capitals past eight bytes", []string{"abcdefghijk", "abcdefghijklmno"}, []string{"ABCDEFGHIJK ABCDEFGHIJKLMNO"}, []int{0, 1}},
 		{"DEL is not a word char", []string{"go", "_x_"}, []string{"go\x7f \x7f_x_\x7f"}, []int{0, 1}},
 		{"cjk inside a run of text", []string{"東京"}, []string{"in 東京タワー"}, []int{0}},
+		// Phones write many emoji with the emoji variation selector
+		// (U+FE0F), a combining mark that extends the emoji, not a word.
+		{"emoji variation selector before a word", []string{"acme"}, []string{"❤️acme", "✔️Acme!"}, []int{0}},
+		{"emoji variation selector after a word", []string{"acme"}, []string{"acme❤️", "acme\ufe0e"}, []int{0}},
+		{"phrase with a variation selector", []string{"❤️"}, []string{"I ❤️it"}, []int{0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -421,7 +426,8 @@ func refVariant(r rune) rune {
 }
 
 func refWord(r rune) bool {
-	return r >= 0 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.In(r, unicode.Mn, unicode.Mc))
+	return r >= 0 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.In(r, unicode.Mn, unicode.Mc)) &&
+		!('\ufe00' <= r && r <= '\ufe0f') // variation selectors draw an emoji
 }
 
 // refBounded reports whether r asks for a boundary at a phrase's edge and
