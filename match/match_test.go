@@ -286,6 +286,17 @@ func FuzzFind(f *testing.F) {
 		}
 		for _, set := range [][]string{list, nested} {
 			want := refFind(set, parts...)
+			// The text index holds the parts' words one after another:
+			// it must hold the words of every phrase found.
+			var index []byte
+			for _, part := range parts {
+				index = AppendWords(index, part)
+			}
+			for _, i := range want {
+				if !holdsRun(strings.Fields(string(index)), Words(set[i])) {
+					t.Fatalf("phrase %q is found in %q, but its words %q are not among %q", set[i], parts, Words(set[i]), index)
+				}
+			}
 			for _, v := range variants {
 				if got := v.find(set, parts...); !slices.Equal(got, want) {
 					t.Fatalf("%s: phrases %q, text %q: got %v, want %v", v.name, set, parts, got, want)
