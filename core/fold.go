@@ -56,10 +56,16 @@ func MatchFold(r rune) rune {
 
 // IsWordRune reports whether r is a word character to the matcher: a
 // letter, a digit, '_' or a combining mark (Mn, Mc) that extends the
-// letter before it.
+// letter before it. The variation selectors VS1 to VS16 (U+FE00 to
+// U+FE0F) are marks too, but they choose how the character before them
+// is drawn, mostly an emoji: phones write "❤️" as a heart and U+FE0F, and
+// were that a word character, "acme" would not be found in "❤️acme".
 func IsWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_'
+	}
+	if '\ufe00' <= r && r <= '\ufe0f' {
+		return false
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
 }

@@ -70,7 +70,7 @@ func TestNeedsBoundary(t *testing.T) {
 		'a': true, 'Z': true, '7': true, '_': true, 'é': true, 'ы': true, '\u0301': true, 'ệ': true, 'Ａ': true,
 		'東': false, 'の': false, 'ソ': false, 'ー': false, 'ｶ': false, '삼': false, 'ก': false, '\u0e48': false,
 		'ລ': false, 'ក': false, 'က': false, '々': false, '\u3099': false,
-		' ': false, '+': false, '#': false, '。': false, '、': false, '「': false, '😀': false, '＿': false, '\'': false,
+		' ': false, '+': false, '#': false, '。': false, '、': false, '「': false, '😀': false, '＿': false, '\'': false, '\ufe0f': false, '\ufe00': false,
 	} {
 		if got := core.NeedsBoundary(r); got != want {
 			t.Errorf("NeedsBoundary(%q) = %v, want %v", r, got, want)
@@ -93,7 +93,8 @@ func refUnspaced(r rune) bool {
 // after.
 func TestCharacterRulesEveryRune(t *testing.T) {
 	for r := rune(0); r <= utf8.MaxRune; r++ {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
+		word := (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) &&
+			!('\ufe00' <= r && r <= '\ufe0f')
 		if got := core.IsWordRune(r); got != word {
 			t.Fatalf("IsWordRune(%U) = %v, want %v", r, got, word)
 		}

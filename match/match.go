@@ -17,7 +17,8 @@
 //   - A phrase whose first (last) character is a word character matches
 //     only where the text has no word character just before (after) it.
 //     Word characters are letters, digits, '_' and the combining marks Mn
-//     and Mc. So "go" is not found in "google" or "ago", while "c++" is
+//     and Mc but the variation selectors U+FE00 to U+FE0F, which draw an
+//     emoji ("❤️acme" holds "acme"). So "go" is not found in "google" or "ago", while "c++" is
 //     found in "c++x" and "#ai" in "x#ai", since their outer '+' and '#'
 //     ask for no boundary.
 //   - Scripts written without spaces between words (Han, Hiragana,

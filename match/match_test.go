@@ -81,6 +81,11 @@ func TestFind(t *testing.T) {
 		{"capitals past eight bytes", []string{"abcdefghijk", "abcdefghijklmno"}, []string{"ABCDEFGHIJK ABCDEFGHIJKLMNO"}, []int{0, 1}},
 		{"DEL is not a word char", []string{"go", "_x_"}, []string{"go\x7f \x7f_x_\x7f"}, []int{0, 1}},
 		{"cjk inside a run of text", []string{"東京"}, []string{"in 東京タワー"}, []int{0}},
+		// Phones write many emoji with the emoji variation selector
+		// (U+FE0F), a combining mark that extends the emoji, not a word.
+		{"emoji variation selector before a word", []string{"acme"}, []string{"❤️acme", "✔️Acme!"}, []int{0}},
+		{"emoji variation selector after a word", []string{"acme"}, []string{"acme❤️", "acme\ufe0e"}, []int{0}},
+		{"phrase with a variation selector", []string{"❤️"}, []string{"I ❤️it"}, []int{0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,6 +286,17 @@ func FuzzFind(f *testing.F) {
 		}
 		for _, set := range [][]string{list, nested} {
 			want := refFind(set, parts...)
+			// The text index holds the parts' words one after another:
+			// it must hold the words of every phrase found.
+			var index []byte
+			for _, part := range parts {
+				index = AppendWords(index, part)
+			}
+			for _, i := range want {
+				if !holdsRun(strings.Fields(string(index)), Words(set[i])) {
+					t.Fatalf("phrase %q is found in %q, but its words %q are not among %q", set[i], parts, Words(set[i]), index)
+				}
+			}
 			for _, v := range variants {
 				if got := v.find(set, parts...); !slices.Equal(got, want) {
 					t.Fatalf("%s: phrases %q, text %q: got %v, want %v", v.name, set, parts, got, want)
@@ -421,7 +437,8 @@ func refVariant(r rune) rune {
 }
 
 func refWord(r rune) bool {
-	return r >= 0 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.In(r, unicode.Mn, unicode.Mc))
+	return r >= 0 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.In(r, unicode.Mn, unicode.Mc)) &&
+		!('\ufe00' <= r && r <= '\ufe0f') // variation selectors draw an emoji
 }
 
 // refBounded reports whether r asks for a boundary at a phrase's edge and
