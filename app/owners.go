@@ -205,7 +205,8 @@ type AddressChangeDeps struct {
 // AddressChanges lets a signed-in owner change their own address: a
 // single-use link goes to the new address, and only opening it there
 // changes the address, so a mistyped address never locks the owner out
-// of their sign-in links and alerts. The old address is told.
+// of their sign-in links and alerts. The old address is told, when its
+// mail is taken.
 type AddressChanges struct{ d AddressChangeDeps }
 
 // NewAddressChanges returns the address change service.
@@ -280,17 +281,20 @@ func (s *AddressChanges) Request(ctx context.Context, ownerID, email string) err
 }
 
 // Confirm applies the change of a link's token and returns the owner
-// with the new address; the old address gets a notice. The owner's other
-// address links and unused sign-in links stop working with it.
-// KindNotFound when the link was used, has expired, was replaced or is
-// unknown; KindConflict when another owner has the address.
-func (s *AddressChanges) Confirm(ctx context.Context, token string) (core.Owner, error) {
+// with the new address and whether the notice to the old address was
+// sent. The change stands when the notice fails: told is then false, so
+// whoever shows the result does not claim the old address knows. The
+// owner's other address links and unused sign-in links stop working
+// with it. KindNotFound when the link was used, has expired, was
+// replaced or is unknown; KindConflict when another owner has the
+// address.
+func (s *AddressChanges) Confirm(ctx context.Context, token string) (o core.Owner, told bool, err error) {
 	if !core.WellFormedToken(token) {
-		return core.Owner{}, core.Errorf(core.KindNotFound, "this link is not valid")
+		return core.Owner{}, false, core.Errorf(core.KindNotFound, "this link is not valid")
 	}
 	o, old, err := s.d.Owners.UseEmailChange(ctx, core.HashToken(token), s.d.Clock.Now())
 	if err != nil {
-		return core.Owner{}, err
+		return core.Owner{}, false, err
 	}
 	err = s.d.Mailer.Send(ctx, ports.Mail{
 		To:      old,
@@ -302,6 +306,7 @@ func (s *AddressChanges) Confirm(ctx context.Context, token string) (core.Owner,
 		// The change is made; a lost notice must not undo it or say it
 		// failed.
 		s.d.Log.WarnContext(ctx, "address change notice not sent", "owner", o.ID, "err", err)
+		return o, false, nil
 	}
-	return o, nil
+	return o, true, nil
 }

@@ -32,10 +32,10 @@ func TestConfirmedChangeVoidsOlderLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	right := confirmLink.FindStringSubmatch(mail.last(t).Body)
-	if _, err := changes.Confirm(ctx, right[1]); err != nil {
+	if _, _, err := changes.Confirm(ctx, right[1]); err != nil {
 		t.Fatal(err)
 	}
-	if o, err := changes.Confirm(ctx, typo[1]); err == nil {
+	if o, _, err := changes.Confirm(ctx, typo[1]); err == nil {
 		t.Fatalf("the older link still changed the address, to %q", o.Email)
 	}
 }
@@ -59,7 +59,7 @@ func TestSignInLinkToOldAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok := confirmLink.FindStringSubmatch(mail.last(t).Body)
-	if _, err := changes.Confirm(ctx, tok[1]); err != nil {
+	if _, _, err := changes.Confirm(ctx, tok[1]); err != nil {
 		t.Fatal(err)
 	}
 	old := link[strings.LastIndex(link, "/")+1:]

@@ -170,14 +170,14 @@ func TestAddressChangeConfirmedByLink(t *testing.T) {
 	if o, _ := owners.List(ctx); o[0].Email != app.BootstrapEmail {
 		t.Fatalf("the address changed before its link was opened: %q", o[0].Email)
 	}
-	o, err := changes.Confirm(ctx, token[1])
+	o, _, err := changes.Confirm(ctx, token[1])
 	if err != nil || o.ID != id || o.Email != "ada@example.com" {
 		t.Fatalf("Confirm = %+v, %v", o, err)
 	}
 	if n := mail.last(t); n.To != app.BootstrapEmail || !strings.Contains(n.Body, "ada@example.com") || n.Secret {
 		t.Fatalf("notice to the old address: %+v", n)
 	}
-	if _, err := changes.Confirm(ctx, token[1]); !core.IsKind(err, core.KindNotFound) {
+	if _, _, err := changes.Confirm(ctx, token[1]); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("second use: %v", err)
 	}
 
@@ -187,7 +187,7 @@ func TestAddressChangeConfirmedByLink(t *testing.T) {
 	}
 	late := confirmLink.FindStringSubmatch(mail.last(t).Body)
 	clock.now = clock.now.Add(core.EmailChangeTTL + time.Minute)
-	if _, err := changes.Confirm(ctx, late[1]); !core.IsKind(err, core.KindNotFound) {
+	if _, _, err := changes.Confirm(ctx, late[1]); !core.IsKind(err, core.KindNotFound) {
 		t.Fatalf("expired link: %v", err)
 	}
 
@@ -199,7 +199,7 @@ func TestAddressChangeConfirmedByLink(t *testing.T) {
 	if _, err := owners.Create(ctx, "bob@example.com", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := changes.Confirm(ctx, taken[1]); !core.IsKind(err, core.KindConflict) {
+	if _, _, err := changes.Confirm(ctx, taken[1]); !core.IsKind(err, core.KindConflict) {
 		t.Fatalf("taken address: %v", err)
 	}
 

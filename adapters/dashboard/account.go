@@ -49,6 +49,7 @@ type addressView struct {
 	// press the button that applies it.
 	Token   string
 	Changed bool
+	Told    bool // on Changed: the notice to the old address was sent
 	// Alerts is the alert frequency form; nil leaves it out.
 	Alerts *alertForm
 }
@@ -158,7 +159,7 @@ func (d *Dashboard) confirmAddress(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	o, err := d.deps.Addresses.Confirm(r.Context(), form.Get("token"))
+	o, told, err := d.deps.Addresses.Confirm(r.Context(), form.Get("token"))
 	switch {
 	case core.IsKind(err, core.KindNotFound):
 		d.render(w, r, http.StatusNotFound, "error", &errorView{layout: layout{Title: "Link not valid"},
@@ -168,5 +169,5 @@ func (d *Dashboard) confirmAddress(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.render(w, r, http.StatusOK, "account", &addressView{layout: layout{Title: "Address changed"}, Email: o.Email, Changed: true})
+	d.render(w, r, http.StatusOK, "account", &addressView{layout: layout{Title: "Address changed"}, Email: o.Email, Changed: true, Told: told})
 }

@@ -51,6 +51,7 @@ type addresses struct {
 	email     string
 	requested []string
 	confirmed int
+	untold    bool // the notice to the old address fails
 }
 
 func (a *addresses) Owner(_ context.Context, id string) (core.Owner, error) {
@@ -69,15 +70,15 @@ func (a *addresses) Request(_ context.Context, ownerID, email string) error {
 	return nil
 }
 
-func (a *addresses) Confirm(_ context.Context, token string) (core.Owner, error) {
+func (a *addresses) Confirm(_ context.Context, token string) (core.Owner, bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if token != tok || a.confirmed > 0 {
-		return core.Owner{}, core.Errorf(core.KindNotFound, "this link is not valid")
+		return core.Owner{}, false, core.Errorf(core.KindNotFound, "this link is not valid")
 	}
 	a.confirmed++
 	a.email = "ada@example.com"
-	return core.Owner{ID: "own", Email: a.email}, nil
+	return core.Owner{ID: "own", Email: a.email}, !a.untold, nil
 }
 
 func formPost(path string, form url.Values, site string, signedIn bool) *http.Request {

@@ -132,7 +132,8 @@ type CommunityHealth struct {
 type AddressService interface {
 	Owner(ctx context.Context, ownerID string) (core.Owner, error)
 	Request(ctx context.Context, ownerID, email string) error
-	Confirm(ctx context.Context, token string) (core.Owner, error)
+	// Confirm also says whether the old address was told of the change.
+	Confirm(ctx context.Context, token string) (o core.Owner, told bool, err error)
 }
 
 // Deps are the services behind the dashboard.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -176,8 +177,13 @@ func (d *Dashboard) applyFilters(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	done := "applied"
-	if a.Set.Matches == 0 {
+	switch {
+	case a.Set.Matches == 0:
 		done = "appliednone"
+	case a.Partial:
+		// Older matches were left unread: the notice says how many of
+		// the newest were judged, not that all the filters skip are gone.
+		done = "appliednewest&n=" + strconv.Itoa(a.Read)
 	}
 	http.Redirect(w, r, "/app/phrases/"+id+"/filters?done="+done, http.StatusSeeOther)
 }

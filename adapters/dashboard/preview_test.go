@@ -41,6 +41,9 @@ type fakeWindow struct {
 	// older: the newest matches hold none the filters skip, older ones
 	// are left unread, and an application archives none either.
 	older bool
+	// partial: an application reads only the newest matches and leaves
+	// older ones unread.
+	partial bool
 }
 
 var (
@@ -90,6 +93,9 @@ func (f *fakeWindow) ApplyFilters(_ context.Context, _, id string) (ports.Applie
 		return ports.Applied{Read: 9}, nil
 	}
 	f.last = &core.ArchiveSet{ID: "s1", PhraseID: id, Matches: 3, CreatedAt: seenAt}
+	if f.partial {
+		return ports.Applied{Set: *f.last, Read: 9, Partial: true}, nil
+	}
 	return ports.Applied{Set: *f.last}, nil
 }
 

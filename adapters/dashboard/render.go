@@ -88,13 +88,31 @@ var notices = map[string]string{
 	"channel/on":          "Channel switched on: messages queued meanwhile go out now.",
 	"channel/off":         "Channel switched off: nothing goes to it until it is on again.",
 	"channel/redeliver":   "Queued to be sent again.",
+
+	// An application that read only the phrase's newest matches: older
+	// ones the filters skip stay in the inbox.
+	"filters/appliednewest": "The matches these filters skip, among the newest read, are archived; older ones were not read. Undo below.",
+}
+
+// countedNotices word, by the key of notices, a notice that names the
+// count its action passed as ?n= (%d).
+var countedNotices = map[string]string{
+	"filters/appliednewest": "The matches these filters skip, among the newest %d read, are archived; older ones were not read. Undo below.",
 }
 
 // doneNotice is the notice of page after the action its address names
 // (?done=): the words are the page's own, so an address cannot make a
-// page say anything else.
+// page say anything else. A count (?n=) is taken only as a positive
+// number; without one, the notice is the words that name none.
 func doneNotice(r *http.Request, page string) string {
-	return notices[page+"/"+r.URL.Query().Get("done")]
+	q := r.URL.Query()
+	key := page + "/" + q.Get("done")
+	if words, ok := countedNotices[key]; ok {
+		if n, err := strconv.Atoi(q.Get("n")); err == nil && n > 0 {
+			return fmt.Sprintf(words, n)
+		}
+	}
+	return notices[key]
 }
 
 // base lets render reach the layout of any page view passed by pointer.

@@ -1,0 +1,68 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/earshothq/earshot/adapters/gormstore"
+	"github.com/earshothq/earshot/app"
+	"github.com/earshothq/earshot/ports"
+)
+
+// refusingTo sends as sentMail does but refuses mail to one address, as
+// an SMTP server that rejects a recipient does.
+type refusingTo struct {
+	sentMail
+	to string
+}
+
+func (m *refusingTo) Send(ctx context.Context, mm ports.Mail) error {
+	if mm.To == m.to {
+		return errors.New("550 mailbox unavailable")
+	}
+	return m.sentMail.Send(ctx, mm)
+}
+
+// A change whose notice to the old address could not be sent is made,
+// and Confirm says the old address was not told, so the page does not
+// claim it was.
+func TestAddressChangeNoticeNotSent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, owners := ownersOver(t)
+	mail := &refusingTo{to: app.BootstrapEmail}
+	changes := app.NewAddressChanges(app.AddressChangeDeps{Owners: gormstore.NewOwnerStore(db), Mailer: mail, Clock: &stepClock{now: time.Now()},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SiteURL: func() string { return "http://earshot.test" }})
+	boot, err := owners.Bootstrap(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := changes.Request(ctx, boot.Owner.ID, "ada@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	token := confirmLink.FindStringSubmatch(mail.last(t).Body)
+	o, told, err := changes.Confirm(ctx, token[1])
+	if err != nil || o.Email != "ada@example.com" || told {
+		t.Fatalf("Confirm with the notice refused = %+v, told %v, %v", o, told, err)
+	}
+	if got, _ := owners.Get(ctx, boot.Owner.ID); got.Email != "ada@example.com" {
+		t.Fatalf("the change was not kept: %q", got.Email)
+	}
+
+	// Once the old address takes mail, Confirm says it was told.
+	mail.to = ""
+	if err := changes.Request(ctx, boot.Owner.ID, "ada@example.org"); err != nil {
+		t.Fatal(err)
+	}
+	token = confirmLink.FindStringSubmatch(mail.last(t).Body)
+	if o, told, err := changes.Confirm(ctx, token[1]); err != nil || o.Email != "ada@example.org" || !told {
+		t.Fatalf("Confirm with the notice sent = %+v, told %v, %v", o, told, err)
+	}
+	if n := mail.last(t); n.To != "ada@example.com" {
+		t.Fatalf("notice went to %q", n.To)
+	}
+}
