@@ -296,7 +296,9 @@ func (s *AddressChanges) Confirm(ctx context.Context, token string) (o core.Owne
 	if err != nil {
 		return core.Owner{}, false, err
 	}
-	err = s.d.Mailer.Send(ctx, ports.Mail{
+	// The change is stored, so its notice goes out even when the browser
+	// leaves now; the mailer's own timeout still bounds it.
+	err = s.d.Mailer.Send(context.WithoutCancel(ctx), ports.Mail{
 		To:      old,
 		Subject: "Your earshot address changed",
 		Body: fmt.Sprintf("The address of your earshot account is now %s; sign-in links and alerts go there.\n\n"+

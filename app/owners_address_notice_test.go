@@ -10,6 +10,7 @@ import (
 
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/app"
+	"github.com/earshothq/earshot/core"
 	"github.com/earshothq/earshot/ports"
 )
 
@@ -64,5 +65,55 @@ func TestAddressChangeNoticeNotSent(t *testing.T) {
 	}
 	if n := mail.last(t); n.To != "ada@example.com" {
 		t.Fatalf("notice went to %q", n.To)
+	}
+}
+
+// cancelAfterUse cancels the request's context once the change is
+// stored, as a browser that leaves right after the POST does.
+type cancelAfterUse struct {
+	ports.OwnerStore
+	cancel context.CancelFunc
+}
+
+func (s cancelAfterUse) UseEmailChange(ctx context.Context, hash string, now time.Time) (core.Owner, string, error) {
+	o, old, err := s.OwnerStore.UseEmailChange(ctx, hash, now)
+	s.cancel()
+	return o, old, err
+}
+
+// ctxMail refuses a send whose context has ended, as the SMTP sender
+// does.
+type ctxMail struct{ sentMail }
+
+func (m *ctxMail) Send(ctx context.Context, mm ports.Mail) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return m.sentMail.Send(ctx, mm)
+}
+
+// The notice to the old address goes out when the browser leaves once
+// the change is stored: the change stands, so its notice must too.
+func TestAddressChangeNoticeOutlivesTheRequest(t *testing.T) {
+	t.Parallel()
+	db, owners := ownersOver(t)
+	mail := &ctxMail{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := app.NewAddressChanges(app.AddressChangeDeps{Owners: cancelAfterUse{gormstore.NewOwnerStore(db), cancel}, Mailer: mail,
+		Clock: &stepClock{now: time.Now()}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SiteURL: func() string { return "http://earshot.test" }})
+	boot, err := owners.Bootstrap(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := changes.Request(ctx, boot.Owner.ID, "ada@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	token := confirmLink.FindStringSubmatch(mail.last(t).Body)
+	if _, told, err := changes.Confirm(ctx, token[1]); err != nil || !told {
+		t.Fatalf("Confirm with the request gone after the change = told %v, %v", told, err)
+	}
+	if n := mail.last(t); n.To != app.BootstrapEmail {
+		t.Fatalf("last mail went to %q, want the old address", n.To)
 	}
 }
