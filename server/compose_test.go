@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
@@ -36,7 +37,7 @@ func TestConsoleOpens(t *testing.T) {
 	cfg := testConfig(t, map[string]string{"EARSHOT_DATABASE_URL": "sqlite://:memory:", "EARSHOT_SITE_URL": "https://listen.example.com",
 		"EARSHOT_SECRET_KEY": strings.Repeat("k", 32)})
 	ctx := context.Background()
-	con, err := OpenConsole(ctx, cfg)
+	con, err := OpenConsole(ctx, cfg, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -238,6 +239,13 @@ const (
 	stopBound  = 30 * time.Second
 )
 
+// adminBound is how long an admin command waits for Postgres to answer
+// its short statements before it gives up (docs/operating.md): as long as
+// the connect bound, ample for a slow link or a server waking from a
+// pause. A pending migration, the one step that can rightly run long, is
+// not bounded.
+const adminBound = 30 * time.Second
+
 // errSignaled is why a start is cut short by a signal.
 var errSignaled = errors.New("stop asked for during the start")
 
@@ -442,120 +450,148 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
-	con, err := server.OpenConsole(ctx, cfg)
+	con, err := server.OpenConsole(ctx, cfg, adminBound)
 	if err != nil {
 		return err
 	}
 	defer con.Close()
+	return answered(ctx, "admin "+cmd, stdout, func(ctx context.Context, stdout io.Writer) error {
+		switch cmd {
+		case "owner create":
+			o, err := con.Owners.Create(ctx, *email, *name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, o.ID)
+		case "key create":
+			secret, _, err := con.Keys.CreateAPIKey(ctx, *owner, *name, keyScopes)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, secret)
+		case "key list":
+			keys, err := con.Keys.List(ctx, *owner, core.APIKey)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tCREATED\tSTATUS")
+			for _, k := range keys {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, scopeList(k), k.CreatedAt.Format(time.RFC3339), keyStatus(k))
+			}
+			return tw.Flush()
+		case "key revoke":
+			// API keys only, as key list shows: an ingest key's id is not found.
+			return con.Keys.RevokeOfKind(ctx, *owner, core.APIKey, *id)
+		case "ingest-key create":
+			secret, _, err := con.Keys.CreateIngestKey(ctx, *owner, "admin")
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, secret)
+		case "ingest-key list":
+			keys, err := con.Keys.List(ctx, *owner, core.IngestKey)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tCREATED\tLAST USED\tSTATUS")
+			for _, k := range keys {
+				used := "never"
+				if !k.LastUsedAt.IsZero() {
+					used = k.LastUsedAt.Format(time.RFC3339)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, k.CreatedAt.Format(time.RFC3339), used, keyStatus(k))
+			}
+			return tw.Flush()
+		case "ingest-key revoke":
+			return con.Keys.RevokeOfKind(ctx, *owner, core.IngestKey, *id)
+		case "session set":
+			// The owner first, as for phrase add: a mistyped id is "owner not
+			// found", not the store's "account not found".
+			if _, err := con.Owners.Get(ctx, *owner); err != nil {
+				return err
+			}
+			if _, _, err := con.Accounts.SetSession(ctx, *owner, *platform, jar); err != nil {
+				return err
+			}
+		case "phrase add":
+			// The owner first: a mistyped id is "owner not found", not the
+			// store's refusal of the phrase.
+			if _, err := con.Owners.Get(ctx, *owner); err != nil {
+				return err
+			}
+			p, _, err := con.Phrases.Add(ctx, *owner, *phrase, *platform, *community, "")
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, p.ID)
+		case "owner list":
+			owners, err := con.Owners.List(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, "ID\tEMAIL\tNAME\tCREATED")
+			for _, o := range owners {
+				fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", o.ID, o.Email, o.Name, o.CreatedAt.Format(time.RFC3339))
+			}
+		case "owner update":
+			_, err := con.Owners.Update(ctx, *owner, newEmail, newName)
+			return err
+		case "owner login-link":
+			link, err := con.Sessions.LoginLink(ctx, *owner)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, link)
+		case "reddit status":
+			return redditStatus(ctx, con, stdout)
+		case "phrase list":
+			// An unknown owner is an error, not an empty list.
+			if _, err := con.Owners.Get(ctx, *owner); err != nil {
+				return err
+			}
+			ps, err := con.Phrases.List(ctx, *owner, ports.PhraseFilter{})
+			if err != nil {
+				return err
+			}
+			for _, p := range ps {
+				comm := "-"
+				if p.Community != "" {
+					comm = "r/" + p.Community
+				}
+				fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Platform, comm, p.Status, p.Phrase)
+			}
+		}
+		return nil
+	})
+}
 
-	switch cmd {
-	case "owner create":
-		o, err := con.Owners.Create(ctx, *email, *name)
-		if err != nil {
-			return err
+// answered runs do, the admin command named what once the database is
+// open, and gives up on it after adminBound: a Postgres that stops answering would
+// otherwise hold the command forever, and not every call into the store
+// ends with its context (a new phrase's request to be filled outlives its
+// caller). What do prints reaches stdout only when it finished in time:
+// a command given up on prints nothing.
+func answered(ctx context.Context, what string, stdout io.Writer, do func(context.Context, io.Writer) error) error {
+	ctx, cancel := context.WithTimeout(ctx, adminBound)
+	defer cancel()
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- do(ctx, &out) }()
+	select {
+	case err := <-done:
+		// A statement the deadline cut fails with the deadline's error.
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			break
 		}
-		fmt.Fprintln(stdout, o.ID)
-	case "key create":
-		secret, _, err := con.Keys.CreateAPIKey(ctx, *owner, *name, keyScopes)
-		if err != nil {
-			return err
+		if _, werr := out.WriteTo(stdout); err == nil {
+			err = werr
 		}
-		fmt.Fprintln(stdout, secret)
-	case "key list":
-		keys, err := con.Keys.List(ctx, *owner, core.APIKey)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tCREATED\tSTATUS")
-		for _, k := range keys {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, scopeList(k), k.CreatedAt.Format(time.RFC3339), keyStatus(k))
-		}
-		return tw.Flush()
-	case "key revoke":
-		// API keys only, as key list shows: an ingest key's id is not found.
-		return con.Keys.RevokeOfKind(ctx, *owner, core.APIKey, *id)
-	case "ingest-key create":
-		secret, _, err := con.Keys.CreateIngestKey(ctx, *owner, "admin")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, secret)
-	case "ingest-key list":
-		keys, err := con.Keys.List(ctx, *owner, core.IngestKey)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tCREATED\tLAST USED\tSTATUS")
-		for _, k := range keys {
-			used := "never"
-			if !k.LastUsedAt.IsZero() {
-				used = k.LastUsedAt.Format(time.RFC3339)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, k.CreatedAt.Format(time.RFC3339), used, keyStatus(k))
-		}
-		return tw.Flush()
-	case "ingest-key revoke":
-		return con.Keys.RevokeOfKind(ctx, *owner, core.IngestKey, *id)
-	case "session set":
-		// The owner first, as for phrase add: a mistyped id is "owner not
-		// found", not the store's "account not found".
-		if _, err := con.Owners.Get(ctx, *owner); err != nil {
-			return err
-		}
-		if _, _, err := con.Accounts.SetSession(ctx, *owner, *platform, jar); err != nil {
-			return err
-		}
-	case "phrase add":
-		// The owner first: a mistyped id is "owner not found", not the
-		// store's refusal of the phrase.
-		if _, err := con.Owners.Get(ctx, *owner); err != nil {
-			return err
-		}
-		p, _, err := con.Phrases.Add(ctx, *owner, *phrase, *platform, *community, "")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, p.ID)
-	case "owner list":
-		owners, err := con.Owners.List(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, "ID\tEMAIL\tNAME\tCREATED")
-		for _, o := range owners {
-			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", o.ID, o.Email, o.Name, o.CreatedAt.Format(time.RFC3339))
-		}
-	case "owner update":
-		_, err := con.Owners.Update(ctx, *owner, newEmail, newName)
 		return err
-	case "owner login-link":
-		link, err := con.Sessions.LoginLink(ctx, *owner)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, link)
-	case "reddit status":
-		return redditStatus(ctx, con, stdout)
-	case "phrase list":
-		// An unknown owner is an error, not an empty list.
-		if _, err := con.Owners.Get(ctx, *owner); err != nil {
-			return err
-		}
-		ps, err := con.Phrases.List(ctx, *owner, ports.PhraseFilter{})
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			comm := "-"
-			if p.Community != "" {
-				comm = "r/" + p.Community
-			}
-			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Platform, comm, p.Status, p.Phrase)
-		}
+	case <-ctx.Done():
 	}
-	return nil
+	return fmt.Errorf("%s: the database gave no answer within %v", what, adminBound)
 }
 
 // readJar reads a cookie jar file, at most one byte past the largest jar
