@@ -245,8 +245,16 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	if s.server == "" {
 		return s, usageErr("EARSHOT_HELPER_SERVER (--server) is required: the deployment's site address")
 	}
-	s.key = cmp.Or(*key, getenv("EARSHOT_HELPER_KEY"))
-	if *keyFile != "" {
+	// A flag wins over its variable: the key on the command line over a
+	// key file named in the environment, a key file on the command line
+	// over the key in the environment.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[strings.TrimPrefix(f.Name, "helper-")] = true })
+	if given["key"] && given["key-file"] {
+		return s, usageErr("--helper-key and --key-file both give the key: give one")
+	}
+	s.key = strings.TrimSpace(cmp.Or(*key, getenv("EARSHOT_HELPER_KEY")))
+	if *keyFile != "" && !given["key"] {
 		b, err := os.ReadFile(*keyFile)
 		if err != nil {
 			return s, usageErr("EARSHOT_HELPER_KEY_FILE: %v", err)
