@@ -91,3 +91,28 @@ func TestRatePeopleAndTitleCaseNameNothing(t *testing.T) {
 	rateReads(t, "pipedrive", "I told everyone Pipedrive is great and Salesforce was a nightmare", core.IntentPraise, `praises`)
 	rateReads(t, "acme", "acme is great and Salesforce is terrible", core.IntentPraise, `praises`)
 }
+
+// A post of capitalised words each behind a mark the run of capitals
+// does not look through ("*Xaa *Xab …", emphasis as markdown writes
+// it) makes every word a name to weigh. Whether each opens title case
+// was read again to the end of its line, so a post twice as long cost
+// four times as much; the work now grows with the post. Counted in
+// allocations, which do not vary from run to run as time does.
+func TestRateNamesCostGrowsWithThePost(t *testing.T) {
+	post := func(n int) core.Post {
+		var b strings.Builder
+		b.WriteString("acme is great ")
+		for i := range n {
+			b.WriteString("*X" + string(rune('a'+i/26%26)) + string(rune('a'+i%26)) + " ")
+		}
+		return core.Post{Text: b.String()}
+	}
+	allocs := func(n int) float64 {
+		p := post(n)
+		return testing.AllocsPerRun(5, func() { score.Rate("acme", p) })
+	}
+	short, long := allocs(300), allocs(600)
+	if long > 2.5*short {
+		t.Errorf("rating a post of 600 such words allocates %.0f times, of 300 %.0f: more than twice", long, short)
+	}
+}

@@ -815,6 +815,7 @@ func otherNames(post core.Post, phrase string) []string {
 	for _, s := range []string{post.Title, post.Text} {
 		for line := range strings.Lines(cutBytes(s, maxScan)) {
 			var words []string // the line's words, once a name needs its neighbours
+			var titled []bool  // titleCase of the run each word starts, once needed
 			opens, run, k := true, false, -1
 			for w := range strings.FieldsSeq(line) {
 				k++
@@ -842,7 +843,13 @@ func otherNames(post core.Post, phrase string) []string {
 					}
 					continue
 				}
-				if notNames[name] || phraseWord(phrase, name) || slices.Contains(out, name) || titleCase(words[k:]) {
+				if notNames[name] || phraseWord(phrase, name) || slices.Contains(out, name) {
+					continue
+				}
+				if titled == nil {
+					titled = titleCase(words)
+				}
+				if titled[k] {
 					continue
 				}
 				if len(out) < maxNames {
@@ -875,22 +882,25 @@ var smallWords = map[string]bool{
 	"completely": true, "extremely": true, "super": true,
 }
 
-// titleCase reports whether the run of capitalised words that run starts
-// with holds one of smallWords.
-func titleCase(run []string) bool {
-	for _, w := range run {
+// titleCase reports for each of words whether the run of capitalised
+// words it starts holds one of smallWords. It reads the line once, from
+// its end: asked word by word, a line of such runs would be read again
+// from each of its words.
+func titleCase(words []string) []bool {
+	titled := make([]bool, len(words)+1)
+	for k := len(words) - 1; k >= 0; k-- {
+		w := words[k]
 		bare := strings.Trim(w, `"'()*_,.;:!?…[]{}“”‘’«»`)
-		if r, _ := utf8.DecodeRuneInString(bare); !unicode.IsUpper(r) {
-			return false
-		}
-		if smallWords[strings.ToLower(bare)] {
-			return true
-		}
-		if endsSentence(w) || strings.HasSuffix(w, ":") || strings.HasSuffix(w, ",") {
-			return false
+		switch r, _ := utf8.DecodeRuneInString(bare); {
+		case !unicode.IsUpper(r):
+		case smallWords[strings.ToLower(bare)]:
+			titled[k] = true
+		case endsSentence(w) || strings.HasSuffix(w, ":") || strings.HasSuffix(w, ","):
+		default:
+			titled[k] = titled[k+1]
 		}
 	}
-	return false
+	return titled
 }
 
 // person reports whether the words beside words[k] mark it as a person's
