@@ -90,3 +90,26 @@ func TestCommunityAddedBack(t *testing.T) {
 		}
 	}
 }
+
+// A pass over the same communities with nothing new to keep leaves the
+// state file as it was: the time a community was last watched is kept
+// to the hour, not rewritten, and the file synced, at every read.
+func TestPassWithNothingNewLeavesTheStateFile(t *testing.T) {
+	g := newRig(t)
+	pass(t, g)
+	g.clock.move(10 * time.Minute)
+	pass(t, g)
+	before, err := os.Stat(g.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.clock.move(10 * time.Minute)
+	pass(t, g)
+	after, err := os.Stat(g.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Error("a pass with nothing new wrote the state file again")
+	}
+}

@@ -175,6 +175,11 @@ func communities(phrases []helper.Phrase) []string {
 	return slices.Compact(names)
 }
 
+// watchedStale is how old the time a community was last watched may
+// grow before a read writes it again: the state file is written whole
+// and synced, and a week's bound needs no finer time than this.
+const watchedStale = time.Hour
+
 // remember records that names are watched now, and forgets the
 // communities not watched for ForgetAfter.
 func (r *Reader) remember(in helper.In, names []string) error {
@@ -183,10 +188,18 @@ func (r *Reader) remember(in helper.In, names []string) error {
 	}
 	now := r.now()
 	m := watched(in.Since(watchedKey))
+	changed := false
 	for _, c := range names {
-		m[c] = now.Unix()
+		// A time ahead of the clock (set back since) is written again too.
+		if t, ok := m[c]; !ok || now.Sub(time.Unix(t, 0)) >= watchedStale || t > now.Unix() {
+			m[c], changed = now.Unix(), true
+		}
 	}
+	n := len(m)
 	maps.DeleteFunc(m, func(_ string, t int64) bool { return !now.Before(time.Unix(t, 0).Add(ForgetAfter)) })
+	if !changed && len(m) == n {
+		return nil
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
