@@ -79,27 +79,16 @@ func TestAuthMechanismsLogIn(t *testing.T) {
 // in ("" when none did).
 func authServer(t *testing.T, offer string) (string, <-chan string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	got := make(chan string, 1)
-	go func() {
+	addr := oneClient(t, "127.0.0.1", offer, func(c net.Conn, r *bufio.Reader) {
 		var mech string
 		defer func() { got <- mech }()
-		c, err := ln.Accept()
-		if err != nil {
+		if c == nil {
 			return
 		}
-		defer c.Close()
-		r := bufio.NewReader(c)
 		say := func(s string) { _, _ = c.Write([]byte(s + "\r\n")) }
 		read := func() string { l, _ := r.ReadString('\n'); return strings.TrimRight(l, "\r\n") }
 		decode := func(s string) string { b, _ := base64.StdEncoding.DecodeString(s); return string(b) }
-		say("220 mail.example ESMTP")
-		read()
-		say("250-mail.example\r\n250 AUTH " + offer)
 		cmd := strings.Fields(read())
 		if len(cmd) < 2 || cmd[0] != "AUTH" {
 			return
@@ -152,6 +141,6 @@ func authServer(t *testing.T, offer string) (string, <-chan string) {
 				say("250 ok")
 			}
 		}
-	}()
-	return ln.Addr().String(), got
+	})
+	return addr, got
 }
