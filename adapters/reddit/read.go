@@ -401,11 +401,7 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 			// Reddit says the budget is spent: every way on it rests
 			// until the time reddit named, and the archive covers the gap.
 			until := w.pace.refused(now, s.shortRest)
-			for _, o := range s.ways {
-				if o.pace == w.pace && o != w {
-					o.result(false, err.Error(), until)
-				}
-			}
+			s.restOthers(w, err.Error(), until)
 			if w.result(false, err.Error(), until) {
 				s.log.Warn("reddit says its budget is spent; resting it", "via", w.via, "until", until, "communities", group)
 			}
@@ -421,11 +417,7 @@ func (s *Source) Read(ctx context.Context, q ports.RedditQuery) (ports.RedditRea
 				// wait for it, and a wait is not the archive. They rest
 				// until then instead, so the archive covers the gap, as
 				// after a 429.
-				for _, o := range s.ways {
-					if o.pace == w.pace && o != w {
-						o.result(false, err.Error(), held)
-					}
-				}
+				s.restOthers(w, err.Error(), held)
 				restUntil = later(restUntil, held)
 			}
 			if w.result(false, err.Error(), restUntil) {
@@ -776,4 +768,14 @@ func (s *Source) readArchive(ctx context.Context, q ports.RedditQuery) (ports.Re
 	}
 	read.Posts = newestFirst(read.Posts)
 	return read, nil
+}
+
+// restOthers rests, until then, every way but w that shares w's budget,
+// for reason.
+func (s *Source) restOthers(w *way, reason string, until time.Time) {
+	for _, o := range s.ways {
+		if o.pace == w.pace && o != w {
+			o.result(false, reason, until)
+		}
+	}
 }
