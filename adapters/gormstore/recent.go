@@ -141,8 +141,12 @@ func (db *DB) keepRecent(tx *gorm.DB, ownerID string, platform core.Platform, ba
 // without spaces, every character a word, or one repeating a common
 // word. Such a post is passed when it holds the phrase's words at all,
 // and the matcher decides; the GIN index finds the posts holding them.
+// Looking through a document's words costs, so only a post long enough
+// is looked through: 255 times one word take at least 508 bytes of
+// title and text (a byte each, and a byte between two of one part),
+// and the post's JSON adds its field names.
 const pgHolds = `r.words @@ plainto_tsquery('simple', ?) AND (r.words @@ phraseto_tsquery('simple', ?)
-	OR EXISTS (SELECT 1 FROM unnest(r.words) AS u WHERE cardinality(u.positions) >= 255
+	OR octet_length(r.post) > 500 AND EXISTS (SELECT 1 FROM unnest(r.words) AS u WHERE cardinality(u.positions) >= 255
 		AND u.lexeme = ANY (tsvector_to_array(to_tsvector('simple', ?)))))`
 
 // RecentPosts implements ports.RecentStore.

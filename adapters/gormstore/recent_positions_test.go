@@ -36,6 +36,7 @@ func TestRecentPhrasePastManyPlaces(t *testing.T) {
 			posts := []core.Post{
 				{ExternalID: "repeated", Text: strings.Repeat("acme ", 300) + "crm"},
 				{ExternalID: "thai", Title: strings.Repeat("กข", 1000), Text: strings.Repeat("ขก", 998) + "กขค"},
+				{ExternalID: "short-words", Text: strings.Repeat("x ", 256) + "y"}, // about as short as such a post can be
 				{ExternalID: "no-crm", Text: strings.Repeat("acme ", 300)},
 				{ExternalID: "apart", Text: "crm " + strings.Repeat("other ", 300) + "acme"},
 				{ExternalID: "thai-apart", Title: strings.Repeat("งจ", 1000), Text: "คกข"},
@@ -66,6 +67,7 @@ func TestRecentPhrasePastManyPlaces(t *testing.T) {
 			}{
 				{"acme crm", []string{"repeated"}},
 				{"กขค", []string{"thai"}},
+				{"x y", []string{"short-words"}},
 			} {
 				var got []string
 				if _, err := recent.RecentPosts(ctx, ports.RecentQuery{OwnerID: owner.ID, Platform: core.X, Words: match.Words(c.phrase), Limit: 10},
