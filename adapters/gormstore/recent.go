@@ -133,6 +133,22 @@ func (db *DB) keepRecent(tx *gorm.DB, ownerID string, platform core.Platform, ba
 	return nil
 }
 
+// pgHolds is the condition on Postgres that an indexed post r may hold
+// the phrase (the argument, three times). A text search document keeps
+// at most 255 places of one word (PostgreSQL's "Limitations" of text
+// search), so a phrase met after a word of it came 255 times is not
+// where the document places its words: a post of a script written
+// without spaces, every character a word, or one repeating a common
+// word. Such a post is passed when it holds the phrase's words at all,
+// and the matcher decides; the GIN index finds the posts holding them.
+// Looking through a document's words costs, so only a post long enough
+// is looked through: 255 times one word take at least 508 bytes of
+// title and text (a byte each, and a byte between two of one part),
+// and the post's JSON adds its field names.
+const pgHolds = `r.words @@ plainto_tsquery('simple', ?) AND (r.words @@ phraseto_tsquery('simple', ?)
+	OR octet_length(r.post) > 500 AND EXISTS (SELECT 1 FROM unnest(r.words) AS u WHERE cardinality(u.positions) >= 255
+		AND u.lexeme = ANY (tsvector_to_array(to_tsvector('simple', ?)))))`
+
 // RecentPosts implements ports.RecentStore.
 func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each func(core.RecentPost) bool) (bool, error) {
 	db := s.db.with(ctx)
@@ -199,7 +215,7 @@ func (s *RecentStore) RecentPosts(ctx context.Context, q ports.RecentQuery, each
 	case s.db.postgres:
 		passed = map[int64]bool{}
 		if stop, more, err = walk(all+" AND r.words IS NULL ORDER BY r.id DESC", args...); !stop && err == nil {
-			_, more, err = walk(all+" AND r.words @@ phraseto_tsquery('simple', ?) ORDER BY r.id DESC", append(args, phrase)...)
+			_, more, err = walk(all+" AND "+pgHolds+" ORDER BY r.id DESC", append(args, phrase, phrase, phrase)...)
 		}
 	default:
 		// One mark bounds both walks, so no post is passed twice or left
