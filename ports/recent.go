@@ -45,8 +45,9 @@ type RecentStore interface {
 	// them, until each returns false; each must not call the store. The
 	// posts not in the text index yet come first, then the others, each
 	// newest first. A post that holds the words one after another is
-	// never left out; one passed may lack them only when it is not
-	// indexed yet: the caller checks each with the matcher. more reports
+	// never left out; one passed may lack them when it is not indexed
+	// yet, or (Postgres) when a word of them comes more than 255 times in
+	// it: the caller checks each with the matcher. more reports
 	// that it stopped at q.Limit with such posts left.
 	RecentPosts(ctx context.Context, q RecentQuery, each func(core.RecentPost) bool) (more bool, err error)
 	// Unindexed returns up to limit kept posts not in the text index yet,
