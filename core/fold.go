@@ -6,8 +6,9 @@ import (
 )
 
 // The matcher's reading of characters, one rule for every reader: the
-// matcher (package match) finds phrases by it, the dashboard marks them
-// by it, and the scorer (core/score) judges a phrase near a cue by it.
+// matcher (package match) finds phrases by it, the text index of recent
+// posts holds their words by it, the dashboard marks them by it, and the
+// scorer (core/score) reads posts and judges a phrase near a cue by it.
 
 // VariantRune returns the ASCII character that r is a typed variant of,
 // or r itself: a typographic apostrophe (‘ ’ ‛) is ', and a full-width
@@ -49,9 +50,42 @@ func TypedVariants() []rune {
 
 // MatchFold folds r as the matcher compares characters: its typed
 // variant (VariantRune) folded by FoldRune. Two characters are the same
-// to the matcher exactly when they fold equal.
+// to the matcher exactly when they fold equal; an Invisible character,
+// which the matcher passes over, folds to itself.
 func MatchFold(r rune) rune {
 	return FoldRune(VariantRune(r))
+}
+
+// Invisible reports whether r is a format character a reader does not
+// see, which the matcher reads as if it were absent, in a post and in a
+// phrase: the soft hyphen (U+00AD), the zero-width space, non-joiner and
+// joiner (U+200B to U+200D), the direction marks (U+200E, U+200F, and
+// the Arabic letter mark U+061C), the bidirectional embeddings and
+// overrides (U+202A to U+202E) and isolates (U+2066 to U+2069), the word
+// joiner and the invisible operators (U+2060 to U+2064) and the byte
+// order mark (U+FEFF). Web pages hyphenate with soft hyphens and
+// zero-width spaces, posts that mix Hebrew or Arabic with Latin carry
+// direction marks beside their spaces, pasted files start with a byte
+// order mark: "ac\u00adme" reads "acme" and "acme\u200e crm" reads
+// "acme crm", so the matcher finds "acme" and "acme crm" there.
+//
+// None parts words either. A zero-width space marks where a line may
+// break, in a long word or address as much as between the words of Thai,
+// Khmer or Lao, whose characters are words of their own to the matcher
+// anyway (Unspaced), so it costs them nothing: read as a break, it would
+// make "ac\u200bme", which reads "acme", two words. The joiners belong
+// inside an emoji sequence (U+200D) or a Persian word (U+200C), which
+// readers write with or without them.
+//
+// They are no word characters (IsWordRune) and no white space. FoldKey
+// keeps them, so the key of every phrase stays what it was: a phrase that
+// holds one inside ("ac\u00adme") is no duplicate of the phrase without it,
+// though both are found in the same posts.
+func Invisible(r rune) bool {
+	if r < '\u200b' {
+		return r == '\u00ad' || r == '\u061c'
+	}
+	return r <= '\u200f' || '\u202a' <= r && r <= '\u202e' || '\u2060' <= r && r <= '\u2069' && r != '\u2065' || r == '\ufeff'
 }
 
 // IsWordRune reports whether r is a word character to the matcher: a

@@ -377,9 +377,9 @@ func (b *builder) build(manyKids int) {
 	}
 }
 
-// fold returns p trimmed, with each run of white space made one space and
-// every rune folded by Fold, or nil if p is empty after that or not
-// valid UTF-8.
+// fold returns p trimmed, with each run of white space made one space,
+// the invisible characters left out and every other rune folded by Fold,
+// or nil if p is empty after that or not valid UTF-8.
 func fold(p string) []rune {
 	if !utf8.ValidString(p) {
 		return nil
@@ -389,6 +389,9 @@ func fold(p string) []rune {
 	for _, r := range p {
 		if unicode.IsSpace(r) {
 			space = true
+			continue
+		}
+		if invisible(r) {
 			continue
 		}
 		if space && len(out) > 0 {

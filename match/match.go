@@ -30,6 +30,12 @@
 //     attach to the noun), and "acme" in "acmeの新製品", as Japanese
 //     writes Latin names against kana; "acme" is still not found in
 //     "acmes".
+//   - The format characters a reader does not see (core.Invisible: a
+//     soft hyphen, the zero-width characters, direction marks and other
+//     bidirectional controls, the word joiner, a byte order mark) are
+//     read as if absent, in the text and in phrases: "acme" is found in
+//     "ac\u00adme" and "acme crm" in "acme\u200e crm", but "acme" is not
+//     found in "acme\u2060crm", which reads "acmecrm".
 //   - Invalid UTF-8 in the text is a non-word character that matches
 //     nothing; a phrase that is not valid UTF-8 never matches.
 //   - Overlapping phrases are all found: "new york", "york" and
@@ -65,6 +71,8 @@ const (
 	tokNone  = 0 // a word or character no phrase uses
 	tokSpace = 1 // a run of white space
 	tokFirst = 2
+
+	tokSkip = ^uint32(0) - 1 // what high reads for an invisible character: no token at all
 
 	tokMany = ^uint32(0) // state.tok: look the children up in the edge table
 	noAcc   = ^uint32(0)
@@ -212,8 +220,11 @@ func (s *Set) scan(text string, r *reporter) {
 			tok = s.sym[c]
 			i++
 		default:
-			if tok, i = s.high(text, i); tok == tokSpace {
+			switch tok, i = s.high(text, i); tok {
+			case tokSpace:
 				st = s.states[st&^accBit].space
+				continue
+			case tokSkip:
 				continue
 			}
 		}

@@ -244,6 +244,7 @@ var pieces = []string{
 	"İ", "ı", "😀", "中", "\ufffd",
 	"東", "京", "タ", "ー", "ｶ", "ﾞ", "\u3099", "삼", "은", "ก", "\u0e48", "ไ",
 	"'", "’", "‘", "Ａ", "ａ", "Ｇ", "ｏ", "１", "＃", "＿",
+	"\u00ad", "\u200b", "\u200d", "\u200e", "\u2060", "\ufeff",
 }
 
 var spaces = []string{" ", "  ", "\t", " \n ", "\u00a0", "\u3000"}
@@ -271,6 +272,7 @@ func FuzzFind(f *testing.F) {
 	f.Add("a\na a\na a a\na a a a", "a a a a a a a a, a")
 	f.Add("go\ngo go\nc++", "go go go c++ c++ go")
 	f.Add("東京\nソニー\nacme\n삼성\nกรุงเทพ", "東京タワー acmeの新製品 ｿﾆｰ 삼성은 ที่กรุงเทพมี")
+	f.Add("acme\nacme crm\nac\u00adme\nمی\u200cخواهم", "ac\u00adme\u200e crm \ufeffacme\u2060crm می\u200cخواهم")
 	f.Fuzz(func(t *testing.T, phrases, text string) {
 		list := strings.Split(phrases, "\n")
 		if len(list) > 64 {
@@ -403,8 +405,9 @@ func refContains(t, p []rune) bool {
 	return false
 }
 
-// refRunes folds s rune by rune, makes each run of white space one space
-// and turns each invalid byte into -1, which equals no rune of a phrase.
+// refRunes folds s rune by rune, makes each run of white space one space,
+// leaves out the characters a reader does not see (refInvisible) and
+// turns each invalid byte into -1, which equals no rune of a phrase.
 func refRunes(s string) []rune {
 	var out []rune
 	for len(s) > 0 {
@@ -413,6 +416,8 @@ func refRunes(s string) []rune {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			out = append(out, -1)
+		case refInvisible(r):
+			// read as if absent
 		case unicode.IsSpace(r):
 			if len(out) == 0 || out[len(out)-1] != ' ' {
 				out = append(out, ' ')
@@ -422,6 +427,16 @@ func refRunes(s string) []rune {
 		}
 	}
 	return out
+}
+
+// refInvisible reports whether r is a format character a reader does not
+// see: a soft hyphen, a zero-width space, non-joiner or joiner, a
+// direction mark, a bidirectional embedding, override or isolate, the
+// Arabic letter mark, the word joiner, an invisible operator or a byte
+// order mark.
+func refInvisible(r rune) bool {
+	return r == '\u00ad' || r == '\u061c' || '\u200b' <= r && r <= '\u200f' || '\u202a' <= r && r <= '\u202e' ||
+		'\u2060' <= r && r <= '\u2064' || '\u2066' <= r && r <= '\u2069' || r == '\ufeff'
 }
 
 // refVariant reads a typographic apostrophe as ' and a full-width form

@@ -32,6 +32,9 @@ func TestFindScorerNearCases(t *testing.T) {
 		{"thai word glued to latin", "acme", "", "acmeไทย any alternatives?", true},
 		{"phrase across title and text", "acme corp", "Thoughts on acme", "corp alternatives?", false},
 		{"phrase in the title", "acme corp", "acme corp", "any alternatives?", true},
+		{"soft hyphen inside the phrase's word", "acme", "", "ac\u00adme: any alternatives?", true},
+		{"direction mark beside a space", "acme crm", "", "acme\u200e crm: any alternatives?", true},
+		{"word joiner joins", "acme", "", "acme\u2060crm any alternatives?", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -248,7 +248,8 @@ const (
 
 // wordRest goes on with a word that reaches a non-ASCII byte at text[j],
 // rune by rune, up to the first character that is no word character or
-// is one of a script written without spaces (unspaced).
+// is one of a script written without spaces (unspaced), passing over
+// the invisible characters.
 func (s *Set) wordRest(text string, i, j int, k key) (uint32, int) {
 	known := true
 	for j < len(text) {
@@ -263,6 +264,10 @@ func (s *Set) wordRest(text string, i, j int, k key) (uint32, int) {
 		}
 		r, size := utf8.DecodeRuneInString(text[j:])
 		if r == utf8.RuneError && size == 1 || !isWord(r) || unspaced(r) {
+			if invisible(r) {
+				j += size // read as if absent: the word goes on
+				continue
+			}
 			break // a character of a script without spaces is a word of its own
 		}
 		j += size
@@ -282,7 +287,8 @@ func (s *Set) wordRest(text string, i, j int, k key) (uint32, int) {
 	return s.lookup(text, i, j, &k), j
 }
 
-// high reads the token that starts with the non-ASCII byte at text[i].
+// high reads the token that starts with the non-ASCII byte at text[i]:
+// tokSkip for an invisible character, which is no token.
 func (s *Set) high(text string, i int) (uint32, int) {
 	r, size := utf8.DecodeRuneInString(text[i:])
 	switch {
@@ -296,6 +302,8 @@ func (s *Set) high(text string, i int) (uint32, int) {
 		return tokSpace, skipSpace(text, i+size)
 	case isWord(r) && !unspaced(r):
 		return s.wordRest(text, i, i, key{})
+	case invisible(r):
+		return tokSkip, i + size
 	}
 	// Another character, or one of a script written without spaces,
 	// which is a word of its own and a token as another character is.
@@ -335,6 +343,9 @@ func (s *Set) same(word string, tok uint32) bool {
 	for _, r := range word {
 		f := r
 		if r >= utf8.RuneSelf {
+			if invisible(r) {
+				continue
+			}
 			f = s.runes[r]
 		} else {
 			f = rune(asciiLower[r])
@@ -416,7 +427,7 @@ func mix(x uint64) uint64 {
 }
 
 // skipSpace returns the index after the run of white space that goes on
-// at text[i].
+// at text[i], with the invisible characters in it and after it.
 func skipSpace(text string, i int) int {
 	for i < len(text) {
 		c := text[i]
@@ -428,12 +439,19 @@ func skipSpace(text string, i int) int {
 			break
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
-		if !unicode.IsSpace(r) {
+		if !unicode.IsSpace(r) && !invisible(r) {
 			break
 		}
 		i += size
 	}
 	return i
+}
+
+// invisible reports whether r is a format character a reader does not
+// see (core.Invisible), which the scan reads as if it were absent: it
+// ends no word and breaks no run of white space.
+func invisible(r rune) bool {
+	return core.Invisible(r)
 }
 
 // isWord reports whether r is a word character (core.IsWordRune: a

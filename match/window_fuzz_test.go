@@ -23,6 +23,7 @@ func FuzzWindowFindsWhatIngestMatches(f *testing.F) {
 	f.Add("東京", "", "東京タワー", "x")
 	f.Add("c++", "  ", "\xffc++\xfe", "")
 	f.Add("a\u0301", "A\u0301!", "", " a\u0301 ")
+	f.Add("acme crm", "ac\u00adme\u200e crm", "\ufeffacme \u200b crm", "acme\u2060crm")
 	f.Fuzz(func(t *testing.T, phrase, title, body1, body2 string) {
 		ip := core.IngestPost{ExternalID: "1", URL: "https://x.com/1", Title: title, Body: []string{body1, body2}}
 		p, err := ip.Post()

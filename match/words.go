@@ -10,7 +10,9 @@ import (
 // phrase matches: each run of word characters (letters, digits and
 // combining marks, as the matcher reads them) folded as the matcher
 // folds them (Fold: core.FoldRune of each typed variant), with one
-// space before each word after the first of dst. '_', a word character
+// space before each word after the first of dst, the invisible
+// characters left out as the matcher passes over them ("ac\u00adme" is
+// "acme"). '_', a word character
 // to the matcher, separates words here: an index tokenizer reads it as
 // punctuation, and cutting a word at it in the text and in the phrase
 // alike keeps every phrase's words in the same order in the texts it
@@ -45,7 +47,9 @@ func AppendWords(dst []byte, text string) []byte {
 		}
 		i += size
 		if r == '_' || !isWord(r) {
-			in = false
+			// An invisible character neither ends the word nor
+			// starts one, as to the matcher.
+			in = in && invisible(r)
 			continue
 		}
 		// A character of a script written without spaces is a word

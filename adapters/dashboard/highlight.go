@@ -14,7 +14,8 @@ import (
 // highlight returns text as HTML with what a reader looks for in
 // <mark>: every place the phrase occurs, found as the matcher finds it
 // (letters compare under match.Fold, any run of white space stands
-// for a space, and a phrase's outer word characters must not touch
+// for a space, the characters a reader does not see (core.Invisible)
+// are read as if absent, and a phrase's outer word characters must not touch
 // another word character, where both are of scripts written with
 // spaces: match.NeedsBoundary), and every place a search's term does (its
 // words one after another, anything but word letters between them, as
@@ -56,10 +57,12 @@ func marked(text string, spans [][2]int) template.HTML {
 	return template.HTML(b.String())
 }
 
-// phraseSpans returns the byte spans of text where phrase occurs.
+// phraseSpans returns the byte spans of text where phrase occurs. A span
+// starts and ends on a character a reader sees: an invisible one inside
+// the phrase is marked with it, one at its edge is not.
 func phraseSpans(text, phrase string) [][2]int {
-	var want []rune // folded, each run of white space one ' '
-	for _, f := range strings.Fields(phrase) {
+	var want []rune // folded, each run of white space one ' ', without the invisible characters
+	for _, f := range strings.Fields(strings.Map(dropInvisible, phrase)) {
 		if len(want) > 0 {
 			want = append(want, ' ')
 		}
@@ -77,10 +80,13 @@ func phraseSpans(text, phrase string) [][2]int {
 	var out [][2]int
 	prev := rune(' ')
 	for i, r := range text {
+		if core.Invisible(r) {
+			continue // prev stays the character before, as the matcher reads it
+		}
 		if !(edgeBefore && match.NeedsBoundary(prev)) {
 			if end, ok := phraseAt(text, i, want); ok {
-				next, _ := utf8.DecodeRuneInString(text[end:])
-				if !(edgeAfter && end < len(text) && match.NeedsBoundary(next)) {
+				next, _ := utf8.DecodeRuneInString(text[skipInvisible(text, end):])
+				if !(edgeAfter && match.NeedsBoundary(next)) {
 					out = append(out, [2]int{i, end})
 				}
 			}
@@ -90,11 +96,34 @@ func phraseSpans(text, phrase string) [][2]int {
 	return out
 }
 
+// dropInvisible leaves out, in strings.Map, the characters a reader does
+// not see.
+func dropInvisible(r rune) rune {
+	if core.Invisible(r) {
+		return -1
+	}
+	return r
+}
+
+// skipInvisible returns the index of the first character at or after
+// byte i of text that is not invisible, or len(text).
+func skipInvisible(text string, i int) int {
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !core.Invisible(r) {
+			break
+		}
+		i += size
+	}
+	return i
+}
+
 // phraseAt reports whether the folded phrase want starts at byte i of
-// text, and where it ends.
+// text, and where it ends: after its last character, not after the
+// invisible characters that may follow.
 func phraseAt(text string, i int, want []rune) (int, bool) {
 	for _, w := range want {
-		if i >= len(text) {
+		if i = skipInvisible(text, i); i >= len(text) {
 			return 0, false
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -102,7 +131,7 @@ func phraseAt(text string, i int, want []rune) (int, bool) {
 			if !unicode.IsSpace(r) {
 				return 0, false
 			}
-			for i < len(text) && unicode.IsSpace(r) {
+			for i < len(text) && (unicode.IsSpace(r) || core.Invisible(r)) {
 				i += size
 				r, size = utf8.DecodeRuneInString(text[i:])
 			}

@@ -48,6 +48,10 @@ func TestRateNearFollowsMatching(t *testing.T) {
 		// never spans the two.
 		{"phrase across title and text", "acme corp", core.Post{Title: "Thoughts on acme", Text: "corp alternatives?"}, false},
 		{"phrase in the title", "acme corp", core.Post{Title: "acme corp", Text: "any alternatives?"}, true},
+		// A character a reader does not see is read as if absent.
+		{"soft hyphen inside the phrase's word", "acme", core.Post{Text: "ac\u00adme: any alternatives?"}, true},
+		{"direction mark beside a space", "acme crm", core.Post{Text: "acme\u200e crm: any alternatives?"}, true},
+		{"word joiner joins", "acme", core.Post{Text: "acme\u2060crm any alternatives?"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

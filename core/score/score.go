@@ -629,7 +629,10 @@ func singleLine(s string) string {
 // end), reads typographic apostrophes and full-width forms of ASCII
 // characters as the ASCII ones, as the matcher does (core.VariantRune),
 // and lower-cases letters, so that the cues, written in lower case with
-// single spaces, read "Don’t" and "ＢＵＹ" too. Every character keeps
+// single spaces, read "Don’t" and "ＢＵＹ" too. It leaves out the
+// characters a reader does not see, which the matcher reads as if absent
+// (core.Invisible), so "alter\u00adnatives" is "alternatives" and
+// "acme\u200e crm" is "acme crm". Every character keeps
 // its meaning to the matcher (core.MatchFold and core.NeedsBoundary
 // give what they give for the original), so where the phrase occurs in
 // the result the matcher finds it in s: a letter whose lower case folds
@@ -647,6 +650,9 @@ func normalise(s string) string {
 				b.WriteByte(' ')
 				space = true
 			}
+			continue
+		}
+		if core.Invisible(r) {
 			continue
 		}
 		b.WriteRune(normalRune(r))
@@ -694,6 +700,7 @@ func source(s string, start, end int) string {
 			space = true
 		case r < utf8.RuneSelf: // ASCII stays ASCII
 			size, space = 1, false
+		case core.Invisible(r): // left out
 		default:
 			size, space = utf8.RuneLen(normalRune(r)), false
 		}

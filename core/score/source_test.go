@@ -16,6 +16,7 @@ func FuzzSource(f *testing.F) {
 		"İSTANBUL ΣΟΦΊΑΣ ẞ \u212a",
 		"a\xffb \xc3 c",
 		"acme\u202e is \u2028 great",
+		"\ufeffAc\u00adme\u200e \u200b Crm\u00ad",
 		"",
 	} {
 		f.Add(s)
