@@ -219,7 +219,7 @@ func TestDashboardFlow(t *testing.T) {
 	b.open(s.URL + "/app/plan")
 	meters := eval[[]string](b, `Array.from(document.querySelectorAll(".meter")).map(m => m.textContent.replace(/\s+/g, " ").trim())`)
 	for _, want := range []string{"x phrases 1 of 1 1 of 1 · limit reached", "reddit phrases 0 of 1 0 of 1", "x accounts 1 of 1 1 of 1 · limit reached",
-		"facebook accounts 0 of 1 0 of 1", "webhooks not part of the plan"} {
+		"facebook accounts 0 of 1 0 of 1", "webhooks and channels not part of the plan"} {
 		if !slices.Contains(meters, want) {
 			t.Fatalf("no meter %q among %q", want, meters)
 		}
