@@ -35,13 +35,7 @@ func TestIngestAnnouncesMatchesWhenTheClientLeavesDuringTheCommit(t *testing.T) 
 	t.Parallel()
 	w := newWorld(t)
 	o := w.owner(t, "leave@example.com")
-	p, err := core.NewPhrase(o.ID, "acme", "x", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.phrases.CreatePhrase(context.Background(), &p, core.Limits{PhrasesPerPlatform: 10}, ports.Idempotency{}); err != nil {
-		t.Fatal(err)
-	}
+	w.phraseOn(t, o.ID, "acme", "x", "")
 	mem, err := bus.Open("memory://", bus.Config{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/earshothq/earshot/adapters/gormstore"
 	"github.com/earshothq/earshot/core"
-	"github.com/earshothq/earshot/ports"
 )
 
 // After the clock was set back an hour, a helper's batch still records
@@ -20,13 +19,7 @@ func TestIngestRecordsHelperReadAfterTheClockWentBack(t *testing.T) {
 	databases(t, func(t *testing.T, w world) {
 		ctx := context.Background()
 		o := w.owner(t, "back@example.com")
-		p, err := core.NewPhrase(o.ID, "acme", "x", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.phrases.CreatePhrase(ctx, &p, core.Limits{PhrasesPerPlatform: 10}, ports.Idempotency{}); err != nil {
-			t.Fatal(err)
-		}
+		p := w.phraseOn(t, o.ID, "acme", "x", "")
 		ahead := p.CreatedAt.Add(2 * time.Hour)
 		c := &handClock{now: ahead}
 		ingest := NewIngest(IngestDeps{Matches: w.matches, Accounts: gormstore.NewAccountStore(w.db), Matchers: NewMatchers(w.phrases), Log: quiet, Clock: c},

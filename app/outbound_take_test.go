@@ -27,6 +27,35 @@ func (c *sendCount) SendChannel(context.Context, ports.ChannelMessage) ports.Web
 	return ports.WebhookResult{Status: 200}
 }
 
+// takeRows is an owner with a webhook and a Slack channel over the
+// real services, whose sends sender counts.
+type takeRows struct {
+	h        *hooks
+	chans    *Channels
+	sender   *sendCount
+	o        core.Owner
+	hook, ch core.Webhook
+}
+
+// newTakeRows makes the rows of takeRows, named after name.
+func newTakeRows(t *testing.T, name string) takeRows {
+	t.Helper()
+	ctx := context.Background()
+	w := newWorld(t)
+	r := takeRows{o: w.owner(t, name+"@example.com"), sender: new(sendCount)}
+	r.h = newHooksVia(t, w, DeliveryConfig{}, r.sender, nil)
+	r.chans = NewChannels(ChannelDeps{Webhooks: r.h.Webhooks, Store: gormstore.NewChannelStore(w.db)})
+	var err error
+	if r.hook, _, err = r.h.Create(ctx, r.o.ID, "https://hooks.example.com/"+name, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A Slack incoming webhook's address (https://api.slack.com/messaging/webhooks).
+	if r.ch, err = r.chans.Create(ctx, r.o.ID, ports.NewChannel{Kind: "slack", URL: "https://hooks.slack.com/services/T0/B0/" + name}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // The caller's take is made once the service has decided to send, and
 // only then: every refusal of a test, a redelivery or a replay leaves it
 // untaken, a delivery that a full log does not hold and a replay from a
@@ -36,20 +65,8 @@ func (c *sendCount) SendChannel(context.Context, ports.ChannelMessage) ports.Web
 func TestOutboundTakeWhereTheServiceSends(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	w := newWorld(t)
-	o := w.owner(t, "take@example.com")
-	sender := new(sendCount)
-	h := newHooksVia(t, w, DeliveryConfig{}, sender, nil)
-	chans := NewChannels(ChannelDeps{Webhooks: h.Webhooks, Store: gormstore.NewChannelStore(w.db)})
-	hook, _, err := h.Create(ctx, o.ID, "https://hooks.example.com/take", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A Slack incoming webhook's address (https://api.slack.com/messaging/webhooks).
-	ch, err := chans.Create(ctx, o.ID, ports.NewChannel{Kind: "slack", URL: "https://hooks.slack.com/services/T0/B0/take"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newTakeRows(t, "take")
+	h, chans, sender, o, hook, ch := r.h, r.chans, r.sender, r.o, r.hook, r.ch
 	at := time.Now().Add(-time.Hour)
 	add := func(id string, trigger core.DeliveryTrigger, status core.DeliveryStatus) {
 		at = at.Add(time.Second)
@@ -170,13 +187,8 @@ func TestOutboundTakeWhereTheServiceSends(t *testing.T) {
 func TestRetrySwitchedOffDuringTheTake(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	w := newWorld(t)
-	o := w.owner(t, "offtake@example.com")
-	h := newHooksVia(t, w, DeliveryConfig{}, new(sendCount), nil)
-	hook, _, err := h.Create(ctx, o.ID, "https://hooks.example.com/offtake", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newTakeRows(t, "offtake")
+	h, o, hook := r.h, r.o, r.hook
 	at := time.Now().Add(-time.Hour)
 	d := core.Delivery{ID: "failed", WebhookID: hook.ID, OwnerID: o.ID, Event: core.EventMatchCreated, Trigger: core.TriggerScheduled,
 		Status: core.DeliveryFailed, Payload: []byte(`{}`), CreatedAt: at, NextAttemptAt: at}
@@ -201,20 +213,8 @@ func TestRetrySwitchedOffDuringTheTake(t *testing.T) {
 func TestNilTakeSetsNoLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	w := newWorld(t)
-	o := w.owner(t, "niltake@example.com")
-	sender := new(sendCount)
-	h := newHooksVia(t, w, DeliveryConfig{}, sender, nil)
-	chans := NewChannels(ChannelDeps{Webhooks: h.Webhooks, Store: gormstore.NewChannelStore(w.db)})
-	hook, _, err := h.Create(ctx, o.ID, "https://hooks.example.com/niltake", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A Slack incoming webhook's address (https://api.slack.com/messaging/webhooks).
-	ch, err := chans.Create(ctx, o.ID, ports.NewChannel{Kind: "slack", URL: "https://hooks.slack.com/services/T0/B0/niltake"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newTakeRows(t, "niltake")
+	h, chans, sender, o, hook, ch := r.h, r.chans, r.sender, r.o, r.hook, r.ch
 	at := time.Now().Add(-time.Hour)
 	for _, row := range []string{hook.ID, ch.ID} {
 		d := core.Delivery{ID: row + "-failed", WebhookID: row, OwnerID: o.ID, Event: core.EventMatchCreated, Trigger: core.TriggerScheduled,

@@ -18,8 +18,7 @@ func TestConfirmedChangeVoidsOlderLinks(t *testing.T) {
 	ctx := context.Background()
 	db, owners := ownersOver(t)
 	mail := &sentMail{}
-	changes := app.NewAddressChanges(app.AddressChangeDeps{Owners: gormstore.NewOwnerStore(db), Mailer: mail, Clock: &stepClock{now: time.Now()},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SiteURL: func() string { return "http://earshot.test" }})
+	changes := addressChanges(gormstore.NewOwnerStore(db), mail)
 	boot, err := owners.Bootstrap(ctx)
 	if err != nil {
 		t.Fatal(err)

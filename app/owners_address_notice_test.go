@@ -14,6 +14,13 @@ import (
 	"github.com/earshothq/earshot/ports"
 )
 
+// addressChanges is the address change service over owners, mailing
+// through mail, at the time the test runs.
+func addressChanges(owners ports.OwnerStore, mail ports.Mailer) *app.AddressChanges {
+	return app.NewAddressChanges(app.AddressChangeDeps{Owners: owners, Mailer: mail, Clock: &stepClock{now: time.Now()},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SiteURL: func() string { return "http://earshot.test" }})
+}
+
 // refusingTo sends as sentMail does but refuses mail to one address, as
 // an SMTP server that rejects a recipient does.
 type refusingTo struct {
@@ -36,8 +43,7 @@ func TestAddressChangeNoticeNotSent(t *testing.T) {
 	ctx := context.Background()
 	db, owners := ownersOver(t)
 	mail := &refusingTo{to: app.BootstrapEmail}
-	changes := app.NewAddressChanges(app.AddressChangeDeps{Owners: gormstore.NewOwnerStore(db), Mailer: mail, Clock: &stepClock{now: time.Now()},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SiteURL: func() string { return "http://earshot.test" }})
+	changes := addressChanges(gormstore.NewOwnerStore(db), mail)
 	boot, err := owners.Bootstrap(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -100,8 +106,7 @@ func TestAddressChangeNoticeOutlivesTheRequest(t *testing.T) {
 	mail := &ctxMail{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	changes := app.NewAddressChanges(app.AddressChangeDeps{Owners: cancelAfterUse{gormstore.NewOwnerStore(db), cancel}, Mailer: mail,
-		Clock: &stepClock{now: time.Now()}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), SiteURL: func() string { return "http://earshot.test" }})
+	changes := addressChanges(cancelAfterUse{gormstore.NewOwnerStore(db), cancel}, mail)
 	boot, err := owners.Bootstrap(ctx)
 	if err != nil {
 		t.Fatal(err)

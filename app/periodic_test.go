@@ -82,7 +82,12 @@ func (w world) owner(t *testing.T, email string) core.Owner {
 }
 
 func (w world) phrase(t *testing.T, owner, text, community string) core.Phrase {
-	p, err := core.NewPhrase(owner, text, "reddit", community)
+	return w.phraseOn(t, owner, text, "reddit", community)
+}
+
+// phraseOn stores the owner's phrase text on platform.
+func (w world) phraseOn(t *testing.T, owner, text, platform, community string) core.Phrase {
+	p, err := core.NewPhrase(owner, text, platform, community)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"io"
+	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,5 +75,57 @@ func TestConsoleLeavesAPendingMigrationUncut(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("OpenConsole still waits 30 s after the migration lock was released")
+	}
+}
+
+// A server that accepts the connection and never answers its start-up
+// (a hung process, or a firewall that answers the handshake and drops
+// what follows) fails the console's check within gormstore.Open's
+// connect bound, 30 s, when the URL names none: the check connects
+// before Open does, and a connect given no bound waits for good.
+func TestConsoleCheckConnectsWithinTheDefaultBound(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("PGCONNECT_TIMEOUT") != "" {
+		t.Skip("PGCONNECT_TIMEOUT sets the bound")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			// Read what the client sends, so that it waits for the
+			// answer, not for room to write.
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	done := make(chan error, 1)
+	go func() {
+		done <- answers(context.Background(), "postgres://earshot@"+ln.Addr().String()+"/earshot?sslmode=disable", time.Second)
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "timeout") {
+			t.Fatalf("answers from a server that never answers = %v, want a timeout", err)
+		}
+	case <-time.After(45 * time.Second):
+		t.Fatal("the console's check still waits 45 s on a server that never answers its start-up")
 	}
 }

@@ -81,6 +81,21 @@ func pgOutbound(t *testing.T, sender *heldSender, limit int) (srv *httptest.Serv
 	return srv, hook, store, o.ID
 }
 
+// postAsO1 posts nothing to path with the key o_1 and closes the body;
+// nil, with the error reported, when no answer came. It may be called
+// from any goroutine.
+func postAsO1(t *testing.T, srv *httptest.Server, path string) *http.Response {
+	req, _ := http.NewRequest("POST", srv.URL+path, nil)
+	req.Header.Set("Authorization", "Bearer o_1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Error(err)
+		return nil
+	}
+	resp.Body.Close()
+	return resp
+}
+
 // On Postgres, where the limiter is a table of the same database, 30
 // test sends at once (more than the pool's 20 connections) all reach the
 // receiver together: none holds a connection while it takes or sends,
@@ -96,15 +111,9 @@ func TestOutboundTakesOnPostgresStarveNoPool(t *testing.T) {
 	codes := make([]int, n)
 	for i := range n {
 		wg.Go(func() {
-			req, _ := http.NewRequest("POST", srv.URL+"/api/v1/webhooks/"+hook.ID+"/test", nil)
-			req.Header.Set("Authorization", "Bearer o_1")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
-				return
+			if resp := postAsO1(t, srv, "/api/v1/webhooks/"+hook.ID+"/test"); resp != nil {
+				codes[i] = resp.StatusCode
 			}
-			resp.Body.Close()
-			codes[i] = resp.StatusCode
 		})
 	}
 	wg.Wait()
@@ -146,14 +155,10 @@ func TestOutboundLimitOnPostgresUnderConcurrency(t *testing.T) {
 			if i < 10 {
 				path = fmt.Sprintf("/api/v1/webhooks/%s/deliveries/f%d/retry", hook.ID, i)
 			}
-			req, _ := http.NewRequest("POST", srv.URL+path, nil)
-			req.Header.Set("Authorization", "Bearer o_1")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
+			resp := postAsO1(t, srv, path)
+			if resp == nil {
 				return
 			}
-			resp.Body.Close()
 			switch resp.StatusCode {
 			case http.StatusOK, http.StatusAccepted:
 				ok.Add(1)

@@ -96,24 +96,7 @@ func TestAdminGivesUpOnAPostgresThatStopsAnswering(t *testing.T) {
 // body.
 func stallingPostgres(t *testing.T, target string, stall func(typ byte, body []byte) bool) *peer {
 	t.Helper()
-	ln, p, keep := listenPeer(t)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			b, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			keep(c, b)
-			go func() { _, _ = io.Copy(c, b) }()
-			go p.forwardPostgresUntil(c, b, stall)
-		}
-	}()
-	return p
+	return proxyPeer(t, target, func(p *peer, c, b net.Conn) { p.forwardPostgresUntil(c, b, stall) })
 }
 
 // forwardPostgresUntil copies the client's messages from c to b until

@@ -189,6 +189,14 @@ func silentPeer(t *testing.T) *peer {
 // out: type, channel, size, payload, 0xCE.
 func stallingBroker(t *testing.T, target string) *peer {
 	t.Helper()
+	return proxyPeer(t, target, (*peer).forwardUntilChannelOpen)
+}
+
+// proxyPeer is a proxy to target: for each connection c it accepts, it
+// dials target as b, copies b's answers to c as they are, and leaves
+// what c sends to forward.
+func proxyPeer(t *testing.T, target string, forward func(p *peer, c, b net.Conn)) *peer {
+	t.Helper()
 	ln, p, keep := listenPeer(t)
 	go func() {
 		for {
@@ -203,7 +211,7 @@ func stallingBroker(t *testing.T, target string) *peer {
 			}
 			keep(c, b)
 			go func() { _, _ = io.Copy(c, b) }()
-			go p.forwardUntilChannelOpen(c, b)
+			go forward(p, c, b)
 		}
 	}()
 	return p
