@@ -13,6 +13,11 @@ type Quota struct {
 	Reset     time.Duration // until the window ends; Retry-After when refused
 }
 
+// RetryAfter is Reset in whole seconds, rounded up and at least 1: the
+// value of a Retry-After header, which a client reading 0 would send at
+// once.
+func (q Quota) RetryAfter() int { return max(int(q.Reset.Seconds()+0.999), 1) }
+
 // RateLimiter counts requests per key in fixed windows of one minute.
 type RateLimiter interface {
 	// Take counts one request of key against limit and says whether it

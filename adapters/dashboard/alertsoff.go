@@ -102,7 +102,7 @@ func (d *Dashboard) takeAlertsOff(w http.ResponseWriter, r *http.Request) bool {
 	if q.Allowed {
 		return true
 	}
-	secs := max(int(q.Reset.Seconds()+0.999), 1)
+	secs := q.RetryAfter()
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	d.render(w, r, http.StatusTooManyRequests, "error", &errorView{layout: layout{Title: "Too many requests"},
 		Message: fmt.Sprintf("Nothing was changed: too many requests came from your address. Please try again in %d seconds.", secs)})

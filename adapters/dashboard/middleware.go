@@ -181,7 +181,7 @@ func (d *Dashboard) limitSends(next http.Handler) http.Handler {
 		if err != nil {
 			d.cfg.Logger.WarnContext(ctx, "rate limiter failed", "err", err)
 		} else if !q.Allowed {
-			d.tooManyWrites(w, r, max(int(q.Reset.Seconds()+0.999), 1))
+			d.tooManyWrites(w, r, q.RetryAfter())
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -203,7 +203,7 @@ func (d *Dashboard) takeWrite(ctx context.Context, ownerID string) int {
 	if q.Allowed {
 		return 0
 	}
-	return max(int(q.Reset.Seconds()+0.999), 1)
+	return q.RetryAfter()
 }
 
 // tooManyWrites answers a write refused past the limit: 429 with

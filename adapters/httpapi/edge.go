@@ -110,8 +110,7 @@ func takeQuota(ctx context.Context, l ports.RateLimiter, log *slog.Logger, w htt
 	h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(q.Remaining))
 	if !q.Allowed {
-		secs := int(q.Reset.Seconds() + 0.999)
-		h.Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		h.Set("Retry-After", strconv.Itoa(q.RetryAfter()))
 	}
 	return q.Allowed
 }
@@ -161,7 +160,7 @@ func (a *API) limitOutbound(next http.Handler) http.Handler {
 			if q.Allowed {
 				return nil
 			}
-			secs := strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1))
+			secs := strconv.Itoa(q.RetryAfter())
 			h := w.Header()
 			h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
 			h.Set("X-RateLimit-Remaining", "0")
@@ -211,7 +210,7 @@ func keyCheckAllowed(ctx context.Context, l ports.RateLimiter, log *slog.Logger,
 		return true
 	}
 	h.Set("X-RateLimit-Remaining", "0")
-	h.Set("Retry-After", strconv.Itoa(max(int(q.Reset.Seconds()+0.999), 1)))
+	h.Set("Retry-After", strconv.Itoa(q.RetryAfter()))
 	return false
 }
 
