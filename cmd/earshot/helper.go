@@ -97,16 +97,16 @@ flags:
 `
 
 type helperSettings struct {
-	server, key, state      string
-	platforms               []string
-	redditURL               string
-	interval, redditPace    time.Duration
-	xPace, facebookPace     time.Duration
-	xPages, facebookGroups  int
-	once, direct            bool
-	xURL, facebookURL, keyF string
-	browserPath             string
-	challenge               string // --challenge: the platform whose session the owner renews
+	server, key, state     string
+	platforms              []string
+	redditURL              string
+	interval, redditPace   time.Duration
+	xPace, facebookPace    time.Duration
+	xPages, facebookGroups int
+	once, direct           bool
+	xURL, facebookURL      string
+	browserPath            string
+	challenge              string // --challenge: the platform whose session the owner renews
 }
 
 func helperCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -238,7 +238,7 @@ func helperFlags(args []string, getenv func(string) string, stderr io.Writer) (h
 	if fs.NArg() > 0 {
 		return helperSettings{}, usageErr("unexpected argument %q", fs.Arg(0))
 	}
-	s := helperSettings{server: *server, redditURL: *redditURL, xURL: *xURL, facebookURL: *fbURL, once: *once, keyF: *keyFile, browserPath: *browserPath}
+	s := helperSettings{server: *server, redditURL: *redditURL, xURL: *xURL, facebookURL: *fbURL, once: *once, browserPath: *browserPath}
 	if s.challenge = strings.ToLower(*challenge); s.challenge != "" && platformSites[s.challenge] == "" {
 		return s, usageErr("--challenge: unknown platform %q (x, facebook, reddit)", *challenge)
 	}
