@@ -68,7 +68,8 @@ type DB struct {
 // queued in Go take their turns in order, where SQLite's busy handler
 // sleeps, polls and lets one starve behind later ones (docs/adr/0016).
 // On Postgres a connect that gets no answer fails after connectTimeout
-// unless the operator bounds it, and unless the URL sets plan_cache_mode,
+// unless the operator bounds it, as does a first statement after it that
+// gets none (firstAnswer), and unless the URL sets plan_cache_mode,
 // statements are planned for their values (a generic plan costed on an
 // empty database once walked every match of an owner for a lookup by id,
 // docs/adr/0003), but the API's page, one index walk whatever the
@@ -146,9 +147,10 @@ func Open(rawURL string) (*DB, error) {
 // connection and never answers would otherwise hold serve, migrate and
 // admin, and later a pool's new connection, forever. 30 s, as the
 // broker's dial (adapters/bus): ample for a slow link or a server waking
-// from a pause, and one figure for an operator to know. Statements, a
-// long migration's too, are not bounded by it. Whole seconds, as
-// connect_timeout is; a variable so tests can lower it.
+// from a pause, and one figure for an operator to know. It also bounds
+// Open's first statement (firstAnswer), whatever the operator set;
+// later statements, a long migration's too, are not bounded by it.
+// Whole seconds, as connect_timeout is; a variable so tests can lower it.
 var connectTimeout = 30 * time.Second
 
 // pageConns bounds the connections of Postgres's page pool: the API's
