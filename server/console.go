@@ -2,55 +2,11 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/earshothq/earshot/adapters/gormstore"
 )
-
-// answers connects to the Postgres at rawURL under the connect bound
-// gormstore.Open applies and fails unless a ping is answered within
-// bound. Open's own first statement takes no context: a server that
-// completes the start-up and then stops answering (hung, or a firewall
-// that drops what follows) would hold it forever. Any other URL passes,
-// as does one the driver cannot parse, for Open to say why.
-func answers(ctx context.Context, rawURL string, bound time.Duration) error {
-	if !strings.HasPrefix(rawURL, "postgres://") && !strings.HasPrefix(rawURL, "postgresql://") {
-		return nil
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil
-	}
-	cfg, err := pgconn.ParseConfig(rawURL)
-	if err != nil {
-		return nil
-	}
-	// gormstore.Open's default, unless the operator chose a bound.
-	if !u.Query().Has("connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" && cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = 30 * time.Second
-	}
-	conn, err := pgconn.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
-	}
-	defer conn.Close(ctx)
-	pingCtx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	if err := conn.Ping(pingCtx); err != nil {
-		if errors.Is(pingCtx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("open database: Postgres at %s connected and then gave no answer within %v", conn.Conn().RemoteAddr(), bound)
-		}
-		return fmt.Errorf("open database: %w", err)
-	}
-	return nil
-}
 
 // migrateBehind migrates db when its schema is not at this build's
 // version. The read of the version must be answered within bound; the

@@ -80,9 +80,9 @@ func TestConsoleLeavesAPendingMigrationUncut(t *testing.T) {
 
 // A server that accepts the connection and never answers its start-up
 // (a hung process, or a firewall that answers the handshake and drops
-// what follows) fails the console's check within gormstore.Open's
-// connect bound, 30 s, when the URL names none: the check connects
-// before Open does, and a connect given no bound waits for good.
+// what follows) fails the console's open within gormstore.Open's
+// connect bound, 30 s, when the URL names none, whatever the console's
+// own bound: a connect given no bound waits for good.
 func TestConsoleCheckConnectsWithinTheDefaultBound(t *testing.T) {
 	t.Parallel()
 	if os.Getenv("PGCONNECT_TIMEOUT") != "" {
@@ -116,16 +116,24 @@ func TestConsoleCheckConnectsWithinTheDefaultBound(t *testing.T) {
 			go func() { _, _ = io.Copy(io.Discard, c) }()
 		}
 	}()
+	cfg := testConfig(t, map[string]string{
+		"EARSHOT_DATABASE_URL": "postgres://earshot@" + ln.Addr().String() + "/earshot?sslmode=disable",
+		"EARSHOT_SECRET_KEY":   strings.Repeat("k", 32),
+	})
 	done := make(chan error, 1)
 	go func() {
-		done <- answers(context.Background(), "postgres://earshot@"+ln.Addr().String()+"/earshot?sslmode=disable", time.Second)
+		con, err := OpenConsole(context.Background(), cfg, time.Second)
+		if err == nil {
+			err = con.Close()
+		}
+		done <- err
 	}()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "timeout") {
-			t.Fatalf("answers from a server that never answers = %v, want a timeout", err)
+			t.Fatalf("OpenConsole on a server that never answers = %v, want a timeout", err)
 		}
 	case <-time.After(45 * time.Second):
-		t.Fatal("the console's check still waits 45 s on a server that never answers its start-up")
+		t.Fatal("the console's open still waits 45 s on a server that never answers its start-up")
 	}
 }

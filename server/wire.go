@@ -488,13 +488,10 @@ type Console struct {
 // OpenConsole opens and migrates the database for the admin commands.
 // They are short-lived programs with nothing to start or stop but the
 // database, so they need no fx application. Postgres must answer the
-// first statement after connecting and the read of the schema's version
-// within bound (the connect has its own); a pending migration is never
-// cut, as `earshot migrate`'s is not.
+// read of the schema's version within bound (gormstore.Open bounds the
+// connect and the first statement after it); a pending migration is
+// never cut, as `earshot migrate`'s is not.
 func OpenConsole(ctx context.Context, cfg Config, bound time.Duration) (*Console, error) {
-	if err := answers(ctx, cfg.DatabaseURL, bound); err != nil {
-		return nil, err
-	}
 	db, err := gormstore.Open(cfg.DatabaseURL)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
@@ -67,7 +68,8 @@ type DB struct {
 // queued in Go take their turns in order, where SQLite's busy handler
 // sleeps, polls and lets one starve behind later ones (docs/adr/0016).
 // On Postgres a connect that gets no answer fails after connectTimeout
-// unless the operator bounds it, and unless the URL sets plan_cache_mode,
+// unless the operator bounds it, as does a first statement after it that
+// gets none (firstAnswer), and unless the URL sets plan_cache_mode,
 // statements are planned for their values (a generic plan costed on an
 // empty database once walked every match of an owner for a lookup by id,
 // docs/adr/0003), but the API's page, one index walk whatever the
@@ -145,9 +147,10 @@ func Open(rawURL string) (*DB, error) {
 // connection and never answers would otherwise hold serve, migrate and
 // admin, and later a pool's new connection, forever. 30 s, as the
 // broker's dial (adapters/bus): ample for a slow link or a server waking
-// from a pause, and one figure for an operator to know. Statements, a
-// long migration's too, are not bounded by it. Whole seconds, as
-// connect_timeout is; a variable so tests can lower it.
+// from a pause, and one figure for an operator to know. It also bounds
+// Open's first statement (firstAnswer), whatever the operator set;
+// later statements, a long migration's too, are not bounded by it.
+// Whole seconds, as connect_timeout is; a variable so tests can lower it.
 var connectTimeout = 30 * time.Second
 
 // pageConns bounds the connections of Postgres's page pool: the API's
@@ -166,10 +169,19 @@ func (db *DB) open(dial gorm.Dialector, sqliteFile bool, conns, idle int, idleFo
 		PrepareStmtMaxSize: 1024, PrepareStmtTTL: 10 * 365 * 24 * time.Hour,
 		NowFunc: func() time.Time { return time.Now().UTC() },
 	}
+	// gorm's own ping takes no context: on Postgres, firstAnswer pings
+	// under a deadline instead.
+	cfg.DisableAutomaticPing = db.postgres
 	deadline := time.Now().Add(10 * time.Second)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		g, err := gorm.Open(dial, cfg)
 		var se sqlite3.Error
+		if err == nil && db.postgres {
+			pool, _ := g.DB()
+			if err = firstAnswer(pool); err != nil {
+				pool.Close()
+			}
+		}
 		if err == nil {
 			pool, _ := g.DB() // a *gorm.DB from gorm.Open always has one
 			pool.SetMaxOpenConns(conns)
@@ -184,6 +196,35 @@ func (db *DB) open(dial gorm.Dialector, sqliteFile bool, conns, idle int, idleFo
 		}
 		time.Sleep(wait)
 	}
+}
+
+// firstAnswer connects one of pool's connections, under the connect
+// bound, and fails unless Postgres answers a ping on it within
+// connectTimeout: a server that completes the start-up and then stops
+// answering (hung, or a firewall that drops the session part way) would
+// otherwise hold serve, migrate and admin forever at their first
+// statement. Only this first statement is bounded: later ones, a long
+// migration's too, run under their callers' contexts.
+func firstAnswer(pool *sql.DB) error {
+	conn, err := pool.Conn(context.Background())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	// The driver's own connection: its Ping says why it failed where
+	// database/sql's says only "bad connection".
+	return conn.Raw(func(dc any) error {
+		pg := dc.(*stdlib.Conn).Conn()
+		if err := pg.Ping(ctx); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("Postgres at %s connected and then gave no answer within %v", pg.PgConn().Conn().RemoteAddr(), connectTimeout)
+			}
+			return err
+		}
+		return nil
+	})
 }
 
 // prepared returns g preparing each statement once per connection.
