@@ -71,6 +71,8 @@ type amqpTransport struct {
 	pub     *wamqp.Publisher
 	// inFlight holds a value per publish under way, abandoned or not.
 	inFlight chan struct{}
+	// closing ends publishes still waiting for room once close begins.
+	closing chan struct{}
 }
 
 func newAMQP(rawURL string, u *url.URL, group string, log watermill.LoggerAdapter) (*amqpTransport, error) {
@@ -86,7 +88,7 @@ func newAMQP(rawURL string, u *url.URL, group string, log watermill.LoggerAdapte
 	cfg.Connection.Reconnect = reconnect
 	cfg.Marshaler = marshaler{}
 
-	a := &amqpTransport{log: log, cfg: cfg, inFlight: make(chan struct{}, maxInFlight)}
+	a := &amqpTransport{log: log, cfg: cfg, inFlight: make(chan struct{}, maxInFlight), closing: make(chan struct{})}
 	var err error
 	if a.pubConn, err = a.dial(u, "publish"); err != nil {
 		return nil, err
@@ -127,6 +129,8 @@ func (a *amqpTransport) dial(u *url.URL, role string) (*wamqp.ConnectionWrapper,
 func (a *amqpTransport) publish(ctx context.Context, topic string, msgs []*message.Message) error {
 	select {
 	case a.inFlight <- struct{}{}:
+	case <-a.closing:
+		return errors.New("publish to " + topic + ": the bus is closing")
 	case <-ctx.Done():
 		return fmt.Errorf("publish to %s: %d publishes already wait for the broker (one that blocks publishers, say under a resource alarm, never confirms): %w",
 			topic, maxInFlight, ctx.Err())
@@ -186,6 +190,27 @@ func (a *amqpTransport) ping(context.Context) error {
 }
 
 func (a *amqpTransport) close() error {
+	// The publishes under way finish (or closeTimeout passes) before the
+	// connection closes under them: the library reads its connection's
+	// state in Publish and writes it on close without a lock
+	// (ThreeDotsLabs/watermill#693), and those two must not overlap.
+	// Past closeTimeout they wait for a broker that blocks publishers,
+	// and the connection under them is dropped at once, as closeConn
+	// would after waiting as long again.
+	close(a.closing)
+	t := time.NewTimer(closeTimeout)
+	defer t.Stop()
+	for range maxInFlight {
+		select {
+		case a.inFlight <- struct{}{}:
+			continue
+		case <-t.C:
+			if conn := a.pubConn.Connection(); conn != nil {
+				_ = conn.Close()
+			}
+		}
+		break
+	}
 	if err := a.pub.Close(); err != nil {
 		a.log.Error("Closing AMQP publisher", err, nil)
 	}
