@@ -23,64 +23,95 @@ import (
 // was: the first statement after connecting, or the command's own.
 func TestAdminGivesUpOnAPostgresThatStopsAnswering(t *testing.T) {
 	t.Parallel()
-	for name, stall := range map[string]func(typ byte, body []byte) bool{
-		"after the start-up": func(typ byte, _ []byte) bool { return typ == 'Q' || typ == 'P' },
+	stalledRuns(t, map[string]stalledRun{
+		"after the start-up": {args: []string{"admin", "owner", "list"}, stall: func(typ byte, _ []byte) bool { return typ == 'Q' || typ == 'P' }},
 		// The schema is current: the first statement naming its table
 		// reads its version, and no migration follows.
-		"on the read of the schema's version": func(_ byte, body []byte) bool { return bytes.Contains(body, []byte("schema_migrations")) },
+		"on the read of the schema's version": {args: []string{"admin", "owner", "list"},
+			stall: func(_ byte, body []byte) bool { return bytes.Contains(body, []byte("schema_migrations")) }},
 		// The schema is current, so the first statement naming owners
 		// is owner list's.
-		"on the command's statement": func(_ byte, body []byte) bool { return bytes.Contains(body, []byte("owners")) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			direct := pgtest.URL(t)
-			env := append(baseEnv(t.TempDir()), "EARSHOT_SECRET_KEY="+strings.Repeat("k", 32))
-			if _, err := runEarshot(append(env, "EARSHOT_DATABASE_URL="+direct), "migrate"); err != nil {
-				t.Fatal(err)
-			}
-			u, err := url.Parse(direct)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q := u.Query()
-			q.Set("sslmode", "disable") // the proxy reads the protocol in the clear
-			u.RawQuery = q.Encode()
-			proxy := stallingPostgres(t, u.Host, stall)
-			u.Host = proxy.addr
+		"on the command's statement": {args: []string{"admin", "owner", "list"},
+			stall: func(_ byte, body []byte) bool { return bytes.Contains(body, []byte("owners")) }},
+	}, adminBound, adminBound+30*time.Second, func(t *testing.T, r stalledRun, stderr string) {
+		if !strings.HasPrefix(stderr, "earshot: ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "no answer within "+adminBound.String()) {
+			t.Errorf("stderr %q, want one line, earshot: ... no answer within %v", stderr, adminBound)
+		}
+	})
+}
 
-			ceiling := adminBound + 30*time.Second
-			ctx, cancel := context.WithTimeout(context.Background(), ceiling)
-			defer cancel()
-			c := exec.CommandContext(ctx, binary, "admin", "owner", "list")
-			c.Env = append(env, "EARSHOT_DATABASE_URL="+u.String())
-			var stdout, stderr bytes.Buffer
-			c.Stdout, c.Stderr = &stdout, &stderr
-			began := time.Now()
-			err = c.Run()
-			took := time.Since(began)
-			t.Logf("exit after %v: %s", took.Round(time.Millisecond), stderr.String())
+// stalledRun is a command of the binary run against a migrated database
+// through stallingPostgres with stall.
+type stalledRun struct {
+	args  []string
+	stall func(typ byte, body []byte) bool
+}
+
+// stalledRuns starts every run at once, each on a database of its own
+// behind its own stalling proxy, so their waits for the bound overlap,
+// then checks each: it ends within ceiling, not before bound, with status
+// 1, nothing on stdout and a statement dropped; check reads its stderr.
+func stalledRuns(t *testing.T, runs map[string]stalledRun, bound, ceiling time.Duration, check func(t *testing.T, r stalledRun, stderr string)) {
+	t.Helper()
+	type started struct {
+		run            stalledRun
+		cmd            *exec.Cmd
+		proxy          *peer
+		stdout, stderr bytes.Buffer
+		began          time.Time
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ceiling)
+	defer cancel()
+	all := map[string]*started{}
+	for name, r := range runs {
+		direct := pgtest.URL(t)
+		env := append(baseEnv(t.TempDir()), "EARSHOT_SECRET_KEY="+strings.Repeat("k", 32))
+		if _, err := runEarshot(append(env, "EARSHOT_DATABASE_URL="+direct), "migrate"); err != nil {
+			t.Fatal(err)
+		}
+		u, err := url.Parse(direct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("sslmode", "disable") // the proxy reads the protocol in the clear
+		u.RawQuery = q.Encode()
+		s := &started{run: r, proxy: stallingPostgres(t, u.Host, r.stall)}
+		u.Host = s.proxy.addr
+		s.cmd = exec.CommandContext(ctx, binary, r.args...)
+		s.cmd.Env = append(env, "EARSHOT_DATABASE_URL="+u.String())
+		s.cmd.Stdout, s.cmd.Stderr = &s.stdout, &s.stderr
+		all[name] = s
+	}
+	for _, s := range all {
+		s.began = time.Now()
+		if err := s.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, s := range all {
+		t.Run(name, func(t *testing.T) {
+			err := s.cmd.Wait()
+			took := time.Since(s.began)
+			t.Logf("%s: exit after %v: %s", strings.Join(s.run.args, " "), took.Round(time.Millisecond), s.stderr.String())
 			if ctx.Err() != nil {
-				t.Fatalf("admin owner list still runs %v after Postgres stopped answering; stderr:\n%s", ceiling, stderr.String())
+				t.Fatalf("%s still runs %v after Postgres stopped answering; stderr:\n%s", s.run.args[0], ceiling, s.stderr.String())
 			}
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-				t.Fatalf("%v, want exit status 1; stderr:\n%s", err, stderr.String())
+				t.Fatalf("%v, want exit status 1; stderr:\n%s", err, s.stderr.String())
 			}
-			if took < adminBound {
-				t.Errorf("gave up after %v, before the %v bound", took, adminBound)
+			if took < bound {
+				t.Errorf("gave up after %v, before the %v bound", took, bound)
 			}
-			msg := stderr.String()
-			if !strings.HasPrefix(msg, "earshot: ") || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "no answer within "+adminBound.String()) {
-				t.Errorf("stderr %q, want one line, earshot: ... no answer within %v", msg, adminBound)
-			}
+			check(t, s.run, s.stderr.String())
 			select {
-			case <-proxy.held:
+			case <-s.proxy.held:
 			default:
 				t.Error("the proxy never dropped a statement")
 			}
-			if stdout.Len() != 0 {
-				t.Errorf("stdout %q, want nothing", stdout.String())
+			if s.stdout.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", s.stdout.String())
 			}
 		})
 	}
